@@ -1,0 +1,87 @@
+// Process-wide settings: which store, which defaults, which logger.
+//
+// Without a configure() call the runtime connects lazily, on the first lock, to REDIS_URL or
+// redis://127.0.0.1:6379. Settings are versioned so that each woven method resolves its
+// options once and again only after a later configure().
+import { Redis, Cluster, type RedisOptions } from 'ioredis';
+import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from './options';
+import type { LockLogger } from '../lock/events';
+import type { LockStore } from '../store/lock-store';
+import { RedisLockStore } from '../store/redis-store';
+
+export interface ConfigureOptions {
+  /** An ioredis `Redis` or `Cluster` (left open by close()), a URL, or ioredis options. */
+  redis?: Redis | Cluster | string | RedisOptions;
+  /** Any other store, e.g. `new MemoryLockStore()` for unit tests. Takes precedence over `redis`. */
+  store?: LockStore;
+  /** The key prefix when neither the tag nor the plugin sets one. Default `LOCK_`. */
+  prefix?: string;
+  /** Defaults for every lock option (below tag and plugin settings). */
+  defaults?: Partial<Omit<LockOptions, 'prefix'>>;
+  /** Receives lock events; see `consoleLogger()` for the seed's log lines. Silent when unset. */
+  logger?: LockLogger;
+  /** The pub/sub channel that release notices use. Default `lockweave:released`. */
+  releaseChannel?: string;
+}
+
+interface Settings {
+  version: number;
+  options: ConfigureOptions;
+  defaults: LockOptions;
+  store: LockStore | undefined;
+}
+
+const DEFAULT_URL = 'redis://127.0.0.1:6379';
+
+/** Fail rather than hang: a command Redis does not answer in time rejects, and the lock attempt counts as failed. */
+const OWNED_CLIENT_OPTIONS: RedisOptions = { commandTimeout: 2_000, maxRetriesPerRequest: 1, enableAutoPipelining: true };
+
+const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, store: undefined };
+
+export function configure(options: ConfigureOptions): void {
+  const previous = settings.store;
+  settings.store = undefined;
+  settings.options = { ...options };
+  settings.defaults = mergeOptions(DEFAULT_LOCK_OPTIONS, options.defaults, { prefix: options.prefix });
+  settings.version++;
+  // A store we opened for the earlier settings is no longer reachable from new calls.
+  if (previous && previous !== options.store) void previous.close();
+}
+
+/** Closes the connections the runtime opened. The next lock reconnects lazily. */
+export async function close(): Promise<void> {
+  const store = settings.store;
+  settings.store = undefined;
+  settings.version++;
+  if (store) await store.close();
+}
+
+export function currentStore(): LockStore {
+  return (settings.store ??= createStore(settings.options));
+}
+
+export function currentLogger(): LockLogger | undefined {
+  return settings.options.logger;
+}
+
+export function currentDefaults(): Readonly<LockOptions> {
+  return settings.defaults;
+}
+
+export function settingsVersion(): number {
+  return settings.version;
+}
+
+function createStore(options: ConfigureOptions): LockStore {
+  if (options.store) return options.store;
+  const channel = options.releaseChannel;
+  const redis = options.redis;
+  if (redis instanceof Redis || redis instanceof Cluster) return new RedisLockStore(redis, { channel });
+  const client =
+    typeof redis === 'object'
+      ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...redis })
+      : new Redis(redis ?? process.env.REDIS_URL ?? DEFAULT_URL, OWNED_CLIENT_OPTIONS);
+  // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
+  client.on('error', () => undefined);
+  return new RedisLockStore(client, { channel, ownsClient: true });
+}

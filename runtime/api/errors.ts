@@ -1,0 +1,33 @@
+// The errors a caller of a locked method can see. Each sets `name` to its class name (so it
+// survives minification and reads well in logs) and carries the Redis key it is about.
+
+export class LockError extends Error {
+  override name = 'LockError';
+  constructor(message: string, readonly key: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Every attempt failed: the key stayed held by someone else, or Redis did not answer. */
+export class LockAcquireError extends LockError {
+  override name = 'LockAcquireError';
+  constructor(
+    key: string,
+    readonly attempts: number,
+    readonly waitedMs: number,
+    options?: { cause?: unknown },
+  ) {
+    const reason = options?.cause instanceof Error ? `; last error: ${options.cause.message}` : '';
+    super(`could not acquire ${key} after ${attempts} attempt(s) in ${waitedMs} ms${reason}`, key, options);
+  }
+}
+
+/** The key value was null, undefined, empty or not a scalar: no lock was taken and the body did not run. */
+export class LockKeyError extends LockError {
+  override name = 'LockKeyError';
+}
+
+/** A held lock stopped being ours (its lease ended and another holder may have taken the key). */
+export class LockLostError extends LockError {
+  override name = 'LockLostError';
+}

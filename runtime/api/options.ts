@@ -1,0 +1,73 @@
+// Lock options, their defaults, and how the layers of settings combine.
+//
+// A method's options come from, most specific first: its tag, the plugin's compile-time
+// `defaults`, the runtime's `configure({ defaults })`, then DEFAULT_LOCK_OPTIONS. The first
+// two are baked into the woven spec; the last two are read when the lock is first used.
+
+export type OnFail = 'throw' | 'skip';
+
+export interface LockOptions {
+  /** The lease in milliseconds: how long the key lives unless renewed. */
+  lockTime: number;
+  /** Scheduled attempts after the first one fails, `waitTime` apart. */
+  retries: number;
+  /** The longest wait before the next attempt, in milliseconds; a release wakes waiters at once. */
+  waitTime: number;
+  /** What a caller gets when every attempt fails (a class is passed by the woven call instead). */
+  onFail: OnFail;
+  /** Delete the key when the body ends; `false` keeps it until the lease runs out. */
+  autoUnlock: boolean;
+  /** Renew the lease every `lockTime / 3` while the body runs. */
+  watchdog: boolean;
+  /** A nested call in the same async call chain that holds the key goes straight in. */
+  reentrant: boolean;
+  /** Prepended to every key. */
+  prefix: string;
+}
+
+export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
+  lockTime: 30_000,
+  retries: 3,
+  waitTime: 5_000,
+  onFail: 'throw',
+  autoUnlock: true,
+  watchdog: true,
+  reentrant: true,
+  prefix: 'LOCK_',
+});
+
+export function mergeOptions(
+  base: Readonly<LockOptions>,
+  ...layers: ReadonlyArray<Partial<LockOptions> | undefined>
+): LockOptions {
+  const merged: LockOptions = { ...base };
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const name of Object.keys(layer) as (keyof LockOptions)[]) {
+      if (layer[name] !== undefined) (merged as unknown as Record<string, unknown>)[name] = layer[name];
+    }
+  }
+  return validateOptions(merged);
+}
+
+/** Options reach the runtime from tags (checked at compile time) and from user code (not checked). */
+export function validateOptions(options: LockOptions): LockOptions {
+  const positive = (name: keyof LockOptions) => {
+    const value = options[name];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new TypeError(`lockweave: option ${name} must be a positive number of milliseconds, got ${String(value)}`);
+    }
+  };
+  positive('lockTime');
+  positive('waitTime');
+  if (!Number.isInteger(options.retries) || options.retries < 0) {
+    throw new TypeError(`lockweave: option retries must be a whole number >= 0, got ${String(options.retries)}`);
+  }
+  if (options.onFail !== 'throw' && options.onFail !== 'skip') {
+    throw new TypeError(`lockweave: option onFail must be "throw" or "skip", got ${String(options.onFail)}`);
+  }
+  if (typeof options.prefix !== 'string') {
+    throw new TypeError(`lockweave: option prefix must be a string`);
+  }
+  return options;
+}

@@ -1,0 +1,46 @@
+// The programmatic API, for code that is not a tagged method: the same locks, the same keys.
+//
+//   await withLock({ businessFlag: 'payOrder', key: orderNo }, async (lease) => { ... });
+//   await using lease = await lock({ businessFlag: 'payOrder', key: orderNo });
+import type { LockOptions } from './options';
+import { MethodLock, type FailureClass } from './define-lock';
+import type { AnyLease } from '../lock/lease';
+
+export interface LockRequest extends Partial<Omit<LockOptions, 'onFail'>> {
+  businessFlag: string;
+  /** The key value, or several values for a composite key. */
+  key: unknown;
+  /** `throw` (default), or a class to reject with. `skip` is for withLock only. */
+  onFail?: 'throw' | 'skip' | FailureClass;
+}
+
+function toMethodLock(request: LockRequest): { lock: MethodLock; onFail: FailureClass | undefined } {
+  const { key: _key, onFail, ...spec } = request;
+  const lock = new MethodLock({ ...spec, onFail: typeof onFail === 'string' ? onFail : undefined });
+  return { lock, onFail: typeof onFail === 'function' ? onFail : undefined };
+}
+
+function acquireFor(request: LockRequest): Promise<AnyLease | undefined> {
+  const { lock, onFail } = toMethodLock(request);
+  return Array.isArray(request.key) ? lock.acquireComposite(request.key, onFail) : lock.acquire(request.key, onFail);
+}
+
+/** Runs `body` while holding the lock; resolves `undefined` without running it when `onFail: 'skip'` and the lock is busy. */
+export async function withLock<T>(request: LockRequest, body: (lease: AnyLease) => Promise<T> | T): Promise<T | undefined> {
+  const lease = await acquireFor(request);
+  if (lease === undefined) return undefined;
+  lease.enter();
+  try {
+    return await body(lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** Acquires and returns the lease; release it with `await lease.release()` or `await using`. */
+export async function lock(request: LockRequest): Promise<AnyLease> {
+  if (request.onFail === 'skip') throw new TypeError("lockweave: lock() cannot skip; use withLock() for onFail: 'skip'");
+  const lease = await acquireFor(request);
+  lease!.enter();
+  return lease!;
+}

@@ -1,0 +1,14 @@
+// lockweave/runtime: what woven code calls, and the programmatic API.
+export { configure, close, type ConfigureOptions } from './api/configure';
+export { defineLock, MethodLock, type LockSpec, type FailureClass } from './api/define-lock';
+export { withLock, lock, type LockRequest } from './api/with-lock';
+export { readJsonField } from './api/json-field';
+export { LockError, LockAcquireError, LockKeyError, LockLostError } from './api/errors';
+export { DEFAULT_LOCK_OPTIONS, type LockOptions, type OnFail } from './api/options';
+export { consoleLogger, describeEvent, type LockEvent, type LockLogger } from './lock/events';
+export { Lease, NestedLease, type AnyLease } from './lock/lease';
+export { MAX_KEY_LENGTH, type KeyValue } from './lock/key';
+export type { LockStore } from './store/lock-store';
+export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
+export { MemoryLockStore } from './store/memory-store';
+export type { ReleaseFeed, ReleaseWatch } from './store/release-feed';

@@ -1,0 +1,145 @@
+// A held lock: its token, the watchdog that renews it, and its release.
+//
+// Release never throws. It runs in the woven method's `finally`, and an error there would
+// replace the body's own result or error — the one thing the caller must get unchanged.
+// A failed or refused release is reported to the logger instead, and the lease expires anyway.
+import { LockLostError } from '../api/errors';
+import type { LockLogger } from './events';
+import { enterHeld, type HeldLock } from './held-locks';
+import type { LockStore } from '../store/lock-store';
+
+export interface LeaseSettings {
+  readonly lockTime: number;
+  readonly watchdog: boolean;
+  readonly autoUnlock: boolean;
+  readonly reentrant: boolean;
+}
+
+export class Lease implements HeldLock, AsyncDisposable {
+  private state: 'held' | 'released' | 'lost' = 'held';
+  private readonly acquiredAt = Date.now();
+  /** When the key expires unless renewed: the last moment we know it is ours. */
+  private expiresAt: number;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private abort: AbortController | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly token: string,
+    private readonly store: LockStore,
+    private readonly settings: LeaseSettings,
+    private readonly logger: LockLogger | undefined,
+  ) {
+    this.expiresAt = this.acquiredAt + settings.lockTime;
+    if (settings.watchdog) this.scheduleRenewal();
+  }
+
+  /** True until released, or until the lock is found to be no longer ours. */
+  get held(): boolean {
+    return this.state === 'held';
+  }
+
+  /** Aborts when the lock is lost, so a long body can stop early. Created on first use. */
+  get signal(): AbortSignal {
+    this.abort ??= new AbortController();
+    if (this.state === 'lost' && !this.abort.signal.aborted) this.abort.abort(this.lostError('lost'));
+    return this.abort.signal;
+  }
+
+  /** Marks the key as held by the calling async chain (for reentrancy). Call in the body's frame. */
+  enter(): void {
+    if (this.settings.reentrant) enterHeld(this);
+  }
+
+  async release(): Promise<void> {
+    if (this.state === 'released') return;
+    // A lease the watchdog gave up on may still be ours (Redis was only unreachable), and the
+    // release is token-checked, so it is still attempted; it just is not reported lost twice.
+    const alreadyLost = this.state === 'lost';
+    this.state = 'released';
+    this.stopWatchdog();
+    const heldMs = Date.now() - this.acquiredAt;
+    if (!this.settings.autoUnlock) {
+      this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
+      return;
+    }
+    try {
+      if (await this.store.release(this.key, this.token)) {
+        this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
+      } else if (!alreadyLost) {
+        this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
+      }
+    } catch (error) {
+      this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.release();
+  }
+
+  private scheduleRenewal(): void {
+    // A third of the lease: two renewals can fail (a slow or restarting Redis) before it ends.
+    this.renewTimer = setTimeout(() => void this.renew(), this.settings.lockTime / 3);
+    // The body keeps the process alive while it works; the watchdog alone must not.
+    this.renewTimer.unref();
+  }
+
+  private async renew(): Promise<void> {
+    const startedAt = Date.now();
+    try {
+      const stillOurs = await this.store.renew(this.key, this.token, this.settings.lockTime);
+      if (this.state !== 'held') return;
+      if (!stillOurs) return this.reportLost('the watchdog found the key no longer ours');
+      this.expiresAt = startedAt + this.settings.lockTime;
+      this.logger?.({ type: 'renewed', key: this.key, token: this.token });
+    } catch (error) {
+      if (this.state !== 'held') return;
+      this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'renew', error: error as Error });
+      // We cannot know it is ours past the last confirmed expiry.
+      if (Date.now() >= this.expiresAt) return this.reportLost('the lease ended while Redis could not be reached');
+    }
+    this.scheduleRenewal();
+  }
+
+  private stopWatchdog(): void {
+    clearTimeout(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
+  private reportLost(reason: string): void {
+    const wasHeld = this.state === 'held';
+    if (wasHeld) this.state = 'lost';
+    this.stopWatchdog();
+    const error = this.lostError(reason);
+    this.abort?.abort(error);
+    this.logger?.({ type: 'lost', key: this.key, token: this.token, error });
+  }
+
+  private lostError(reason: string): LockLostError {
+    return new LockLostError(`lost the lock on ${this.key}: ${reason}`, this.key);
+  }
+}
+
+/** What a nested reentrant call gets: the outer lease, which only the outermost exit releases. */
+export class NestedLease implements AsyncDisposable {
+  constructor(readonly outer: Lease) {}
+  get key(): string {
+    return this.outer.key;
+  }
+  get held(): boolean {
+    return this.outer.held;
+  }
+  get signal(): AbortSignal {
+    return this.outer.signal;
+  }
+  enter(): void {}
+  release(): Promise<void> {
+    return Promise.resolve();
+  }
+  [Symbol.asyncDispose](): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+export type AnyLease = Lease | NestedLease;

@@ -1,0 +1,17 @@
+// The store is the only part of the runtime that talks to Redis (or stands in for it).
+// Everything above it — retries, watchdog, reentrancy, errors — is store-agnostic, which is
+// where Redis Cluster, Sentinel or a Redlock quorum plug in: each is another LockStore.
+import type { ReleaseFeed } from './release-feed';
+
+export interface LockStore {
+  /** One atomic attempt: true when the key was free and now holds `token` for `leaseMs`. */
+  tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean>;
+  /** Extends the lease when the key still holds `token`; false when it is no longer ours. */
+  renew(key: string, token: string, leaseMs: number): Promise<boolean>;
+  /** Deletes the key when it still holds `token` and tells waiters; false when it was not ours. */
+  release(key: string, token: string): Promise<boolean>;
+  /** Where waiters learn that a key was released, by this process or any other. */
+  readonly releases: ReleaseFeed;
+  /** Closes what the store opened; a store built around a caller's client leaves that client open. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,57 @@
+// The Redis store: one round trip for each verb.
+//   acquire  SET key token NX PX lease
+//   renew    EVALSHA compare-and-PEXPIRE
+//   release  EVALSHA compare-and-DEL, which also PUBLISHes the key to wake waiters
+// It works with an ioredis `Redis` (single node or Sentinel) or `Cluster`: every command
+// carries exactly one key, so Cluster routes it to the node that owns the key's slot.
+import type { Cluster, Redis } from 'ioredis';
+import type { LockStore } from './lock-store';
+import { RedisReleaseFeed } from './redis-release-feed';
+import { RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
+import { ConnectionRef } from './connection-ref';
+
+export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released';
+
+export interface RedisStoreOptions {
+  /** The pub/sub channel the release script announces keys on. All processes sharing locks must agree. */
+  channel?: string;
+  /** True when the store created the client, and so closes it and keeps it from holding the process open. */
+  ownsClient?: boolean;
+}
+
+export class RedisLockStore implements LockStore {
+  readonly releases: RedisReleaseFeed;
+  private readonly channel: string;
+  private readonly ref: ConnectionRef | undefined;
+
+  constructor(
+    readonly client: Redis | Cluster,
+    private readonly options: RedisStoreOptions = {},
+  ) {
+    this.channel = options.channel ?? DEFAULT_RELEASE_CHANNEL;
+    this.releases = new RedisReleaseFeed(client, this.channel);
+    this.ref = options.ownsClient ? new ConnectionRef(client) : undefined;
+  }
+
+  async tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const reply = await this.track(this.client.set(key, token, 'PX', leaseMs, 'NX'));
+    return reply === 'OK';
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return (await this.track(runScript(this.client, RENEW_SCRIPT, key, [token, leaseMs]))) === 1;
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    return (await this.track(runScript(this.client, RELEASE_SCRIPT, key, [token, this.channel]))) === 1;
+  }
+
+  async close(): Promise<void> {
+    await this.releases.close();
+    if (this.options.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  private track<T>(command: Promise<T>): Promise<T> {
+    return this.ref ? this.ref.track(command) : command;
+  }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Everything a fresh machine needs before the demo, the tests or the benchmarks:
+# redis-server (Debian's package), the npm dependencies, and the compiled package in dist/.
+# Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ensure_redis_server() {
+  if command -v redis-server >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing redis-server (Debian package)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+    # Debian's package may start a system service on 6379; we never use it, and leave it alone.
+  else
+    echo "setup: redis-server is missing. Install it (Debian/Ubuntu: sudo apt-get install redis-server) and run again." >&2
+    exit 1
+  fi
+}
+
+ensure_node_modules() {
+  if [ -d node_modules/ts-patch ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then return 0; fi
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+}
+
+build_package() {
+  npm run --silent build
+}
+
+ensure_redis_server
+ensure_node_modules
+build_package

@@ -1,0 +1,130 @@
+// A throwaway redis-server for one test file, benchmark or demo run.
+//
+// Each caller gets its own server on a free loopback port, with persistence off and a
+// private working directory, so runs never touch a system Redis or each other. Only the
+// process started here is ever stopped, by its own PID.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface RedisServer {
+  readonly host: '127.0.0.1';
+  readonly port: number;
+  readonly url: string;
+  /** PID of the redis-server process, for fault tests that pause or kill it. */
+  readonly pid: number;
+  /** Kills the server (SIGKILL) and waits for it to exit; the port stays reserved for restart(). */
+  kill(): Promise<void>;
+  /** Starts a fresh server on the same port after kill(). */
+  restart(): Promise<void>;
+  /** Stops the server and removes its working directory. */
+  stop(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 10_000;
+
+export async function startRedisServer(extraArgs: readonly string[] = []): Promise<RedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'lockweave-redis-'));
+  // A port can be taken between our probe and redis binding it; try a few.
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const port = await freeLoopbackPort();
+    try {
+      let child = await launch(port, dir, extraArgs);
+      const server: RedisServer = {
+        host: '127.0.0.1',
+        port,
+        url: `redis://127.0.0.1:${port}`,
+        get pid() {
+          return child.pid!;
+        },
+        async kill() {
+          await stopProcess(child, 'SIGKILL');
+        },
+        async restart() {
+          child = await launch(port, dir, extraArgs);
+        },
+        async stop() {
+          await stopProcess(child, 'SIGTERM');
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+      return server;
+    } catch (error) {
+      if (attempt === 5) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+  throw new Error('unreachable');
+}
+
+async function launch(port: number, dir: string, extraArgs: readonly string[]): Promise<ChildProcess> {
+  const args = [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--save', '',
+    '--appendonly', 'no',
+    '--dir', dir,
+    '--daemonize', 'no',
+    '--loglevel', 'warning',
+    ...extraArgs,
+  ];
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<never>((_, reject) => {
+    child.once('error', (error) =>
+      reject(new Error(`cannot start redis-server (${error.message}); run \`npm run setup\` to install it`)),
+    );
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${stderr.trim()}`)));
+  });
+  await Promise.race([waitForPing(port), exited]);
+  exited.catch(() => undefined); // later exits are expected (kill, stop)
+  return child;
+}
+
+async function waitForPing(port: number): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (await ping(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`redis-server on port ${port} did not answer PING within ${START_TIMEOUT_MS} ms`);
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
