@@ -30,14 +30,16 @@ export class MethodLock {
     this.resolve(); // fail at module load, not at the first call, if the spec is invalid
   }
 
+  // Both are async so that a bad key rejects like every other failure instead of throwing.
+
   /** Locks `<prefix><businessFlag>_<value>`. */
-  acquire(value: unknown, onFail?: FailureClass): Promise<AnyLease | undefined> {
+  async acquire(value: unknown, onFail?: FailureClass): Promise<AnyLease | undefined> {
     const options = this.resolve();
     return this.acquireKey(lockKey(options.prefix, this.spec.businessFlag, value), options, onFail);
   }
 
   /** Locks a composite key built from several values, in order. */
-  acquireComposite(values: readonly unknown[], onFail?: FailureClass): Promise<AnyLease | undefined> {
+  async acquireComposite(values: readonly unknown[], onFail?: FailureClass): Promise<AnyLease | undefined> {
     const options = this.resolve();
     return this.acquireKey(compositeLockKey(options.prefix, this.spec.businessFlag, values), options, onFail);
   }

@@ -42,7 +42,7 @@ function keyText(prefix: string, businessFlag: string, value: unknown, part: num
     case 'undefined':
       throw fail('undefined');
     default:
-      throw fail(value === null ? 'null' : `a ${typeof value}, not a string, number, bigint or boolean`);
+      throw fail(value === null ? 'null' : `of type ${typeof value}, not a string, number, bigint or boolean`);
   }
 }
 

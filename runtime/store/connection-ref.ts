@@ -18,11 +18,23 @@ function socketsOf(client: Client): { ref(): void; unref(): void }[] {
   return sockets;
 }
 
+/**
+ * ioredis retries a lost connection on a ref'd timer, which would keep a process whose work
+ * is done alive for as long as Redis stays down. The timer is set right after the
+ * 'reconnecting' event, so it is unref'd on the next tick.
+ */
+function unrefReconnects(client: Client): void {
+  client.on('reconnecting', () =>
+    process.nextTick(() => (client as unknown as { reconnectTimeout?: NodeJS.Timeout }).reconnectTimeout?.unref?.()),
+  );
+}
+
 /** The socket stays unref'd for good (the subscriber: it only waits for notices). */
 export function unrefConnection(client: Client): void {
   const apply = () => socketsOf(client).forEach((socket) => socket.unref());
   client.on('connect', apply);
   client.on('ready', apply);
+  unrefReconnects(client);
   apply();
 }
 
@@ -34,6 +46,7 @@ export class ConnectionRef {
     const apply = () => this.apply();
     client.on('connect', apply);
     client.on('ready', apply);
+    unrefReconnects(client);
     apply();
   }
 

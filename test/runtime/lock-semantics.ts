@@ -1,0 +1,195 @@
+// The promises every store keeps, written once and run against each store
+// (the Redis store in redis-lock.test.ts, the in-process store in memory-lock.test.ts).
+import type { TestFn } from 'ava';
+import {
+  defineLock, withLock, lock, LockAcquireError, LockLostError, NestedLease, type LockEvent, type LockSpec,
+} from 'lockweave';
+import { delay, uniqueId } from '../helpers/redis-fixture';
+
+export interface StoreProbe {
+  /** The token stored under `key`, or undefined/null when the key is absent. */
+  holder(key: string): Promise<string | null | undefined>;
+  /** Remaining lease in ms; negative when absent. */
+  pttl(key: string): Promise<number>;
+  /** Lock events the runtime reported during the file's tests. */
+  events: LockEvent[];
+}
+
+const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
+const spec = (label: string, options: Partial<LockSpec> = {}) => defineLock({ businessFlag: flag(label), ...options });
+
+export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
+  test('acquire stores the lease token under the key with the lease as TTL; release deletes it', async (t) => {
+    const L = spec('basic', { lockTime: 10_000 });
+    const lease = await L.acquire('Test001');
+    t.is(lease!.key, L.keyFor('Test001'));
+    t.is(await probe().holder(lease!.key), (lease as { token: string }).token);
+    const ttl = await probe().pttl(lease!.key);
+    t.true(ttl > 5_000 && ttl <= 10_000, `ttl ${ttl}`);
+    await lease!.release();
+    t.falsy(await probe().holder(lease!.key));
+  });
+
+  test('a second caller cannot take a held key; with retries=0 it fails after one attempt', async (t) => {
+    const L = spec('exclusive', { retries: 0 });
+    const first = await L.acquire('A');
+    const error = await t.throwsAsync(L.acquire('A').then(() => undefined), { instanceOf: LockAcquireError });
+    t.is(error!.attempts, 1);
+    t.is(error!.key, L.keyFor('A'));
+    t.is(await probe().holder(first!.key), (first as { token: string }).token);
+    await first!.release();
+  });
+
+  test('when the holder never lets go, the caller gives up after retries × waitTime with LockAcquireError', async (t) => {
+    const L = spec('exhaust', { retries: 2, waitTime: 150 });
+    const holder = await L.acquire('A');
+    const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+    t.true(error!.attempts >= 3, `attempts ${error!.attempts}`);
+    t.true(error!.waitedMs >= 250 && error!.waitedMs < 10_000, `waited ${error!.waitedMs}`);
+    t.regex(error!.message, /could not acquire .* after \d+ attempt/);
+    await holder!.release();
+  });
+
+  test('a waiter wakes when the holder releases, not at its next scheduled attempt', async (t) => {
+    const L = spec('wake', { retries: 1, waitTime: 60_000 });
+    const holder = await L.acquire('A');
+    const started = Date.now();
+    const waiter = L.acquire('A');
+    await delay(100);
+    await holder!.release();
+    const lease = await waiter;
+    // The scheduled attempt would come after 60 s; anything far below proves the wake-up.
+    t.true(Date.now() - started < 20_000);
+    await lease!.release();
+  });
+
+  test('a caller whose lease ran out never deletes the lock a new holder took, and is told it lost it', async (t) => {
+    const L = spec('expired', { lockTime: 150, watchdog: false, retries: 0 });
+    const first = await L.acquire('A');
+    await delay(400);
+    const second = await L.acquire('A');
+    await first!.release();
+    t.is(await probe().holder(second!.key), (second as { token: string }).token);
+    const lost = probe().events.find((e) => e.type === 'lost' && e.token === (first as { token: string }).token);
+    t.truthy(lost);
+    t.true((lost as { error: Error }).error instanceof LockLostError);
+    await second!.release();
+    t.falsy(await probe().holder(second!.key));
+  });
+
+  test('the watchdog renews the lease while the body runs; without it the lease runs out', async (t) => {
+    const watched = spec('watchdog', { lockTime: 300 });
+    const unwatched = spec('nowatchdog', { lockTime: 300, watchdog: false });
+    const a = await watched.acquire('A');
+    const b = await unwatched.acquire('A');
+    await delay(1_000);
+    t.is(await probe().holder(a!.key), (a as { token: string }).token);
+    t.true(a!.held);
+    t.falsy(await probe().holder(b!.key));
+    t.true(probe().events.some((e) => e.type === 'renewed' && e.key === a!.key));
+    await a!.release();
+    await b!.release();
+  });
+
+  test('autoUnlock=false keeps the key after the body until its lease ends', async (t) => {
+    const L = spec('keep', { autoUnlock: false, lockTime: 400 });
+    const lease = await L.acquire('A');
+    await lease!.release();
+    t.is(await probe().holder(lease!.key), (lease as { token: string }).token);
+    await delay(900);
+    t.falsy(await probe().holder(lease!.key));
+  });
+
+  test('concurrent callers take turns: a read-modify-write under the lock loses no update', async (t) => {
+    const L = spec('counter', { retries: 1_000, waitTime: 1_000 });
+    let counter = 0;
+    let inside = 0;
+    let overlaps = 0;
+    await Promise.all(
+      Array.from({ length: 25 }, () =>
+        withLockOf(L, 'hot', async () => {
+          if (++inside > 1) overlaps++;
+          const read = counter;
+          await delay(2);
+          counter = read + 1;
+          inside--;
+        }),
+      ),
+    );
+    t.is(counter, 25);
+    t.is(overlaps, 0);
+  });
+
+  test('a nested call in the same async chain re-enters without a round trip; only the outer exit releases', async (t) => {
+    const L = spec('reentrant');
+    const outer = await L.acquire('A');
+    outer!.enter();
+    const inner = await L.acquire('A');
+    t.true(inner instanceof NestedLease);
+    t.true(probe().events.some((e) => e.type === 'reentered' && e.key === outer!.key));
+    await inner!.release();
+    t.is(await probe().holder(outer!.key), (outer as { token: string }).token);
+    await outer!.release();
+    t.falsy(await probe().holder(outer!.key));
+  });
+
+  test('another async chain does not inherit the lock: it waits for the release', async (t) => {
+    const L = spec('chains', { retries: 1, waitTime: 60_000 });
+    const order: string[] = [];
+    const first = withLockOf(L, 'A', async () => {
+      order.push('first in');
+      await delay(150);
+      order.push('first out');
+    });
+    await delay(20);
+    const second = withLockOf(L, 'A', async () => order.push('second in'));
+    await Promise.all([first, second]);
+    t.deepEqual(order, ['first in', 'first out', 'second in']);
+  });
+
+  test('reentrant=false: a nested call for the held key is refused, not let in', async (t) => {
+    const L = spec('nonreentrant', { reentrant: false, retries: 0 });
+    const outer = await L.acquire('A');
+    outer!.enter();
+    await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+    await outer!.release();
+  });
+
+  test('onFail=skip resolves undefined; a failure class rejects with that class', async (t) => {
+    class PayRefused extends Error {}
+    const L = spec('onfail', { retries: 0, onFail: 'skip' });
+    const holder = await L.acquire('A');
+    t.is(await L.acquire('A'), undefined);
+    const error = await t.throwsAsync(L.acquire('A', PayRefused), { instanceOf: PayRefused });
+    t.regex(error!.message, /could not acquire/);
+    await holder!.release();
+  });
+
+  test('withLock returns the body result and rethrows its error unchanged, releasing either way', async (t) => {
+    const businessFlag = flag('withlock');
+    t.is(await withLock({ businessFlag, key: 'A' }, async () => 'paid'), 'paid');
+    const failure = new RangeError('card declined');
+    const thrown = await t.throwsAsync(withLock({ businessFlag, key: 'A' }, async () => { throw failure; }));
+    t.is(thrown, failure);
+    t.falsy(await probe().holder(`LOCK_${businessFlag}_A`));
+  });
+
+  test('await using releases the lease at the end of the block', async (t) => {
+    const businessFlag = flag('using');
+    {
+      await using lease = await lock({ businessFlag, key: ['U1', 'O2'] });
+      t.is(await probe().holder(lease.key), (lease as { token: string }).token);
+    }
+    t.falsy(await probe().holder(`LOCK_${businessFlag}_["U1","O2"]`));
+  });
+}
+
+async function withLockOf(L: ReturnType<typeof defineLock>, key: string, body: () => Promise<unknown>): Promise<void> {
+  const lease = await L.acquire(key);
+  lease!.enter();
+  try {
+    await body();
+  } finally {
+    await lease!.release();
+  }
+}
