@@ -1,0 +1,159 @@
+// A worker application: `loops` concurrent callers each run locked read-modify-write
+// increments on a few hot keys, and record what they saw.
+//
+// The locked method is written exactly as the transformer weaves
+//   /** @redisLock businessFlag=faultCounter keyName=key lockTime=... */
+// (defineLock at module load; acquire, enter, try { body } finally { release } in the method).
+//
+// The body proves mutual exclusion by itself: at entry it claims `fault:inside:<key>` with SET NX;
+// finding it claimed by another operation means two holders overlapped. It then GETs the
+// counter, sleeps a random short while, and SETs counter+1: any overlap loses an update, which
+// the test sees as final counter < increments reported. Data commands are retried, which is safe:
+// under the lock a repeated GET or SET of the same value changes nothing, and an operation only
+// counts its increment once the SET was acknowledged.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import * as lockweave_1 from 'lockweave/runtime';
+import { countingLogger, describeError, exitAfter, onCommands, readConfig, send, sleep } from './protocol';
+
+export interface CounterWorkerConfig {
+  readonly url: string;
+  readonly workerId: string;
+  readonly keys: readonly string[];
+  /** Concurrent callers in this process. */
+  readonly loops: number;
+  /** Operations per loop; the loop also stops on a `stop` command or at `runMs`. */
+  readonly opsPerLoop: number;
+  readonly runMs: number;
+  /** The body's random delay between GET and SET is 0..bodyDelayMaxMs. */
+  readonly bodyDelayMaxMs: number;
+  /** `counter`: the read-modify-write body. `sleep`: a body that does not touch Redis. */
+  readonly body: 'counter' | 'sleep';
+  readonly lockTime: number;
+  readonly retries: number;
+  readonly waitTime: number;
+  /** Send one `op` message per operation (for timelines). */
+  readonly reportOps: boolean;
+}
+
+const config = readConfig<CounterWorkerConfig>();
+exitAfter(config.runMs + 30_000);
+
+const { logger, counts: eventCounts } = countingLogger(['lost']);
+lockweave_1.configure({ redis: config.url, logger });
+
+// What `@redisLock businessFlag=faultCounter keyName=key` weaves at module load.
+const increment_lock_1 = lockweave_1.defineLock({
+  site: 'CounterWorker.increment',
+  businessFlag: 'faultCounter',
+  lockTime: config.lockTime,
+  retries: config.retries,
+  waitTime: config.waitTime,
+});
+
+// Data commands go through their own connection, like an application's own Redis use.
+const data = new Redis(config.url, { maxRetriesPerRequest: 3, commandTimeout: 2_000 });
+data.on('error', () => undefined);
+
+async function retried<T>(command: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await command();
+    } catch (error) {
+      if (attempt >= 40) throw error;
+      await sleep(50);
+    }
+  }
+}
+
+interface Outcome {
+  incremented: boolean;
+  overlap: boolean;
+}
+
+class CounterWorker {
+  /** Woven shape of a method tagged `@redisLock businessFlag=faultCounter keyName=key`. */
+  async increment(key: string, outcome: Outcome): Promise<void> {
+    const lease_1 = await increment_lock_1.acquire(key);
+    lease_1!.enter();
+    try {
+      await (config.body === 'counter' ? counterBody(key, outcome) : sleep(Math.random() * config.bodyDelayMaxMs));
+    } finally {
+      await lease_1!.release();
+    }
+  }
+}
+
+async function counterBody(key: string, outcome: Outcome): Promise<void> {
+  const opId = randomUUID();
+  const inside = `fault:inside:${key}`;
+  const counter = `fault:counter:${key}`;
+  const claimed = await retried(() => data.set(inside, opId, 'PX', 120_000, 'NX'));
+  if (claimed !== 'OK' && (await retried(() => data.get(inside))) !== opId) {
+    outcome.overlap = true;
+    await retried(() => data.incr('fault:overlaps'));
+  }
+  const value = Number((await retried(() => data.get(counter))) ?? '0');
+  await sleep(Math.random() * config.bodyDelayMaxMs);
+  await retried(() => data.set(counter, String(value + 1)));
+  outcome.incremented = true;
+  // Only the claimant clears the marker: after an overlap it belongs to the other holder.
+  if (!outcome.overlap) await retried(() => data.del(inside));
+}
+
+let stopping = false;
+onCommands((command) => {
+  if (command === 'stop') stopping = true;
+});
+
+async function runLoop(loop: number, totals: Totals): Promise<void> {
+  const worker = new CounterWorker();
+  const endAt = Date.now() + config.runMs;
+  for (let op = 0; op < config.opsPerLoop && !stopping && Date.now() < endAt; op++) {
+    const key = config.keys[Math.floor(Math.random() * config.keys.length)]!;
+    const outcome: Outcome = { incremented: false, overlap: false };
+    const startedAt = Date.now();
+    let error: ReturnType<typeof describeError> | undefined;
+    try {
+      await worker.increment(key, outcome);
+    } catch (caught) {
+      error = describeError(caught);
+    }
+    const elapsedMs = Date.now() - startedAt;
+    totals.ops++;
+    totals.maxElapsedMs = Math.max(totals.maxElapsedMs, elapsedMs);
+    if (outcome.incremented) (totals.increments[key] = (totals.increments[key] ?? 0) + 1);
+    if (outcome.overlap) totals.overlaps++;
+    if (error) {
+      const name = error.isLockError ? error.name : `body:${error.name}`;
+      totals.errors[name] = (totals.errors[name] ?? 0) + 1;
+      if (totals.sampleErrors.length < 5) totals.sampleErrors.push(error);
+    }
+    if (config.reportOps) send('op', { loop, key, startedAt, elapsedMs, ok: !error, error });
+    if (error) await sleep(20); // an application would not spin on a failing dependency either
+  }
+}
+
+interface Totals {
+  ops: number;
+  overlaps: number;
+  maxElapsedMs: number;
+  increments: Record<string, number>;
+  errors: Record<string, number>;
+  sampleErrors: ReturnType<typeof describeError>[];
+}
+
+async function main(): Promise<void> {
+  const totals: Totals = { ops: 0, overlaps: 0, maxElapsedMs: 0, increments: {}, errors: {}, sampleErrors: [] };
+  send('ready');
+  await Promise.all(Array.from({ length: config.loops }, (_, loop) => runLoop(loop, totals)));
+  send('result', { workerId: config.workerId, ...totals, events: eventCounts });
+  await lockweave_1.close();
+  data.disconnect();
+  process.exit(0);
+}
+
+main().catch((error) => {
+  send('crash', { error: describeError(error), stack: (error as Error).stack });
+  process.exit(2);
+});
