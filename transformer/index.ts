@@ -1,1 +1,93 @@
-export {};
+// lockweave/transformer — the ts-patch entry. One default export serves both tsconfig entries:
+//
+//   { "transform": "lockweave/transformer" }                            weaves, reports tag errors
+//   { "transform": "lockweave/transformer", "transformProgram": true }  also reports them as
+//        semantic diagnostics, so `tspc --noEmit`, `tspc -b` and type-checking ts-node see them
+//
+// ts-patch calls a source transformer as (program, config, extras) and a program transformer as
+// (program, host, config, extras) with `config.transformProgram === true`; that flag tells them apart.
+import type * as ts from 'typescript';
+import { analyseFile, type FileAnalysis } from './check/analyse';
+import type { SpecOptions } from './check/attributes';
+import { toTsDiagnostic } from './diagnostics';
+import { readPluginOptions } from './plugin-config';
+import { weaveFile } from './weave/weave-file';
+
+interface SourceExtras {
+  ts?: typeof ts;
+  addDiagnostic?: (diagnostic: ts.Diagnostic) => number;
+}
+
+type PluginConfig = Record<string, unknown> & { transformProgram?: boolean };
+
+/** Set on a program whose diagnostics the program entry serves, so errors are not reported twice. */
+const SERVED: symbol = Symbol.for('lockweave.diagnosticsServedByProgram');
+
+export default function lockweave(program: ts.Program, second?: unknown, third?: unknown, fourth?: unknown): unknown {
+  if ((third as PluginConfig | undefined)?.transformProgram === true) {
+    return serveDiagnostics(program, third as PluginConfig, fourth as { ts?: typeof ts } | undefined);
+  }
+  return sourceTransformer(program, second as PluginConfig | undefined, third as SourceExtras | undefined);
+}
+
+export function sourceTransformer(program: ts.Program, config: PluginConfig | undefined, extras: SourceExtras | undefined): ts.TransformerFactory<ts.SourceFile> {
+  const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
+  // First: binding the files now makes getJSDocTags see their tags (a later call would cache []).
+  const checker = program.getTypeChecker();
+  const plugin = readPluginOptions(config);
+  const report = reporter(tsApi, program, extras);
+  plugin.errors.forEach(report);
+  const analyse = cachedAnalysis(tsApi, checker, plugin.defaults);
+  return (context) => (sourceFile) => {
+    const analysis = analyse(sourceFile);
+    analysis.errors.forEach(report);
+    // A method with an error keeps its original body; the reported error fails the build.
+    return weaveFile(tsApi, context, sourceFile, analysis.plans);
+  };
+}
+
+function reporter(tsApi: typeof ts, program: ts.Program, extras: SourceExtras | undefined) {
+  const served = (program as unknown as Record<symbol, unknown>)[SERVED] === true;
+  return (error: import('./diagnostics').LockweaveDiagnostic) => {
+    if (served) return;
+    if (!extras?.addDiagnostic) {
+      // Without ts-patch's addDiagnostic nobody would see the error and the method would ship unlocked.
+      throw new Error(`${error.message} (${error.span.file?.fileName ?? 'tsconfig'}; TS${error.code})`);
+    }
+    extras.addDiagnostic(toTsDiagnostic(tsApi, error));
+  };
+}
+
+/** The program entry: adds @redisLock errors to the program's own diagnostics. */
+export function serveDiagnostics(program: ts.Program, config: PluginConfig, extras: { ts?: typeof ts } | undefined): ts.Program {
+  const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
+  const target = program as unknown as Record<string | symbol, unknown>;
+  if (target[SERVED]) return program;
+  const checker = program.getTypeChecker();
+  const plugin = readPluginOptions(config);
+  const analyse = cachedAnalysis(tsApi, checker, plugin.defaults);
+  const errorsOf = (file: ts.SourceFile) => analyse(file).errors.map((e) => toTsDiagnostic(tsApi, e));
+  const allErrors = () => program.getSourceFiles().flatMap(errorsOf);
+
+  const semantic = program.getSemanticDiagnostics.bind(program);
+  target.getSemanticDiagnostics = (file?: ts.SourceFile, token?: ts.CancellationToken) =>
+    [...semantic(file, token), ...(file ? errorsOf(file) : allErrors())];
+  // `tspc -b` (the builder) reads this internal per-file method instead.
+  const bindAndCheck = target.getBindAndCheckDiagnostics as ((file: ts.SourceFile, token?: ts.CancellationToken) => readonly ts.Diagnostic[]) | undefined;
+  if (typeof bindAndCheck === 'function') {
+    target.getBindAndCheckDiagnostics = (file: ts.SourceFile, token?: ts.CancellationToken) => [...bindAndCheck.call(program, file, token), ...errorsOf(file)];
+  }
+  const global = program.getGlobalDiagnostics.bind(program);
+  target.getGlobalDiagnostics = (token?: ts.CancellationToken) => [...global(token), ...plugin.errors.map((e) => toTsDiagnostic(tsApi, e))];
+  target[SERVED] = true;
+  return program;
+}
+
+function cachedAnalysis(tsApi: typeof ts, checker: ts.TypeChecker, defaults: SpecOptions) {
+  const cache = new WeakMap<ts.SourceFile, FileAnalysis>();
+  return (sourceFile: ts.SourceFile): FileAnalysis => {
+    let analysis = cache.get(sourceFile);
+    if (!analysis) cache.set(sourceFile, (analysis = analyseFile(tsApi, checker, sourceFile, defaults)));
+    return analysis;
+  };
+}

@@ -1,0 +1,127 @@
+// Tag attributes → a TagModel: which key, which options. Syntax and value checks only; what the
+// names refer to (parameters, properties, classes) is checked against types in key-path.ts and
+// on-fail-class.ts.
+import { Code, fail, type Span } from '../diagnostics';
+import type { Attribute, TagText } from '../parse/tag-text';
+import { didYouMean } from './suggest';
+import {
+  IDENTIFIER, readBoolean, readBusinessFlag, readDuration, readKeyType, readPrefix, readRetries,
+  type KeyType, type Result,
+} from './values';
+
+/** The options that reach defineLock(), exactly as the runtime's LockOptions names them. */
+export interface SpecOptions {
+  lockTime?: number;
+  retries?: number;
+  waitTime?: number;
+  onFail?: 'throw' | 'skip';
+  autoUnlock?: boolean;
+  watchdog?: boolean;
+  reentrant?: boolean;
+  prefix?: string;
+}
+
+export interface KeyPathText {
+  readonly segments: readonly string[];
+  readonly span: Span;
+}
+
+export interface TagModel {
+  readonly businessFlag: string;
+  readonly keyPaths: readonly KeyPathText[];
+  readonly keyType?: { value: KeyType; span: Span };
+  readonly fieldName?: { value: string; span: Span };
+  readonly onFailClass?: { name: string; span: Span };
+  readonly options: SpecOptions;
+  readonly tagSpan: Span;
+}
+
+export const ATTRIBUTES = [
+  'businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime',
+  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix',
+] as const;
+
+export function readTagModel(tag: TagText): TagModel {
+  const byName = new Map<string, Attribute>();
+  for (const attribute of tag.attributes) {
+    if (!(ATTRIBUTES as readonly string[]).includes(attribute.name)) {
+      fail(Code.UnknownAttribute, `unknown attribute ${attribute.name}; ${didYouMean(attribute.name, ATTRIBUTES)}`, attribute.nameSpan);
+    }
+    if (byName.has(attribute.name)) {
+      fail(Code.RepeatedAttribute, `${attribute.name} is given twice; keep one`, attribute.nameSpan);
+    }
+    byName.set(attribute.name, attribute);
+  }
+  const required = (name: string): Attribute =>
+    byName.get(name) ?? fail(Code.MissingAttribute, `${name} is required, e.g. /** @redisLock businessFlag=payOrder keyName=orderNo */`, tag.tagSpan);
+  const value = <T>(attribute: Attribute, result: Result<T>): T =>
+    result.ok ? result.value : fail(Code.MalformedValue, `${attribute.name}: ${result.problem}`, attribute.valueSpan);
+  const optional = <T>(name: string, read: (text: string) => Result<T>): T | undefined => {
+    const attribute = byName.get(name);
+    return attribute && value(attribute, read(attribute.value));
+  };
+
+  const businessFlag = required('businessFlag');
+  const keyName = required('keyName');
+  const keyType = byName.get('keyType');
+  const fieldName = byName.get('fieldName');
+  const onFail = byName.get('onFail');
+  const options: SpecOptions = {
+    lockTime: optional('lockTime', readDuration),
+    retries: optional('retries', readRetries),
+    waitTime: optional('waitTime', readDuration),
+    onFail: onFail && (onFail.value === 'throw' || onFail.value === 'skip') ? onFail.value : undefined,
+    autoUnlock: optional('autoUnlock', readBoolean),
+    watchdog: optional('watchdog', readBoolean),
+    reentrant: optional('reentrant', readBoolean),
+    prefix: optional('prefix', readPrefix),
+  };
+  return {
+    businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),
+    keyPaths: readKeyPaths(keyName),
+    keyType: keyType && { value: value(keyType, readKeyType(keyType.value)), span: keyType.valueSpan },
+    fieldName: fieldName && { value: readFieldName(fieldName), span: fieldName.valueSpan },
+    onFailClass: onFail && !options.onFail ? { name: readClassName(onFail), span: onFail.valueSpan } : undefined,
+    options: withoutUndefined(options),
+    tagSpan: tag.tagSpan,
+  };
+}
+
+/** `order.userNo,order.orderNo` → [[order, userNo], [order, orderNo]], each with its own span. */
+function readKeyPaths(attribute: Attribute): KeyPathText[] {
+  const paths: KeyPathText[] = [];
+  const offset = attribute.valueSpan.start + (attribute.quoted ? 1 : 0);
+  let at = 0;
+  for (const part of attribute.value.split(',')) {
+    const lead = part.length - part.trimStart().length;
+    const text = part.trim();
+    const span: Span = { file: attribute.valueSpan.file, start: offset + at + lead, length: Math.max(1, text.length) };
+    const segments = text.split('.');
+    if (!segments.every((segment) => IDENTIFIER.test(segment))) {
+      fail(Code.NotAPath, `keyName "${text}" is not a parameter name or a dotted path like order.orderNo; tag text never becomes code`, span);
+    }
+    paths.push({ segments, span });
+    at += part.length + 1;
+  }
+  return paths;
+}
+
+function readFieldName(attribute: Attribute): string {
+  // A quoted fieldName may be any property name (it only ever becomes a string literal); a bare
+  // one must look like a name so that a typo such as `fieldName=order.no` is caught here.
+  if (attribute.value === '' || (!attribute.quoted && !IDENTIFIER.test(attribute.value))) {
+    fail(Code.NotAPath, `fieldName "${attribute.value}" is not a field name; write fieldName=orderNo, or quote a name that is not an identifier`, attribute.valueSpan);
+  }
+  return attribute.value;
+}
+
+function readClassName(attribute: Attribute): string {
+  if (!IDENTIFIER.test(attribute.value)) {
+    fail(Code.NotAPath, `onFail "${attribute.value}" is not throw, skip or the name of a class in scope`, attribute.valueSpan);
+  }
+  return attribute.value;
+}
+
+function withoutUndefined(options: SpecOptions): SpecOptions {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as SpecOptions;
+}

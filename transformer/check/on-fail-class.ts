@@ -1,0 +1,43 @@
+// onFail=ClassName: the name must resolve, at the method, to a class (or a value that can be
+// constructed). An imported class is reached through a namespace import the weaver adds,
+// because TypeScript elides an import whose only use is a name the transformer wrote.
+import type * as ts from 'typescript';
+import { Code, fail, type Span } from '../diagnostics';
+import { didYouMean } from './suggest';
+
+export type FailureClassRef =
+  | { kind: 'local'; name: string }
+  | { kind: 'imported'; moduleSpecifier: string; exportName: string };
+
+export function resolveOnFailClass(tsApi: typeof ts, checker: ts.TypeChecker, at: ts.Node, name: string, span: Span): FailureClassRef {
+  const symbol = checker.resolveName(name, at, tsApi.SymbolFlags.Value | tsApi.SymbolFlags.Alias, false);
+  if (!symbol) {
+    const classes = checker.getSymbolsInScope(at, tsApi.SymbolFlags.Class).map((s) => s.getName());
+    fail(Code.OnFailNotClass, `onFail ${name} is not a class in scope; write onFail=throw, onFail=skip or the name of an error class declared or imported in this file (${didYouMean(name, classes)})`, span);
+  }
+  const isAlias = (symbol.flags & tsApi.SymbolFlags.Alias) !== 0;
+  const target = isAlias ? checker.getAliasedSymbol(symbol) : symbol;
+  const constructible = (target.flags & tsApi.SymbolFlags.Class) !== 0 ||
+    checker.getTypeOfSymbolAtLocation(target, at).getConstructSignatures().length > 0;
+  if (!constructible) {
+    fail(Code.OnFailNotClass, `onFail ${name} is not a class (it cannot be constructed with new ${name}(message)); name an error class, or write onFail=throw or onFail=skip`, span);
+  }
+  if (!isAlias) return { kind: 'local', name };
+  const declaration = symbol.declarations?.[0];
+  const importDeclaration = declaration && findImport(tsApi, declaration);
+  if (!importDeclaration || !tsApi.isStringLiteral(importDeclaration.moduleSpecifier)) {
+    fail(Code.OnFailNotClass, `onFail ${name} is an alias lockweave cannot reach at run time; import the class with import { ${name} } from "..." or declare it in this file`, span);
+  }
+  const exportName = tsApi.isImportSpecifier(declaration!)
+    ? (declaration.propertyName ?? declaration.name).text
+    : tsApi.isImportClause(declaration!) ? 'default' : undefined;
+  if (!exportName || importDeclaration.importClause?.isTypeOnly || (tsApi.isImportSpecifier(declaration!) && declaration.isTypeOnly)) {
+    fail(Code.OnFailNotClass, `onFail ${name} must be a value import of a class (import { ${name} } from "..."), not a type-only or namespace import`, span);
+  }
+  return { kind: 'imported', moduleSpecifier: importDeclaration.moduleSpecifier.text, exportName };
+}
+
+function findImport(tsApi: typeof ts, node: ts.Node): ts.ImportDeclaration | undefined {
+  for (let n: ts.Node | undefined = node; n; n = n.parent) if (tsApi.isImportDeclaration(n)) return n;
+  return undefined;
+}

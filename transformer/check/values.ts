@@ -1,0 +1,46 @@
+// Reading attribute values (from the tag or from the plugin's `defaults`) into plain data.
+// Each reader returns the value or a sentence saying what is wrong; the caller owns the position.
+
+export type Result<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+const bad = <T>(problem: string): Result<T> => ({ ok: false, problem });
+
+/** `20` (seconds), `1500ms`, `20s`, `2m` → milliseconds. */
+export function readDuration(value: string | number): Result<number> {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(String(value));
+  const factor = match ? ({ ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[match[2] ?? 's'] : 0;
+  const ms = match ? Math.round(Number(match[1]) * factor) : NaN;
+  if (!(ms >= 1)) return bad(`"${value}" is not a duration; write a positive number of seconds (20) or a number with ms, s or m (1500ms, 20s, 2m)`);
+  return ok(ms);
+}
+
+export function readRetries(value: string | number): Result<number> {
+  return /^\d+$/.test(String(value)) && Number.isSafeInteger(Number(value))
+    ? ok(Number(value))
+    : bad(`"${value}" is not a whole number >= 0; write e.g. retries=3`);
+}
+
+export function readBoolean(value: string | boolean): Result<boolean> {
+  if (value === true || value === 'true') return ok(true);
+  if (value === false || value === 'false') return ok(false);
+  return bad(`"${value}" is not true or false`);
+}
+
+export const BUSINESS_FLAG = /^[A-Za-z0-9_.:-]+$/;
+export const PREFIX = /^[A-Za-z0-9_.:{}-]*$/;
+export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+export function readBusinessFlag(value: string): Result<string> {
+  return BUSINESS_FLAG.test(value) ? ok(value) : bad(`"${value}" is not a valid businessFlag; use letters, digits and _ . : - only`);
+}
+
+export function readPrefix(value: string): Result<string> {
+  return PREFIX.test(value) ? ok(value) : bad(`"${value}" is not a valid prefix; use letters, digits and _ . : - { } only`);
+}
+
+export type KeyType = 'VALUE' | 'CLASS' | 'JSON';
+
+export function readKeyType(value: string): Result<KeyType> {
+  return value === 'VALUE' || value === 'CLASS' || value === 'JSON' ? ok(value) : bad(`"${value}" is not a keyType; use VALUE, CLASS or JSON (or leave it out: it is inferred from the key's type)`);
+}

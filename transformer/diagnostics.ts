@@ -1,0 +1,112 @@
+// The one error funnel. Analysis code throws (or collects) a LockweaveDiagnostic; toTsDiagnostic()
+// is the only place that turns one into a ts.Diagnostic. Any other exception is a bug in lockweave
+// and is rethrown, so it can never pass for "this method has no lock".
+//
+// Codes are stable: users grep for them and may suppress nothing by them (they are errors).
+//
+// | code  | kind                    | when                                                                 |
+// |-------|-------------------------|----------------------------------------------------------------------|
+// | 93001 | not-async               | the tagged method/function does not return a Promise (synchronous)   |
+// | 93002 | generator               | a generator or async generator                                       |
+// | 93003 | accessor-or-constructor | a getter, setter or constructor                                      |
+// | 93004 | no-body                 | a declaration without a body (abstract, overload, declare)           |
+// | 93005 | not-a-function          | the tag stands on a class, property, variable, ...                   |
+// | 93006 | overload-signature      | the tag stands on an overload signature, not on the implementation  |
+// | 93007 | after-decorator         | the JSDoc block stands after a decorator and attaches to nothing     |
+// | 93008 | arrow-field             | a class field holding an arrow/function expression                   |
+// | 93009 | jsdoc-not-parsed        | `@redisLock` in a comment but the compiler did not parse JSDoc       |
+// | 93010 | unknown-attribute       | an attribute name that is not in the table (typo)                    |
+// | 93011 | repeated-attribute      | the same attribute twice                                             |
+// | 93012 | missing-attribute       | businessFlag or keyName missing                                      |
+// | 93013 | malformed-value         | lockTime=abc, retries=-1, keyType=XML, a bad businessFlag, ...       |
+// | 93014 | malformed-tag-text      | text that is not `name=value` (no `=`, unterminated quote)           |
+// | 93015 | unknown-parameter       | keyName's first segment is not a parameter                           |
+// | 93016 | destructured-parameter  | keyName names a binding inside a destructured parameter              |
+// | 93017 | unknown-property        | a keyName path segment / fieldName is not a property of the type     |
+// | 93018 | key-type                | the key's type is not string, number, bigint or boolean              |
+// | 93019 | field-name-required     | keyType CLASS/JSON without fieldName                                 |
+// | 93020 | field-name-unexpected   | fieldName with keyType VALUE, or with a composite key                |
+// | 93021 | on-fail-not-class       | onFail names something that is not a class in scope                  |
+// | 93022 | plugin-config           | a bad plugin option in tsconfig (`prefix`, `defaults`)               |
+// | 93023 | not-a-path              | a keyName/onFail/fieldName value that is not a plain name or path    |
+// | 93024 | ignored-block           | a JSDoc block that attaches to nothing / is not the last block       |
+import type * as ts from 'typescript';
+
+export const Code = {
+  NotAsync: 93001,
+  Generator: 93002,
+  AccessorOrConstructor: 93003,
+  NoBody: 93004,
+  NotAFunction: 93005,
+  OverloadSignature: 93006,
+  AfterDecorator: 93007,
+  ArrowField: 93008,
+  JsDocNotParsed: 93009,
+  UnknownAttribute: 93010,
+  RepeatedAttribute: 93011,
+  MissingAttribute: 93012,
+  MalformedValue: 93013,
+  MalformedTagText: 93014,
+  UnknownParameter: 93015,
+  DestructuredParameter: 93016,
+  UnknownProperty: 93017,
+  KeyType: 93018,
+  FieldNameRequired: 93019,
+  FieldNameUnexpected: 93020,
+  OnFailNotClass: 93021,
+  PluginConfig: 93022,
+  NotAPath: 93023,
+  IgnoredBlock: 93024,
+} as const;
+
+export type CodeNumber = (typeof Code)[keyof typeof Code];
+
+/** A place in a file: absolute character offsets. `file` undefined = a global (config) error. */
+export interface Span {
+  readonly file: ts.SourceFile | undefined;
+  readonly start: number;
+  readonly length: number;
+}
+
+export class LockweaveDiagnostic extends Error {
+  constructor(
+    readonly code: CodeNumber,
+    /** Without the `@redisLock:` prefix; it is added in one place, below. */
+    readonly text: string,
+    readonly span: Span,
+  ) {
+    super(`@redisLock: ${text}`);
+    this.name = 'LockweaveDiagnostic';
+  }
+}
+
+export function spanOf(node: ts.Node, sourceFile: ts.SourceFile): Span {
+  const start = node.getStart(sourceFile);
+  return { file: sourceFile, start, length: Math.max(1, node.getEnd() - start) };
+}
+
+export function fail(code: CodeNumber, text: string, span: Span): never {
+  throw new LockweaveDiagnostic(code, text, span);
+}
+
+/** Runs one unit of analysis; a LockweaveDiagnostic becomes a result, anything else is a bug. */
+export function attempt<T>(run: () => T): { ok: true; value: T } | { ok: false; error: LockweaveDiagnostic } {
+  try {
+    return { ok: true, value: run() };
+  } catch (error) {
+    if (error instanceof LockweaveDiagnostic) return { ok: false, error };
+    throw error;
+  }
+}
+
+export function toTsDiagnostic(tsApi: typeof ts, error: LockweaveDiagnostic): ts.Diagnostic {
+  return {
+    file: error.span.file,
+    start: error.span.file ? error.span.start : undefined,
+    length: error.span.file ? error.span.length : undefined,
+    messageText: error.message,
+    category: tsApi.DiagnosticCategory.Error,
+    code: error.code,
+    source: 'lockweave',
+  };
+}

@@ -1,0 +1,60 @@
+// Writes one file's plans into its AST: imports and hoisted specs at the top, locked bodies in place.
+import type * as ts from 'typescript';
+import type { LockPlan } from '../check/analyse';
+import { lockSpecStatement } from './lock-spec';
+import { lockedBody } from './method-body';
+import { importInsertionIndex, namespaceImport, RUNTIME_SPECIFIER } from './runtime-import';
+
+export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, sourceFile: ts.SourceFile, plans: readonly LockPlan[]): ts.SourceFile {
+  if (plans.length === 0) return sourceFile;
+  const factory = context.factory;
+  const runtime = factory.createUniqueName('lockweave');
+  const imports: ts.Statement[] = [namespaceImport(factory, runtime, RUNTIME_SPECIFIER)];
+  const specs: ts.Statement[] = [];
+  const byNode = new Map<ts.Node, { plan: LockPlan; lockName: ts.Identifier; failureClass?: ts.Expression }>();
+  const modules = new Map<string, ts.Identifier>();
+  for (const plan of plans) {
+    const lockName = factory.createUniqueName(`${plan.target.baseName}_lock`);
+    specs.push(lockSpecStatement(factory, tsApi, runtime, lockName, plan));
+    byNode.set(plan.target.node, { plan, lockName, failureClass: failureClassExpression(plan) });
+  }
+
+  function failureClassExpression(plan: LockPlan): ts.Expression | undefined {
+    const ref = plan.onFailClass;
+    if (!ref) return undefined;
+    if (ref.kind === 'local') return factory.createIdentifier(ref.name);
+    let namespace = modules.get(ref.moduleSpecifier);
+    if (!namespace) {
+      namespace = factory.createUniqueName(ref.moduleSpecifier.replace(/^.*\//, '').replace(/[^A-Za-z0-9_$]/g, '_') || 'module');
+      modules.set(ref.moduleSpecifier, namespace);
+      imports.push(namespaceImport(factory, namespace, ref.moduleSpecifier));
+    }
+    return factory.createPropertyAccessExpression(namespace, ref.exportName);
+  }
+
+  const visit = (node: ts.Node): ts.Node => {
+    const visited = tsApi.visitEachChild(node, visit, context);
+    const woven = byNode.get(tsApi.getOriginalNode(node));
+    if (!woven) return visited;
+    return weaveFunction(tsApi, context, runtime, woven.lockName, woven.failureClass, woven.plan, visited as ts.MethodDeclaration | ts.FunctionDeclaration);
+  };
+  const body = tsApi.visitNodes(sourceFile.statements, visit, tsApi.isStatement);
+  const at = importInsertionIndex(tsApi, body);
+  return factory.updateSourceFile(sourceFile, [...body.slice(0, at), ...imports, ...specs, ...body.slice(at)]);
+}
+
+function weaveFunction(
+  tsApi: typeof ts, context: ts.TransformationContext, runtime: ts.Identifier, lockName: ts.Identifier,
+  failureClass: ts.Expression | undefined, plan: LockPlan, node: ts.MethodDeclaration | ts.FunctionDeclaration,
+): ts.Node {
+  const factory = context.factory;
+  const body = lockedBody(context, tsApi, runtime, lockName, failureClass, plan, node.body!);
+  // A method declared to return a Promise but not async becomes async: `await` needs it, and the
+  // caller still gets a Promise.
+  const modifiers = plan.target.addAsync
+    ? [...(node.modifiers ?? []), factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)]
+    : node.modifiers;
+  return tsApi.isMethodDeclaration(node)
+    ? factory.updateMethodDeclaration(node, modifiers, node.asteriskToken, node.name, node.questionToken, node.typeParameters, node.parameters, node.type, body)
+    : factory.updateFunctionDeclaration(node, modifiers as readonly ts.ModifierLike[] | undefined, node.asteriskToken, node.name, node.typeParameters, node.parameters, node.type, body);
+}
