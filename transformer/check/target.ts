@@ -28,7 +28,7 @@ export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker, host: ts.
     fail(Code.NoBody, 'a method signature has no body to lock; tag the method where it is implemented', tagSpan);
   }
   if (!tsApi.isMethodDeclaration(host) && !tsApi.isFunctionDeclaration(host)) {
-    fail(Code.NotAFunction, `@redisLock stands on a ${where}, which is not a method or function; tag an async method or an async function declaration`, tagSpan);
+    fail(Code.NotAFunction, `the tag stands on a ${where}, which is not a method or function; tag an async method or an async function declaration`, tagSpan);
   }
   if (host.asteriskToken) {
     fail(Code.Generator, 'a generator (async or not) cannot be locked: the lock could not span its iteration; tag an async method that returns a Promise', tagSpan);

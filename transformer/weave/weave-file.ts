@@ -25,7 +25,7 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
     if (ref.kind === 'local') return factory.createIdentifier(ref.name);
     let namespace = modules.get(ref.moduleSpecifier);
     if (!namespace) {
-      namespace = factory.createUniqueName(ref.moduleSpecifier.replace(/^.*\//, '').replace(/[^A-Za-z0-9_$]/g, '_') || 'module');
+      namespace = factory.createUniqueName(ref.moduleSpecifier.replace(/^.*\//, '').replace(/\.[cm]?[jt]sx?$/, '').replace(/[^A-Za-z0-9_$]/g, '_') || 'module');
       modules.set(ref.moduleSpecifier, namespace);
       imports.push(namespaceImport(factory, namespace, ref.moduleSpecifier));
     }
