@@ -1,0 +1,78 @@
+// A bench child: runs one job the parent sends over IPC, reports, and exits.
+// For the multi-process scenario it warms up, says 'ready', and starts only on 'go', so all
+// processes begin together.
+import { Redis } from 'ioredis';
+import { CONTENDERS } from '../contenders';
+import { runUncontended } from '../scenarios/uncontended';
+import { runHotKey } from '../scenarios/hot-key';
+import { runHandoff } from '../scenarios/handoff';
+import type { RunResult } from '../scenarios/run-result';
+import { runWeaveOverhead } from '../weave/run-overhead';
+import type { ChildMessage, ParentMessage, ScenarioJob } from './jobs';
+
+function send(message: ChildMessage): Promise<void> {
+  return new Promise((resolve, reject) => process.send!(message, undefined, {}, (error) => (error ? reject(error) : resolve())));
+}
+
+function nextGo(): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (message: ParentMessage) => {
+      if (message.type !== 'go') return;
+      process.off('message', listener);
+      resolve();
+    };
+    process.on('message', listener);
+  });
+}
+
+async function runScenario(job: ScenarioJob): Promise<RunResult> {
+  const client = new Redis(job.redisUrl, { maxRetriesPerRequest: 1 });
+  const contender = CONTENDERS[job.contender]();
+  await contender.setup(client);
+  try {
+    const run = (keyPrefix: string, iterations: number) => {
+      const options = { callers: job.callers, iterations, deadlineMs: job.deadlineMs, keyPrefix };
+      switch (job.kind) {
+        case 'uncontended':
+          return runUncontended(contender, options);
+        case 'handoff':
+          return runHandoff(contender, options);
+        case 'hot-key':
+        case 'hot-key-process':
+          return runHotKey(contender, client, options);
+      }
+    };
+    // Warm up on keys of our own (a process of the multi-process run warms up alone).
+    await run(`${job.keyPrefix}:warm:${process.pid}`, job.warmupIterations);
+    if (job.kind === 'hot-key-process') {
+      const go = nextGo();
+      await send({ type: 'ready' });
+      await go;
+    }
+    return await run(job.keyPrefix, job.iterations);
+  } finally {
+    await contender.teardown();
+    await client.quit().catch(() => client.disconnect());
+  }
+}
+
+process.once('message', async (message: ParentMessage) => {
+  if (message.type !== 'run') return;
+  const { job } = message;
+  try {
+    if (job.kind === 'describe') {
+      const contenders = Object.entries(CONTENDERS).map(([id, create]) => {
+        const { name, settings } = create();
+        return { id, name, settings };
+      });
+      await send({ type: 'described', contenders });
+    } else if (job.kind === 'weave-overhead') {
+      await send({ type: 'overhead', result: await runWeaveOverhead(job) });
+    } else {
+      await send({ type: 'result', result: await runScenario(job) });
+    }
+  } catch (error) {
+    await send({ type: 'error', message: (error as Error).stack ?? String(error) });
+  }
+  process.disconnect();
+});

@@ -1,0 +1,45 @@
+// How much work each part of the bench does. BENCH_QUICK=1 is a smoke run (about a minute):
+// same code paths, fewer repetitions and iterations, so its numbers are only indicative.
+export interface BenchConfig {
+  readonly quick: boolean;
+  /** Repetitions of every (scenario, contender) run; the order of contenders alternates between them. */
+  readonly reps: number;
+  readonly uncontended: { readonly callers: number; readonly iterations: number };
+  readonly hotKey: { readonly callers: number; readonly iterations: number };
+  readonly handoff: { readonly callers: number; readonly iterations: number };
+  readonly multiProcess: { readonly processes: number; readonly callersPerProcess: number; readonly iterations: number };
+  /** Warm-up iterations per caller before a measured run (JIT, connections, script caches). */
+  readonly warmupIterations: number;
+  readonly compile: { readonly files: number; readonly methodsPerFile: number; readonly runs: number };
+  readonly weave: { readonly batches: number; readonly callsPerBatch: number };
+  /** A measured run that takes longer is cut short (and flagged); a child that takes longer still is killed. */
+  readonly runDeadlineMs: number;
+}
+
+export function benchConfig(quick: boolean): BenchConfig {
+  return quick
+    ? {
+        quick,
+        reps: 2,
+        uncontended: { callers: 64, iterations: 20 },
+        hotKey: { callers: 16, iterations: 8 },
+        handoff: { callers: 16, iterations: 8 },
+        multiProcess: { processes: 4, callersPerProcess: 4, iterations: 6 },
+        warmupIterations: 5,
+        compile: { files: 40, methodsPerFile: 10, runs: 1 },
+        weave: { batches: 4, callsPerBatch: 2_000 },
+        runDeadlineMs: 20_000,
+      }
+    : {
+        quick,
+        reps: 7,
+        uncontended: { callers: 64, iterations: 100 },
+        hotKey: { callers: 16, iterations: 25 },
+        handoff: { callers: 16, iterations: 25 },
+        multiProcess: { processes: 4, callersPerProcess: 4, iterations: 20 },
+        warmupIterations: 20,
+        compile: { files: 300, methodsPerFile: 10, runs: 5 },
+        weave: { batches: 20, callsPerBatch: 20_000 },
+        runDeadlineMs: 60_000,
+      };
+}

@@ -1,0 +1,18 @@
+// The contenders by id. The floor comes first: every ratio is taken against it.
+import type { Contender } from './contender';
+import { createFloor } from './floor';
+import { createLockweave } from './lockweave';
+import { createRedlockV4 } from './redlock-v4';
+import { createSesamecareRedlock } from './sesamecare-redlock';
+import { createRedisSemaphoreMutex } from './redis-semaphore-mutex';
+
+export const CONTENDERS: Record<string, () => Contender> = {
+  floor: createFloor,
+  lockweave: createLockweave,
+  'redlock-v4': createRedlockV4,
+  'sesamecare-redlock': createSesamecareRedlock,
+  'redis-semaphore': createRedisSemaphoreMutex,
+};
+
+export const CONTENDER_IDS = Object.keys(CONTENDERS);
+export const BASELINE_ID = 'floor';

@@ -1,0 +1,87 @@
+// `npm run bench` (scripts/bench.sh builds the bench with tspc, then runs this compiled).
+//
+// 1. the Redis scenarios, every contender in fresh child processes, alternating order;
+// 2. the run-time cost of weaving, on MemoryLockStore;
+// 3. compile time of a generated project, with and without the plugin;
+// then results.md, results.svg and the same tables on the terminal.
+// BENCH_QUICK=1: a smoke run of about a minute. BENCH_ONLY=scenarios,weave,compile: a subset
+// (for working on one part; results are then not written unless BENCH_WRITE=1).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startRedisServer } from '../test/helpers/redis-server';
+import { benchConfig } from './config';
+import { BASELINE_ID, CONTENDER_IDS } from './contenders';
+import { runJob } from './child/spawn-child';
+import { generateProject } from './compile/generate-project';
+import { timeCompile, type CompileTimes } from './compile/time-compile';
+import { machineFacts } from './machine';
+import { BENCH_DIR, TMP_DIR, TRANSFORMER_ENTRY } from './paths';
+import { renderMarkdown } from './report/markdown';
+import { summarise } from './report/summary';
+import { renderSvg } from './report/svg';
+import { checkTargets } from './report/targets';
+import { runSuite, type Samples } from './suite';
+import type { OverheadResult } from './weave/run-overhead';
+
+const log = (line: string) => console.log(line);
+
+async function main(): Promise<void> {
+  const config = benchConfig(process.env.BENCH_QUICK === '1');
+  const only = new Set((process.env.BENCH_ONLY ?? 'scenarios,weave,compile').split(','));
+  const machine = machineFacts();
+  const startedAt = Date.now();
+  const notes: string[] = [];
+  log(`lockweave bench${config.quick ? ' (quick)' : ''}: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}`);
+
+  const { contenders } = await runJob({ kind: 'describe' }, 'described', 30_000);
+  const lockweave = contenders.find((c) => c.id === 'lockweave');
+  if (lockweave && lockweave.name !== 'lockweave') {
+    notes.push('The transformer did not weave the tagged contender when the bench was built, so the hand-woven equivalent (bench/contenders/lockweave-hand-woven.ts) was measured in its place.');
+  }
+
+  let samples = {} as Samples;
+  if (only.has('scenarios')) {
+    const redis = await startRedisServer();
+    log(`redis-server ${redis.pid} on ${redis.url}`);
+    try {
+      samples = await runSuite(config, redis.url, CONTENDER_IDS, log);
+    } finally {
+      await redis.stop();
+    }
+  }
+
+  let weave: OverheadResult | undefined;
+  if (only.has('weave')) {
+    log('weaving overhead (MemoryLockStore)…');
+    weave = (await runJob({ kind: 'weave-overhead', ...config.weave }, 'overhead', 300_000)).result;
+  }
+
+  let compile: CompileTimes | undefined;
+  if (only.has('compile')) {
+    log(`compile time: generating ${config.compile.files} files…`);
+    const project = generateProject(join(TMP_DIR, 'compile-project'), config.compile.files, config.compile.methodsPerFile, TRANSFORMER_ENTRY);
+    compile = timeCompile(project, config.compile.runs, log);
+    if (compile.wovenMethods !== project.taggedMethods) {
+      notes.push(`Compile time: the plugin build emitted ${compile.wovenMethods} defineLock() calls for ${project.taggedMethods} tagged methods.`);
+    }
+  }
+
+  const summary = summarise(samples, contenders, BASELINE_ID, compile, weave);
+  const checks = checkTargets(summary);
+  notes.push(`Whole bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
+  const markdown = renderMarkdown(summary, checks, machine, config, notes);
+  log('');
+  log(markdown);
+  if (!process.env.BENCH_ONLY || process.env.BENCH_WRITE === '1') {
+    const subtitle = `${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}, ${machine.date.slice(0, 10)}; medians of ${config.reps} reps${config.quick ? ' (quick run)' : ''}`;
+    mkdirSync(BENCH_DIR, { recursive: true });
+    writeFileSync(join(BENCH_DIR, 'results.md'), markdown);
+    writeFileSync(join(BENCH_DIR, 'results.svg'), renderSvg(summary, subtitle));
+    log(`wrote bench/results.md and bench/results.svg`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,117 @@
+// results.md: machine facts, settings of every contender, one table per scenario, compile
+// time, weaving overhead, and the targets — the same text is printed to the terminal.
+import type { BenchConfig } from '../config';
+import type { MachineFacts } from '../machine';
+import { SCENARIOS } from '../suite';
+import type { Figure, Summary } from './summary';
+import type { TargetCheck } from './targets';
+
+const num = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+const times = (f: Figure | undefined) => (f ? `${num(f.ratio, 2)}×` : '—');
+
+function table(header: string[], rows: string[][]): string {
+  const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+export function renderMarkdown(summary: Summary, checks: TargetCheck[], machine: MachineFacts, config: BenchConfig, notes: string[]): string {
+  const out: string[] = [];
+  out.push(`# lockweave benchmark results${config.quick ? ' (BENCH_QUICK smoke run: indicative only)' : ''}`);
+  out.push('');
+  out.push('Produced by `npm run bench` (bench/main.ts). Every figure is a median over repetitions; every ratio is the median of');
+  out.push('per-repetition ratios to the floor (or to the plain build / hand-written code) measured in the same run, with the');
+  out.push(`order of contenders alternating between repetitions. Each measured run is a fresh child process, warmed up first.`);
+  out.push('');
+  out.push('## Machine');
+  out.push('');
+  out.push(table(['', ''], [
+    ['CPU', machine.cpu],
+    ['cores', String(machine.cores)],
+    ['memory', `${machine.memoryGiB} GiB`],
+    ['node', machine.node],
+    ['redis-server', `${machine.redis} (throwaway local server on loopback, persistence off)`],
+    ['load average at start', machine.loadAverage],
+    ['date', machine.date],
+    ['repetitions', String(config.reps)],
+  ]));
+  out.push('');
+  out.push('The machine is shared with other work, so absolute numbers are noisy; read the ratios.');
+  out.push('');
+  out.push('## Contenders and their settings');
+  out.push('');
+  out.push(table(['contender', 'settings'], summary.contenders.map((c) => [c.name, c.settings.replace(/\|/g, '\\|')])));
+  out.push('');
+  out.push('Each contender gets its own ioredis 5 client (default options) for its locks and the body. Latency is per');
+  out.push('critical section: from calling the lock to its promise settling (waiting + body + release).');
+  out.push('');
+  out.push('## Targets');
+  out.push('');
+  out.push(table(['target', 'measured', 'result'], checks.map((c) => [c.target, c.measured, c.met === undefined ? 'not checked' : c.met ? 'met' : '**missed**'])));
+  out.push('');
+  for (const scenario of summary.scenarios) {
+    const info = SCENARIOS[scenario.id];
+    const handoff = scenario.rows.some((row) => row.handoffP50Ms);
+    const hot = scenario.rows.some((row) => row.lostUpdates !== undefined);
+    out.push(`## Scenario: ${info.title}`);
+    out.push('');
+    out.push(`${info.describe(config)}.`);
+    out.push('');
+    const header = ['contender', 'sections/s', '× floor', 'p50 ms', '× floor', 'p99 ms', '× floor'];
+    if (handoff) header.push('handoff p50 ms', '× floor', 'handoff p99 ms', '× floor');
+    if (hot) header.push('lost updates');
+    header.push('failed');
+    const rows = scenario.rows.map((row) => {
+      const cells = [
+        row.name + (row.cutShort ? ' (cut short)' : ''),
+        num(row.throughput.value, 0),
+        times(row.throughput),
+        num(row.p50Ms.value, 2),
+        times(row.p50Ms),
+        num(row.p99Ms.value, 2),
+        times(row.p99Ms),
+      ];
+      if (handoff) cells.push(num(row.handoffP50Ms?.value ?? NaN, 3), times(row.handoffP50Ms), num(row.handoffP99Ms?.value ?? NaN, 2), times(row.handoffP99Ms));
+      if (hot) cells.push(String(row.lostUpdates ?? '—'));
+      cells.push(String(row.failures));
+      return cells;
+    });
+    out.push(table(header, rows));
+    out.push('');
+  }
+  if (summary.compile) {
+    const c = summary.compile;
+    out.push('## Compile time');
+    out.push('');
+    out.push(`\`tspc -p\` on a generated project of ${config.compile.files} files with ${config.compile.files * config.compile.methodsPerFile} tagged methods, ${config.compile.runs} runs each, alternating.`);
+    out.push('');
+    out.push(table(['build', 'median s', 'runs (s)'], [
+      ['tspc, no plugin', num(c.plainMs / 1000, 2), c.times.plainMs.map((ms) => num(ms / 1000, 2)).join(', ')],
+      ['tspc + lockweave plugin', num(c.pluginMs / 1000, 2), c.times.pluginMs.map((ms) => num(ms / 1000, 2)).join(', ')],
+      ['ratio (median of pairs)', `${num(c.ratio, 3)}×`, `${c.times.wovenMethods} defineLock() calls emitted`],
+    ]));
+    if (c.times.pluginError) out.push('', 'The plugin build failed:', '', '```', c.times.pluginError, '```');
+    out.push('');
+  }
+  if (summary.weave) {
+    const w = summary.weave;
+    out.push('## Run-time cost of weaving');
+    out.push('');
+    out.push(`A woven method vs the same body in a hand-written try/finally around the same runtime calls, on MemoryLockStore, ${config.weave.batches} alternating batches of ${config.weave.callsPerBatch} calls.`);
+    out.push('');
+    out.push(table(['variant', 'ns per call (median)'], [
+      [w.woven ? 'woven by tspc' : 'tagged, NOT woven (transformer unavailable)', num(w.wovenNs, 0)],
+      ['hand-written try/finally', num(w.handNs, 0)],
+      ['ratio (median of pairs)', `${num(w.ratio, 3)}×`],
+    ]));
+    out.push('');
+  }
+  if (notes.length) {
+    out.push('## Notes');
+    out.push('');
+    for (const note of notes) out.push(`- ${note}`);
+    out.push('');
+  }
+  out.push('![ratios to the floor](results.svg)');
+  out.push('');
+  return out.join('\n');
+}

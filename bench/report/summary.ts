@@ -1,0 +1,94 @@
+// From raw repetitions to the figures in the report: medians across repetitions, and ratios
+// to the floor taken per repetition (same run, adjacent in time) and then their median.
+import type { ContenderDescription } from '../child/jobs';
+import type { CompileTimes } from '../compile/time-compile';
+import type { OverheadResult } from '../weave/run-overhead';
+import { median, medianRatio } from '../stats';
+import { SCENARIOS, type RepSample, type Samples, type ScenarioId } from '../suite';
+
+export interface Figure {
+  readonly value: number;
+  /** contender ÷ floor (for throughput higher is better, for times lower is better). */
+  readonly ratio: number;
+}
+
+export interface ContenderRow {
+  readonly id: string;
+  readonly name: string;
+  readonly throughput: Figure;
+  readonly p50Ms: Figure;
+  readonly p99Ms: Figure;
+  readonly handoffP50Ms?: Figure;
+  readonly handoffP99Ms?: Figure;
+  readonly lostUpdates?: number;
+  readonly failures: number;
+  readonly cutShort: boolean;
+}
+
+export interface ScenarioTable {
+  readonly id: ScenarioId;
+  readonly rows: ContenderRow[];
+}
+
+export interface Summary {
+  readonly contenders: ContenderDescription[];
+  readonly scenarios: ScenarioTable[];
+  readonly compile?: { plainMs: number; pluginMs: number; ratio: number; times: CompileTimes };
+  readonly weave?: { wovenNs: number; handNs: number; ratio: number; woven: boolean };
+}
+
+function figure(samples: RepSample[], baseline: RepSample[], pick: (s: RepSample) => number | undefined): Figure | undefined {
+  const values = samples.map(pick);
+  if (values.some((v) => v === undefined)) return undefined;
+  return {
+    value: median(values as number[]),
+    ratio: medianRatio(values as number[], baseline.map((s) => pick(s) ?? NaN)),
+  };
+}
+
+export function summarise(
+  samples: Samples,
+  contenders: ContenderDescription[],
+  baselineId: string,
+  compile: CompileTimes | undefined,
+  weave: OverheadResult | undefined,
+): Summary {
+  const scenarios = (Object.keys(SCENARIOS) as ScenarioId[])
+    .filter((id) => samples[id])
+    .map((id) => {
+      const baseline = samples[id][baselineId];
+      const rows = contenders.map(({ id: contenderId, name }) => {
+        const reps = samples[id][contenderId];
+        const lost = reps.map((s) => s.lostUpdates);
+        return {
+          id: contenderId,
+          name,
+          throughput: figure(reps, baseline, (s) => s.throughput)!,
+          p50Ms: figure(reps, baseline, (s) => s.p50Ms)!,
+          p99Ms: figure(reps, baseline, (s) => s.p99Ms)!,
+          handoffP50Ms: figure(reps, baseline, (s) => s.handoffP50Ms),
+          handoffP99Ms: figure(reps, baseline, (s) => s.handoffP99Ms),
+          lostUpdates: lost.some((l) => l === undefined) ? undefined : lost.reduce((a, b) => a! + b!, 0),
+          failures: reps.reduce((sum, s) => sum + s.failures, 0),
+          cutShort: reps.some((s) => s.cutShort),
+        };
+      });
+      return { id, rows };
+    });
+  return {
+    contenders,
+    scenarios,
+    compile: compile && {
+      plainMs: median(compile.plainMs),
+      pluginMs: median(compile.pluginMs),
+      ratio: medianRatio(compile.pluginMs, compile.plainMs),
+      times: compile,
+    },
+    weave: weave && {
+      wovenNs: median(weave.wovenNsPerCall),
+      handNs: median(weave.handNsPerCall),
+      ratio: medianRatio(weave.wovenNsPerCall, weave.handNsPerCall),
+      woven: weave.woven,
+    },
+  };
+}

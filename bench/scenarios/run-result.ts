@@ -1,0 +1,24 @@
+// What one measured run reports back to the parent.
+export interface RunResult {
+  /** Critical sections that completed. */
+  readonly sections: number;
+  /** Lock calls that rejected (a contender gave up): must be 0. */
+  readonly failures: number;
+  /** True when the run hit its deadline before every caller finished. */
+  readonly cutShort: boolean;
+  /** Wall time of the measured part; with epoch bounds so runs in several processes can be joined. */
+  readonly wallMs: number;
+  readonly startEpochMs: number;
+  readonly endEpochMs: number;
+  /** Per critical section: from calling lock() to its promise settling (wait + body + release). */
+  readonly latenciesMs: number[];
+  /** Handoff scenario only: a holder's body end → the next waiter's body start. */
+  readonly handoffsMs?: number[];
+  /** Hot-key scenarios: the counter the bodies incremented, read after the run. */
+  readonly counter?: number;
+}
+
+/** Wall-clock time with sub-millisecond resolution, comparable across processes on one machine. */
+export function epochNow(): number {
+  return performance.timeOrigin + performance.now();
+}

@@ -1,0 +1,123 @@
+// The Redis scenarios: every contender, every repetition, in alternating order.
+//
+// Repetition r runs the contenders rotated by r, and reversed on odd r, so no contender
+// always runs first (cold machine) or right after a heavy one. Each figure is later taken
+// as a ratio to the floor's figure from the same repetition.
+import { Redis } from 'ioredis';
+import type { BenchConfig } from './config';
+import { runJob } from './child/spawn-child';
+import type { ScenarioKind } from './child/jobs';
+import { runMultiProcess } from './scenarios/multi-process';
+import type { RunResult } from './scenarios/run-result';
+import { percentile } from './stats';
+
+export type ScenarioId = 'uncontended' | 'hot-key' | 'multi-process' | 'handoff';
+
+export const SCENARIOS: Record<ScenarioId, { title: string; describe(config: BenchConfig): string }> = {
+  uncontended: {
+    title: 'uncontended',
+    describe: (c) => `${c.uncontended.callers} concurrent callers, each on its own key, empty body, ${c.uncontended.iterations} sections each`,
+  },
+  'hot-key': {
+    title: 'hot key',
+    describe: (c) => `${c.hotKey.callers} callers on one key, body GET+SET of a counter, ${c.hotKey.iterations} sections each`,
+  },
+  'multi-process': {
+    title: `hot key, processes`,
+    describe: (c) =>
+      `${c.multiProcess.processes} processes × ${c.multiProcess.callersPerProcess} callers on one key, body GET+SET of a counter, ${c.multiProcess.iterations} sections each`,
+  },
+  handoff: {
+    title: 'handoff',
+    describe: (c) => `${c.handoff.callers} callers on one key, empty body, ${c.handoff.iterations} sections each; holder's body end → next holder's body start`,
+  },
+};
+
+/** One repetition of one scenario for one contender. */
+export interface RepSample {
+  readonly throughput: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly handoffP50Ms?: number;
+  readonly handoffP99Ms?: number;
+  readonly handoffs?: number;
+  readonly sections: number;
+  readonly failures: number;
+  readonly cutShort: boolean;
+  /** Hot-key scenarios: completed sections − final counter. */
+  readonly lostUpdates?: number;
+}
+
+export type Samples = Record<ScenarioId, Record<string, RepSample[]>>;
+
+export function alternatingOrder<T>(items: readonly T[], rep: number): T[] {
+  const shift = rep % items.length;
+  const rotated = [...items.slice(shift), ...items.slice(0, shift)];
+  return rep % 2 === 1 ? rotated.reverse() : rotated;
+}
+
+function toSample(result: RunResult): RepSample {
+  return {
+    throughput: result.sections / (result.wallMs / 1000),
+    p50Ms: percentile(result.latenciesMs, 50),
+    p99Ms: percentile(result.latenciesMs, 99),
+    handoffP50Ms: result.handoffsMs && percentile(result.handoffsMs, 50),
+    handoffP99Ms: result.handoffsMs && percentile(result.handoffsMs, 99),
+    handoffs: result.handoffsMs?.length,
+    sections: result.sections,
+    failures: result.failures,
+    cutShort: result.cutShort,
+    lostUpdates: result.counter === undefined ? undefined : result.sections - result.counter,
+  };
+}
+
+export async function runSuite(
+  config: BenchConfig,
+  redisUrl: string,
+  contenderIds: readonly string[],
+  log: (line: string) => void,
+): Promise<Samples> {
+  const samples = {} as Samples;
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  const childTimeoutMs = config.runDeadlineMs * 2 + 30_000;
+  try {
+    for (const scenario of Object.keys(SCENARIOS) as ScenarioId[]) {
+      samples[scenario] = Object.fromEntries(contenderIds.map((id) => [id, [] as RepSample[]]));
+      for (let rep = 0; rep < config.reps; rep++) {
+        for (const contender of alternatingOrder(contenderIds, rep)) {
+          const common = {
+            contender,
+            redisUrl,
+            keyPrefix: `bench:${scenario}:${contender}:${rep}`,
+            warmupIterations: config.warmupIterations,
+            deadlineMs: config.runDeadlineMs,
+          };
+          let result: RunResult;
+          if (scenario === 'multi-process') {
+            const { processes, callersPerProcess, iterations } = config.multiProcess;
+            result = await runMultiProcess({ ...common, callers: callersPerProcess, iterations }, processes, client, childTimeoutMs);
+          } else {
+            const shape = scenario === 'uncontended' ? config.uncontended : scenario === 'hot-key' ? config.hotKey : config.handoff;
+            const job = { ...common, ...shape, kind: scenario as ScenarioKind };
+            result = (await runJob(job, 'result', childTimeoutMs)).result;
+          }
+          const sample = toSample(result);
+          samples[scenario][contender].push(sample);
+          log(describeSample(scenario, rep, contender, sample));
+        }
+        // Keys of finished runs would only slow Redis's keyspace a little, but a clean slate is cheaper to reason about.
+        await client.flushdb();
+      }
+    }
+  } finally {
+    await client.quit().catch(() => client.disconnect());
+  }
+  return samples;
+}
+
+function describeSample(scenario: ScenarioId, rep: number, contender: string, s: RepSample): string {
+  const handoff = s.handoffP50Ms === undefined ? '' : ` handoff p50 ${s.handoffP50Ms.toFixed(2)} ms p99 ${s.handoffP99Ms!.toFixed(2)} ms (${s.handoffs})`;
+  const lost = s.lostUpdates === undefined ? '' : ` lost ${s.lostUpdates}`;
+  const bad = (s.failures ? ` FAILURES ${s.failures}` : '') + (s.cutShort ? ' CUT SHORT' : '');
+  return `  ${scenario} #${rep + 1} ${contender}: ${s.throughput.toFixed(0)}/s p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms.toFixed(2)} ms${handoff}${lost}${bad}`;
+}

@@ -1,0 +1,17 @@
+// The hand-written side of the overhead check: the same body as OverheadService.pay, with the
+// try/finally a careful engineer would write around the same runtime calls.
+import { defineLock } from 'lockweave/runtime';
+
+const payLock = defineLock({ site: 'OverheadService.pay', businessFlag: 'overhead', lockTime: 30000, retries: 3, waitTime: 100 });
+
+export class HandWrittenOverheadService {
+  async pay(orderNo: string, amount: number): Promise<number> {
+    const lease = (await payLock.acquire(orderNo))!;
+    lease.enter();
+    try {
+      return amount + orderNo.length;
+    } finally {
+      await lease.release();
+    }
+  }
+}
