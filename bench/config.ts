@@ -32,13 +32,13 @@ export function benchConfig(quick: boolean): BenchConfig {
       }
     : {
         quick,
-        reps: 7,
+        reps: 5,
         uncontended: { callers: 64, iterations: 100 },
         hotKey: { callers: 16, iterations: 25 },
         handoff: { callers: 16, iterations: 25 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 20 },
         warmupIterations: 20,
-        compile: { files: 300, methodsPerFile: 10, runs: 5 },
+        compile: { files: 300, methodsPerFile: 10, runs: 3 },
         weave: { batches: 20, callsPerBatch: 20_000 },
         runDeadlineMs: 60_000,
       };
