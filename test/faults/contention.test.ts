@@ -64,4 +64,5 @@ test('8 processes x 2 callers of locked read-modify-write increments on 3 hot ke
   t.deepEqual(state.insideLeft, [], 'every body left');
   t.deepEqual(state.lockKeys, [], 'every lock was released');
   t.is(totals.events.lost ?? 0, 0, 'no lease was lost');
+  t.is(totals.events.reentered ?? 0, 0, 'no call went in as reentrant: no caller here nests, so one would be another chain\'s lock');
 });

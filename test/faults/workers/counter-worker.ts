@@ -39,7 +39,7 @@ export interface CounterWorkerConfig {
 const config = readConfig<CounterWorkerConfig>();
 exitAfter(config.runMs + 30_000);
 
-const { logger, counts: eventCounts } = countingLogger(['lost']);
+const { logger, counts: eventCounts } = countingLogger(['lost', 'reentered']);
 lockweave_1.configure({ redis: config.url, logger });
 
 // What `@redisLock businessFlag=faultCounter keyName=key` weaves at module load.
