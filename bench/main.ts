@@ -4,7 +4,7 @@
 // 2. the run-time cost of weaving, on MemoryLockStore;
 // 3. compile time of a generated project, with and without the plugin;
 // then results.md, results.svg and the same tables on the terminal.
-// BENCH_QUICK=1: a smoke run of about a minute. BENCH_ONLY=scenarios,weave,compile: a subset
+// BENCH_QUICK=1: a smoke run of about a minute, written to bench/.tmp/quick/. BENCH_ONLY=scenarios,weave,compile: a subset
 // (for working on one part; results are then not written unless BENCH_WRITE=1).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,10 +74,12 @@ async function main(): Promise<void> {
   log(markdown);
   if (!process.env.BENCH_ONLY || process.env.BENCH_WRITE === '1') {
     const subtitle = `${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}, ${machine.date.slice(0, 10)}; medians of ${config.reps} reps${config.quick ? ' (quick run)' : ''}`;
-    mkdirSync(BENCH_DIR, { recursive: true });
-    writeFileSync(join(BENCH_DIR, 'results.md'), markdown);
-    writeFileSync(join(BENCH_DIR, 'results.svg'), renderSvg(summary, subtitle));
-    log(`wrote bench/results.md and bench/results.svg`);
+    // A quick run's numbers are only a smoke test: they never replace the committed full-run results.
+    const outDir = config.quick ? join(TMP_DIR, 'quick') : BENCH_DIR;
+    mkdirSync(outDir, { recursive: true });
+    writeFileSync(join(outDir, 'results.md'), markdown);
+    writeFileSync(join(outDir, 'results.svg'), renderSvg(summary, subtitle));
+    log(`wrote ${config.quick ? 'bench/.tmp/quick' : 'bench'}/results.md and results.svg`);
   }
 }
 
