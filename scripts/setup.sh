@@ -28,6 +28,14 @@ build_package() {
   npm run --silent build
 }
 
+# The examples, fixtures and benchmarks name the package as users do (`lockweave/transformer`,
+# `lockweave/runtime`). ts-patch resolves plugins from the project's folder, where Node's
+# package self-reference does not apply, so the repo links itself into node_modules.
+link_self() {
+  ln -sfn .. node_modules/lockweave
+}
+
 ensure_redis_server
 ensure_node_modules
+link_self
 build_package

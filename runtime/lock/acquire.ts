@@ -41,8 +41,9 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
     // A fresh token per attempt: an attempt that timed out may still have set its token, and
     // then only a release with that very token may clean it up.
     const token = newToken();
+    const sentAt = Date.now();
     try {
-      if (await store.tryAcquire(key, token, settings.lockTime)) return new Lease(key, token, store, settings, logger);
+      if (await store.tryAcquire(key, token, settings.lockTime)) return new Lease(key, token, store, settings, logger, sentAt);
     } catch (error) {
       lastError = error;
       logger?.({ type: 'error', key, token, during: 'acquire', error: error as Error });

@@ -28,7 +28,7 @@ export function describeEvent(event: LockEvent): string {
     case 'reentered':
       return `lockweave: reentered ${event.key} (already held by this call chain)${at}`;
     case 'waiting':
-      return `lockweave: ${event.key} is held; waiting for attempt ${event.attempt + 1} (at most ${event.waitMs} ms)${at}`;
+      return `lockweave: ${event.key} is held (attempt ${event.attempt} failed); waiting up to ${event.waitMs} ms for its release${at}`;
     case 'failed':
       return `lockweave: gave up on ${event.key} after ${event.attempts} attempt(s), waited ${event.waitedMs} ms${at}`;
     case 'renewed':

@@ -17,7 +17,6 @@ export interface LeaseSettings {
 
 export class Lease implements HeldLock, AsyncDisposable {
   private state: 'held' | 'released' | 'lost' = 'held';
-  private readonly acquiredAt = Date.now();
   /** When the key expires unless renewed: the last moment we know it is ours. */
   private expiresAt: number;
   private renewTimer: NodeJS.Timeout | undefined;
@@ -29,14 +28,16 @@ export class Lease implements HeldLock, AsyncDisposable {
     private readonly store: LockStore,
     private readonly settings: LeaseSettings,
     private readonly logger: LockLogger | undefined,
+    /** When the acquiring SET was sent: Redis started the lease no earlier, so we count from here. */
+    private readonly acquiredAt: number,
   ) {
-    this.expiresAt = this.acquiredAt + settings.lockTime;
+    this.expiresAt = acquiredAt + settings.lockTime;
     if (settings.watchdog) this.scheduleRenewal();
   }
 
-  /** True until released, or until the lock is found to be no longer ours. */
+  /** True until released, lost, or past the last moment the key was known to be ours. */
   get held(): boolean {
-    return this.state === 'held';
+    return this.state === 'held' && Date.now() < this.expiresAt;
   }
 
   /** Aborts when the lock is lost, so a long body can stop early. Created on first use. */

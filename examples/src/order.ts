@@ -1,0 +1,7 @@
+// The seed's bean: an order with its number and its customer.
+export class Order {
+  constructor(
+    readonly orderNo: string,
+    readonly userNo: string,
+  ) {}
+}
