@@ -1,0 +1,49 @@
+// `lockweave check` and `lockweave show`, and why check refuses TypeScript 7: its native tsc
+// ignores the plugin and emits methods without their locks, exiting 0.
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLI, TMP, TS7_TSC, fixture, linkPackage, run } from './helpers';
+
+test.before(linkPackage);
+
+test('check passes a valid project', (t) => {
+  const result = run(CLI, ['check', '-p', fixture('cjs', 'tsconfig.json')]);
+  t.is(result.status, 0, result.output);
+});
+
+test('check fails with file:line:col diagnostics on bad tags', (t) => {
+  const result = run(CLI, ['check', '-p', fixture('errors', 'tsconfig.json')]);
+  t.is(result.status, 1, result.output);
+  t.regex(result.stderr, /errors\/src\/attributes\.ts:4:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag\?/);
+});
+
+test('check refuses TypeScript 7 and says how to build with TypeScript 6', (t) => {
+  const result = run(CLI, ['check', '-p', fixture('cjs', 'tsconfig.json'), '--typescript', path.dirname(path.dirname(TS7_TSC))]);
+  t.is(result.status, 1, result.output);
+  t.regex(result.stderr, /TypeScript is 7\./);
+  t.regex(result.stderr, /typescript6@npm:typescript@6/);
+  t.regex(result.stderr, /TSP_COMPILER_TS_PATH/);
+});
+
+test('why: plain TypeScript 7 tsc ignores the plugin and emits an unlocked method with exit 0', (t) => {
+  const outDir = path.join(TMP, 'ts7-unguarded');
+  fs.rmSync(outDir, { recursive: true, force: true });
+  const result = run(TS7_TSC, ['-p', fixture('esm', 'tsconfig.json'), '--outDir', outDir]);
+  t.is(result.status, 0, result.output);
+  const text = fs.readFileSync(path.join(outDir, 'inventory.js'), 'utf8');
+  t.regex(text, /async reserve\(sku\)/);
+  t.notRegex(text, /lockweave|acquire/);
+});
+
+test('check fails on a tsconfig without the lockweave plugin entry', (t) => {
+  const result = run(CLI, ['check', '-p', fixture('no-plugin', 'tsconfig.json')]);
+  t.is(result.status, 1, result.output);
+  t.regex(result.stderr, /no lockweave plugin entry/);
+});
+
+test('show prints the woven JavaScript of one file', (t) => {
+  const result = run(CLI, ['show', fixture('esm', 'src', 'inventory.ts'), '-p', fixture('esm', 'tsconfig.json')]);
+  t.is(result.status, 0, result.output);
+  t.regex(result.stdout, /const lease_1 = await reserve_lock_1\.acquire\(sku, errors_1\.Busy\);/);
+});
