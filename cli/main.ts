@@ -12,10 +12,10 @@ import * as path from 'node:path';
 import type * as ts from 'typescript';
 import lockweave from '../transformer';
 
-interface Args { command?: string; file?: string; project: string; typescript?: string }
+interface Args { command?: string; file?: string; project?: string; typescript?: string }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { project: 'tsconfig.json', typescript: process.env.LOCKWEAVE_TYPESCRIPT };
+  const args: Args = { typescript: process.env.LOCKWEAVE_TYPESCRIPT };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '-p' || arg === '--project') args.project = argv[++i];
@@ -49,17 +49,17 @@ function loadTypeScript(args: Args, projectDir: string): { tsApi: typeof ts; dir
   return { tsApi: require(dir) as typeof ts, dir };
 }
 
-function readProject(tsApi: typeof ts, project: string) {
+function readProject(tsApi: typeof ts, project: string, needsPlugin = true) {
   const file = path.resolve(project);
   const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
   if (read.error) throw new UsageError(tsApi.flattenDiagnosticMessageText(read.error.messageText, '\n'));
   const parsed = tsApi.parseJsonConfigFileContent(read.config, tsApi.sys, path.dirname(file), undefined, file);
   const plugins = (parsed.options.plugins ?? []) as unknown as Array<Record<string, unknown>>;
   const entry = plugins.find((p) => typeof p.transform === 'string' && /lockweave\/transformer|lockweave$/.test(p.transform as string) && !p.transformProgram);
-  if (!entry) {
+  if (!entry && needsPlugin) {
     throw new UsageError(`${project} has no lockweave plugin entry, so tspc would not weave any lock. Add to compilerOptions:\n  "plugins": [{ "transform": "lockweave/transformer" }]`);
   }
-  return { parsed, entry };
+  return { parsed, entry: entry ?? {} };
 }
 
 function createProgram(tsApi: typeof ts, parsed: ts.ParsedCommandLine, rootNames = parsed.fileNames) {
@@ -79,8 +79,9 @@ function format(tsApi: typeof ts, diagnostics: readonly ts.Diagnostic[]): string
 }
 
 function check(args: Args): number {
-  const { tsApi } = loadTypeScript(args, path.dirname(path.resolve(args.project)));
-  const { parsed, entry } = readProject(tsApi, args.project);
+  const project = args.project ?? 'tsconfig.json';
+  const { tsApi } = loadTypeScript(args, path.dirname(path.resolve(project)));
+  const { parsed, entry } = readProject(tsApi, project);
   const program = createProgram(tsApi, parsed);
   lockweave(program, undefined, { ...entry, transformProgram: true }, { ts: tsApi });
   const diagnostics = [...program.getGlobalDiagnostics(), ...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()]
@@ -97,8 +98,10 @@ function show(args: Args): number {
   if (!args.file) throw new UsageError(USAGE);
   const file = path.resolve(args.file);
   const { tsApi } = loadTypeScript(args, path.dirname(file));
-  const { parsed, entry } = fs.existsSync(path.resolve(args.project))
-    ? readProject(tsApi, args.project)
+  // The file's own project (nearest tsconfig.json) unless -p names one; show needs no plugin entry.
+  const project = args.project ?? tsApi.findConfigFile(path.dirname(file), tsApi.sys.fileExists);
+  const { parsed, entry } = project
+    ? readProject(tsApi, project, false)
     : { parsed: { options: { target: tsApi.ScriptTarget.ES2022, module: tsApi.ModuleKind.ESNext }, fileNames: [file], errors: [] } as unknown as ts.ParsedCommandLine, entry: {} };
   const program = createProgram(tsApi, parsed, [file]);
   const source = program.getSourceFile(file);
