@@ -39,7 +39,7 @@ test.after.always(async () => {
 function lockedMethod(spec: lockweave_1.LockSpec) {
   const method_lock_1 = lockweave_1.defineLock(spec);
   const calls = { bodies: 0 };
-  async function method(key: unknown, during?: (lease: lockweave_1.AnyLease) => Promise<void>): Promise<string> {
+  async function method(key: unknown, during?: (lease: lockweave_1.AnyLease) => Promise<unknown>): Promise<string> {
     operations++;
     const lease_1 = await method_lock_1.acquire(key);
     lease_1!.enter();

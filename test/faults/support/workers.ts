@@ -1,11 +1,12 @@
-// Worker processes: real Node processes running test/faults/workers/*.ts through ts-node.
+// Worker processes: real Node processes running test/faults/workers/*.ts as compiled by tspc.
 //
 // A worker reports on stdout, one JSON message per line prefixed with `@@ ` (anything else it
 // prints is kept for the failure message), and takes commands on stdin, one word per line.
 // Every wait here has an upper bound, and a worker is only ever signalled by its own PID.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT, WORKERS_DIR } from './paths';
+import { compiledWorkersDir } from './compile-workers';
+import { REPO_ROOT } from './paths';
 
 export interface WorkerMessage {
   readonly kind: string;
@@ -54,11 +55,11 @@ export class Worker {
     });
   }
 
-  /** Starts `test/faults/workers/<name>.ts` with its config in FAULT_WORKER_CONFIG. */
+  /** Starts `test/faults/workers/<name>.ts`, compiled and woven by tspc, with its config in FAULT_WORKER_CONFIG. */
   static start(name: string, config: object): Worker {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(WORKERS_DIR, `${name}.ts`)], {
+    const child = spawn(process.execPath, [join(compiledWorkersDir(), `${name}.js`)], {
       cwd: REPO_ROOT,
-      env: { ...process.env, TS_NODE_PROJECT: 'tsconfig.json', FAULT_WORKER_CONFIG: JSON.stringify(config) },
+      env: { ...process.env, FAULT_WORKER_CONFIG: JSON.stringify(config) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     return new Worker(name, child);

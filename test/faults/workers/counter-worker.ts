@@ -1,9 +1,9 @@
 // A worker application: `loops` concurrent callers each run locked read-modify-write
 // increments on a few hot keys, and record what they saw.
 //
-// The locked method is written exactly as the transformer weaves
-//   /** @redisLock businessFlag=faultCounter keyName=key lockTime=... */
-// (defineLock at module load; acquire, enter, try { body } finally { release } in the method).
+// The locked method carries a real `@redisLock` tag: support/compile-workers.ts compiles this
+// file with tspc and the lockweave transformer. Lock times come from the test, through
+// configure({ defaults }), since a tag holds literals.
 //
 // The body proves mutual exclusion by itself: at entry it claims `fault:inside:<key>` with SET NX;
 // finding it claimed by another operation means two holders overlapped. It then GETs the
@@ -13,7 +13,7 @@
 // counts its increment once the SET was acknowledged.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import * as lockweave_1 from 'lockweave/runtime';
+import * as lockweave from 'lockweave/runtime';
 import { countingLogger, describeError, exitAfter, onCommands, readConfig, send, sleep } from './protocol';
 
 export interface CounterWorkerConfig {
@@ -40,15 +40,10 @@ const config = readConfig<CounterWorkerConfig>();
 exitAfter(config.runMs + 30_000);
 
 const { logger, counts: eventCounts } = countingLogger(['lost', 'reentered']);
-lockweave_1.configure({ redis: config.url, logger });
-
-// What `@redisLock businessFlag=faultCounter keyName=key` weaves at module load.
-const increment_lock_1 = lockweave_1.defineLock({
-  site: 'CounterWorker.increment',
-  businessFlag: 'faultCounter',
-  lockTime: config.lockTime,
-  retries: config.retries,
-  waitTime: config.waitTime,
+lockweave.configure({
+  redis: config.url,
+  logger,
+  defaults: { lockTime: config.lockTime, retries: config.retries, waitTime: config.waitTime },
 });
 
 // Data commands go through their own connection, like an application's own Redis use.
@@ -72,15 +67,9 @@ interface Outcome {
 }
 
 class CounterWorker {
-  /** Woven shape of a method tagged `@redisLock businessFlag=faultCounter keyName=key`. */
+  /** @redisLock businessFlag=faultCounter keyName=key */
   async increment(key: string, outcome: Outcome): Promise<void> {
-    const lease_1 = await increment_lock_1.acquire(key);
-    lease_1!.enter();
-    try {
-      await (config.body === 'counter' ? counterBody(key, outcome) : sleep(Math.random() * config.bodyDelayMaxMs));
-    } finally {
-      await lease_1!.release();
-    }
+    await (config.body === 'counter' ? counterBody(key, outcome) : sleep(Math.random() * config.bodyDelayMaxMs));
   }
 }
 
@@ -148,7 +137,7 @@ async function main(): Promise<void> {
   send('ready');
   await Promise.all(Array.from({ length: config.loops }, (_, loop) => runLoop(loop, totals)));
   send('result', { workerId: config.workerId, ...totals, events: eventCounts });
-  await lockweave_1.close();
+  await lockweave.close();
   data.disconnect();
   process.exit(0);
 }

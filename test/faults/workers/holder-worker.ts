@@ -1,11 +1,12 @@
 // A worker that takes one lock and holds it until told to let go: the victim (or the
-// successor) in the kill and pause cases. Its locked method is written exactly as the
-// transformer weaves `/** @redisLock businessFlag=faultHold keyName=key ... */`.
+// successor) in the kill and pause cases. Its locked method carries a real `@redisLock` tag,
+// woven by tspc (support/compile-workers.ts); lock times come through configure({ defaults }).
 //
-// Messages: ready, acquired {token, elapsedMs}, body-end {held, aborted}, done, failed {error},
-// and lock-event for every lock event (the test looks for `lost`).
+// Messages: ready, acquired {key, token, elapsedMs}, body-end, done, failed {error}, and
+// lock-event for every lock event (the tests look for `waiting`, `released` and `lost`).
 // Commands: `go` starts (with waitForGo), `release` ends the body.
-import * as lockweave_1 from 'lockweave/runtime';
+import * as lockweave from 'lockweave/runtime';
+import type { LockEvent } from 'lockweave/runtime';
 import { countingLogger, describeError, exitAfter, onCommands, readConfig, send } from './protocol';
 
 export interface HolderWorkerConfig {
@@ -24,16 +25,16 @@ export interface HolderWorkerConfig {
 const config = readConfig<HolderWorkerConfig>();
 exitAfter(config.holdMs + config.retries * config.waitTime + 30_000);
 
-const { logger } = countingLogger(['acquired', 'waiting', 'failed', 'released', 'lost', 'error', 'renewed']);
-lockweave_1.configure({ redis: config.url, logger });
-
-const hold_lock_1 = lockweave_1.defineLock({
-  site: 'HolderWorker.hold',
-  businessFlag: 'faultHold',
-  lockTime: config.lockTime,
-  retries: config.retries,
-  waitTime: config.waitTime,
-  watchdog: config.watchdog,
+const { logger: forward } = countingLogger(['acquired', 'waiting', 'failed', 'released', 'lost', 'error', 'renewed']);
+/** The body cannot see its lease; the `acquired` event tells it the key and token it holds. */
+let lastAcquired: Extract<LockEvent, { type: 'acquired' }> | undefined;
+lockweave.configure({
+  redis: config.url,
+  logger: (event) => {
+    if (event.type === 'acquired') lastAcquired = event;
+    forward(event);
+  },
+  defaults: { lockTime: config.lockTime, retries: config.retries, waitTime: config.waitTime, watchdog: config.watchdog },
 });
 
 let releaseBody: () => void = () => undefined;
@@ -48,24 +49,18 @@ onCommands((command) => {
 });
 
 class HolderWorker {
+  /** @redisLock businessFlag=faultHold keyName=key */
   async hold(key: string): Promise<void> {
-    const startedAt = Date.now();
-    const lease_1 = await hold_lock_1.acquire(key);
-    lease_1!.enter();
-    try {
-      send('acquired', { key: hold_lock_1.keyFor(key), token: (lease_1 as lockweave_1.Lease).token, elapsedMs: Date.now() - startedAt });
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, config.holdMs);
-        releaseBody = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        if (releaseAsked) releaseBody();
-      });
-      send('body-end', { held: lease_1!.held, aborted: lease_1!.signal.aborted });
-    } finally {
-      await lease_1!.release();
-    }
+    send('acquired', { key: lastAcquired?.key, token: lastAcquired?.token, elapsedMs: lastAcquired?.waitedMs, value: key });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, config.holdMs);
+      releaseBody = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (releaseAsked) releaseBody();
+    });
+    send('body-end');
   }
 }
 
@@ -78,7 +73,7 @@ async function main(): Promise<void> {
   } catch (error) {
     send('failed', { error: describeError(error) });
   }
-  await lockweave_1.close();
+  await lockweave.close();
   process.exit(0);
 }
 
