@@ -7,9 +7,9 @@ const payLock = defineLock({ site: 'OverheadService.pay', businessFlag: 'overhea
 export class HandWrittenOverheadService {
   async pay(orderNo: string, amount: number): Promise<number> {
     const lease = (await payLock.acquire(orderNo))!;
-    lease.enter();
     try {
-      return amount + orderNo.length;
+      // run() scopes the held key to the body, for reentrancy: the same call the woven code makes.
+      return await lease.run(async () => amount + orderNo.length);
     } finally {
       await lease.release();
     }

@@ -16,8 +16,12 @@ export interface ConfigureOptions {
   store?: LockStore;
   /** The key prefix when neither the tag nor the plugin sets one. Default `LOCK_`. */
   prefix?: string;
-  /** Defaults for every lock option (below tag and plugin settings). */
-  defaults?: Partial<Omit<LockOptions, 'prefix'>>;
+  /**
+   * Defaults for lock options (below tag and plugin settings). `onFail` is not among them: what a
+   * woven method returns on failure is part of its compiled code, so only its tag or the plugin's
+   * compile-time defaults can choose `skip`.
+   */
+  defaults?: Partial<Omit<LockOptions, 'prefix' | 'onFail'>>;
   /** Receives lock events; see `consoleLogger()` for the seed's log lines. Silent when unset. */
   logger?: LockLogger;
   /** The pub/sub channel that release notices use. Default `lockweave:released`. */
@@ -42,7 +46,8 @@ export function configure(options: ConfigureOptions): void {
   const previous = settings.store;
   settings.store = undefined;
   settings.options = { ...options };
-  settings.defaults = mergeOptions(DEFAULT_LOCK_OPTIONS, options.defaults, { prefix: options.prefix });
+  const { onFail: _ignored, ...defaults } = (options.defaults ?? {}) as Partial<LockOptions>;
+  settings.defaults = mergeOptions(DEFAULT_LOCK_OPTIONS, defaults, { prefix: options.prefix });
   settings.version++;
   // A store we opened for the earlier settings is no longer reachable from new calls.
   if (previous && previous !== options.store) void previous.close();

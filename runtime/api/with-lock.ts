@@ -29,18 +29,19 @@ function acquireFor(request: LockRequest): Promise<AnyLease | undefined> {
 export async function withLock<T>(request: LockRequest, body: (lease: AnyLease) => Promise<T> | T): Promise<T | undefined> {
   const lease = await acquireFor(request);
   if (lease === undefined) return undefined;
-  lease.enter();
   try {
-    return await body(lease);
+    return await lease.run(async () => body(lease));
   } finally {
     await lease.release();
   }
 }
 
-/** Acquires and returns the lease; release it with `await lease.release()` or `await using`. */
+/**
+ * Acquires and returns the lease; release it with `await lease.release()` or `await using`.
+ * Code between acquire and release is not marked as holding the key (there is no callback to
+ * scope it to): run it through `lease.run(async () => ...)` if it may call locked methods again.
+ */
 export async function lock(request: LockRequest): Promise<AnyLease> {
   if (request.onFail === 'skip') throw new TypeError("lockweave: lock() cannot skip; use withLock() for onFail: 'skip'");
-  const lease = await acquireFor(request);
-  lease!.enter();
-  return lease!;
+  return (await acquireFor(request))!;
 }

@@ -10,76 +10,127 @@
 // attempt: the caller keeps trying until the deadline and then gets LockAcquireError with the
 // last error as its cause — never a hang past the deadline, never the body run unlocked.
 import { LockAcquireError } from '../api/errors';
+import type { OnFail } from '../api/options';
 import type { LockLogger } from './events';
 import { Lease, type LeaseSettings } from './lease';
 import { newToken } from './token';
 import type { LockStore } from '../store/lock-store';
-import type { ReleaseWatch } from '../store/release-feed';
 
 export interface AcquireSettings extends LeaseSettings {
   readonly retries: number;
   readonly waitTime: number;
 }
 
+/** A class named by `onFail=ClassName`: constructed with the failure message. */
+export type FailureClass = new (message: string) => unknown;
+
 export interface AcquireContext {
   readonly store: LockStore;
   readonly logger: LockLogger | undefined;
   /** The woven method, for log lines: `OrderService.pay`. */
-  readonly site?: string;
+  readonly site: string | undefined;
+  /** What to do when every attempt fails. */
+  readonly onFail: OnFail | FailureClass;
 }
 
-/** Resolves with the lease, or rejects with LockAcquireError when the deadline passes. */
-export async function acquireLease(key: string, settings: AcquireSettings, context: AcquireContext): Promise<Lease> {
-  const { store, logger, site } = context;
+interface Attempts {
+  count: number;
+  lastError: unknown;
+}
+
+/**
+ * Resolves with the lease; when every attempt fails, rejects with LockAcquireError (or the
+ * onFail class), or resolves undefined for onFail=skip.
+ */
+export async function acquireLease(key: string, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
+  // The uncontended path is this one attempt: keep it to a single await.
   const startedAt = Date.now();
-  let attempts = 0;
+  const token = newToken();
   let lastError: unknown;
-  let watch: ReleaseWatch | undefined;
-
-  const attempt = async (): Promise<Lease | undefined> => {
-    attempts++;
-    // A fresh token per attempt: an attempt that timed out may still have set its token, and
-    // then only a release with that very token may clean it up.
-    const token = newToken();
-    const sentAt = Date.now();
-    try {
-      if (await store.tryAcquire(key, token, settings.lockTime)) return new Lease(key, token, store, settings, logger, sentAt);
-    } catch (error) {
-      lastError = error;
-      logger?.({ type: 'error', key, token, during: 'acquire', error: error as Error });
-      store.release(key, token).catch(() => undefined);
-    }
-    return undefined;
-  };
-
   try {
-    let lease = await attempt();
-    if (!lease && settings.retries > 0) {
-      const deadline = startedAt + settings.retries * settings.waitTime;
-      let nextScheduled = startedAt + settings.waitTime;
-      // Watch first, then try again: a release between our first attempt and the watch
-      // starting would otherwise go unseen until the next scheduled attempt.
-      watch = await store.releases.watch(key);
-      let seen = watch.epoch;
-      lease = await attempt();
-      while (!lease && Date.now() < deadline) {
-        const now = Date.now();
-        if (now >= nextScheduled) nextScheduled = now + settings.waitTime;
-        const waitMs = Math.min(nextScheduled, deadline) - now;
-        logger?.({ type: 'waiting', key, attempt: attempts, waitMs, site });
-        await watch.sleep(seen, waitMs);
-        seen = watch.epoch;
-        lease = await attempt();
+    if (await context.store.tryAcquire(key, token, settings.lockTime)) {
+      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt), 1, startedAt, context);
+    }
+  } catch (error) {
+    lastError = attemptErrored(error, key, token, context);
+  }
+  return waitForLease(key, settings, context, startedAt, { count: 1, lastError });
+}
+
+async function waitForLease(
+  key: string,
+  settings: AcquireSettings,
+  context: AcquireContext,
+  startedAt: number,
+  attempts: Attempts,
+): Promise<Lease | undefined> {
+  if (settings.retries === 0) return failed(key, startedAt, attempts, context);
+  const { store, logger, site } = context;
+  const deadline = startedAt + settings.retries * settings.waitTime;
+  let nextScheduled = startedAt + settings.waitTime;
+  // Watch first, then try again: a release between the first attempt and the watch starting
+  // would otherwise go unseen until the next scheduled attempt.
+  const watch = await store.releases.watch(key, settings.lockTime);
+  try {
+    let seen = watch.epoch;
+    let lease = await attemptOnce(key, settings, context, attempts);
+    while (!lease) {
+      const now = Date.now();
+      if (now >= deadline) break;
+      if (now >= nextScheduled) nextScheduled = now + settings.waitTime;
+      const waitMs = Math.min(nextScheduled, deadline) - now;
+      logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site });
+      await watch.sleep(seen, waitMs);
+      seen = watch.epoch;
+      const grant = watch.takeGrant();
+      if (grant) {
+        attempts.count++;
+        lease = new Lease(key, grant.token, store, settings, logger, grant.sentAt);
+      } else {
+        lease = await attemptOnce(key, settings, context, attempts);
       }
     }
-    const waitedMs = Date.now() - startedAt;
-    if (lease) {
-      logger?.({ type: 'acquired', key, token: lease.token, attempts, waitedMs, site });
-      return lease;
-    }
-    logger?.({ type: 'failed', key, attempts, waitedMs, site });
-    throw new LockAcquireError(key, attempts, waitedMs, lastError === undefined ? undefined : { cause: lastError });
+    return lease ? granted(lease, attempts.count, startedAt, context) : failed(key, startedAt, attempts, context);
   } finally {
-    watch?.close();
+    watch.close();
   }
+}
+
+async function attemptOnce(key: string, settings: AcquireSettings, context: AcquireContext, attempts: Attempts): Promise<Lease | undefined> {
+  attempts.count++;
+  // A fresh token per attempt: an attempt that timed out may still have set its token, and
+  // then only a release with that very token may clean it up.
+  const token = newToken();
+  const sentAt = Date.now();
+  try {
+    if (await context.store.tryAcquire(key, token, settings.lockTime)) {
+      return new Lease(key, token, context.store, settings, context.logger, sentAt);
+    }
+  } catch (error) {
+    attempts.lastError = attemptErrored(error, key, token, context);
+  }
+  return undefined;
+}
+
+function attemptErrored(error: unknown, key: string, token: string, context: AcquireContext): unknown {
+  context.logger?.({ type: 'error', key, token, during: 'acquire', error: error as Error });
+  context.store.release(key, token).catch(() => undefined);
+  return error;
+}
+
+function granted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {
+  context.logger?.({
+    type: 'acquired', key: lease.key, token: lease.token, attempts, waitedMs: Date.now() - startedAt, site: context.site,
+  });
+  return lease;
+}
+
+function failed(key: string, startedAt: number, attempts: Attempts, context: AcquireContext): undefined {
+  const waitedMs = Date.now() - startedAt;
+  context.logger?.({ type: 'failed', key, attempts: attempts.count, waitedMs, site: context.site });
+  const cause = attempts.lastError === undefined ? undefined : { cause: attempts.lastError };
+  const error = new LockAcquireError(key, attempts.count, waitedMs, cause);
+  if (typeof context.onFail === 'function') throw new context.onFail(error.message);
+  if (context.onFail === 'skip') return undefined;
+  throw error;
 }

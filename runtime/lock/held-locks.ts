@@ -1,9 +1,15 @@
 // Reentrancy: which locks the current async call chain holds.
 //
-// A woven method calls `lease.enter()` right after its `await acquire(...)`, in its own
-// continuation, so the held key is seen by everything the body calls and awaits, and by
-// nothing outside it (a caller's own continuation keeps the context it had). A nested call
-// for a key already held in its chain goes straight in, with no round trip.
+// A woven method runs its body through `lease.run(body)`, which runs it inside
+// AsyncLocalStorage.run() with the held key added. Everything the body calls and awaits sees
+// the key; nothing outside it does. A nested call for a key already held in its chain goes
+// straight in, with no round trip.
+//
+// Why run() and not enterWith(): enterWith() sets the context on whatever async resource is
+// current, and through promise resolution that resource can belong to another chain
+// (nodejs/node#45848). Under load this let one caller see another caller's lock as its own
+// and walk in while it was held. run() scopes the context to the callback, on every Node
+// version, with or without AsyncContextFrame.
 //
 // Caveat, as with any async-context reentrancy: callbacks the body schedules and leaves
 // running inherit the context too, so each entry is checked for still being held.
@@ -21,8 +27,9 @@ interface Frame {
 
 const context = new AsyncLocalStorage<Frame>();
 
-export function enterHeld(lock: HeldLock): void {
-  context.enterWith({ lock, outer: context.getStore() });
+/** Runs `body` with `lock` recorded as held by its async chain. */
+export function runHolding<T>(lock: HeldLock, body: () => T): T {
+  return context.run({ lock, outer: context.getStore() }, body);
 }
 
 export function findHeld(key: string): HeldLock | undefined {

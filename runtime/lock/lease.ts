@@ -5,8 +5,10 @@
 // A failed or refused release is reported to the logger instead, and the lease expires anyway.
 import { LockLostError } from '../api/errors';
 import type { LockLogger } from './events';
-import { enterHeld, type HeldLock } from './held-locks';
+import { runHolding, type HeldLock } from './held-locks';
 import type { LockStore } from '../store/lock-store';
+import type { ReleaseWatch } from '../store/release-feed';
+import { newToken } from './token';
 
 export interface LeaseSettings {
   readonly lockTime: number;
@@ -47,9 +49,9 @@ export class Lease implements HeldLock, AsyncDisposable {
     return this.abort.signal;
   }
 
-  /** Marks the key as held by the calling async chain (for reentrancy). Call in the body's frame. */
-  enter(): void {
-    if (this.settings.reentrant) enterHeld(this);
+  /** Runs the locked body; with reentrancy on, nested calls in it see the key as held. */
+  run<T>(body: () => Promise<T>): Promise<T> {
+    return this.settings.reentrant ? runHolding(this, body) : body();
   }
 
   async release(): Promise<void> {
@@ -64,15 +66,28 @@ export class Lease implements HeldLock, AsyncDisposable {
       this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
       return;
     }
+    // A waiter in this process gets the key handed over directly; see store/release-feed.ts.
+    const successor = this.store.releases.reserveSuccessor(this.key);
     try {
-      if (await this.store.release(this.key, this.token)) {
+      const wasOurs = successor ? await this.handOver(successor) : await this.store.release(this.key, this.token);
+      if (wasOurs) {
         this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
       } else if (!alreadyLost) {
         this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
       }
     } catch (error) {
+      successor?.unreserve();
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
     }
+  }
+
+  private async handOver(successor: ReleaseWatch): Promise<boolean> {
+    const nextToken = newToken();
+    const sentAt = Date.now();
+    const wasOurs = await this.store.handover(this.key, this.token, nextToken, successor.leaseMs);
+    if (wasOurs) successor.granted({ token: nextToken, sentAt });
+    else successor.unreserve();
+    return wasOurs;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -134,7 +149,9 @@ export class NestedLease implements AsyncDisposable {
   get signal(): AbortSignal {
     return this.outer.signal;
   }
-  enter(): void {}
+  run<T>(body: () => Promise<T>): Promise<T> {
+    return body();
+  }
   release(): Promise<void> {
     return Promise.resolve();
   }

@@ -10,6 +10,11 @@ export interface LockStore {
   renew(key: string, token: string, leaseMs: number): Promise<boolean>;
   /** Deletes the key when it still holds `token` and tells waiters; false when it was not ours. */
   release(key: string, token: string): Promise<boolean>;
+  /**
+   * Replaces our `token` with `nextToken` (lease `leaseMs`) when the key still holds ours: the key
+   * passes to a waiter in this process without ever being free. False when it was not ours.
+   */
+  handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean>;
   /** Where waiters learn that a key was released, by this process or any other. */
   readonly releases: ReleaseFeed;
   /** Closes what the store opened; a store built around a caller's client leaves that client open. */

@@ -13,7 +13,10 @@ interface Entry {
 export class MemoryLockStore implements LockStore {
   private readonly entries = new Map<string, Entry>();
   private readonly registry = new WatcherRegistry();
-  readonly releases: ReleaseFeed = { watch: async (key: string): Promise<ReleaseWatch> => this.registry.add(key) };
+  readonly releases: ReleaseFeed = {
+    watch: async (key: string, leaseMs: number): Promise<ReleaseWatch> => this.registry.add(key, leaseMs),
+    reserveSuccessor: (key: string) => this.registry.reserveSuccessor(key),
+  };
 
   async tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
     if (this.entries.has(key)) return false;
@@ -34,6 +37,14 @@ export class MemoryLockStore implements LockStore {
     const entry = this.entries.get(key);
     if (!entry || entry.token !== token) return false;
     this.delete(key, entry);
+    return true;
+  }
+
+  async handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean> {
+    const entry = this.entries.get(key);
+    if (!entry || entry.token !== token) return false;
+    clearTimeout(entry.timer);
+    this.entries.set(key, { token: nextToken, expiresAt: Date.now() + leaseMs, timer: this.expireAfter(key, nextToken, leaseMs) });
     return true;
   }
 

@@ -15,11 +15,26 @@ function script(source: string): RedisScript {
   return { source, sha1: createHash('sha1').update(source).digest('hex') };
 }
 
-/** KEYS[1] key, ARGV[1] token, ARGV[2] release channel. Returns 1 when deleted, 0 when not ours. */
+/**
+ * KEYS[1] key, ARGV[1] token, ARGV[2] channel prefix. Returns 1 when deleted, 0 when not ours.
+ * The notice goes to the key's own channel (prefix + key), heard only by processes waiting for it.
+ */
 export const RELEASE_SCRIPT = script(`
 if redis.call('get', KEYS[1]) == ARGV[1] then
   redis.call('del', KEYS[1])
-  redis.call('publish', ARGV[2], KEYS[1])
+  redis.call('publish', ARGV[2] .. KEYS[1], '')
+  return 1
+end
+return 0
+`);
+
+/**
+ * KEYS[1] key, ARGV[1] token, ARGV[2] next holder's token, ARGV[3] its lease in ms.
+ * Hands a held key straight to a waiter in the same process: 1 when handed over, 0 when not ours.
+ */
+export const HANDOVER_SCRIPT = script(`
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3])
   return 1
 end
 return 0

@@ -7,13 +7,14 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { LockStore } from './lock-store';
 import { RedisReleaseFeed } from './redis-release-feed';
-import { RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
+import { HANDOVER_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
 import { ConnectionRef } from './connection-ref';
 
-export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released';
+/** A released key is announced on the channel `lockweave:released:<key>`. */
+export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released:';
 
 export interface RedisStoreOptions {
-  /** The pub/sub channel the release script announces keys on. All processes sharing locks must agree. */
+  /** The prefix of release channels (channel = prefix + key). All processes sharing locks must agree. */
   channel?: string;
   /** True when the store created the client, and so closes it and keeps it from holding the process open. */
   ownsClient?: boolean;
@@ -33,9 +34,13 @@ export class RedisLockStore implements LockStore {
     this.ref = options.ownsClient ? new ConnectionRef(client) : undefined;
   }
 
-  async tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
-    const reply = await this.track(this.client.set(key, token, 'PX', leaseMs, 'NX'));
-    return reply === 'OK';
+  tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
+    // Not async: this is the whole of an uncontended acquire, so it adds one promise, not an async frame.
+    return this.track(this.client.set(key, token, 'PX', leaseMs, 'NX')).then(isOk);
+  }
+
+  async handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean> {
+    return (await this.track(runScript(this.client, HANDOVER_SCRIPT, key, [token, nextToken, leaseMs]))) === 1;
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
@@ -54,4 +59,8 @@ export class RedisLockStore implements LockStore {
   private track<T>(command: Promise<T>): Promise<T> {
     return this.ref ? this.ref.track(command) : command;
   }
+}
+
+function isOk(reply: string | null): boolean {
+  return reply === 'OK';
 }

@@ -101,34 +101,40 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
   });
 
   test('concurrent callers take turns: a read-modify-write under the lock loses no update', async (t) => {
+    // Callers loop, as request handlers do: each next call starts from the caller's own async
+    // context, which must never look as if it held another caller's lock (it once did, through
+    // a leaky AsyncLocalStorage.enterWith, when a release handed the key to a waiter).
     const L = spec('counter', { retries: 1_000, waitTime: 1_000 });
     let counter = 0;
     let inside = 0;
     let overlaps = 0;
     await Promise.all(
-      Array.from({ length: 25 }, () =>
-        withLockOf(L, 'hot', async () => {
-          if (++inside > 1) overlaps++;
-          const read = counter;
-          await delay(2);
-          counter = read + 1;
-          inside--;
-        }),
-      ),
+      Array.from({ length: 16 }, async () => {
+        for (let call = 0; call < 20; call++) {
+          await withLockOf(L, 'hot', async () => {
+            if (++inside > 1) overlaps++;
+            const read = counter;
+            await delay(0);
+            counter = read + 1;
+            inside--;
+          });
+        }
+      }),
     );
-    t.is(counter, 25);
     t.is(overlaps, 0);
+    t.is(counter, 16 * 20);
   });
 
   test('a nested call in the same async chain re-enters without a round trip; only the outer exit releases', async (t) => {
     const L = spec('reentrant');
     const outer = await L.acquire('A');
-    outer!.enter();
-    const inner = await L.acquire('A');
-    t.true(inner instanceof NestedLease);
-    t.true(probe().events.some((e) => e.type === 'reentered' && e.key === outer!.key));
-    await inner!.release();
-    t.is(await probe().holder(outer!.key), (outer as { token: string }).token);
+    await outer!.run(async () => {
+      const inner = await L.acquire('A');
+      t.true(inner instanceof NestedLease);
+      t.true(probe().events.some((e) => e.type === 'reentered' && e.key === outer!.key));
+      await inner!.release();
+      t.is(await probe().holder(outer!.key), (outer as { token: string }).token);
+    });
     await outer!.release();
     t.falsy(await probe().holder(outer!.key));
   });
@@ -150,8 +156,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
   test('reentrant=false: a nested call for the held key is refused, not let in', async (t) => {
     const L = spec('nonreentrant', { reentrant: false, retries: 0 });
     const outer = await L.acquire('A');
-    outer!.enter();
-    await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+    await outer!.run(() => t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError }));
     await outer!.release();
   });
 
@@ -186,9 +191,8 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
 
 async function withLockOf(L: ReturnType<typeof defineLock>, key: string, body: () => Promise<unknown>): Promise<void> {
   const lease = await L.acquire(key);
-  lease!.enter();
   try {
-    await body();
+    await lease!.run(body);
   } finally {
     await lease!.release();
   }

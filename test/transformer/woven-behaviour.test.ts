@@ -38,7 +38,7 @@ test.serial('the body\'s error reaches the caller unchanged and the lock is rele
   t.is(store.holder('LOCK_fail_X1'), undefined);
 });
 
-test.serial('a returned promise settles before the lock is released (return await)', async (t) => {
+test.serial('a returned promise settles before the lock is released', async (t) => {
   const log: string[] = [];
   const mark = events.length;
   const pending = probe.slow('S1', log);

@@ -2,11 +2,19 @@
 //
 //   const lease_1 = await pay_lock_1.acquire(order?.orderNo[, OnFailClass]);
 //   if (lease_1 === undefined) return undefined;      // onFail=skip only
-//   lease_1.enter();
-//   try { <original statements, each `return x` as `return await x`> }
-//   finally { await lease_1.release(); }
+//   try {
+//     return await lease_1.run(async () => { <original statements> });
+//   }
+//   finally {
+//     await lease_1.release();
+//   }
 //
-// Nothing is wrapped in a closure, so `this`, `arguments` and `super` keep their meaning.
+// Why the body moves into an async arrow: reentrancy needs the held key in the body's async
+// context, and AsyncLocalStorage.run(store, fn) is the only way to scope a context exactly to
+// `fn` and what it starts (enterWith leaks into other chains through promise resolution; see
+// runtime/lock/held-locks.ts). An arrow has no `this`, `arguments`, `super` or `new.target` of
+// its own, so the original statements keep their meaning. And the arrow's promise settles only
+// when what the body returns settles, so the lock is held until a returned promise is done.
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { keyExpression } from './key-expression';
@@ -19,12 +27,18 @@ export function lockedBody(
   const factory = context.factory;
   const lease = factory.createUniqueName('lease');
   const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
+  const failureArgs = failureClass ? [failureClass] : [];
   const acquire = plan.keys.length === 1
-    ? factory.createCallExpression(factory.createPropertyAccessExpression(lockName, 'acquire'), undefined, [keys[0], ...(failureClass ? [failureClass] : [])])
-    : factory.createCallExpression(factory.createPropertyAccessExpression(lockName, 'acquireComposite'), undefined, [factory.createArrayLiteralExpression(keys, false), ...(failureClass ? [failureClass] : [])]);
+    ? factory.createCallExpression(factory.createPropertyAccessExpression(lockName, 'acquire'), undefined, [keys[0], ...failureArgs])
+    : factory.createCallExpression(factory.createPropertyAccessExpression(lockName, 'acquireComposite'), undefined, [factory.createArrayLiteralExpression(keys, false), ...failureArgs]);
   const prologue = body.statements.filter((s, i) => isPrologue(tsApi, s) && body.statements.slice(0, i).every((p) => isPrologue(tsApi, p)));
-  const statements = body.statements.slice(prologue.length).map((s) => returnsAwaited(context, tsApi, s));
+  const statements = body.statements.slice(prologue.length);
   const skip = plan.options.onFail === 'skip' && !plan.onFailClass;
+  const bodyArrow = factory.createArrowFunction(
+    [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)], undefined, [], undefined,
+    factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
+    tsApi.setTextRange(factory.createBlock(statements, true), body),
+  );
   const woven = [
     ...prologue,
     factory.createVariableStatement(undefined, factory.createVariableDeclarationList(
@@ -32,30 +46,13 @@ export function lockedBody(
     ...(skip ? [factory.createIfStatement(
       factory.createStrictEquality(lease, factory.createIdentifier('undefined')),
       factory.createReturnStatement(factory.createIdentifier('undefined')))] : []),
-    factory.createExpressionStatement(factory.createCallExpression(factory.createPropertyAccessExpression(lease, 'enter'), undefined, [])),
     factory.createTryStatement(
-      tsApi.setTextRange(factory.createBlock(statements, true), body),
+      factory.createBlock([factory.createReturnStatement(factory.createAwaitExpression(
+        factory.createCallExpression(factory.createPropertyAccessExpression(lease, 'run'), undefined, [bodyArrow])))], true),
       undefined,
       factory.createBlock([factory.createExpressionStatement(factory.createAwaitExpression(
         factory.createCallExpression(factory.createPropertyAccessExpression(lease, 'release'), undefined, [])))], true),
     ),
   ];
   return tsApi.setOriginalNode(tsApi.setTextRange(factory.createBlock(woven, true), body), body);
-}
-
-/**
- * `return x` → `return await x` in the method's own body. Without the await, `finally` would
- * release the lock as soon as the promise is returned, before it settles — the locked work would
- * then run unlocked. Nested functions and classes have their own returns and are left alone.
- */
-function returnsAwaited<T extends ts.Node>(context: ts.TransformationContext, tsApi: typeof ts, node: T): T {
-  const factory = context.factory;
-  const visit = (n: ts.Node): ts.Node => {
-    if (tsApi.isFunctionLike(n) || tsApi.isClassLike(n)) return n;
-    if (tsApi.isReturnStatement(n) && n.expression && !tsApi.isAwaitExpression(n.expression)) {
-      return factory.updateReturnStatement(n, factory.createAwaitExpression(tsApi.visitNode(n.expression, visit) as ts.Expression));
-    }
-    return tsApi.visitEachChild(n, visit, context);
-  };
-  return visit(node) as T;
 }
