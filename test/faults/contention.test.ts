@@ -7,11 +7,11 @@ import { recordSummary } from './support/summary';
 import { Worker, waitForAll } from './support/workers';
 
 const PROCESSES = 8;
-const LOOPS_PER_PROCESS = 2;
+const LOOPS_PER_PROCESS = 3;
 const OPS_PER_LOOP = 60;
 const KEYS = ['hot-a', 'hot-b', 'hot-c'];
 
-test('8 processes x 2 callers of locked read-modify-write increments on 3 hot keys: no lost update, no overlapping holders, no lock key left', async (t) => {
+test('8 processes x 3 callers of locked read-modify-write increments on 3 hot keys: no lost update, no overlapping holders, no lock key left', async (t) => {
   const startedAt = Date.now();
   const redis = await startRedisServer();
   const workers: Worker[] = [];

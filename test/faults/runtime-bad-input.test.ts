@@ -1,6 +1,7 @@
 // Fault kind: bad input at run time. Each input gets a defined outcome: a LockKeyError with
 // the body not run, or a lock on exactly the key the contract names. Methods are written in
-// the woven shape (defineLock; acquire, enter, try/finally release).
+// the woven shape (defineLock; acquire, then lease.run(body) in try/finally release), written
+// by hand so each case can look inside the body.
 import test from 'ava';
 import { Redis } from 'ioredis';
 import * as lockweave_1 from 'lockweave/runtime';
@@ -41,14 +42,15 @@ function lockedMethod(spec: lockweave_1.LockSpec) {
   const calls = { bodies: 0 };
   async function method(key: unknown, during?: (lease: lockweave_1.AnyLease) => Promise<unknown>): Promise<string> {
     operations++;
-    const lease_1 = await method_lock_1.acquire(key);
-    lease_1!.enter();
+    const lease_1 = (await method_lock_1.acquire(key))!;
     try {
-      calls.bodies++;
-      if (during) await during(lease_1!);
-      return 'body ran';
+      return await lease_1.run(async () => {
+        calls.bodies++;
+        if (during) await during(lease_1);
+        return 'body ran';
+      });
     } finally {
-      await lease_1!.release();
+      await lease_1.release();
     }
   }
   return { method, calls, lock: method_lock_1 };
