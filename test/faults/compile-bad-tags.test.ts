@@ -135,6 +135,10 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
     return text.includes(entry.marker) && !/\.acquire\(/.test(text);
   });
 
+  // Kept for inspection when the case failed; removed when it passed.
+  t.teardown(() => {
+    if (t.passed) rmSync(dir, { recursive: true, force: true });
+  });
   recordSummary({
     case: t.title,
     faults: corpus.length,

@@ -66,6 +66,11 @@ test(`${PROCESSES} processes incrementing hot keys while the server cuts their c
   const overlaps = Math.max(totals.overlapsSeen, state.overlapsRecorded);
   const ops = workers.flatMap(opsOf);
   const failures = ops.filter((op) => !op.ok);
+  // A cut can cost a lease its renewal or its release reply; the runtime then reports it lost.
+  const lostReports = workers
+    .flatMap((worker) => worker.messages)
+    .filter((message) => message.kind === 'lock-event' && (message.event as { type: string }).type === 'lost')
+    .map((message) => (message.event as { error?: { message: string } }).error?.message);
   const clean = await eventually(async () => (await admin.keys('LOCK_*')).length === 0, LOCK_TIME + 2_000);
 
   recordSummary({
@@ -75,7 +80,7 @@ test(`${PROCESSES} processes incrementing hot keys while the server cuts their c
     lostUpdates: lost,
     overlaps,
     durationMs: Date.now() - startedAt,
-    notes: `${clientsCut} connections cut; errors ${JSON.stringify(totals.errors)}; lock events ${JSON.stringify(totals.events)}; slowest call ${totals.maxElapsedMs} ms`,
+    notes: `${clientsCut} connections cut; errors ${JSON.stringify(totals.errors)}; lock events ${JSON.stringify(totals.events)}; slowest call ${totals.maxElapsedMs} ms${lostReports.length ? `; lost: ${lostReports.join(' | ')}` : ''}`,
   });
 
   t.deepEqual(exits.map((exit) => exit.code), workers.map(() => 0), 'every worker exits cleanly');

@@ -3,7 +3,7 @@
 // build would produce them. Each test process compiles once into its own test/.tmp directory
 // (about 3 s), which keeps parallel test files from racing on one output directory.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, WORKERS_DIR, scratchDir } from './paths';
 
@@ -17,6 +17,8 @@ export function compiledWorkersDir(): string {
   if (compiled) return compiled;
   if (!existsSync(TRANSFORMER)) throw new Error('dist/transformer is missing: run `npm run build` (scripts/setup.sh does)');
   const dir = scratchDir('faults-workers');
+  // Workers have exited by the time the test process does; their build goes with it.
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const outDir = join(dir, 'out');
   writeFileSync(
     join(dir, 'tsconfig.json'),
