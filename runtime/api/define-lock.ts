@@ -33,26 +33,12 @@ export class MethodLock {
 
   /** Locks `<prefix><businessFlag>_<value>`. */
   acquire(value: unknown, onFail?: FailureClass): Promise<AnyLease | undefined> {
-    const options = this.resolve();
-    let key: string;
-    try {
-      key = lockKey(options.prefix, this.spec.businessFlag, value);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.acquireKey(key, options, onFail);
+    return this.acquireKeyOf(lockKey, value, onFail);
   }
 
   /** Locks a composite key built from several values, in order. */
   acquireComposite(values: readonly unknown[], onFail?: FailureClass): Promise<AnyLease | undefined> {
-    const options = this.resolve();
-    let key: string;
-    try {
-      key = compositeLockKey(options.prefix, this.spec.businessFlag, values);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.acquireKey(key, options, onFail);
+    return this.acquireKeyOf(compositeLockKey, values, onFail);
   }
 
   /** The key a call with `value` would lock: for logs, tests and tools. */
@@ -60,7 +46,18 @@ export class MethodLock {
     return lockKey(this.resolve().prefix, this.spec.businessFlag, value);
   }
 
-  private acquireKey(key: string, options: LockOptions, onFail: FailureClass | undefined): Promise<AnyLease | undefined> {
+  private acquireKeyOf<V>(
+    keyOf: (prefix: string, businessFlag: string, value: V) => string,
+    value: V,
+    onFail: FailureClass | undefined,
+  ): Promise<AnyLease | undefined> {
+    const options = this.resolve();
+    let key: string;
+    try {
+      key = keyOf(options.prefix, this.spec.businessFlag, value);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const logger = currentLogger();
     if (options.reentrant) {
       const held = findHeld(key);
