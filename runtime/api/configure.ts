@@ -37,8 +37,20 @@ interface Settings {
 
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
-/** Fail rather than hang: a command Redis does not answer in time rejects, and the lock attempt counts as failed. */
-const OWNED_CLIENT_OPTIONS: RedisOptions = { commandTimeout: 2_000, maxRetriesPerRequest: 1, enableAutoPipelining: true };
+/**
+ * For connections the runtime opens. Fail rather than hang: a command Redis does not answer in
+ * time rejects, and the lock attempt counts as failed. Never re-send a command after a
+ * reconnect: a re-sent SET NX that had already been applied would find the key "taken" (by
+ * ourselves) and strand it until its lease ends, and a re-sent release would find the key gone
+ * and report a lost lock that was not lost. A command that errors instead is handled: a failed
+ * attempt releases its own token, a failed release is reported as an error.
+ */
+const OWNED_CLIENT_OPTIONS: RedisOptions = {
+  commandTimeout: 2_000,
+  maxRetriesPerRequest: 1,
+  autoResendUnfulfilledCommands: false,
+  enableAutoPipelining: true,
+};
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, store: undefined };
 

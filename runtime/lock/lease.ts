@@ -9,6 +9,7 @@ import { runHolding, type HeldLock } from './held-locks';
 import type { LockStore } from '../store/lock-store';
 import type { ReleaseWatch } from '../store/release-feed';
 import { newToken } from './token';
+import { timerDelay } from './timer-delay';
 
 export interface LeaseSettings {
   readonly lockTime: number;
@@ -96,7 +97,7 @@ export class Lease implements HeldLock, AsyncDisposable {
 
   private scheduleRenewal(): void {
     // A third of the lease: two renewals can fail (a slow or restarting Redis) before it ends.
-    this.renewTimer = setTimeout(() => void this.renew(), this.settings.lockTime / 3);
+    this.renewTimer = setTimeout(() => void this.renew(), timerDelay(this.settings.lockTime / 3));
     // The body keeps the process alive while it works; the watchdog alone must not.
     this.renewTimer.unref();
   }

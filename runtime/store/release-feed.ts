@@ -16,6 +16,8 @@
 // At most MAX_HANDOFF_STREAK handoffs follow each other; then the key is really released, so
 // waiters in other processes get their turn.
 
+import { timerDelay } from '../lock/timer-delay';
+
 export const MAX_HANDOFF_STREAK = 8;
 
 export interface ReleaseFeed {
@@ -57,7 +59,8 @@ export class ReleaseWatch {
     return new Promise<void>((resolve) => {
       this.wake = resolve;
       // Ref'd on purpose: someone is awaiting this lock, so the process must stay up for it.
-      this.timer = setTimeout(() => this.reserved || this.awaken(), timeoutMs);
+      // A clamped wait wakes early: the caller then makes a scheduled attempt and waits again.
+      this.timer = setTimeout(() => this.reserved || this.awaken(), timerDelay(timeoutMs));
     });
   }
 

@@ -4,8 +4,8 @@
 // admit two holders, every update must land exactly once, and callers get either success or
 // a LockError — then lock again once the cuts stop.
 import test from 'ava';
-import { startRedisServer } from '../helpers/redis-server';
-import { adminClient, eventually } from './support/admin';
+import { faultBench } from './support/fault-bench';
+import { eventually } from './support/admin';
 import { addResults, lostUpdates, readRedisState } from './support/counters';
 import { opsOf, waitForSuccesses } from './support/ops';
 import { recordSummary } from './support/summary';
@@ -19,14 +19,7 @@ const CUT_EVERY_MS = 300;
 
 test(`${PROCESSES} processes incrementing hot keys while the server cuts their connections ${CUTS} times: no lost update, no overlapping holders, only successes or LockErrors, and locking recovers`, async (t) => {
   const startedAt = Date.now();
-  const redis = await startRedisServer();
-  const admin = adminClient(redis.url);
-  const workers: Worker[] = [];
-  t.teardown(async () => {
-    await Promise.all(workers.map((worker) => worker.dispose()));
-    admin.disconnect();
-    await redis.stop();
-  });
+  const { redis, admin, workers } = await faultBench(t);
   for (let index = 0; index < PROCESSES; index++) {
     workers.push(
       Worker.start('counter-worker', {

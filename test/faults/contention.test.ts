@@ -1,7 +1,7 @@
 // Fault kind: heavy contention. Eight processes hammer three hot keys with locked
 // read-modify-write increments; the lock is all that keeps their updates from clobbering.
 import test from 'ava';
-import { startRedisServer } from '../helpers/redis-server';
+import { faultBench } from './support/fault-bench';
 import { addResults, lostUpdates, readRedisState } from './support/counters';
 import { recordSummary } from './support/summary';
 import { Worker, waitForAll } from './support/workers';
@@ -13,12 +13,7 @@ const KEYS = ['hot-a', 'hot-b', 'hot-c'];
 
 test('8 processes x 3 callers of locked read-modify-write increments on 3 hot keys: no lost update, no overlapping holders, no lock key left', async (t) => {
   const startedAt = Date.now();
-  const redis = await startRedisServer();
-  const workers: Worker[] = [];
-  t.teardown(async () => {
-    await Promise.all(workers.map((worker) => worker.dispose()));
-    await redis.stop();
-  });
+  const { redis, workers } = await faultBench(t);
 
   for (let index = 0; index < PROCESSES; index++) {
     workers.push(

@@ -2,8 +2,8 @@
 // Its lease is all that stands between the lock and the next caller: the key must expire on
 // time, another process must then get it, and nothing must be left in Redis afterwards.
 import test from 'ava';
-import { startRedisServer } from '../helpers/redis-server';
-import { adminClient, eventually } from './support/admin';
+import { faultBench } from './support/fault-bench';
+import { eventually } from './support/admin';
 import { recordSummary } from './support/summary';
 import { Worker } from './support/workers';
 
@@ -15,14 +15,7 @@ const ROUNDS = 2;
 
 test(`a holder SIGKILLed mid-body: another process gets the lock within the lease (${LOCK_TIME} ms) + its wait (${WAITER_WAIT_TIME} ms) + ${MARGIN} ms, and no key is left behind`, async (t) => {
   const startedAt = Date.now();
-  const redis = await startRedisServer();
-  const admin = adminClient(redis.url);
-  const workers: Worker[] = [];
-  t.teardown(async () => {
-    await Promise.all(workers.map((worker) => worker.dispose()));
-    admin.disconnect();
-    await redis.stop();
-  });
+  const { redis, admin, workers } = await faultBench(t);
   const handovers: number[] = [];
 
   for (let round = 1; round <= ROUNDS; round++) {

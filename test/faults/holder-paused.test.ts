@@ -3,8 +3,8 @@
 // When the first one resumes it must not delete the other's lock, and it must learn (and say)
 // that its lock was lost.
 import test from 'ava';
-import { startRedisServer } from '../helpers/redis-server';
-import { adminClient, eventually } from './support/admin';
+import { faultBench } from './support/fault-bench';
+import { eventually } from './support/admin';
 import { recordSummary } from './support/summary';
 import { Worker, type WorkerMessage } from './support/workers';
 
@@ -22,14 +22,7 @@ const lockEvent = (message: WorkerMessage): LockEventMessage | undefined =>
 for (const watchdog of [true, false]) {
   test(`a holder paused past its lease (lockTime ${LOCK_TIME} ms, watchdog ${watchdog ? 'on' : 'off'}) and resumed after another process took the lock: its release leaves the other's lock in place, and it reports the lock lost (LockLostError)`, async (t) => {
     const startedAt = Date.now();
-    const redis = await startRedisServer();
-    const admin = adminClient(redis.url);
-    const workers: Worker[] = [];
-    t.teardown(async () => {
-      await Promise.all(workers.map((worker) => worker.dispose()));
-      admin.disconnect();
-      await redis.stop();
-    });
+    const { redis, admin, workers } = await faultBench(t);
     const key = 'order-paused';
     const common = { url: redis.url, key, lockTime: LOCK_TIME, watchdog };
     const first = Worker.start('holder-worker', { ...common, retries: 0, waitTime: 1_000, holdMs: 30_000 });

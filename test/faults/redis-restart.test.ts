@@ -6,7 +6,7 @@
 // a body that straddles the restart can legitimately overlap the next holder. That is the
 // documented limit of a single non-persistent Redis, not something the lock can fix.
 import test from 'ava';
-import { startRedisServer } from '../helpers/redis-server';
+import { faultBench } from './support/fault-bench';
 import { opsOf, waitForSuccesses } from './support/ops';
 import { recordSummary } from './support/summary';
 import { Worker, waitForAll } from './support/workers';
@@ -24,12 +24,7 @@ const DOWN_MS = 2_500;
 
 test(`redis-server killed and restarted during a run: callers get a LockError within ${CALL_BOUND} ms while it is down, and the same processes lock again after the restart`, async (t) => {
   const startedAt = Date.now();
-  const redis = await startRedisServer();
-  const workers: Worker[] = [];
-  t.teardown(async () => {
-    await Promise.all(workers.map((worker) => worker.dispose()));
-    await redis.stop();
-  });
+  const { redis, workers } = await faultBench(t);
   for (let index = 0; index < 2; index++) {
     workers.push(
       Worker.start('counter-worker', {
