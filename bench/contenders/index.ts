@@ -1,7 +1,7 @@
 // The contenders by id. The floor comes first: every ratio is taken against it.
 import type { Contender } from './contender';
 import { createFloor } from './floor';
-import { createLockweave } from './lockweave';
+import { createLockweave, createLockweaveNotReentrant } from './lockweave';
 import { createRedlockV4 } from './redlock-v4';
 import { createSesamecareRedlock } from './sesamecare-redlock';
 import { createRedisSemaphoreMutex } from './redis-semaphore-mutex';
@@ -9,6 +9,7 @@ import { createRedisSemaphoreMutex } from './redis-semaphore-mutex';
 export const CONTENDERS: Record<string, () => Contender> = {
   floor: createFloor,
   lockweave: createLockweave,
+  'lockweave-not-reentrant': createLockweaveNotReentrant,
   'redlock-v4': createRedlockV4,
   'sesamecare-redlock': createSesamecareRedlock,
   'redis-semaphore': createRedisSemaphoreMutex,

@@ -9,6 +9,12 @@ export class BenchService {
   async critical<T>(key: string, body: () => Promise<T>): Promise<T> {
     return body();
   }
+
+  /** The same lock without reentrancy, which is the only thing that turns on AsyncLocalStorage.
+   * @redisLock businessFlag=bench keyName=key lockTime=30s retries=200 waitTime=100ms reentrant=false */
+  async criticalNotReentrant<T>(key: string, body: () => Promise<T>): Promise<T> {
+    return body();
+  }
 }
 
 /** The tag options above, as the woven spec states them (for results.md). */

@@ -23,3 +23,26 @@ export function createLockweave(): Contender {
     },
   };
 }
+
+/**
+ * The same, with reentrant=false. On Node 20, AsyncLocalStorage (which reentrancy needs) makes
+ * every promise in the process slower once used; this contender shows that cost apart. Each
+ * measured run is its own process, so the default contender's AsyncLocalStorage does not leak in.
+ */
+export function createLockweaveNotReentrant(): Contender {
+  const service = new BenchService();
+  return {
+    name: 'lockweave reentrant=false',
+    settings: `configure({ redis: client }); @redisLock ${TAGGED_SETTINGS.replace('reentrant=true', 'reentrant=false')}; woven by tspc`,
+    async setup(client) {
+      if (!isWoven()) throw new Error('the reentrant=false contender needs the woven build (npm run bench builds it with tspc)');
+      configure({ redis: client });
+    },
+    lock(key, body) {
+      return service.criticalNotReentrant(key, body);
+    },
+    async teardown() {
+      await close();
+    },
+  };
+}

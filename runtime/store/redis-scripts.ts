@@ -51,19 +51,17 @@ return 0
 /**
  * EVALSHA, falling back to EVAL when the server has not seen the script (first use, a
  * restart, a failover, SCRIPT FLUSH). EVAL also loads it, so the next call hits the cache.
+ * Not async: it runs on every release, and each async frame is another promise for Node's
+ * async hooks to visit.
  */
-export async function runScript(
+export function runScript(
   client: Redis | Cluster,
   { source, sha1 }: RedisScript,
   key: string,
   args: (string | number)[],
 ): Promise<unknown> {
-  try {
-    return await client.evalsha(sha1, 1, key, ...args);
-  } catch (error) {
-    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
-      return client.eval(source, 1, key, ...args);
-    }
+  return client.evalsha(sha1, 1, key, ...args).catch((error: unknown) => {
+    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return client.eval(source, 1, key, ...args);
     throw error;
-  }
+  });
 }

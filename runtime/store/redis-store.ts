@@ -34,21 +34,22 @@ export class RedisLockStore implements LockStore {
     this.ref = options.ownsClient ? new ConnectionRef(client) : undefined;
   }
 
+  // The verbs are not async: each is one command, so each adds one promise, not an async frame.
+
   tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
-    // Not async: this is the whole of an uncontended acquire, so it adds one promise, not an async frame.
     return this.track(this.client.set(key, token, 'PX', leaseMs, 'NX')).then(isOk);
   }
 
-  async handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean> {
-    return (await this.track(runScript(this.client, HANDOVER_SCRIPT, key, [token, nextToken, leaseMs]))) === 1;
+  handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean> {
+    return this.track(runScript(this.client, HANDOVER_SCRIPT, key, [token, nextToken, leaseMs])).then(isOne);
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return (await this.track(runScript(this.client, RENEW_SCRIPT, key, [token, leaseMs]))) === 1;
+  renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return this.track(runScript(this.client, RENEW_SCRIPT, key, [token, leaseMs])).then(isOne);
   }
 
-  async release(key: string, token: string): Promise<boolean> {
-    return (await this.track(runScript(this.client, RELEASE_SCRIPT, key, [token, this.channel]))) === 1;
+  release(key: string, token: string): Promise<boolean> {
+    return this.track(runScript(this.client, RELEASE_SCRIPT, key, [token, this.channel])).then(isOne);
   }
 
   async close(): Promise<void> {
@@ -63,4 +64,8 @@ export class RedisLockStore implements LockStore {
 
 function isOk(reply: string | null): boolean {
   return reply === 'OK';
+}
+
+function isOne(reply: unknown): boolean {
+  return reply === 1;
 }
