@@ -32,7 +32,7 @@ export default function lockweave(program: ts.Program, second?: unknown, third?:
 
 export function sourceTransformer(program: ts.Program, config: PluginConfig | undefined, extras: SourceExtras | undefined): ts.TransformerFactory<ts.SourceFile> {
   const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
-  // First: binding the files now makes getJSDocTags see their tags (a later call would cache []).
+  // First: the checker binds every file, which sets the parent links analysis walks up.
   const checker = program.getTypeChecker();
   const plugin = readPluginOptions(config);
   const report = reporter(tsApi, program, extras);
@@ -83,11 +83,24 @@ export function serveDiagnostics(program: ts.Program, config: PluginConfig, extr
   return program;
 }
 
+/**
+ * One analysis per file, checker and defaults: with both tsconfig entries, the program entry's
+ * diagnostics and the emit entry's weaving read the same one instead of analysing twice.
+ * (A file object can outlive its program in watch mode; the checker in the key keeps a new
+ * program from reading types resolved by an old one.)
+ */
+const analyses = new WeakMap<ts.TypeChecker, Map<string, WeakMap<ts.SourceFile, FileAnalysis>>>();
+
 function cachedAnalysis(tsApi: typeof ts, checker: ts.TypeChecker, defaults: SpecOptions) {
-  const cache = new WeakMap<ts.SourceFile, FileAnalysis>();
+  let byDefaults = analyses.get(checker);
+  if (!byDefaults) analyses.set(checker, (byDefaults = new Map()));
+  const key = JSON.stringify(defaults);
+  let cache = byDefaults.get(key);
+  if (!cache) byDefaults.set(key, (cache = new WeakMap()));
+  const files = cache;
   return (sourceFile: ts.SourceFile): FileAnalysis => {
-    let analysis = cache.get(sourceFile);
-    if (!analysis) cache.set(sourceFile, (analysis = analyseFile(tsApi, checker, sourceFile, defaults)));
+    let analysis = files.get(sourceFile);
+    if (!analysis) files.set(sourceFile, (analysis = analyseFile(tsApi, checker, sourceFile, defaults)));
     return analysis;
   };
 }

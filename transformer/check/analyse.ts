@@ -2,7 +2,7 @@
 // Every error is a LockweaveDiagnostic, collected per tag so that one bad tag does not hide another.
 import type * as ts from 'typescript';
 import { attempt, type LockweaveDiagnostic } from '../diagnostics';
-import { findTaggedDeclarations, mentionsTag } from '../parse/find-tags';
+import { findTaggedDeclarations, tagPositions } from '../parse/find-tags';
 import { findIgnoredTags } from '../parse/ignored-tags';
 import { readTagText } from '../parse/tag-text';
 import { readTagModel, type SpecOptions } from './attributes';
@@ -27,16 +27,18 @@ export interface FileAnalysis {
 const NOTHING: FileAnalysis = { plans: [], errors: [] };
 
 export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker, sourceFile: ts.SourceFile, defaults: SpecOptions): FileAnalysis {
-  if (sourceFile.isDeclarationFile || !mentionsTag(sourceFile)) return NOTHING;
+  if (sourceFile.isDeclarationFile) return NOTHING;
+  const positions = tagPositions(sourceFile.text);
+  if (positions.length === 0) return NOTHING;
   const plans: LockPlan[] = [];
   const errors: LockweaveDiagnostic[] = [];
-  const tagged = findTaggedDeclarations(tsApi, sourceFile);
+  const tagged = findTaggedDeclarations(tsApi, sourceFile, positions);
   for (const { host, tag } of tagged) {
     const result = attempt(() => planLock(tsApi, checker, sourceFile, host, tag, defaults));
     if (result.ok) plans.push(result.value);
     else errors.push(result.error);
   }
-  errors.push(...findIgnoredTags(tsApi, sourceFile, new Set(tagged.map(({ tag }) => tag.parent.pos))));
+  errors.push(...findIgnoredTags(tsApi, sourceFile, positions, tagged.map(({ tag }) => tag.parent as ts.JSDoc)));
   errors.sort((a, b) => a.span.start - b.span.start);
   return { plans, errors };
 }

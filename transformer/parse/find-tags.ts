@@ -1,11 +1,40 @@
 // Finds every `@redisLock` tag the compiler attached to a declaration, once per tag.
+//
+// Cost matters here: the walk runs on every file of every build. It starts from the places where
+// the text says `@redisLock` and descends only into nodes whose range holds one of them, because
+// a JSDoc block lies in its declaration's leading trivia, inside the declaration's range.
 import type * as ts from 'typescript';
 
 export const TAG_NAME = 'redisLock';
+const TAG_TEXT = `@${TAG_NAME}`;
 
-/** True when a file could hold a tag at all: lets untagged files skip every walk. */
-export function mentionsTag(sourceFile: ts.SourceFile): boolean {
-  return /@redisLock(?![A-Za-z0-9_$])/.test(sourceFile.text);
+/**
+ * Where `@redisLock` stands in the text as a whole word (not `@redisLockX`), in order. Empty for
+ * most files, which then skip every walk. Positions in strings or code are weeded out later.
+ */
+export function tagPositions(text: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf(TAG_TEXT); at >= 0; at = text.indexOf(TAG_TEXT, at + TAG_TEXT.length)) {
+    if (!isNameChar(text.charCodeAt(at + TAG_TEXT.length))) found.push(at);
+  }
+  return found;
+}
+
+/** [A-Za-z0-9_$]: a character that would make the word longer than `@redisLock`. */
+function isNameChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36;
+}
+
+/** True when some position p (sorted) has start <= p < end. */
+export function anyWithin(positions: readonly number[], start: number, end: number): boolean {
+  let low = 0;
+  let high = positions.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (positions[middle] < start) low = middle + 1;
+    else high = middle;
+  }
+  return low < positions.length && positions[low] < end;
 }
 
 export interface TaggedDeclaration {
@@ -14,16 +43,23 @@ export interface TaggedDeclaration {
   readonly tag: ts.JSDocTag;
 }
 
-export function findTaggedDeclarations(tsApi: typeof ts, sourceFile: ts.SourceFile): TaggedDeclaration[] {
+/**
+ * The tags the compiler attached, in tree order. Equivalent to asking ts.getJSDocTags(node) on
+ * every node and keeping the tags whose block belongs to the node itself: getJSDocTags reads a
+ * node's own tags from its last JSDoc block only (the rest of what it returns belongs to parents:
+ * a variable statement's tags, a function's @param), and that block is read here directly.
+ */
+export function findTaggedDeclarations(tsApi: typeof ts, sourceFile: ts.SourceFile, positions: readonly number[]): TaggedDeclaration[] {
   const found: TaggedDeclaration[] = [];
   const visit = (node: ts.Node): void => {
-    for (const tag of tsApi.getJSDocTags(node)) {
-      // getJSDocTags also returns tags inherited from a parent (a variable statement's tags on its
-      // declaration, @param on a parameter); counting only the block's own host avoids doubles.
-      if (tag.tagName.text === TAG_NAME && tag.parent.parent === node) found.push({ host: node, tag });
+    if (!anyWithin(positions, node.pos, node.end)) return;
+    const blocks = (node as { jsDoc?: readonly ts.JSDoc[] }).jsDoc;
+    const last = blocks?.[blocks.length - 1];
+    for (const tag of last?.tags ?? []) {
+      if (tag.tagName.text === TAG_NAME) found.push({ host: node, tag });
     }
     tsApi.forEachChild(node, visit);
   };
-  visit(sourceFile);
+  tsApi.forEachChild(sourceFile, visit);
   return found;
 }

@@ -5,16 +5,27 @@
 import type * as ts from 'typescript';
 import { Code, LockweaveDiagnostic, type Span } from '../diagnostics';
 
-const TAG_IN_TEXT = /@redisLock(?![A-Za-z0-9_$])/;
-
+/**
+ * `positions` are where the text says `@redisLock` (see tagPositions); those inside a block the
+ * compiler attached are skipped. Each other one is looked up in the comments of the parse tree,
+ * so that text inside strings and templates is never mistaken for a comment.
+ */
 export function findIgnoredTags(
   tsApi: typeof ts,
   sourceFile: ts.SourceFile,
-  attachedCommentStarts: ReadonlySet<number>,
+  positions: readonly number[],
+  attachedBlocks: readonly ts.JSDoc[],
 ): LockweaveDiagnostic[] {
+  const attachedStarts = new Set(attachedBlocks.map((block) => block.pos));
+  const inAttached = (position: number) => attachedBlocks.some((block) => block.pos <= position && position < block.end);
+  const comments = new Map<number, ts.CommentRange>();
+  for (const position of positions) {
+    if (inAttached(position)) continue;
+    const comment = jsDocCommentAt(tsApi, sourceFile, position);
+    if (comment && !attachedStarts.has(comment.pos)) comments.set(comment.pos, comment);
+  }
   const errors: LockweaveDiagnostic[] = [];
-  for (const comment of tagComments(tsApi, sourceFile)) {
-    if (attachedCommentStarts.has(comment.pos)) continue;
+  for (const comment of comments.values()) {
     const offset = sourceFile.text.slice(comment.pos, comment.end).search(TAG_IN_TEXT);
     const span: Span = { file: sourceFile, start: comment.pos + offset, length: '@redisLock'.length };
     errors.push(classify(tsApi, sourceFile, comment, span));
@@ -22,20 +33,76 @@ export function findIgnoredTags(
   return errors;
 }
 
-/** JSDoc-style comments (`/** … *\/`) that mention the tag, found through the parse tree so that
- * text inside strings and templates is never mistaken for a comment. */
-function tagComments(tsApi: typeof ts, sourceFile: ts.SourceFile): ts.CommentRange[] {
-  const seen = new Map<number, ts.CommentRange>();
+const TAG_IN_TEXT = /@redisLock(?![A-Za-z0-9_$])/;
+
+/**
+ * The `/** … *\/` comment holding `position`, as the compiler sees comments: one of the leading
+ * comment ranges of the token whose trivia holds the position. (getLeadingCommentRanges, like the
+ * compiler, takes a comment on the line of the previous token as that token's trailing comment.)
+ */
+function jsDocCommentAt(tsApi: typeof ts, sourceFile: ts.SourceFile, position: number): ts.CommentRange | undefined {
+  const tokenStart = triviaOwner(tsApi, sourceFile, position);
+  if (tokenStart === undefined) return undefined;
   const text = sourceFile.text;
-  const visit = (node: ts.Node): void => {
-    for (const range of tsApi.getLeadingCommentRanges(text, node.pos) ?? []) {
-      const body = text.slice(range.pos, range.end);
-      if (body.startsWith('/**') && TAG_IN_TEXT.test(body)) seen.set(range.pos, range);
+  return tsApi.getLeadingCommentRanges(text, tokenStart)
+    ?.find((range) => range.pos <= position && position < range.end && text.startsWith('/**', range.pos));
+}
+
+/**
+ * The full start of the token whose leading trivia holds `position`, or undefined when the
+ * position is inside a token (a string, a template, JSX text). Descends to the innermost node
+ * around the position; if no child holds it, it lies before a token of that node itself
+ * (`{`, `)`, a keyword), found by scanning only the gap between the neighbouring children.
+ */
+function triviaOwner(tsApi: typeof ts, sourceFile: ts.SourceFile, position: number): number | undefined {
+  let node: ts.Node = sourceFile;
+  for (;;) {
+    let inner: ts.Node | undefined;
+    let hasChildren = false;
+    let gapStart = node.pos;
+    let gapEnd = node.end;
+    const around = (start: number, end: number) => {
+      if (end <= position) gapStart = Math.max(gapStart, end);
+      else if (start > position) gapEnd = Math.min(gapEnd, start);
+    };
+    const holds = (child: ts.TextRange) => child.pos <= position && position < child.end;
+    tsApi.forEachChild(node, (child) => {
+      hasChildren = true;
+      if (holds(child)) return (inner = child);
+      around(child.pos, child.end);
+      return undefined;
+    }, (children) => {
+      hasChildren = true;
+      if (!holds(children)) return around(children.pos, children.end);
+      // Inside the list: in an element, or before a separator (`,`) between elements.
+      gapStart = Math.max(gapStart, children.pos);
+      gapEnd = Math.min(gapEnd, children.end);
+      for (const child of children) {
+        if (holds(child)) return (inner = child);
+        around(child.pos, child.end);
+      }
+      return undefined;
+    });
+    if (inner) {
+      node = inner;
+      continue;
     }
-    for (const child of node.getChildren(sourceFile)) visit(child);
-  };
-  visit(sourceFile);
-  return [...seen.values()];
+    if (!hasChildren && tsApi.isToken(node)) {
+      // A single token: a name, a literal, a template piece, JSX text.
+      return position < node.getStart(sourceFile) ? node.pos : undefined;
+    }
+    return tokenInGap(tsApi, sourceFile, gapStart, gapEnd, position);
+  }
+}
+
+/** Scans the node's own tokens between two children (punctuation and keywords only). */
+function tokenInGap(tsApi: typeof ts, sourceFile: ts.SourceFile, start: number, end: number, position: number): number | undefined {
+  const scanner = tsApi.createScanner(sourceFile.languageVersion, true, sourceFile.languageVariant, sourceFile.text, undefined, start, end - start);
+  for (let kind = scanner.scan(); kind !== tsApi.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (position < scanner.getTokenStart()) return scanner.getTokenFullStart();
+    if (position < scanner.getTokenEnd()) return undefined;
+  }
+  return undefined;
 }
 
 function classify(tsApi: typeof ts, sourceFile: ts.SourceFile, comment: ts.CommentRange, span: Span): LockweaveDiagnostic {

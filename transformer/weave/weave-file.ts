@@ -32,7 +32,11 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
     return factory.createPropertyAccessExpression(namespace, ref.exportName);
   }
 
+  const targets = plans.map((plan) => plan.target.node).sort((a, b) => a.pos - b.pos);
   const visit = (node: ts.Node): ts.Node => {
+    // Only the way down to a tagged method is visited: elsewhere nothing changes, and a whole-tree
+    // visit on every file costs more than everything else the transformer does.
+    if (node.pos >= 0 && !holdsTarget(targets, node)) return node;
     const visited = tsApi.visitEachChild(node, visit, context);
     const woven = byNode.get(tsApi.getOriginalNode(node));
     if (!woven) return visited;
@@ -41,6 +45,23 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
   const body = tsApi.visitNodes(sourceFile.statements, visit, tsApi.isStatement);
   const at = importInsertionIndex(tsApi, body);
   return factory.updateSourceFile(sourceFile, [...body.slice(0, at), ...imports, ...specs, ...body.slice(at)]);
+}
+
+/** True when a target lies within the node's source range (targets sorted by position). */
+function holdsTarget(targets: readonly ts.Node[], node: ts.Node): boolean {
+  let low = 0;
+  let high = targets.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (targets[middle].pos < node.pos) low = middle + 1;
+    else high = middle;
+  }
+  // Targets nest (a tagged method in an object literal inside another), so keep looking while
+  // one starts inside the node.
+  for (let i = low; i < targets.length && targets[i].pos < node.end; i++) {
+    if (targets[i].end <= node.end) return true;
+  }
+  return false;
 }
 
 function weaveFunction(
