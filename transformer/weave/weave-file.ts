@@ -3,13 +3,14 @@ import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { lockSpecStatement } from './lock-spec';
 import { lockedBody } from './method-body';
-import { importInsertionIndex, namespaceImport, RUNTIME_SPECIFIER } from './runtime-import';
+import { emitsCommonJs, importInsertionIndex, moduleImport, RUNTIME_SPECIFIER } from './runtime-import';
 
 export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, sourceFile: ts.SourceFile, plans: readonly LockPlan[]): ts.SourceFile {
   if (plans.length === 0) return sourceFile;
   const factory = context.factory;
   const runtime = factory.createUniqueName('lockweave');
-  const imports: ts.Statement[] = [namespaceImport(factory, runtime, RUNTIME_SPECIFIER)];
+  const commonJs = emitsCommonJs(tsApi, context.getCompilerOptions(), sourceFile);
+  const imports: ts.Statement[] = [moduleImport(tsApi, factory, commonJs, runtime, RUNTIME_SPECIFIER)];
   const specs: ts.Statement[] = [];
   const byNode = new Map<ts.Node, { plan: LockPlan; lockName: ts.Identifier; failureClass?: ts.Expression }>();
   const modules = new Map<string, ts.Identifier>();
@@ -27,7 +28,7 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
     if (!namespace) {
       namespace = factory.createUniqueName(ref.moduleSpecifier.replace(/^.*\//, '').replace(/\.[cm]?[jt]sx?$/, '').replace(/[^A-Za-z0-9_$]/g, '_') || 'module');
       modules.set(ref.moduleSpecifier, namespace);
-      imports.push(namespaceImport(factory, namespace, ref.moduleSpecifier));
+      imports.push(moduleImport(tsApi, factory, commonJs, namespace, ref.moduleSpecifier));
     }
     return factory.createPropertyAccessExpression(namespace, ref.exportName);
   }
