@@ -41,8 +41,8 @@ export function sourceTransformer(program: ts.Program, config: PluginConfig | un
   return (context) => (sourceFile) => {
     const analysis = analyse(sourceFile);
     analysis.errors.forEach(report);
-    // A method with an error keeps its original body; the reported error fails the build.
-    return weaveFile(tsApi, context, sourceFile, analysis.plans);
+    // A function with a tag error is emitted with a body that throws it (see weave-file.ts).
+    return weaveFile(tsApi, context, sourceFile, analysis);
   };
 }
 

@@ -3,6 +3,7 @@
 // and code-injection attempts — is compiled by tspc in one run, one tagged declaration per
 // file, beside one well-formed control file.
 import test from 'ava';
+import * as ts from 'typescript';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -126,14 +127,18 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
   t.regex(control, /defineLock\(/);
   t.regex(control, /\.acquire\(/);
   const emitted = existsSync(join(dir, 'out')) ? readdirSync(join(dir, 'out')).filter((name) => name.endsWith('.js')) : [];
-  const injected = emitted.filter((name) => /process\.exit|require\(['"]fs['"]\)/.test(readFileSync(join(dir, 'out', name), 'utf8')));
+  // Tag text may appear in comments (the JSDoc is kept) and in string literals (an erroring
+  // function throws its diagnostic); it must never appear as code.
+  const injected = emitted.filter((name) => /process\.exit|require\(['"]fs['"]\)/.test(codeTokens(readFileSync(join(dir, 'out', name), 'utf8'))));
   t.deepEqual(injected, [], 'no emitted file contains injected code');
+  // An erroring function is emitted with a body that throws its diagnostic: it can never run unlocked.
   const unlocked = corpus.filter((entry) => {
     const js = join(dir, 'out', entry.file.replace(/\.ts$/, '.js'));
     if (!entry.marker || !existsSync(js)) return false;
     const text = readFileSync(js, 'utf8');
     return text.includes(entry.marker) && !/\.acquire\(/.test(text);
   });
+  t.deepEqual(unlocked.map((entry) => entry.file), [], report('no erroring function is emitted with its body and no lock'));
 
   // Kept for inspection when the case failed; removed when it passed.
   t.teardown(() => {
@@ -146,6 +151,20 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
     lostUpdates: 0,
     overlaps: 0,
     durationMs: Date.now() - startedAt,
-    notes: `seed ${SEED}; ${diagnostics.length} diagnostics over ${filesReported.size} files; tspc exit ${result.status}; ${unlocked.length} erroring files still emitted their body without a lock (the build fails, so nothing ships silently)`,
+    notes: `seed ${SEED}; ${diagnostics.length} diagnostics over ${filesReported.size} files; tspc exit ${result.status}; erroring functions emitted as a throw of their diagnostic`,
   });
 });
+
+/**
+ * The emitted JavaScript as code tokens: comments (the kept JSDoc) left out, and the one string
+ * literal that legitimately quotes tag text — the diagnostic an erroring function throws — blanked.
+ */
+function codeTokens(text: string): string {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, /* skipTrivia */ true, ts.LanguageVariant.Standard, text);
+  const code: string[] = [];
+  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
+    const quotesDiagnostic = token === ts.SyntaxKind.StringLiteral && scanner.getTokenValue().startsWith('@redisLock:');
+    code.push(quotesDiagnostic ? '""' : scanner.getTokenText());
+  }
+  return code.join(' ').replace(/ ?([.()]) ?/g, '$1');
+}

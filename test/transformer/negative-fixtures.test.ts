@@ -1,8 +1,9 @@
 // Every compile error of CONTRACT section 3 and every ignored-tag trap fails the build, with
 // `@redisLock:` first, its own code, and the file:line:col of the tag (or the attribute).
 import test from 'ava';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TS6, expectations, fixture, linkPackage, reported, tspc, type Reported } from './helpers';
+import { TMP, TS6, expectations, fixture, linkPackage, reported, tspc, type Reported } from './helpers';
 
 test.before(linkPackage);
 
@@ -30,6 +31,10 @@ test('tspc -p fails with one @redisLock diagnostic per bad tag, at the tag', (t)
   const result = tspc(['-p', fixture('errors')]);
   t.is(result.status, 2, result.output);
   assertAllReported(t, result.output);
+  // tsc still writes output on errors; each method whose tag failed must throw, never run unlocked.
+  const keyErrors = expected.filter((e) => e.file.endsWith('keys.ts')).length;
+  const emitted = fs.readFileSync(path.join(TMP, 'errors', 'keys.js'), 'utf8');
+  t.is(emitted.split('throw new Error("@redisLock:').length - 1, keyErrors);
 });
 
 test('tspc --noEmit with the transformProgram entry reports them once each', (t) => {

@@ -19,12 +19,19 @@ export interface LockPlan {
   readonly onFailClass?: FailureClassRef;
 }
 
+/** A function whose tag has an error: it is emitted with a body that throws, never unlocked. */
+export interface RefusedFunction {
+  readonly node: ts.FunctionLikeDeclaration & { readonly body: ts.Block };
+  readonly error: LockweaveDiagnostic;
+}
+
 export interface FileAnalysis {
   readonly plans: readonly LockPlan[];
   readonly errors: readonly LockweaveDiagnostic[];
+  readonly refused: readonly RefusedFunction[];
 }
 
-const NOTHING: FileAnalysis = { plans: [], errors: [] };
+const NOTHING: FileAnalysis = { plans: [], errors: [], refused: [] };
 
 export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker, sourceFile: ts.SourceFile, defaults: SpecOptions): FileAnalysis {
   if (sourceFile.isDeclarationFile) return NOTHING;
@@ -32,15 +39,24 @@ export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker, sourceFil
   if (positions.length === 0) return NOTHING;
   const plans: LockPlan[] = [];
   const errors: LockweaveDiagnostic[] = [];
+  const refused: RefusedFunction[] = [];
   const tagged = findTaggedDeclarations(tsApi, sourceFile, positions);
   for (const { host, tag } of tagged) {
     const result = attempt(() => planLock(tsApi, checker, sourceFile, host, tag, defaults));
-    if (result.ok) plans.push(result.value);
-    else errors.push(result.error);
+    if (result.ok) {
+      plans.push(result.value);
+      continue;
+    }
+    errors.push(result.error);
+    if (hasBlockBody(tsApi, host)) refused.push({ node: host, error: result.error });
   }
   errors.push(...findIgnoredTags(tsApi, sourceFile, positions, tagged.map(({ tag }) => tag.parent as ts.JSDoc)));
   errors.sort((a, b) => a.span.start - b.span.start);
-  return { plans, errors };
+  return { plans, errors, refused };
+}
+
+function hasBlockBody(tsApi: typeof ts, node: ts.Node): node is RefusedFunction['node'] {
+  return tsApi.isFunctionLike(node) && 'body' in node && node.body !== undefined && tsApi.isBlock(node.body as ts.Node);
 }
 
 function planLock(tsApi: typeof ts, checker: ts.TypeChecker, sourceFile: ts.SourceFile, host: ts.Node, tag: ts.JSDocTag, defaults: SpecOptions): LockPlan {

@@ -1,12 +1,13 @@
 // Writes one file's plans into its AST: imports and hoisted specs at the top, locked bodies in place.
 import type * as ts from 'typescript';
-import type { LockPlan } from '../check/analyse';
+import type { FileAnalysis, LockPlan } from '../check/analyse';
 import { lockSpecStatement } from './lock-spec';
 import { lockedBody } from './method-body';
 import { emitsCommonJs, importInsertionIndex, moduleImport, RUNTIME_SPECIFIER } from './runtime-import';
 
-export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, sourceFile: ts.SourceFile, plans: readonly LockPlan[]): ts.SourceFile {
-  if (plans.length === 0) return sourceFile;
+export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, sourceFile: ts.SourceFile, analysis: FileAnalysis): ts.SourceFile {
+  const { plans, refused } = analysis;
+  if (plans.length === 0 && refused.length === 0) return sourceFile;
   const factory = context.factory;
   const runtime = factory.createUniqueName('lockweave');
   const commonJs = emitsCommonJs(tsApi, context.getCompilerOptions(), sourceFile);
@@ -33,19 +34,39 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
     return factory.createPropertyAccessExpression(namespace, ref.exportName);
   }
 
-  const targets = plans.map((plan) => plan.target.node).sort((a, b) => a.pos - b.pos);
+  const refusedByNode = new Map<ts.Node, string>(refused.map(({ node, error }) => [node, error.message]));
+  const targets = [...plans.map((plan) => plan.target.node), ...refusedByNode.keys()].sort((a, b) => a.pos - b.pos);
   const visit = (node: ts.Node): ts.Node => {
     // Only the way down to a tagged method is visited: elsewhere nothing changes, and a whole-tree
     // visit on every file costs more than everything else the transformer does.
     if (node.pos >= 0 && !holdsTarget(targets, node)) return node;
     const visited = tsApi.visitEachChild(node, visit, context);
-    const woven = byNode.get(tsApi.getOriginalNode(node));
+    const original = tsApi.getOriginalNode(node);
+    const refusal = refusedByNode.get(original);
+    if (refusal !== undefined) return refuseFunction(tsApi, context, visited as ts.FunctionLikeDeclaration, refusal);
+    const woven = byNode.get(original);
     if (!woven) return visited;
     return weaveFunction(tsApi, context, runtime, woven.lockName, woven.failureClass, woven.plan, visited as ts.MethodDeclaration | ts.FunctionDeclaration);
   };
   const body = tsApi.visitNodes(sourceFile.statements, visit, tsApi.isStatement);
+  if (plans.length === 0) return factory.updateSourceFile(sourceFile, body);
   const at = importInsertionIndex(tsApi, body);
   return factory.updateSourceFile(sourceFile, [...body.slice(0, at), ...imports, ...specs, ...body.slice(at)]);
+}
+
+/**
+ * A function whose tag has an error. The build fails on the error, but tsc still writes output
+ * (noEmitOnError is off by default), and a pipeline that ignores the exit code would ship it.
+ * So its body is replaced by a throw of the error: it can fail, but it cannot run unlocked.
+ * The message is a string literal built by the factory: tag text never becomes code.
+ */
+function refuseFunction(tsApi: typeof ts, context: ts.TransformationContext, node: ts.FunctionLikeDeclaration, message: string): ts.Node {
+  const factory = context.factory;
+  const thrown = factory.createThrowStatement(factory.createNewExpression(factory.createIdentifier('Error'), undefined, [
+    factory.createStringLiteral(`${message} (this function was not compiled with its lock; fix the tag and rebuild)`),
+  ]));
+  const body = tsApi.setTextRange(factory.createBlock([thrown], true), node.body!);
+  return tsApi.visitEachChild(node, (child) => (child === node.body ? body : child), context);
 }
 
 /** True when a target lies within the node's source range (targets sorted by position). */
