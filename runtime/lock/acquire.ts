@@ -43,8 +43,15 @@ interface Attempts {
  * onFail class), or resolves undefined for onFail=skip.
  */
 export async function acquireLease(key: string, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
-  // The uncontended path is this one attempt: keep it to a single await.
   const startedAt = Date.now();
+  // Callers of this process already queue for the key: join them rather than barge in with a
+  // SET that would almost surely fail (the key is held, or about to be handed to the queue's
+  // head). Wasted SETs under contention slow the very handoffs they race with. Release notices
+  // and the scheduled attempts still wake this caller; it is served in arrival order.
+  if (settings.retries > 0 && context.store.releases.isWatched(key)) {
+    return waitForLease(key, settings, context, startedAt, { count: 0, lastError: undefined }, false);
+  }
+  // The uncontended path is this one attempt: keep it to a single await.
   const token = newToken();
   let lastError: unknown;
   try {
@@ -54,7 +61,7 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
   }
-  return waitForLease(key, settings, context, startedAt, { count: 1, lastError });
+  return waitForLease(key, settings, context, startedAt, { count: 1, lastError }, true);
 }
 
 async function waitForLease(
@@ -63,6 +70,8 @@ async function waitForLease(
   context: AcquireContext,
   startedAt: number,
   attempts: Attempts,
+  /** Whether to try once right after the watch starts (needed when an attempt already failed). */
+  attemptFirst: boolean,
 ): Promise<Lease | undefined> {
   if (settings.retries === 0) return failed(key, startedAt, attempts, context);
   const { store, logger, site } = context;
@@ -73,7 +82,7 @@ async function waitForLease(
   const watch = await store.releases.watch(key, settings.lockTime);
   try {
     let seen = watch.epoch;
-    let lease = await attemptOnce(key, settings, context, attempts);
+    let lease = attemptFirst ? await attemptOnce(key, settings, context, attempts) : undefined;
     while (!lease) {
       const now = Date.now();
       if (now >= deadline) break;

@@ -16,6 +16,7 @@ export class MemoryLockStore implements LockStore {
   readonly releases: ReleaseFeed = {
     watch: async (key: string, leaseMs: number): Promise<ReleaseWatch> => this.registry.add(key, leaseMs),
     reserveSuccessor: (key: string) => this.registry.reserveSuccessor(key),
+    isWatched: (key: string) => this.registry.has(key),
   };
 
   async tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {

@@ -44,6 +44,10 @@ export class RedisReleaseFeed implements ReleaseFeed {
     return this.registry.reserveSuccessor(key);
   }
 
+  isWatched(key: string): boolean {
+    return this.registry.has(key);
+  }
+
   async close(): Promise<void> {
     const subscriber = this.subscriber;
     this.subscriber = undefined;

@@ -25,6 +25,8 @@ export interface ReleaseFeed {
   watch(key: string, leaseMs: number): Promise<ReleaseWatch>;
   /** Picks and reserves the watcher that a local release of `key` may hand the key to, if any. */
   reserveSuccessor(key: string): ReleaseWatch | undefined;
+  /** True while callers in this process wait for `key`. */
+  isWatched(key: string): boolean;
 }
 
 export interface Grant {
