@@ -7,7 +7,6 @@ import { LockLostError } from '../api/errors';
 import type { LockLogger } from './events';
 import { runHolding, type HeldLock } from './held-locks';
 import type { LockStore } from '../store/lock-store';
-import type { ReleaseWatch } from '../store/release-feed';
 import { newToken } from './token';
 import { timerDelay } from './timer-delay';
 
@@ -69,26 +68,23 @@ export class Lease implements HeldLock, AsyncDisposable {
     }
     // A waiter in this process gets the key handed over directly; see store/release-feed.ts.
     const successor = this.store.releases.reserveSuccessor(this.key);
+    const handoff = successor && { token: newToken(), sentAt: Date.now() };
     try {
-      const wasOurs = successor ? await this.handOver(successor) : await this.store.release(this.key, this.token);
+      const wasOurs = successor && handoff
+        ? await this.store.handover(this.key, this.token, handoff.token, successor.leaseMs)
+        : await this.store.release(this.key, this.token);
       if (wasOurs) {
+        // Reported before the successor wakes, so logs read "released", then "acquired".
         this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-      } else if (!alreadyLost) {
-        this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
+        if (successor && handoff) successor.granted(handoff);
+        return;
       }
+      successor?.unreserve();
+      if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
     } catch (error) {
       successor?.unreserve();
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
     }
-  }
-
-  private async handOver(successor: ReleaseWatch): Promise<boolean> {
-    const nextToken = newToken();
-    const sentAt = Date.now();
-    const wasOurs = await this.store.handover(this.key, this.token, nextToken, successor.leaseMs);
-    if (wasOurs) successor.granted({ token: nextToken, sentAt });
-    else successor.unreserve();
-    return wasOurs;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
