@@ -18,34 +18,44 @@ export function findIgnoredTags(
 ): LockweaveDiagnostic[] {
   const attachedStarts = new Set(attachedBlocks.map((block) => block.pos));
   const inAttached = (position: number) => attachedBlocks.some((block) => block.pos <= position && position < block.end);
-  const comments = new Map<number, ts.CommentRange>();
+  const comments = new Map<number, FoundComment>();
   for (const position of positions) {
     if (inAttached(position)) continue;
-    const comment = jsDocCommentAt(tsApi, sourceFile, position);
-    if (comment && !attachedStarts.has(comment.pos)) comments.set(comment.pos, comment);
+    const found = jsDocCommentAt(tsApi, sourceFile, position);
+    if (found && !attachedStarts.has(found.range.pos)) comments.set(found.range.pos, found);
   }
   const errors: LockweaveDiagnostic[] = [];
-  for (const comment of comments.values()) {
-    const offset = sourceFile.text.slice(comment.pos, comment.end).search(TAG_IN_TEXT);
-    const span: Span = { file: sourceFile, start: comment.pos + offset, length: '@redisLock'.length };
-    errors.push(classify(tsApi, sourceFile, comment, span));
+  for (const { range, trailing } of comments.values()) {
+    const offset = sourceFile.text.slice(range.pos, range.end).search(TAG_IN_TEXT);
+    const span: Span = { file: sourceFile, start: range.pos + offset, length: '@redisLock'.length };
+    errors.push(classify(tsApi, sourceFile, range, trailing, span));
   }
   return errors;
+}
+
+interface FoundComment {
+  readonly range: ts.CommentRange;
+  /** On the line of the token before it: the compiler never attaches such a block to what follows. */
+  readonly trailing: boolean;
 }
 
 const TAG_IN_TEXT = /@redisLock(?![A-Za-z0-9_$])/;
 
 /**
- * The `/** … *\/` comment holding `position`, as the compiler sees comments: one of the leading
- * comment ranges of the token whose trivia holds the position. (getLeadingCommentRanges, like the
- * compiler, takes a comment on the line of the previous token as that token's trailing comment.)
+ * The `/** … *\/` comment holding `position`, as the compiler sees comments: in the trivia before
+ * the token whose trivia holds the position, either a leading comment of that token or — on the
+ * line of the token before — a trailing comment of that one (`@dec /** @redisLock *\/ async m()`,
+ * `{ /** @redisLock *\/ }`). The compiler attaches only leading blocks on lines of their own.
  */
-function jsDocCommentAt(tsApi: typeof ts, sourceFile: ts.SourceFile, position: number): ts.CommentRange | undefined {
+function jsDocCommentAt(tsApi: typeof ts, sourceFile: ts.SourceFile, position: number): FoundComment | undefined {
   const tokenStart = triviaOwner(tsApi, sourceFile, position);
   if (tokenStart === undefined) return undefined;
   const text = sourceFile.text;
-  return tsApi.getLeadingCommentRanges(text, tokenStart)
-    ?.find((range) => range.pos <= position && position < range.end && text.startsWith('/**', range.pos));
+  const holds = (range: ts.CommentRange) => range.pos <= position && position < range.end && text.startsWith('/**', range.pos);
+  const trailing = tsApi.getTrailingCommentRanges(text, tokenStart)?.find(holds);
+  if (trailing) return { range: trailing, trailing: true };
+  const leading = tsApi.getLeadingCommentRanges(text, tokenStart)?.find(holds);
+  return leading && { range: leading, trailing: false };
 }
 
 /**
@@ -105,10 +115,13 @@ function tokenInGap(tsApi: typeof ts, sourceFile: ts.SourceFile, start: number, 
   return undefined;
 }
 
-function classify(tsApi: typeof ts, sourceFile: ts.SourceFile, comment: ts.CommentRange, span: Span): LockweaveDiagnostic {
+function classify(tsApi: typeof ts, sourceFile: ts.SourceFile, comment: ts.CommentRange, trailing: boolean, span: Span): LockweaveDiagnostic {
   const owner = declarationAround(tsApi, sourceFile, comment);
   if (owner && decoratorBefore(tsApi, owner, comment)) {
     return new LockweaveDiagnostic(Code.AfterDecorator, 'this JSDoc block stands after a decorator and attaches to nothing, so the method would not be locked; move the /** @redisLock ... */ block above the decorators', span);
+  }
+  if (trailing) {
+    return new LockweaveDiagnostic(Code.IgnoredBlock, 'this JSDoc block shares a line with the code before it, so the compiler attaches it to nothing and nothing would be locked; put the /** @redisLock ... */ block on its own line directly above an async method or async function', span);
   }
   const parsingMode = (sourceFile as { jsDocParsingMode?: number }).jsDocParsingMode;
   const ownBlocks = owner ? ((owner as { jsDoc?: ts.JSDoc[] }).jsDoc ?? []) : [];
