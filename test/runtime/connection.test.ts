@@ -31,6 +31,16 @@ test.serial('without configure(), the runtime connects lazily to REDIS_URL; the 
   t.true(Date.now() - started < 20_000);
 });
 
+test.serial('with Redis unreachable, a process that got its LockError still exits by itself (reconnects do not hold it)', async (t) => {
+  const dead = await startRedisServer();
+  const url = dead.url;
+  await dead.stop();
+  const program = join(__dirname, 'programs', 'fail-and-exit.js');
+  // execFile rejects if the process is still running after 20 s: ioredis's reconnect timer would keep it.
+  const { stdout } = await run(process.execPath, [program], { env: { ...process.env, REDIS_URL: url }, timeout: 20_000 });
+  t.is(stdout.trim(), 'LockAcquireError');
+});
+
 test.serial('an unreachable Redis gives LockAcquireError with the Redis error as cause, within the wait bound', async (t) => {
   const dead = await startRedisServer();
   const url = dead.url;
