@@ -24,7 +24,7 @@ export interface ConfigureOptions {
   defaults?: Partial<Omit<LockOptions, 'prefix' | 'onFail'>>;
   /** Receives lock events; see `consoleLogger()` for the seed's log lines. Silent when unset. */
   logger?: LockLogger;
-  /** The pub/sub channel that release notices use. Default `lockweave:released`. */
+  /** The prefix of release channels: a released key is announced on `<prefix><key>`. Default `lockweave:released:`. */
   releaseChannel?: string;
 }
 

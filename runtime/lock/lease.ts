@@ -23,6 +23,8 @@ export class Lease implements HeldLock, AsyncDisposable {
   private expiresAt: number;
   private renewTimer: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
+  /** Set when the lock is found lost; `signal` aborts with it. */
+  private lostWith: LockLostError | undefined;
 
   constructor(
     readonly key: string,
@@ -45,7 +47,7 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** Aborts when the lock is lost, so a long body can stop early. Created on first use. */
   get signal(): AbortSignal {
     this.abort ??= new AbortController();
-    if (this.state === 'lost' && !this.abort.signal.aborted) this.abort.abort(this.lostError('lost'));
+    if (this.lostWith && !this.abort.signal.aborted) this.abort.abort(this.lostWith);
     return this.abort.signal;
   }
 
@@ -68,15 +70,16 @@ export class Lease implements HeldLock, AsyncDisposable {
     }
     // A waiter in this process gets the key handed over directly; see store/release-feed.ts.
     const successor = this.store.releases.reserveSuccessor(this.key);
-    const handoff = successor && { token: newToken(), sentAt: Date.now() };
+    // Only a handoff needs a new token; a plain release allocates nothing here.
+    const handoff = successor && { to: successor, token: newToken(), sentAt: Date.now() };
     try {
-      const wasOurs = successor && handoff
-        ? await this.store.handover(this.key, this.token, handoff.token, successor.leaseMs)
+      const wasOurs = handoff
+        ? await this.store.handover(this.key, this.token, handoff.token, handoff.to.leaseMs)
         : await this.store.release(this.key, this.token);
       if (wasOurs) {
         // Reported before the successor wakes, so logs read "released", then "acquired".
         this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-        if (successor && handoff) successor.granted(handoff);
+        handoff?.to.granted(handoff);
         return;
       }
       successor?.unreserve();
@@ -121,16 +124,12 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 
   private reportLost(reason: string): void {
-    const wasHeld = this.state === 'held';
-    if (wasHeld) this.state = 'lost';
+    if (this.state === 'held') this.state = 'lost';
     this.stopWatchdog();
-    const error = this.lostError(reason);
+    const error = new LockLostError(`lost the lock on ${this.key}: ${reason}`, this.key);
+    this.lostWith = error;
     this.abort?.abort(error);
     this.logger?.({ type: 'lost', key: this.key, token: this.token, error });
-  }
-
-  private lostError(reason: string): LockLostError {
-    return new LockLostError(`lost the lock on ${this.key}: ${reason}`, this.key);
   }
 }
 
