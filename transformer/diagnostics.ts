@@ -80,11 +80,6 @@ export class LockweaveDiagnostic extends Error {
   }
 }
 
-export function spanOf(node: ts.Node, sourceFile: ts.SourceFile): Span {
-  const start = node.getStart(sourceFile);
-  return { file: sourceFile, start, length: Math.max(1, node.getEnd() - start) };
-}
-
 export function fail(code: CodeNumber, text: string, span: Span): never {
   throw new LockweaveDiagnostic(code, text, span);
 }
