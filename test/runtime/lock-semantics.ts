@@ -125,6 +125,22 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
     t.is(counter, 16 * 20);
   });
 
+  test('waiters in one process are served in the order they arrived', async (t) => {
+    const L = spec('fifo', { retries: 1, waitTime: 60_000 });
+    const holder = await L.acquire('A');
+    const served: number[] = [];
+    const waiters = [1, 2, 3, 4].map(async (id) => {
+      await delay(id * 40); // arrive one after another, while the key is held
+      await withLockOf(L, 'A', async () => {
+        served.push(id);
+      });
+    });
+    await delay(250);
+    await holder!.release();
+    await Promise.all(waiters);
+    t.deepEqual(served, [1, 2, 3, 4]);
+  });
+
   test('a nested call in the same async chain re-enters without a round trip; only the outer exit releases', async (t) => {
     const L = spec('reentrant');
     const outer = await L.acquire('A');
