@@ -2,7 +2,7 @@
 export { configure, close, type ConfigureOptions } from './api/configure';
 export { defineLock, MethodLock, type LockSpec, type FailureClass } from './api/define-lock';
 export { withLock, lock, type LockRequest } from './api/with-lock';
-export { readJsonField } from './api/json-field';
+export { readField, readJsonField } from './api/json-field';
 export { LockError, LockAcquireError, LockKeyError, LockLostError } from './api/errors';
 export { DEFAULT_LOCK_OPTIONS, type LockOptions, type OnFail } from './api/options';
 export { consoleLogger, describeEvent, type LockEvent, type LockLogger } from './lock/events';

@@ -35,7 +35,15 @@ link_self() {
   ln -sfn .. node_modules/lockweave
 }
 
+# node22 and node24 (devDependencies) are the real Node binaries the route tests run on. Each
+# ships a `node` bin, and npm links one of them as node_modules/.bin/node, which would silently
+# put every npm script on that Node; the scripts run on the machine's own node instead.
+unlink_node_bins() {
+  rm -f node_modules/.bin/node
+}
+
 ensure_redis_server
 ensure_node_modules
+unlink_node_bins
 link_self
 build_package

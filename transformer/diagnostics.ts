@@ -30,6 +30,8 @@
 // | 93022 | plugin-config           | a bad plugin option in tsconfig (`prefix`, `defaults`)               |
 // | 93023 | not-a-path              | a keyName/onFail/fieldName value that is not a plain name or path    |
 // | 93024 | ignored-block           | a JSDoc block that attaches to nothing / is not the last block       |
+// | 93025 | not-the-tag             | `@RedisLock` (another case), or the tag in a `//` or `/* */` comment  |
+// | 93026 | repeated-tag            | two @redisLock tags on one declaration                               |
 import type * as ts from 'typescript';
 
 export const Code = {
@@ -57,6 +59,8 @@ export const Code = {
   PluginConfig: 93022,
   NotAPath: 93023,
   IgnoredBlock: 93024,
+  NotTheTag: 93025,
+  RepeatedTag: 93026,
 } as const;
 
 export type CodeNumber = (typeof Code)[keyof typeof Code];

@@ -1,6 +1,7 @@
 // The entry point of woven code. A woven module calls defineLock() once per tagged method,
-// at module load, with the options the tag spelled out; each call of the method then does
-// `await spec.acquire(key)`. Options are resolved once and cached until the next configure().
+// at module load, with the options the tag spelled out; each call of the method is then one
+// `return pay_lock_1.run(key, async () => { <the original body> })`. Options are resolved once
+// and cached until the next configure().
 import { currentDefaults, currentLogger, currentStore, settingsVersion } from './configure';
 import { mergeOptions, type LockOptions } from './options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
@@ -30,6 +31,20 @@ export class MethodLock {
 
   // Neither is async (one frame less on every call), but both always return a promise:
   // a bad key rejects like every other failure instead of throwing.
+
+  /**
+   * What a woven method body is: takes the lock on `value`, runs `body` holding it, releases it
+   * when the promise `body` returned settles, and passes on its result or error unchanged.
+   * With onFail=skip and the lock busy, resolves `undefined` without running `body`.
+   */
+  run<T>(value: unknown, body: () => Promise<T>, onFail?: FailureClass): Promise<T | undefined> {
+    return this.acquire(value, onFail).then((lease) => lease && runLeased(lease, body));
+  }
+
+  /** run() on a composite key built from several values, in order. */
+  runComposite<T>(values: readonly unknown[], body: () => Promise<T>, onFail?: FailureClass): Promise<T | undefined> {
+    return this.acquireComposite(values, onFail).then((lease) => lease && runLeased(lease, body));
+  }
 
   /** Locks `<prefix><businessFlag>_<value>`. */
   acquire(value: unknown, onFail?: FailureClass): Promise<AnyLease | undefined> {
@@ -78,6 +93,15 @@ export class MethodLock {
       this.resolvedFor = version;
     }
     return this.options;
+  }
+}
+
+/** The body inside try/finally: release never throws, so the body's own outcome reaches the caller. */
+export async function runLeased<T>(lease: AnyLease, body: () => Promise<T>): Promise<T> {
+  try {
+    return await lease.run(body);
+  } finally {
+    await lease.release();
   }
 }
 

@@ -3,7 +3,7 @@
 //   await withLock({ businessFlag: 'payOrder', key: orderNo }, async (lease) => { ... });
 //   await using lease = await lock({ businessFlag: 'payOrder', key: orderNo });
 import type { LockOptions } from './options';
-import { MethodLock, type FailureClass } from './define-lock';
+import { MethodLock, runLeased, type FailureClass } from './define-lock';
 import type { AnyLease } from '../lock/lease';
 
 export interface LockRequest extends Partial<Omit<LockOptions, 'onFail'>> {
@@ -28,12 +28,7 @@ function acquireFor(request: LockRequest): Promise<AnyLease | undefined> {
 /** Runs `body` while holding the lock; resolves `undefined` without running it when `onFail: 'skip'` and the lock is busy. */
 export async function withLock<T>(request: LockRequest, body: (lease: AnyLease) => Promise<T> | T): Promise<T | undefined> {
   const lease = await acquireFor(request);
-  if (lease === undefined) return undefined;
-  try {
-    return await lease.run(async () => body(lease));
-  } finally {
-    await lease.release();
-  }
+  return lease && runLeased(lease, async () => body(lease));
 }
 
 /**

@@ -86,10 +86,10 @@ const STATEMENTS = [
   'return closed;',
 ];
 
-test('the methods are woven (the body runs inside lease.run)', (t) => {
-  t.true(js.some((l) => l.includes('await post_lock_1.acquire(entry?.account)')));
-  t.true(js.some((l) => l.includes('await close_lock_1.acquire(account)')));
-  const run = find(js, 'lease_1.run(async () => {').line;
+test('the methods are woven (the body runs inside the lock\'s run)', (t) => {
+  t.true(js.some((l) => l.includes('return post_lock_1.run(entry?.account, async () => {')));
+  t.true(js.some((l) => l.includes('return close_lock_1.run(account, async () => {')));
+  const run = find(js, 'post_lock_1.run(').line;
   t.true(find(js, STATEMENTS[0]).line > run, 'the first statement moved into the arrow');
 });
 

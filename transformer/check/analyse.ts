@@ -1,8 +1,13 @@
 // One file, from tags to lock plans: find (parse/) → analyse (check/) → the plans weave/ writes.
-// Every error is a LockweaveDiagnostic, collected per tag so that one bad tag does not hide another.
+// Every error is a LockweaveDiagnostic, collected per tag so that one bad tag does not hide another,
+// and every function an error stands on is refused: emitted as a throw of the error, never unlocked.
+//
+// With a type checker (tspc, `lockweave build`) keys are checked against types. Without one (the
+// bundler, loader and jest routes parse a single file) the same plans come from syntax alone, and
+// what only types could decide — how a field is read — is decided at run time (see key-path.ts).
 import type * as ts from 'typescript';
-import { attempt, type LockweaveDiagnostic } from '../diagnostics';
-import { findTaggedDeclarations, tagPositions } from '../parse/find-tags';
+import { attempt, Code, LockweaveDiagnostic } from '../diagnostics';
+import { findTaggedDeclarations, isExactTag, tagMentions } from '../parse/find-tags';
 import { findIgnoredTags } from '../parse/ignored-tags';
 import { readTagText } from '../parse/tag-text';
 import { readTagModel, type SpecOptions } from './attributes';
@@ -21,7 +26,7 @@ export interface LockPlan {
 
 /** A function whose tag has an error: it is emitted with a body that throws, never unlocked. */
 export interface RefusedFunction {
-  readonly node: ts.FunctionLikeDeclaration & { readonly body: ts.Block };
+  readonly node: ts.FunctionLikeDeclaration & { readonly body: ts.ConciseBody };
   readonly error: LockweaveDiagnostic;
 }
 
@@ -33,33 +38,63 @@ export interface FileAnalysis {
 
 const NOTHING: FileAnalysis = { plans: [], errors: [], refused: [] };
 
-export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker, sourceFile: ts.SourceFile, defaults: SpecOptions): FileAnalysis {
+export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceFile: ts.SourceFile, defaults: SpecOptions): FileAnalysis {
   if (sourceFile.isDeclarationFile) return NOTHING;
-  const positions = tagPositions(sourceFile.text);
-  if (positions.length === 0) return NOTHING;
+  const mentions = tagMentions(sourceFile.text);
+  if (mentions.length === 0) return NOTHING;
   const plans: LockPlan[] = [];
   const errors: LockweaveDiagnostic[] = [];
   const refused: RefusedFunction[] = [];
-  const tagged = findTaggedDeclarations(tsApi, sourceFile, positions);
-  for (const { host, tag } of tagged) {
-    const result = attempt(() => planLock(tsApi, checker, sourceFile, host, tag, defaults));
-    if (result.ok) {
-      plans.push(result.value);
+  const refuse = (host: ts.Node | undefined, error: LockweaveDiagnostic) => {
+    errors.push(error);
+    for (const node of functionsOf(tsApi, host)) refused.push({ node, error });
+  };
+  const tagged = findTaggedDeclarations(tsApi, sourceFile, mentions.filter((at) => isExactTag(sourceFile.text, at)));
+  for (let i = 0; i < tagged.length; i++) {
+    const { host, tag } = tagged[i];
+    const next = tagged[i + 1];
+    if (next?.host === host) {
+      // Two locks on one method would need one global order to be deadlock-free; a composite key
+      // or withLock() inside says what is meant. Taking only one of them would be a silent gap.
+      refuse(host, new LockweaveDiagnostic(Code.RepeatedTag, 'a second @redisLock tag on one declaration; a method takes one lock: use a composite key (keyName=a,b) or call withLock() inside for a second lock', readTagText(sourceFile, next.tag).tagSpan));
+      while (tagged[i + 1]?.host === host) i++;
       continue;
     }
-    errors.push(result.error);
-    if (hasBlockBody(tsApi, host)) refused.push({ node: host, error: result.error });
+    const result = attempt(() => planLock(tsApi, checker, sourceFile, host, tag, defaults));
+    if (result.ok) plans.push(result.value);
+    else refuse(host, result.error);
   }
-  errors.push(...findIgnoredTags(tsApi, sourceFile, positions, tagged.map(({ tag }) => tag.parent as ts.JSDoc)));
+  for (const { error, owner } of findIgnoredTags(tsApi, sourceFile, mentions, tagged.map(({ tag }) => tag.parent as ts.JSDoc))) {
+    refuse(owner, error);
+  }
   errors.sort((a, b) => a.span.start - b.span.start);
-  return { plans, errors, refused };
+  return { plans, errors, refused: refused.filter((r, i) => refused.findIndex((o) => o.node === r.node) === i) };
 }
 
-function hasBlockBody(tsApi: typeof ts, node: ts.Node): node is RefusedFunction['node'] {
-  return tsApi.isFunctionLike(node) && 'body' in node && node.body !== undefined && tsApi.isBlock(node.body as ts.Node);
+/**
+ * The functions an erroneous tag stands on: the method or function itself, or the arrow or
+ * function expression a variable or property holds (`const pay = async () => ...`).
+ */
+function functionsOf(tsApi: typeof ts, host: ts.Node | undefined): RefusedFunction['node'][] {
+  if (!host) return [];
+  if (tsApi.isFunctionLike(host)) return 'body' in host && host.body ? [host as RefusedFunction['node']] : [];
+  if (tsApi.isVariableStatement(host)) return host.declarationList.declarations.flatMap((d) => functionsOf(tsApi, d));
+  if (tsApi.isVariableDeclaration(host) || tsApi.isPropertyDeclaration(host) || tsApi.isPropertyAssignment(host)) {
+    const value = host.initializer && unwrapped(tsApi, host.initializer);
+    return value && (tsApi.isArrowFunction(value) || tsApi.isFunctionExpression(value)) ? [value] : [];
+  }
+  if (tsApi.isExportAssignment(host)) return functionsOf(tsApi, unwrapped(tsApi, host.expression));
+  return [];
 }
 
-function planLock(tsApi: typeof ts, checker: ts.TypeChecker, sourceFile: ts.SourceFile, host: ts.Node, tag: ts.JSDocTag, defaults: SpecOptions): LockPlan {
+/** `(async () => {}) as Handler` → the arrow. */
+function unwrapped(tsApi: typeof ts, expression: ts.Expression): ts.Expression {
+  let e = expression;
+  while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isSatisfiesExpression(e)) e = e.expression;
+  return e;
+}
+
+function planLock(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceFile: ts.SourceFile, host: ts.Node, tag: ts.JSDocTag, defaults: SpecOptions): LockPlan {
   const tagText = readTagText(sourceFile, tag);
   const target = checkTarget(tsApi, checker, host, tagText.tagSpan);
   const model = readTagModel(tagText);

@@ -1,7 +1,13 @@
 // keyName (and fieldName/keyType) resolved against real types: the first segment is a
 // parameter, each further one a property of the previous type, and the key at the end a
-// string, number, bigint or boolean. The result names real symbols only; the weaver builds the
+// string, number, bigint or boolean. The result names checked names only; the weaver builds the
 // key expression from it, never from tag text.
+//
+// Where no type is known — no checker (a route that weaves one file without its program), or a
+// type that is `any` (an import ts-node's transpile-only mode could not resolve) — the path is
+// read as written and a field is read by `readField`, which decides at run time exactly as the
+// checker would at compile time (Map entry, JSON text, property). So every route locks the same
+// key; a missing value is a LockKeyError at run time, never a lock on a wrong key.
 import type * as ts from 'typescript';
 import { Code, fail, type Span } from '../diagnostics';
 import type { KeyPathText, TagModel } from './attributes';
@@ -13,7 +19,8 @@ export type FieldRead =
   | { kind: 'none' } // keyType VALUE: the value itself
   | { kind: 'property'; name: string } // CLASS, or JSON on a plain object: x?.name / x?.["name"]
   | { kind: 'map-get'; name: string } // JSON on a Map: x?.get("name")
-  | { kind: 'json-text'; name: string }; // JSON on a string: readJsonField(x, "name")
+  | { kind: 'json-text'; name: string } // JSON on a string: readJsonField(x, "name")
+  | { kind: 'at-run-time'; name: string }; // type unknown: readField(x, "name")
 
 export interface KeyAccess {
   readonly parameter: string;
@@ -22,7 +29,7 @@ export interface KeyAccess {
   readonly field: FieldRead;
 }
 
-export function resolveKeys(tsApi: typeof ts, checker: ts.TypeChecker, method: ts.SignatureDeclaration, model: TagModel): KeyAccess[] {
+export function resolveKeys(tsApi: typeof ts, checker: ts.TypeChecker | undefined, method: ts.SignatureDeclaration, model: TagModel): KeyAccess[] {
   const keyType = model.keyType?.value;
   if (model.fieldName && keyType === 'VALUE') {
     fail(Code.FieldNameUnexpected, 'fieldName goes with keyType=CLASS or keyType=JSON; remove fieldName or change keyType', model.fieldName.span);
@@ -36,12 +43,17 @@ export function resolveKeys(tsApi: typeof ts, checker: ts.TypeChecker, method: t
   return model.keyPaths.map((path) => resolveKey(tsApi, checker, method, path, model, keyType));
 }
 
-function resolveKey(tsApi: typeof ts, checker: ts.TypeChecker, method: ts.SignatureDeclaration, path: KeyPathText, model: TagModel, keyType: KeyType | undefined): KeyAccess {
+function resolveKey(tsApi: typeof ts, checker: ts.TypeChecker | undefined, method: ts.SignatureDeclaration, path: KeyPathText, model: TagModel, keyType: KeyType | undefined): KeyAccess {
   const [first, ...rest] = path.segments;
   const parameter = findParameter(tsApi, method, first, segmentSpan(path, 0));
-  let type = checker.getTypeAtLocation(parameter);
+  let type = checker?.getTypeAtLocation(parameter);
   const properties: string[] = [];
   rest.forEach((segment, index) => {
+    if (!checker || !type || isUnknown(tsApi, type)) {
+      type = undefined;
+      properties.push(segment);
+      return;
+    }
     const holder = checker.getNonNullableType(type);
     const property = checker.getPropertyOfType(holder, segment);
     if (!property) {
@@ -52,11 +64,20 @@ function resolveKey(tsApi: typeof ts, checker: ts.TypeChecker, method: ts.Signat
     type = checker.getTypeOfSymbolAtLocation(property, parameter);
   });
   const name = path.segments.join('.');
+  const known = checker && type && !isUnknown(tsApi, type) ? type : undefined;
   if (!model.fieldName) {
-    checkScalar(tsApi, checker, type, name, path.span, true);
+    if (known) checkScalar(tsApi, checker!, known, name, path.span, true);
     return { parameter: first, properties, field: { kind: 'none' } };
   }
-  return { parameter: first, properties, field: resolveField(tsApi, checker, type, name, model.fieldName, keyType, parameter) };
+  const field: FieldRead = known
+    ? resolveField(tsApi, checker!, known, name, model.fieldName, keyType, parameter)
+    : keyType === 'CLASS' ? { kind: 'property', name: model.fieldName.value } : { kind: 'at-run-time', name: model.fieldName.value };
+  return { parameter: first, properties, field };
+}
+
+/** `any` (also what an unresolved import becomes): the type says nothing, so the run time decides. */
+function isUnknown(tsApi: typeof ts, type: ts.Type): boolean {
+  return (type.flags & tsApi.TypeFlags.Any) !== 0;
 }
 
 function findParameter(tsApi: typeof ts, method: ts.SignatureDeclaration, name: string, span: Span): ts.ParameterDeclaration {

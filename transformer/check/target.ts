@@ -11,11 +11,9 @@ export interface LockTarget {
   readonly site: string;
   /** A short name for the hoisted spec's variable: `pay` → `pay_lock_1`. */
   readonly baseName: string;
-  /** Not declared `async` (it returns a Promise): the modifier is added when weaving. */
-  readonly addAsync: boolean;
 }
 
-export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker, host: ts.Node, tagSpan: Span): LockTarget {
+export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker | undefined, host: ts.Node, tagSpan: Span): LockTarget {
   const where = describe(tsApi, host);
   if (tsApi.isConstructorDeclaration(host) || tsApi.isGetAccessorDeclaration(host) || tsApi.isSetAccessorDeclaration(host)) {
     fail(Code.AccessorOrConstructor, `a ${where} cannot be locked; tag an async method instead`, tagSpan);
@@ -23,6 +21,9 @@ export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker, host: ts.
   if ((tsApi.isPropertyDeclaration(host) || tsApi.isPropertyAssignment(host)) && host.initializer &&
       (tsApi.isArrowFunction(host.initializer) || tsApi.isFunctionExpression(host.initializer))) {
     fail(Code.ArrowField, 'a property holding an arrow function or function expression is not locked (the tag belongs to the property, not the function); write it as an async method: async pay(...) { ... }', tagSpan);
+  }
+  if (tsApi.isVariableStatement(host) && host.declarationList.declarations.some((d) => d.initializer && (tsApi.isArrowFunction(d.initializer) || tsApi.isFunctionExpression(d.initializer)))) {
+    fail(Code.NotAFunction, 'a variable holding an arrow function or function expression is not locked (the tag belongs to the variable); write it as an async function declaration: async function pay(...) { ... }', tagSpan);
   }
   if (tsApi.isMethodSignature(host)) {
     fail(Code.NoBody, 'a method signature has no body to lock; tag the method where it is implemented', tagSpan);
@@ -40,7 +41,7 @@ export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker, host: ts.
     fail(Code.NoBody, `this ${where} has no body to lock (abstract or declared); tag the method that implements it`, tagSpan);
   }
   const isAsync = (tsApi.getCombinedModifierFlags(host) & tsApi.ModifierFlags.Async) !== 0;
-  if (!isAsync && !returnsPromise(checker, host)) {
+  if (!isAsync && !returnsPromise(tsApi, checker, host)) {
     fail(Code.NotAsync, `a synchronous ${where} cannot hold a distributed lock; make it async (or declare that it returns a Promise)`, tagSpan);
   }
   const name = nameText(tsApi, host.name) ?? 'default';
@@ -48,11 +49,14 @@ export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker, host: ts.
     node: host as LockableNode & { body: ts.Block },
     site: tsApi.isMethodDeclaration(host) ? `${ownerName(tsApi, host)}${name}` : name,
     baseName: name.replace(/^#/, '').replace(/[^A-Za-z0-9_$]/g, '_').replace(/^(?=\d)/, '_') || 'method',
-    addAsync: !isAsync,
   };
 }
 
-function returnsPromise(checker: ts.TypeChecker, node: ts.SignatureDeclaration): boolean {
+/** Without a checker, only a written `Promise<...>` return type says so. */
+function returnsPromise(tsApi: typeof ts, checker: ts.TypeChecker | undefined, node: ts.SignatureDeclaration): boolean {
+  if (!checker) {
+    return node.type !== undefined && tsApi.isTypeReferenceNode(node.type) && tsApi.isIdentifier(node.type.typeName) && node.type.typeName.text === 'Promise';
+  }
   const signature = checker.getSignatureFromDeclaration(node);
   const type = signature && checker.getReturnTypeOfSignature(signature);
   return type?.getSymbol()?.getName() === 'Promise';

@@ -13,11 +13,24 @@ const TAG_TEXT = `@${TAG_NAME}`;
  * most files, which then skip every walk. Positions in strings or code are weeded out later.
  */
 export function tagPositions(text: string): number[] {
+  return tagMentions(text).filter((at) => isExactTag(text, at));
+}
+
+/**
+ * Every `@redisLock` in any letter case (`@RedisLock`, the Java seed's spelling, `@redislock`):
+ * a tag the compiler would ignore because of its case is an error, not a comment.
+ */
+export function tagMentions(text: string): number[] {
   const found: number[] = [];
-  for (let at = text.indexOf(TAG_TEXT); at >= 0; at = text.indexOf(TAG_TEXT, at + TAG_TEXT.length)) {
-    if (!isNameChar(text.charCodeAt(at + TAG_TEXT.length))) found.push(at);
-  }
+  MENTION.lastIndex = 0;
+  for (let match = MENTION.exec(text); match; match = MENTION.exec(text)) found.push(match.index);
   return found;
+}
+
+const MENTION = /@redislock(?![A-Za-z0-9_$])/gi;
+
+export function isExactTag(text: string, at: number): boolean {
+  return text.startsWith(TAG_TEXT, at);
 }
 
 /** [A-Za-z0-9_$]: a character that would make the word longer than `@redisLock`. */

@@ -1,36 +1,68 @@
-// Finds `@redisLock` JSDoc comments the compiler attached to nothing. Each is a tag the user
-// believes locks a method while the build would ship it unlocked, so each is an error:
-// a block after a decorator, a block that is not the last one before a declaration, a block
-// floating where no declaration follows, and — for every block — JSDoc parsing switched off.
+// Finds `@redisLock` comments the compiler attached to nothing, or that it reads as no tag at all.
+// Each is a tag the user believes locks a method while the build would ship it unlocked, so each
+// is an error: a block after a decorator, a block that is not the last one before a declaration,
+// a block floating where no declaration follows, a tag in another letter case (`@RedisLock`), a
+// tag in a `//` or `/* */` comment, and — for every block — JSDoc parsing switched off.
 import type * as ts from 'typescript';
 import { Code, LockweaveDiagnostic, type Span } from '../diagnostics';
+import { isExactTag } from './find-tags';
+
+export interface IgnoredTag {
+  readonly error: LockweaveDiagnostic;
+  /** The declaration the comment stands before, whose function is emitted as a throw. */
+  readonly owner: ts.Node | undefined;
+}
 
 /**
- * `positions` are where the text says `@redisLock` (see tagPositions); those inside a block the
- * compiler attached are skipped. Each other one is looked up in the comments of the parse tree,
- * so that text inside strings and templates is never mistaken for a comment.
+ * `mentions` are where the text says `@redisLock` in any case (see tagMentions); exact tags inside
+ * a block the compiler attached are skipped. Each other one is looked up in the comments of the
+ * parse tree, so that text inside strings and templates is never mistaken for a comment.
  */
 export function findIgnoredTags(
   tsApi: typeof ts,
   sourceFile: ts.SourceFile,
-  positions: readonly number[],
+  mentions: readonly number[],
   attachedBlocks: readonly ts.JSDoc[],
-): LockweaveDiagnostic[] {
+): IgnoredTag[] {
+  const text = sourceFile.text;
   const attachedStarts = new Set(attachedBlocks.map((block) => block.pos));
-  const inAttached = (position: number) => attachedBlocks.some((block) => block.pos <= position && position < block.end);
-  const comments = new Map<number, FoundComment>();
-  for (const position of positions) {
-    if (inAttached(position)) continue;
-    const found = jsDocCommentAt(tsApi, sourceFile, position);
-    if (found && !attachedStarts.has(found.range.pos)) comments.set(found.range.pos, found);
+  const found: IgnoredTag[] = [];
+  const seen = new Set<number>();
+  for (const position of mentions) {
+    const exact = isExactTag(text, position);
+    const attached = attachedBlocks.find((block) => block.pos <= position && position < block.end);
+    if (attached && exact) continue;
+    const comment = attached ? undefined : commentAt(tsApi, sourceFile, position);
+    if (!attached && !comment) continue; // in a string, a template or code: not a comment
+    const start = attached ? attached.pos : comment!.range.pos;
+    if (seen.has(start) || (!attached && attachedStarts.has(start))) continue;
+    seen.add(start);
+    const span: Span = { file: sourceFile, start: position, length: TAG.length };
+    if (attached) {
+      found.push({ error: misspelled(text, position, span), owner: attached.parent });
+      continue;
+    }
+    const { range, trailing } = comment!;
+    const owner = declarationAround(tsApi, sourceFile, range);
+    const isJsDoc = text.startsWith('/**', range.pos) && !text.startsWith('/**/', range.pos);
+    const error = !exact ? misspelled(text, position, span)
+      : !isJsDoc ? notJsDoc(tsApi, range, span)
+      : classify(tsApi, sourceFile, owner, range, trailing, span);
+    found.push({ error, owner });
   }
-  const errors: LockweaveDiagnostic[] = [];
-  for (const { range, trailing } of comments.values()) {
-    const offset = sourceFile.text.slice(range.pos, range.end).search(TAG_IN_TEXT);
-    const span: Span = { file: sourceFile, start: range.pos + offset, length: '@redisLock'.length };
-    errors.push(classify(tsApi, sourceFile, range, trailing, span));
-  }
-  return errors;
+  return found;
+}
+
+const TAG = '@redisLock';
+
+function misspelled(text: string, position: number, span: Span): LockweaveDiagnostic {
+  const written = text.slice(position, position + TAG.length);
+  return new LockweaveDiagnostic(Code.NotTheTag, `${written} is not ${TAG}: tag names are case-sensitive, so the compiler ignores this one and nothing would be locked; write ${TAG}`, span);
+}
+
+function notJsDoc(tsApi: typeof ts, range: ts.CommentRange, span: Span): LockweaveDiagnostic {
+  const kind = range.kind === tsApi.SyntaxKind.SingleLineCommentTrivia ? 'a // comment' : 'a /* */ comment';
+  return new LockweaveDiagnostic(Code.NotTheTag, `${TAG} in ${kind} is no tag: only a /** */ JSDoc block carries tags, so nothing would be locked; write /** ${TAG} ... */ directly above an async method or async function`, span);
 }
 
 interface FoundComment {
@@ -39,19 +71,17 @@ interface FoundComment {
   readonly trailing: boolean;
 }
 
-const TAG_IN_TEXT = /@redisLock(?![A-Za-z0-9_$])/;
-
 /**
- * The `/** … *\/` comment holding `position`, as the compiler sees comments: in the trivia before
+ * The comment holding `position`, as the compiler sees comments: in the trivia before
  * the token whose trivia holds the position, either a leading comment of that token or — on the
  * line of the token before — a trailing comment of that one (`@dec /** @redisLock *\/ async m()`,
  * `{ /** @redisLock *\/ }`). The compiler attaches only leading blocks on lines of their own.
  */
-function jsDocCommentAt(tsApi: typeof ts, sourceFile: ts.SourceFile, position: number): FoundComment | undefined {
+function commentAt(tsApi: typeof ts, sourceFile: ts.SourceFile, position: number): FoundComment | undefined {
   const tokenStart = triviaOwner(tsApi, sourceFile, position);
   if (tokenStart === undefined) return undefined;
   const text = sourceFile.text;
-  const holds = (range: ts.CommentRange) => range.pos <= position && position < range.end && text.startsWith('/**', range.pos);
+  const holds = (range: ts.CommentRange) => range.pos <= position && position < range.end;
   const trailing = tsApi.getTrailingCommentRanges(text, tokenStart)?.find(holds);
   if (trailing) return { range: trailing, trailing: true };
   const leading = tsApi.getLeadingCommentRanges(text, tokenStart)?.find(holds);
@@ -115,8 +145,7 @@ function tokenInGap(tsApi: typeof ts, sourceFile: ts.SourceFile, start: number, 
   return undefined;
 }
 
-function classify(tsApi: typeof ts, sourceFile: ts.SourceFile, comment: ts.CommentRange, trailing: boolean, span: Span): LockweaveDiagnostic {
-  const owner = declarationAround(tsApi, sourceFile, comment);
+function classify(tsApi: typeof ts, sourceFile: ts.SourceFile, owner: ts.Node | undefined, comment: ts.CommentRange, trailing: boolean, span: Span): LockweaveDiagnostic {
   if (owner && decoratorBefore(tsApi, owner, comment)) {
     return new LockweaveDiagnostic(Code.AfterDecorator, 'this JSDoc block stands after a decorator and attaches to nothing, so the method would not be locked; move the /** @redisLock ... */ block above the decorators', span);
   }

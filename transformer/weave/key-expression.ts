@@ -1,5 +1,5 @@
-// The key argument of acquire(): `order?.orderNo`, `map?.get("orderNo")`,
-// `lockweave_1.readJsonField(json, "orderNo")`. Optional chaining on every hop turns a missing
+// The key argument of run(): `order?.orderNo`, `map?.get("orderNo")`,
+// `lockweave_1.readJsonField(json, "orderNo")`, `lockweave_1.readField(holder, "orderNo")`. Optional chaining on every hop turns a missing
 // object into an undefined key, which the runtime rejects with LockKeyError before the body runs.
 import type * as ts from 'typescript';
 import type { KeyAccess } from '../check/key-path';
@@ -20,6 +20,9 @@ export function keyExpression(factory: ts.NodeFactory, tsApi: typeof ts, runtime
     case 'map-get':
       return factory.createCallChain(factory.createPropertyAccessChain(expression, chain(), 'get'), undefined, undefined, [factory.createStringLiteral(field.name)]);
     case 'json-text':
-      return factory.createCallExpression(factory.createPropertyAccessExpression(runtime, 'readJsonField'), undefined, [expression, factory.createStringLiteral(field.name)]);
+    case 'at-run-time': {
+      const reader = field.kind === 'json-text' ? 'readJsonField' : 'readField';
+      return factory.createCallExpression(factory.createPropertyAccessExpression(runtime, reader), undefined, [expression, factory.createStringLiteral(field.name)]);
+    }
   }
 }

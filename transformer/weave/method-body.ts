@@ -1,13 +1,11 @@
-// The locked body:
+// The locked body — one runtime call around the original statements:
 //
-//   const lease_1 = await pay_lock_1.acquire(order?.orderNo[, OnFailClass]);
-//   if (lease_1 === undefined) return undefined;      // onFail=skip only
-//   try {
-//     return await lease_1.run(async () => { <original statements> });
-//   }
-//   finally {
-//     await lease_1.release();
-//   }
+//   return pay_lock_1.run(order?.orderNo, async () => { <original statements> }[, OnFailClass]);
+//
+// run() takes the lock, runs the arrow holding it, and releases it in a `finally` when the
+// arrow's promise settles (runtime/api/define-lock.ts); with onFail=skip and the lock busy it
+// resolves undefined. The same shape is written by the tspc route (here, as AST) and by the
+// bundler and loader routes (weave-text.ts, as text), so every route's output reads alike.
 //
 // Why the body moves into an async arrow: reentrancy needs the held key in the body's async
 // context, and AsyncLocalStorage.run(store, fn) is the only way to scope a context exactly to
@@ -15,44 +13,37 @@
 // runtime/lock/held-locks.ts). An arrow has no `this`, `arguments`, `super` or `new.target` of
 // its own, so the original statements keep their meaning. And the arrow's promise settles only
 // when what the body returns settles, so the lock is held until a returned promise is done.
+// A method that is not `async` but returns a Promise stays as it is: it returns run()'s promise.
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { keyExpression } from './key-expression';
 import { isPrologue } from './runtime-import';
+
+/** `pay_lock_1.run(key, <body>[, OnFailClass])`, or runComposite([a, b], ...) for a composite key. */
+export function runCall(
+  factory: ts.NodeFactory, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier,
+  failureClass: ts.Expression | undefined, plan: LockPlan, body: ts.Expression,
+): ts.CallExpression {
+  const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
+  const composite = plan.keys.length > 1;
+  return factory.createCallExpression(
+    factory.createPropertyAccessExpression(lockName, composite ? 'runComposite' : 'run'),
+    undefined,
+    [composite ? factory.createArrayLiteralExpression(keys, false) : keys[0], body, ...(failureClass ? [failureClass] : [])],
+  );
+}
 
 export function lockedBody(
   context: ts.TransformationContext, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier,
   failureClass: ts.Expression | undefined, plan: LockPlan, body: ts.Block,
 ): ts.Block {
   const factory = context.factory;
-  const lease = factory.createUniqueName('lease');
-  const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
-  const failureArgs = failureClass ? [failureClass] : [];
-  const acquire = plan.keys.length === 1
-    ? factory.createCallExpression(factory.createPropertyAccessExpression(lockName, 'acquire'), undefined, [keys[0], ...failureArgs])
-    : factory.createCallExpression(factory.createPropertyAccessExpression(lockName, 'acquireComposite'), undefined, [factory.createArrayLiteralExpression(keys, false), ...failureArgs]);
   const prologue = body.statements.filter((s, i) => isPrologue(tsApi, s) && body.statements.slice(0, i).every((p) => isPrologue(tsApi, p)));
-  const statements = body.statements.slice(prologue.length);
-  const skip = plan.options.onFail === 'skip' && !plan.onFailClass;
   const bodyArrow = factory.createArrowFunction(
     [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)], undefined, [], undefined,
     factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
-    tsApi.setTextRange(factory.createBlock(statements, true), body),
+    tsApi.setTextRange(factory.createBlock(body.statements.slice(prologue.length), true), body),
   );
-  const woven = [
-    ...prologue,
-    factory.createVariableStatement(undefined, factory.createVariableDeclarationList(
-      [factory.createVariableDeclaration(lease, undefined, undefined, factory.createAwaitExpression(acquire))], tsApi.NodeFlags.Const)),
-    ...(skip ? [factory.createIfStatement(
-      factory.createStrictEquality(lease, factory.createIdentifier('undefined')),
-      factory.createReturnStatement(factory.createIdentifier('undefined')))] : []),
-    factory.createTryStatement(
-      factory.createBlock([factory.createReturnStatement(factory.createAwaitExpression(
-        factory.createCallExpression(factory.createPropertyAccessExpression(lease, 'run'), undefined, [bodyArrow])))], true),
-      undefined,
-      factory.createBlock([factory.createExpressionStatement(factory.createAwaitExpression(
-        factory.createCallExpression(factory.createPropertyAccessExpression(lease, 'release'), undefined, [])))], true),
-    ),
-  ];
+  const woven = [...prologue, factory.createReturnStatement(runCall(factory, tsApi, runtime, lockName, failureClass, plan, bodyArrow))];
   return tsApi.setOriginalNode(tsApi.setTextRange(factory.createBlock(woven, true), body), body);
 }

@@ -63,10 +63,14 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
 function refuseFunction(tsApi: typeof ts, context: ts.TransformationContext, node: ts.FunctionLikeDeclaration, message: string): ts.Node {
   const factory = context.factory;
   const thrown = factory.createThrowStatement(factory.createNewExpression(factory.createIdentifier('Error'), undefined, [
-    factory.createStringLiteral(`${message} (this function was not compiled with its lock; fix the tag and rebuild)`),
+    factory.createStringLiteral(refusalMessage(message)),
   ]));
   const body = tsApi.setTextRange(factory.createBlock([thrown], true), node.body!);
   return tsApi.visitEachChild(node, (child) => (child === node.body ? body : child), context);
+}
+
+export function refusalMessage(message: string): string {
+  return `${message} (this function was not compiled with its lock; fix the tag and rebuild)`;
 }
 
 /** True when a target lies within the node's source range (targets sorted by position). */
@@ -92,12 +96,7 @@ function weaveFunction(
 ): ts.Node {
   const factory = context.factory;
   const body = lockedBody(context, tsApi, runtime, lockName, failureClass, plan, node.body!);
-  // A method declared to return a Promise but not async becomes async: `await` needs it, and the
-  // caller still gets a Promise.
-  const modifiers = plan.target.addAsync
-    ? [...(node.modifiers ?? []), factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)]
-    : node.modifiers;
   return tsApi.isMethodDeclaration(node)
-    ? factory.updateMethodDeclaration(node, modifiers, node.asteriskToken, node.name, node.questionToken, node.typeParameters, node.parameters, node.type, body)
-    : factory.updateFunctionDeclaration(node, modifiers as readonly ts.ModifierLike[] | undefined, node.asteriskToken, node.name, node.typeParameters, node.parameters, node.type, body);
+    ? factory.updateMethodDeclaration(node, node.modifiers, node.asteriskToken, node.name, node.questionToken, node.typeParameters, node.parameters, node.type, body)
+    : factory.updateFunctionDeclaration(node, node.modifiers, node.asteriskToken, node.name, node.typeParameters, node.parameters, node.type, body);
 }

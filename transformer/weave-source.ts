@@ -1,0 +1,121 @@
+// The one core behind every route that is not tspc: TypeScript source in, TypeScript source out
+// with every tagged method locked, a source map, and the tag errors.
+//
+//   bundlers (unplugin)   routes/unplugin.ts → weaveSource → the bundler strips the types
+//   Node's loader         routes/register.ts → weaveSource → Node strips the types
+//   jest                  routes/jest.ts     → weaveSource → TypeScript 6 transpiles
+//
+// Each file is parsed on its own, without its program, so there is no type checker: the checks
+// that need types are `lockweave check`'s (and tspc's), and what only types would decide is
+// decided at run time (check/key-path.ts). Everything else — every contract error, every
+// ignored or misspelled tag — is found here exactly as tspc finds it: the same analysis.
+import * as path from 'node:path';
+import type * as ts from 'typescript';
+import { analyseFile } from './check/analyse';
+import type { LockweaveDiagnostic } from './diagnostics';
+import { tagMentions } from './parse/find-tags';
+import { readPluginOptions } from './plugin-config';
+import { ownTypeScript } from './typescript';
+import { weaveText } from './weave/weave-text';
+
+export interface WeaveSourceOptions {
+  /** The plugin options, as in the tsconfig plugin entry. */
+  readonly prefix?: unknown;
+  readonly defaults?: unknown;
+  /** How the runtime is imported; by default decided from the file (see moduleFormat). */
+  readonly format?: 'esm' | 'cjs';
+  /** Default true. */
+  readonly sourceMap?: boolean;
+}
+
+export interface LockweaveError {
+  readonly code: number;
+  /** Starts with `@redisLock:`. */
+  readonly message: string;
+  readonly fileName: string;
+  /** 1-based, as editors count. */
+  readonly line: number;
+  readonly column: number;
+  /** `src/pay.ts:12:7 - error TS93010: @redisLock: ...` */
+  readonly formatted: string;
+}
+
+export interface SourceMapV3 {
+  version: number;
+  file?: string;
+  sources: string[];
+  sourcesContent?: (string | null)[];
+  names: string[];
+  mappings: string;
+}
+
+export interface WovenSource {
+  /** Still TypeScript; no line added or removed. */
+  readonly code: string;
+  /** Original → woven; undefined when nothing changed. */
+  readonly map: SourceMapV3 | undefined;
+  /** How many methods now hold a lock. */
+  readonly woven: number;
+  /** Non-empty: the route must fail (a build error, a refusal to load). */
+  readonly errors: readonly LockweaveError[];
+}
+
+export class LockweaveBuildError extends Error {
+  constructor(readonly errors: readonly LockweaveError[]) {
+    super(`lockweave: ${errors.length} @redisLock error${errors.length === 1 ? '' : 's'}; no method was run without its lock:\n${errors.map((e) => `  ${e.formatted}`).join('\n')}`);
+    this.name = 'LockweaveBuildError';
+  }
+}
+
+/** Cheap enough for every file a tool loads: false means no tag in any spelling, nothing to do. */
+export function mayHoldTag(code: string): boolean {
+  return /@redislock/i.test(code);
+}
+
+/** A second pass over woven text (two routes configured at once) must not lock twice. */
+const WOVEN_MARK = /\.defineLock\(\{ site: "/;
+
+export function weaveSource(fileName: string, code: string, options: WeaveSourceOptions = {}): WovenSource {
+  const unchanged: WovenSource = { code, map: undefined, woven: 0, errors: [] };
+  if (!mayHoldTag(code) || tagMentions(code).length === 0 || WOVEN_MARK.test(code)) return unchanged;
+  const tsApi = ownTypeScript();
+  const sourceFile = tsApi.createSourceFile(fileName, code, tsApi.ScriptTarget.Latest, true, scriptKind(tsApi, fileName));
+  const plugin = readPluginOptions({ prefix: options.prefix, defaults: options.defaults });
+  const analysis = analyseFile(tsApi, undefined, sourceFile, plugin.defaults);
+  const errors = [...plugin.errors, ...analysis.errors].map((error) => toLockweaveError(sourceFile, error));
+  if (analysis.plans.length === 0 && analysis.refused.length === 0) return { ...unchanged, errors };
+  const commonJs = (options.format ?? moduleFormat(fileName, sourceFile)) === 'cjs';
+  const { text, woven } = weaveText(tsApi, sourceFile, analysis, commonJs);
+  const map = options.sourceMap === false ? undefined
+    : text.generateMap({ source: path.basename(fileName), file: path.basename(fileName), includeContent: true, hires: true });
+  return { code: text.toString(), map: map && { ...map, sources: map.sources, names: map.names }, woven, errors };
+}
+
+export function assertNoErrors(result: WovenSource): void {
+  if (result.errors.length > 0) throw new LockweaveBuildError(result.errors);
+}
+
+/**
+ * ES module unless the file says CommonJS: `.cts`, or no import/export syntax while it uses
+ * require/module.exports. (A route that knows the format — Node's loader does — passes it.)
+ */
+function moduleFormat(fileName: string, sourceFile: ts.SourceFile): 'esm' | 'cjs' {
+  if (/\.c[tj]sx?$/.test(fileName)) return 'cjs';
+  if (/\.m[tj]sx?$/.test(fileName)) return 'esm';
+  const esmSyntax = (sourceFile as { externalModuleIndicator?: unknown }).externalModuleIndicator !== undefined;
+  return !esmSyntax && /\brequire\s*\(|\bmodule\.exports\b|\bexports\.[A-Za-z_$]/.test(sourceFile.text) ? 'cjs' : 'esm';
+}
+
+function scriptKind(tsApi: typeof ts, fileName: string): ts.ScriptKind {
+  if (/\.[cm]?tsx$/.test(fileName)) return tsApi.ScriptKind.TSX;
+  if (/\.[cm]?jsx?$/.test(fileName)) return tsApi.ScriptKind.JS;
+  return tsApi.ScriptKind.TS;
+}
+
+function toLockweaveError(sourceFile: ts.SourceFile, error: LockweaveDiagnostic): LockweaveError {
+  const file = error.span.file;
+  const { line, character } = file ? file.getLineAndCharacterOfPosition(error.span.start) : { line: -1, character: -1 };
+  const fileName = file ? sourceFile.fileName : 'lockweave plugin options';
+  const where = file ? `${fileName}:${line + 1}:${character + 1}` : fileName;
+  return { code: error.code, message: error.message, fileName, line: line + 1, column: character + 1, formatted: `${where} - error TS${error.code}: ${error.message}` };
+}
