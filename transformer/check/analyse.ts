@@ -77,7 +77,10 @@ export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker | undefine
  */
 function functionsOf(tsApi: typeof ts, host: ts.Node | undefined): RefusedFunction['node'][] {
   if (!host) return [];
-  if (tsApi.isFunctionLike(host)) return 'body' in host && host.body ? [host as RefusedFunction['node']] : [];
+  if (tsApi.isFunctionLike(host)) {
+    if ('body' in host && host.body) return [host as RefusedFunction['node']];
+    return implementationOf(tsApi, host);
+  }
   if (tsApi.isVariableStatement(host)) return host.declarationList.declarations.flatMap((d) => functionsOf(tsApi, d));
   if (tsApi.isVariableDeclaration(host) || tsApi.isPropertyDeclaration(host) || tsApi.isPropertyAssignment(host)) {
     const value = host.initializer && unwrapped(tsApi, host.initializer);
@@ -85,6 +88,18 @@ function functionsOf(tsApi: typeof ts, host: ts.Node | undefined): RefusedFuncti
   }
   if (tsApi.isExportAssignment(host)) return functionsOf(tsApi, unwrapped(tsApi, host.expression));
   return [];
+}
+
+/** A tag on an overload signature was meant for the implementation: the signature with the body. */
+function implementationOf(tsApi: typeof ts, signature: ts.SignatureDeclaration): RefusedFunction['node'][] {
+  if (!tsApi.isMethodDeclaration(signature) && !tsApi.isFunctionDeclaration(signature)) return [];
+  const parent = signature.parent as ts.Node;
+  const siblings: readonly ts.Node[] = tsApi.isClassLike(parent) ? parent.members
+    : tsApi.isObjectLiteralExpression(parent) ? parent.properties
+    : (parent as { statements?: readonly ts.Node[] }).statements ?? [];
+  const name = signature.name?.getText();
+  return siblings.filter((s): s is RefusedFunction['node'] & (ts.MethodDeclaration | ts.FunctionDeclaration) =>
+    (tsApi.isMethodDeclaration(s) || tsApi.isFunctionDeclaration(s)) && s.body !== undefined && s.name?.getText() === name);
 }
 
 /** `(async () => {}) as Handler` → the arrow. */

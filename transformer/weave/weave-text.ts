@@ -44,7 +44,10 @@ export function weaveText(tsApi: typeof ts, sourceFile: ts.SourceFile, analysis:
   }
   for (const { node, error } of analysis.refused) refuse(tsApi, sourceFile, text, node, error.message);
 
-  if (analysis.plans.length > 0) text.prependRight(headerPosition(tsApi, sourceFile), ` ${header.join(' ')} `);
+  if (analysis.plans.length > 0) {
+    const at = headerPosition(tsApi, sourceFile);
+    text.prependRight(at, `${at === 0 || sourceFile.text[at - 1] === '\n' ? '' : ' '}${header.join(' ')} `);
+  }
   return { text, woven: analysis.plans.length };
 }
 

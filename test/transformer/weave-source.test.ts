@@ -1,0 +1,134 @@
+// The text route's core, weaveSource(), in process: the same analysis as tspc without a type
+// checker. Each promise here is one the bundler, loader and jest routes inherit.
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type * as ts from 'typescript';
+import { HAND_WRITTEN } from '../fixtures/faults/compile-corpus';
+import { FIXTURES, TMP, linkPackage } from './helpers';
+
+// The compiled core, as the routes load it.
+const { weaveSource, LockweaveBuildError, assertNoErrors } = require('../../dist/transformer/weave-source') as typeof import('../../transformer/weave-source');
+const { sourceTransformer } = require('../../dist/transformer/index') as typeof import('../../transformer/index');
+const ts6 = require('typescript6') as typeof ts;
+
+test.before(() => linkPackage());
+
+/** The corpus cases whose error only a type checker can see; `lockweave check` and tspc report them. */
+const NEEDS_TYPES = new Set(['key-bad-path', 'key-object', 'key-array', 'key-date', 'key-function', 'onfail-function']);
+
+test('every malformed tag that syntax can show is an error, and no function it stands on keeps its body', (t) => {
+  for (const [index, badCase] of HAND_WRITTEN.entries()) {
+    const marker = `BODY_${index}`;
+    const source = (badCase.source ?? 'export class Svc {\n  TAG\n  async pay(orderNo: string): Promise<string> { return BODY; }\n}\n')
+      .replace('TAG', `/** @redisLock ${badCase.tag} */`).replace(/BODY/g, JSON.stringify(marker));
+    const result = weaveSource(`case-${badCase.name}.ts`, source);
+    const woven = /_lock_\d+\.run(Composite)?\(/.test(result.code);
+    if (NEEDS_TYPES.has(badCase.name)) {
+      t.true(woven, `${badCase.name}: woven, its key read and checked at run time`);
+      continue;
+    }
+    t.true(result.errors.length > 0, `${badCase.name} (${badCase.why}) is reported`);
+    t.true(result.errors.every((e) => e.message.startsWith('@redisLock:') && e.line >= 1), badCase.name);
+    t.false(result.code.includes(marker) && !woven, `${badCase.name}: its body is never emitted unlocked`);
+    t.throws(() => assertNoErrors(result), { instanceOf: LockweaveBuildError });
+  }
+});
+
+test('an error names the file, line and column of the tag', (t) => {
+  const result = weaveSource('src/pay.ts', 'export class Svc {\n  /** @redisLock bussinessFlag=pay keyName=orderNo */\n  async pay(orderNo: string) { return orderNo; }\n}\n');
+  t.is(result.errors.length, 1);
+  t.is(result.errors[0].formatted, 'src/pay.ts:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag?');
+});
+
+test('the woven text keeps every line where it was and matches its snapshot', (t) => {
+  const file = path.join(FIXTURES, 'cjs', 'src', 'order-service.ts');
+  const source = fs.readFileSync(file, 'utf8');
+  const result = weaveSource('order-service.ts', source);
+  t.deepEqual(result.errors, []);
+  t.is(result.woven, 7);
+  const before = source.split('\n');
+  const after = result.code.split('\n');
+  t.is(after.length, before.length);
+  // Every line the weave did not touch is the same line, at the same number.
+  const touched = after.filter((line, i) => line !== before[i]).length;
+  t.true(touched <= 2 * result.woven + 1, `${touched} lines changed`);
+  const snapshot = path.join(FIXTURES, 'source', 'order-service.woven.ts');
+  if (process.env.UPDATE_SNAPSHOTS === '1') fs.writeFileSync(snapshot, result.code);
+  t.is(result.code, fs.readFileSync(snapshot, 'utf8'), 'differs from its snapshot (UPDATE_SNAPSHOTS=1 to accept)');
+  t.truthy(result.map?.mappings);
+});
+
+test('a file already woven is left alone, so two routes at once never lock twice', (t) => {
+  const once = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n');
+  t.is(once.woven, 1);
+  const twice = weaveSource('a.ts', once.code);
+  t.is(twice.woven, 0);
+  t.is(twice.code, once.code);
+});
+
+test('tag text in strings and templates is not a tag; a file without any is returned untouched', (t) => {
+  const source = 'export const a = "@RedisLock businessFlag=x";\nexport const b = `// @redisLock ${a}`;\n';
+  const result = weaveSource('a.ts', source);
+  t.deepEqual(result.errors, []);
+  t.is(result.code, source);
+  t.is(result.map, undefined);
+});
+
+test('the runtime import follows the file: require in .cts and CommonJS files, import elsewhere', (t) => {
+  const tagged = '/** @redisLock businessFlag=pay keyName=orderNo */\nasync function pay(orderNo: string) { return orderNo; }\n';
+  t.regex(weaveSource('a.cts', tagged).code, /const lockweave_1 = require\("lockweave\/runtime"\);/);
+  t.regex(weaveSource('a.ts', `${tagged}module.exports = { pay };\n`).code, /require\("lockweave\/runtime"\)/);
+  t.regex(weaveSource('a.ts', `${tagged}export { pay };\n`).code, /import \* as lockweave_1 from "lockweave\/runtime";/);
+  t.regex(weaveSource('a.ts', tagged, { format: 'cjs' }).code, /require\("lockweave\/runtime"\)/);
+});
+
+test('bad plugin options are errors too', (t) => {
+  const result = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n', { defaults: { lockTime: 'soon' } });
+  t.is(result.errors.length, 1);
+  t.regex(result.errors[0].formatted, /^lockweave plugin options - error TS93022: @redisLock: plugin option defaults\.lockTime/);
+});
+
+/**
+ * Both routes on one fixture: tspc's AST weave with the type checker, and weaveSource without
+ * one (transpiled by TypeScript 6 to run). Every key kind must lock the same Redis key.
+ */
+test('with types (tspc) and without (bundlers, loader) every key kind locks the same key', async (t) => {
+  const out = path.join(TMP, 'source-keys');
+  fs.rmSync(out, { recursive: true, force: true });
+  const src = path.join(FIXTURES, 'cjs', 'src');
+  const files = ['key-kinds.ts', 'errors.ts'];
+  const options: ts.CompilerOptions = { target: ts6.ScriptTarget.ES2022, module: ts6.ModuleKind.CommonJS, strict: true, skipLibCheck: true, types: [] };
+  // Typed: the program route.
+  const program = ts6.createProgram(files.map((f) => path.join(src, f)), { ...options, outDir: path.join(out, 'typed') });
+  const errors: ts.Diagnostic[] = [];
+  program.emit(undefined, undefined, undefined, false, { before: [sourceTransformer(program, {}, { ts: ts6, addDiagnostic: (d) => errors.push(d) })] });
+  t.deepEqual(errors, []);
+  // Untyped: the text route, then plain transpiling.
+  fs.mkdirSync(path.join(out, 'text'), { recursive: true });
+  for (const file of files) {
+    const woven = weaveSource(file, fs.readFileSync(path.join(src, file), 'utf8'), { format: 'cjs' });
+    t.deepEqual(woven.errors, []);
+    fs.writeFileSync(path.join(out, 'text', file.replace(/\.ts$/, '.js')), ts6.transpileModule(woven.code, { compilerOptions: options }).outputText);
+  }
+  t.regex(fs.readFileSync(path.join(out, 'text', 'key-kinds.js'), 'utf8'), /readField\(/);
+
+  const runtime = require('lockweave') as typeof import('../../runtime');
+  const locked: string[] = [];
+  runtime.configure({ store: new runtime.MemoryLockStore(), logger: (event) => { if (event.type === 'acquired') locked.push(event.key); } });
+  const calls = async (dir: string) => {
+    const { keys, Payment } = require(path.join(out, dir, 'key-kinds.js'));
+    locked.length = 0;
+    await keys.byClass(new Payment('O1', 5));
+    await keys.byMap(new Map([['orderNo', 'O2']]));
+    await keys.byRecord({ 'order-no': 'O3' });
+    await keys.byJsonText('{"orderNo":"O4"}');
+    await keys.inferredClass(new Payment('O5', 7));
+    await t.throwsAsync(keys.byMap(new Map()), { name: 'LockKeyError' });
+    return [...locked];
+  };
+  const typed = await calls('typed');
+  t.deepEqual(typed, ['LOCK_cls_O1', 'LOCK_map_O2', 'LOCK_rec_O3', 'LOCK_json_O4', 'LOCK_inferred_7']);
+  t.deepEqual(await calls('text'), typed);
+  await runtime.close();
+});

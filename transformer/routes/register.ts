@@ -1,0 +1,91 @@
+// lockweave/register — weaves TypeScript as Node loads it:
+//
+//   node --import lockweave/register app.ts                 (Node's own type stripping)
+//   node --import lockweave/register --import tsx app.ts    (tsx: lockweave FIRST)
+//
+// One synchronous load hook (module.registerHooks, in the loading thread) serves `import` and
+// Node's own `require`. It hands the woven file on still as TypeScript, in the format Node
+// reported, so whatever strips types next (Node, or tsx's hook registered after ours) strips the
+// woven text. `require` through another loader's handler is register-require.ts's part.
+//
+// Fail closed, at load time: a tag error throws, so the process refuses to start rather than run
+// a method without its lock; and a file whose tags another loader stripped before we saw it (tsx
+// registered before us hands us JavaScript without comments) throws too, naming the fix.
+import * as nodeModule from 'node:module';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { LockweaveBuildError, mayHoldTag, weaveSource } from '../weave-source';
+import { projectConfigFor } from './project-config';
+import { tagsWeaveOnDisk, weaveRequiredTypeScript } from './register-require';
+
+interface LoadResult {
+  format?: string | null;
+  source?: string | ArrayBuffer | NodeJS.TypedArray | null;
+  shortCircuit?: boolean;
+}
+type NextLoad = (url: string, context?: unknown) => LoadResult;
+type RegisterHooks = (hooks: { load: (url: string, context: unknown, nextLoad: NextLoad) => LoadResult }) => unknown;
+
+const registerHooks = (nodeModule as { registerHooks?: RegisterHooks }).registerHooks;
+if (typeof registerHooks !== 'function') {
+  // Loud, never a no-op: a preload that did nothing would run every tagged method unlocked.
+  throw new Error(`lockweave/register needs Node >= 22.15 (or >= 23.5) for module.registerHooks; this is Node ${process.version}. `
+    + 'Upgrade Node, or build with tspc (the "lockweave/transformer" tsconfig plugin) and run the emitted JavaScript.');
+}
+
+/** Files this process wove or found tag-free; any other TypeScript file with tags was loaded past us. */
+const handled = new Set<string>();
+
+registerHooks({
+  load(url, context, nextLoad) {
+    const loaded = nextLoad(url, context);
+    const file = url.startsWith('file:') ? fileURLToPath(url.replace(/[?#].*$/, '')) : undefined;
+    if (!file || !isWeavable(file) || loaded.source == null) return loaded;
+    const source = typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString('utf8');
+    if (!mayHoldTag(source)) {
+      if (tagsWeaveOnDisk(file)) throw strippedError(file);
+      handled.add(file);
+      return loaded;
+    }
+    const woven = weaveSource(file, source, { ...projectConfigFor(file).plugin, format: moduleFormat(loaded.format) });
+    if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
+    handled.add(file);
+    if (woven.woven === 0 || !woven.map) return loaded;
+    // Weaving keeps every line where it was; the map fixes the columns of the woven lines for
+    // --enable-source-maps. Type stripping keeps comments and positions, so the map stays valid.
+    const map = { ...woven.map, sources: [pathToFileURL(file).href] };
+    const inline = `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+    return { ...loaded, source: woven.code + inline };
+  },
+});
+
+weaveRequiredTypeScript({
+  handled,
+  isWeavable,
+  optionsFor: (file) => projectConfigFor(file).plugin,
+  strippedError,
+});
+
+/** TypeScript sources, not declaration files (no bodies), not node_modules (not the user's code). */
+function isWeavable(file: string): boolean {
+  return /\.[cm]?tsx?$/.test(file) && !/\.d\.[cm]?ts$/.test(file) && !file.split(path.sep).includes('node_modules');
+}
+
+/**
+ * Node says which module system a .ts file is (`module-typescript`, `commonjs-typescript`); the
+ * runtime import must match it. A plain `module`/`commonjs` means another loader already made the
+ * file JavaScript but kept the tag comments; the woven text is JavaScript then too. Anything else
+ * (tsx's .tsx): weaveSource decides from the file.
+ */
+function moduleFormat(format: string | null | undefined): 'esm' | 'cjs' | undefined {
+  if (format === 'module' || format === 'module-typescript') return 'esm';
+  if (format === 'commonjs' || format === 'commonjs-typescript') return 'cjs';
+  return undefined;
+}
+
+function strippedError(file: string): Error {
+  return new Error(`lockweave/register: ${file} holds @redisLock tags, but another loader turned it into JavaScript without them `
+    + 'before lockweave saw it, so its methods would run unlocked. Load lockweave/register BEFORE the other loader: '
+    + '`node --import lockweave/register --import tsx app.ts` (not the reverse; with the tsx command: '
+    + '`NODE_OPTIONS="--import lockweave/register" tsx app.ts`).');
+}
