@@ -8,9 +8,9 @@ import { FIXTURES, ROOT, linkPackage, run } from './helpers';
 const TS_NODE = path.join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
 const PROJECT = path.join(FIXTURES, 'ts-node');
 
-function tsNode(file: string) {
+function tsNode(file: string, transpileOnly = false) {
   // TS_NODE_* from the caller's environment could switch type-checking off.
-  const env = { TS_NODE_TRANSPILE_ONLY: 'false', TS_NODE_PROJECT: path.join(PROJECT, 'tsconfig.json') };
+  const env = { TS_NODE_TRANSPILE_ONLY: String(transpileOnly), TS_NODE_PROJECT: path.join(PROJECT, 'tsconfig.json') };
   return run(TS_NODE, ['--project', path.join(PROJECT, 'tsconfig.json'), path.join(PROJECT, 'src', file)], env);
 }
 
@@ -30,4 +30,13 @@ test('ts-node (type-checking): a bad tag fails with its @redisLock diagnostic an
   t.not(result.status, 0);
   t.regex(result.output, /bad-tag\.ts\(3,\d+\): error TS93015: @redisLock: keyName orderId is not a parameter/);
   t.notRegex(result.stdout, /ran unlocked/);
+});
+
+test('ts-node --transpile-only: a key typed by an imported interface locks the right key', (t) => {
+  // In that mode the import is unresolved and its type is `any`; the key is read as written.
+  const result = tsNode('imported-key.ts', true);
+  t.is(result.status, 0, result.output);
+  const printed = JSON.parse(result.stdout.trim().split('\n').pop()!) as { during?: string; after: string | null };
+  t.regex(printed.during ?? '', /^[0-9a-f-]{36}$/, result.output);
+  t.is(printed.after, null);
 });
