@@ -20,8 +20,12 @@ ensure_redis_server() {
 
 ensure_node_modules() {
   if [ -d node_modules/ts-patch ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then return 0; fi
-  echo "setup: npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  # Not `npm ci`: the lock file lists every platform's optional binaries (rollup's, esbuild's)
+  # but can only hold the ones the registry served when it was written, and `npm ci` refuses a
+  # lock file missing any of them. `npm install --no-save` installs the locked versions and
+  # leaves package.json and the lock file as they are.
+  echo "setup: npm install (locked versions)"
+  npm install --no-save --no-audit --no-fund --loglevel=error
 }
 
 build_package() {
