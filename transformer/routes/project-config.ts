@@ -14,23 +14,30 @@ import { ownTypeScript } from '../typescript';
 export interface ProjectConfig {
   /** Absolute path of the tsconfig read; undefined when there is none up to the root. */
   readonly configFile: string | undefined;
+  /** That file and every file its `extends` chain read: what the options depend on. */
+  readonly configFiles: readonly string[];
   /** The weaving entry's `prefix` and `defaults`, as written (weaveSource checks them). */
   readonly plugin: { readonly prefix?: unknown; readonly defaults?: unknown };
   readonly compilerOptions: ts.CompilerOptions;
 }
 
-const NO_PROJECT: ProjectConfig = { configFile: undefined, plugin: {}, compilerOptions: {} };
+const NO_PROJECT: ProjectConfig = { configFile: undefined, configFiles: [], plugin: {}, compilerOptions: {} };
 
 const nearestByDir = new Map<string, string | undefined>();
 const byConfigFile = new Map<string, ProjectConfig>();
 
 /** The project of a source file: `configFile` when given, else the nearest tsconfig.json above the file. */
 export function projectConfigFor(fileName: string, configFile?: string): ProjectConfig {
-  const found = configFile ? path.resolve(configFile) : nearestTsconfig(path.dirname(path.resolve(fileName)));
+  const found = configFile ? path.resolve(configFile) : nearestTsconfigOf(fileName);
   if (!found) return NO_PROJECT;
   let config = byConfigFile.get(found);
   if (!config) byConfigFile.set(found, (config = readProjectConfig(found)));
   return config;
+}
+
+/** The tsconfig.json nearest above a file, found without loading TypeScript. */
+export function nearestTsconfigOf(fileName: string): string | undefined {
+  return nearestTsconfig(path.dirname(path.resolve(fileName)));
 }
 
 function nearestTsconfig(dir: string): string | undefined {
@@ -44,8 +51,9 @@ function nearestTsconfig(dir: string): string | undefined {
 
 function readProjectConfig(configFile: string): ProjectConfig {
   const tsApi = ownTypeScript();
-  const read = tsApi.readConfigFile(configFile, tsApi.sys.readFile);
-  if (read.error) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, read.error)}`);
+  const json = tsApi.readJsonConfigFile(configFile, tsApi.sys.readFile);
+  const syntax = (json as { parseDiagnostics?: ts.Diagnostic[] }).parseDiagnostics?.[0];
+  if (syntax) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, syntax)}`);
   // A host that lists no files: the options and `extends` are all we need, and enumerating a
   // large project's sources would cost more than the weaving itself.
   const host: ts.ParseConfigHost = {
@@ -54,12 +62,13 @@ function readProjectConfig(configFile: string): ProjectConfig {
     fileExists: tsApi.sys.fileExists,
     readFile: tsApi.sys.readFile,
   };
-  const parsed = tsApi.parseJsonConfigFileContent(read.config, host, path.dirname(configFile), undefined, configFile);
+  const parsed = tsApi.parseJsonSourceFileConfigFileContent(json, host, path.dirname(configFile), undefined, configFile);
   // Errors about options (deprecations, "no inputs") do not change what is woven; an unreadable
   // base config does (its plugin entry would be lost).
   const broken = parsed.errors.find((error) => error.code === 5083 || error.code === 6053 || error.code === 1005);
   if (broken) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, broken)}`);
-  return { configFile, plugin: weavingEntry(parsed.options.plugins), compilerOptions: parsed.options };
+  const configFiles = [configFile, ...(json.extendedSourceFiles ?? [])];
+  return { configFile, configFiles, plugin: weavingEntry(parsed.options.plugins), compilerOptions: parsed.options };
 }
 
 /**

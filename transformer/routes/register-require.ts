@@ -3,16 +3,17 @@
 // Node's own require runs the module.registerHooks load hook (register.ts). Loaders that predate
 // those hooks — tsx's require, pirates-based ones — install a `Module._extensions` handler that reads
 // the file with fs.readFileSync, strips the types and compiles it: our hook never sees the file,
-// and its tags are gone with the comments. Two measures, in whatever order the loaders came:
+// and its tags are gone with the comments. Two measures, whichever loader was installed first:
 //   - weave: while such a handler loads a tagged file, its one read of that file returns the
 //     woven TypeScript (valid TypeScript, so the loader compiles it as it would the original);
 //   - refuse: any TypeScript file compiled that lockweave neither wove nor found tag-free, yet
 //     whose text on disk holds tags that weave, throws instead of running unlocked.
+
 // The module object itself (not an import-star copy): its readFileSync is what other loaders call.
 import fs = require('node:fs');
 import nodeModule = require('node:module');
 import * as path from 'node:path';
-import { LockweaveBuildError, mayHoldTag, weaveSource, type WeaveSourceOptions } from '../weave-source';
+import { mayHoldTag, weaveSource } from '../weave-source';
 
 interface CommonJsModule {
   load(this: CommonJsModule, filename: string): void;
@@ -20,28 +21,30 @@ interface CommonJsModule {
 }
 interface ModuleInternals {
   prototype: CommonJsModule;
-  _extensions: Record<string, (module: CommonJsModule, filename: string) => void>;
 }
 
 export interface RequireWeaving {
   /** Files the load hook wove or found tag-free: they need no second look. */
   readonly handled: Set<string>;
   readonly isWeavable: (file: string) => boolean;
-  readonly optionsFor: (file: string) => WeaveSourceOptions;
+  /** The text to hand on: woven, or the source when it holds no tag; throws on tag errors. */
+  readonly weave: (file: string, source: string) => string;
   /** The error for a file that reached Node already stripped of its tags. */
   readonly strippedError: (file: string) => Error;
 }
 
+/** fs.readFileSync as it was before any answer of ours: what the file really holds. */
+const readDisk = fs.readFileSync;
+
+/** Files being required whose first read another loader's handler may still make: file → cancel. */
+const pendingReads = new Map<string, () => void>();
+
 export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
   const Module = nodeModule.Module as unknown as ModuleInternals;
-  // Node's own handlers run our load hook; any handler installed later is another loader's.
-  const nodeHandlers = new Set(Object.values(Module._extensions));
   const load = Module.prototype.load;
   Module.prototype.load = function (filename) {
-    if (!weaving.isWeavable(filename) || nodeHandlers.has(Module._extensions[registeredExtension(Module, filename)])) {
-      return load.call(this, filename);
-    }
-    return readWoven(filename, weaving, () => load.call(this, filename));
+    if (!weaving.isWeavable(filename)) return load.call(this, filename);
+    return withWovenRead(filename, weaving, () => load.call(this, filename));
   };
   const compile = Module.prototype._compile;
   Module.prototype._compile = function (content, filename, ...rest) {
@@ -53,26 +56,38 @@ export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
   };
 }
 
-/** Runs `loadModule` with its first fs.readFileSync of `file` answered by the woven text. */
-function readWoven(file: string, weaving: RequireWeaving, loadModule: () => void): void {
-  const original = fs.readFileSync(file, 'utf8');
-  if (!mayHoldTag(original)) return loadModule();
-  const woven = weaveSource(file, original, { ...weaving.optionsFor(file), sourceMap: false });
-  if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
-  weaving.handled.add(file);
-  if (woven.woven === 0) return loadModule();
+/**
+ * Node's own require runs the load hook, which calls this first: the hook weaves (with a source
+ * map), so the read must return the file as it is.
+ */
+export function cancelWovenRead(file: string): void {
+  pendingReads.get(file)?.();
+}
+
+/**
+ * Runs `loadModule` with its first fs.readFileSync of `file` answered by the woven text — unless
+ * the load hook cancels that first. Woven lazily, at the read, so Node's own path weaves once.
+ */
+function withWovenRead(file: string, weaving: RequireWeaving, loadModule: () => void): void {
   const readFileSync = fs.readFileSync;
-  // One read, then out of the way: the module's own code runs after it and must see the real fs.
+  let active = true;
   const answerOnce = function (this: unknown, ...args: Parameters<typeof fs.readFileSync>) {
-    if (typeof args[0] !== 'string' || path.resolve(args[0]) !== file) return readFileSync.apply(this, args);
-    fs.readFileSync = readFileSync;
+    if (!active || typeof args[0] !== 'string' || path.resolve(args[0]) !== file) return readFileSync.apply(this, args);
+    // One read, then out of the way: the module's own code runs after it and must see the real fs.
+    active = false;
+    const code = weaving.weave(file, readDisk(file, 'utf8'));
     const encoding = typeof args[1] === 'string' ? args[1] : args[1]?.encoding;
-    return encoding ? woven.code : Buffer.from(woven.code);
+    return encoding ? code : Buffer.from(code);
   } as typeof fs.readFileSync;
+  pendingReads.set(file, () => (active = false));
   fs.readFileSync = answerOnce;
   try {
     return loadModule();
   } finally {
+    pendingReads.delete(file);
+    active = false;
+    // Loads nest (a module requires others while it runs); each restores what it replaced, and
+    // one left below a later replacement only passes calls through.
     if (fs.readFileSync === answerOnce) fs.readFileSync = readFileSync;
   }
 }
@@ -81,20 +96,11 @@ function readWoven(file: string, weaving: RequireWeaving, loadModule: () => void
 export function tagsWeaveOnDisk(file: string): boolean {
   let onDisk: string;
   try {
-    onDisk = fs.readFileSync(file, 'utf8');
+    onDisk = readDisk(file, 'utf8');
   } catch {
     return false; // virtual or removed: nothing on disk that could have been lost
   }
   if (!mayHoldTag(onDisk)) return false;
   const check = weaveSource(file, onDisk, { sourceMap: false });
   return check.woven > 0 || check.errors.length > 0;
-}
-
-/** Node's own choice of handler: the longest registered extension of the base name (`a.b.cts` → `.cts`, else `.js`). */
-function registeredExtension(Module: ModuleInternals, filename: string): string {
-  const name = path.basename(filename);
-  for (let dot = name.indexOf('.', 1); dot !== -1; dot = name.indexOf('.', dot + 1)) {
-    if (Object.prototype.hasOwnProperty.call(Module._extensions, name.slice(dot))) return name.slice(dot);
-  }
-  return '.js';
 }

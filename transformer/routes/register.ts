@@ -8,6 +8,9 @@
 // reported, so whatever strips types next (Node, or tsx's hook registered after ours) strips the
 // woven text. `require` through another loader's handler is register-require.ts's part.
 //
+// A disk cache of woven files (woven-cache.ts) spares a start whose tagged files did not change
+// the cost of loading TypeScript's parser.
+//
 // Fail closed, at load time: a tag error throws, so the process refuses to start rather than run
 // a method without its lock; and a file whose tags another loader stripped before we saw it (tsx
 // registered before us hands us JavaScript without comments) throws too, naming the fix.
@@ -15,8 +18,9 @@ import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { LockweaveBuildError, mayHoldTag, weaveSource } from '../weave-source';
-import { projectConfigFor } from './project-config';
-import { tagsWeaveOnDisk, weaveRequiredTypeScript } from './register-require';
+import { nearestTsconfigOf, projectConfigFor } from './project-config';
+import { cancelWovenRead, tagsWeaveOnDisk, weaveRequiredTypeScript } from './register-require';
+import { WovenCache, type CachedWeave } from './woven-cache';
 
 interface LoadResult {
   format?: string | null;
@@ -36,21 +40,24 @@ if (typeof registerHooks !== 'function') {
 /** Files this process wove or found tag-free; any other TypeScript file with tags was loaded past us. */
 const handled = new Set<string>();
 
+/** Opened on the first tagged file: an app without tags pays nothing for it. */
+let cache: WovenCache | null | undefined;
+
 registerHooks({
   load(url, context, nextLoad) {
-    const loaded = nextLoad(url, context);
     const file = url.startsWith('file:') ? fileURLToPath(url.replace(/[?#].*$/, '')) : undefined;
-    if (!file || !isWeavable(file) || loaded.source == null) return loaded;
+    if (!file || !isWeavable(file)) return nextLoad(url, context);
+    cancelWovenRead(file);
+    const loaded = nextLoad(url, context);
+    if (loaded.source == null) return loaded;
     const source = typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString('utf8');
     if (!mayHoldTag(source)) {
       if (tagsWeaveOnDisk(file)) throw strippedError(file);
       handled.add(file);
       return loaded;
     }
-    const woven = weaveSource(file, source, { ...projectConfigFor(file).plugin, format: moduleFormat(loaded.format) });
-    if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
-    handled.add(file);
-    if (woven.woven === 0 || !woven.map) return loaded;
+    const woven = weave(file, source, moduleFormat(loaded.format));
+    if (!woven.map) return loaded;
     // Weaving keeps every line where it was; the map fixes the columns of the woven lines for
     // --enable-source-maps. Type stripping keeps comments and positions, so the map stays valid.
     const map = { ...woven.map, sources: [pathToFileURL(file).href] };
@@ -62,9 +69,30 @@ registerHooks({
 weaveRequiredTypeScript({
   handled,
   isWeavable,
-  optionsFor: (file) => projectConfigFor(file).plugin,
+  weave: (file, source) => (mayHoldTag(source) ? weave(file, source, undefined).code : source),
   strippedError,
 });
+
+/**
+ * The woven text of a file that may hold tags (the source itself when nothing is locked); throws
+ * on tag errors. From the cache when the file and its tsconfig are as they were.
+ */
+function weave(file: string, source: string, format: 'esm' | 'cjs' | undefined): CachedWeave {
+  if (cache === undefined) cache = WovenCache.open() ?? null;
+  const key = cache?.key(file, source, format, nearestTsconfigOf(file));
+  const cached = key ? cache!.read(key) : undefined;
+  if (cached) {
+    handled.add(file);
+    return cached;
+  }
+  const project = projectConfigFor(file);
+  const woven = weaveSource(file, source, { ...project.plugin, format });
+  if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
+  handled.add(file);
+  const result = { code: woven.code, map: woven.woven > 0 ? woven.map : undefined };
+  if (key) cache!.write(key, result, project.configFiles);
+  return result;
+}
 
 /** TypeScript sources, not declaration files (no bodies), not node_modules (not the user's code). */
 function isWeavable(file: string): boolean {
@@ -87,5 +115,6 @@ function strippedError(file: string): Error {
   return new Error(`lockweave/register: ${file} holds @redisLock tags, but another loader turned it into JavaScript without them `
     + 'before lockweave saw it, so its methods would run unlocked. Load lockweave/register BEFORE the other loader: '
     + '`node --import lockweave/register --import tsx app.ts` (not the reverse; with the tsx command: '
-    + '`NODE_OPTIONS="--import lockweave/register" tsx app.ts`).');
+    + '`NODE_OPTIONS="--import lockweave/register" tsx app.ts`). A loader that reads files its own way cannot be woven: '
+    + 'build with tspc or a lockweave bundler plugin instead.');
 }

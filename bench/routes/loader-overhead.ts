@@ -1,0 +1,126 @@
+// What lockweave/register adds to the start of an app run by Node's own type stripping (Node 24).
+//
+//   node_modules/node24/bin/node bench/routes/loader-overhead.ts
+//
+// A generated app of 100 .ts modules, 10 of them with a tagged method, started (to exit, no
+// method called, no Redis needed) 7 times each way, alternating:
+//   plain          node app.ts                               no lock at all (types stripped)
+//   runtime        node app.ts importing lockweave/runtime   what any woven build loads anyway
+//   register       node --import lockweave/register app.ts   the loader route, woven files cached
+//   register-cold  the same with LOCKWEAVE_CACHE=off         every start weaves (loads TypeScript)
+// Prints the medians and the ratios to plain (the issue's target: at most 1.10) and to runtime
+// (the loader's own share). Not a test: timings depend on the machine.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
+const APP_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'loader-overhead');
+const CACHE_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'loader-overhead-cache');
+const NODE = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
+const MODULES = 100;
+const TAGGED_EVERY = 10;
+const REPETITIONS = 7;
+
+function moduleSource(index: number): string {
+  const tagged = index % TAGGED_EVERY === 0;
+  return `export interface Order${index} { readonly orderNo: string; readonly lines: readonly { sku: string; qty: number }[] }
+export type Status${index} = 'open' | 'paid' | 'shipped';
+
+export class Service${index} {
+  private readonly seen = new Map<string, Status${index}>();
+
+  total(order: Order${index}): number {
+    return order.lines.reduce((sum: number, line: { qty: number }) => sum + line.qty, 0);
+  }
+
+  status(orderNo: string): Status${index} {
+    return this.seen.get(orderNo) ?? 'open';
+  }
+${tagged ? `
+  /** @redisLock businessFlag=pay${index} keyName=order.orderNo */
+  async pay(order: Order${index}): Promise<Status${index}> {
+    this.seen.set(order.orderNo, 'paid');
+    return 'paid';
+  }
+` : ''}
+  async ship<T extends Order${index}>(order: T): Promise<T> {
+    this.seen.set(order.orderNo, 'shipped');
+    return order;
+  }
+}
+`;
+}
+
+function generateApp(): void {
+  fs.rmSync(APP_DIR, { recursive: true, force: true });
+  fs.mkdirSync(APP_DIR, { recursive: true });
+  fs.writeFileSync(path.join(APP_DIR, 'package.json'), '{ "type": "module", "private": true }\n');
+  fs.writeFileSync(path.join(APP_DIR, 'tsconfig.json'), JSON.stringify({ compilerOptions: { plugins: [{ transform: 'lockweave/transformer' }] } }));
+  const imports: string[] = [];
+  for (let i = 0; i < MODULES; i++) {
+    fs.writeFileSync(path.join(APP_DIR, `module${i}.ts`), moduleSource(i));
+    imports.push(`import { Service${i} } from './module${i}.ts';`);
+  }
+  const services = Array.from({ length: MODULES }, (_, i) => `new Service${i}()`).join(', ');
+  fs.writeFileSync(path.join(APP_DIR, 'app.ts'), `${imports.join('\n')}
+if (process.env.LOAD_RUNTIME) await import('lockweave/runtime');
+const services: unknown[] = [${services}];
+console.log(services.length);
+`);
+  linkLockweave();
+}
+
+/** `lockweave/...` resolves from the app to this repo's dist, as an installed package would. */
+function linkLockweave(): void {
+  const dir = path.join(APP_DIR, 'node_modules', 'lockweave');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  fs.symlinkSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), 'dir');
+}
+
+function startOnce(args: string[], env: Record<string, string>): number {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(NODE, [...args, 'app.ts'], { cwd: APP_DIR, env: { ...process.env, NODE_OPTIONS: '', ...env }, encoding: 'utf8' });
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0 || result.stdout.trim() !== String(MODULES)) {
+    throw new Error(`${args.join(' ')} app.ts failed (${result.status}): ${result.stdout}${result.stderr}`);
+  }
+  return elapsed;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function main(): void {
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'transformer', 'routes', 'register.js'))) {
+    throw new Error('build first: npx tsc -p tsconfig.build.json');
+  }
+  generateApp();
+  fs.rmSync(CACHE_DIR, { recursive: true, force: true });
+  const register = ['--import', 'lockweave/register'];
+  const ways: Record<string, { args: string[]; env: Record<string, string> }> = {
+    plain: { args: [], env: {} },
+    runtime: { args: [], env: { LOAD_RUNTIME: '1' } },
+    register: { args: register, env: { LOCKWEAVE_CACHE_DIR: CACHE_DIR } },
+    'register-cold': { args: register, env: { LOCKWEAVE_CACHE: 'off' } },
+  };
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(ways).map((name) => [name, []]));
+  // One start each first: it warms the OS file cache and fills lockweave's woven-file cache.
+  for (const way of Object.values(ways)) startOnce(way.args, way.env);
+  for (let round = 0; round < REPETITIONS; round++) {
+    // Alternating order, so a slow moment of the machine does not fall on one way only.
+    const order = round % 2 === 0 ? Object.keys(ways) : Object.keys(ways).reverse();
+    for (const name of order) times[name].push(startOnce(ways[name].args, ways[name].env));
+  }
+  const version = spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  console.log(`start of ${MODULES} .ts modules (${MODULES / TAGGED_EVERY} tagged methods), Node ${version}, median of ${REPETITIONS}:`);
+  for (const name of Object.keys(ways)) {
+    console.log(`  ${name.padEnd(13)} ${median(times[name]).toFixed(0).padStart(5)} ms   (${times[name].map((t) => t.toFixed(0)).join(', ')})`);
+  }
+  const ratio = (a: string, b: string) => (median(times[a]) / median(times[b])).toFixed(2);
+  for (const name of ['register', 'register-cold']) {
+    console.log(`  ${name} / plain ${ratio(name, 'plain')}x (target <= 1.10x), / runtime ${ratio(name, 'runtime')}x (the loader's own share)`);
+  }
+}
+
+main();

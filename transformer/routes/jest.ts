@@ -1,0 +1,85 @@
+// lockweave/jest — a jest transformer that weaves and compiles TypeScript:
+//
+//   // jest.config.js
+//   transform: { '^.+\\.tsx?$': 'lockweave/jest' }
+//
+// Each file is woven (weaveSource), then transpiled by lockweave's own TypeScript 6 with the
+// project's compiler options (the nearest tsconfig.json, or `['lockweave/jest', { tsconfig }]`):
+// no type check, as ts-jest's isolatedModules or babel do. A tag error throws, so the test file
+// that loads the tagged code fails to run, loudly, instead of testing an unlocked method.
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type * as ts from 'typescript';
+import { LockweaveBuildError, weaveSource } from '../weave-source';
+import { ownTypeScript } from '../typescript';
+import { projectConfigFor } from './project-config';
+
+/** What jest passes (the part of @jest/transform's TransformOptions we read). */
+interface JestTransformOptions {
+  readonly configString: string;
+  readonly supportsStaticESM?: boolean;
+  readonly instrument?: boolean;
+  readonly transformerConfig?: { readonly tsconfig?: string };
+}
+
+interface TransformedSource {
+  readonly code: string;
+  readonly map: string | null;
+}
+
+const LOCKWEAVE_VERSION: string = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).version;
+
+function processFile(sourceText: string, sourcePath: string, options: JestTransformOptions): TransformedSource {
+  const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
+  const esm = options.supportsStaticESM === true;
+  // An ES module gets an import of the runtime, which TypeScript turns into require() for CommonJS.
+  const woven = weaveSource(sourcePath, sourceText, { ...project.plugin, format: esm ? 'esm' : undefined, sourceMap: false });
+  if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
+  const tsApi = ownTypeScript();
+  const output = tsApi.transpileModule(woven.code, {
+    fileName: sourcePath,
+    compilerOptions: compilerOptionsFor(tsApi, project.compilerOptions, esm),
+    reportDiagnostics: true,
+  });
+  const syntaxErrors = (output.diagnostics ?? []).filter((d) => d.file && d.category === tsApi.DiagnosticCategory.Error);
+  if (syntaxErrors.length > 0) {
+    throw new Error(tsApi.formatDiagnostics(syntaxErrors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => '', getNewLine: () => '\n' }));
+  }
+  // The map is TypeScript's, of the woven text. Weaving adds no line and moves none, so it is
+  // right to the line for the original file too; only columns after woven text on a method's
+  // first line (and the header on the first statement's line) are off by the inserted length.
+  return { code: output.outputText.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'), map: output.sourceMapText ?? null };
+}
+
+/** The project's options (decorators, jsx, target), with what jest needs from the output forced. */
+function compilerOptionsFor(tsApi: typeof ts, project: ts.CompilerOptions, esm: boolean): ts.CompilerOptions {
+  const { moduleResolution: _resolution, verbatimModuleSyntax: _verbatim, ...rest } = project;
+  return {
+    ...rest,
+    module: esm ? tsApi.ModuleKind.ESNext : tsApi.ModuleKind.CommonJS,
+    sourceMap: true,
+    inlineSourceMap: false,
+    inlineSources: true,
+    declaration: false,
+    emitDeclarationOnly: false,
+    noEmit: false,
+  };
+}
+
+/** Everything the output depends on: a change to any of them compiles the file again. */
+function getCacheKey(sourceText: string, sourcePath: string, options: JestTransformOptions): string {
+  const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
+  return crypto.createHash('sha256')
+    .update(JSON.stringify([
+      LOCKWEAVE_VERSION, ownTypeScript().version, sourcePath, options.configString, options.transformerConfig ?? null,
+      options.supportsStaticESM === true, options.instrument === true, project.configFile ?? null, project.plugin, project.compilerOptions,
+    ]))
+    .update('\0')
+    .update(sourceText)
+    .digest('hex');
+}
+
+// A default export: jest loads a transformer with ES-module interop and reads `default` from
+// compiled TypeScript. canInstrument false: jest instruments our output itself for coverage.
+export default { process: processFile, getCacheKey, canInstrument: false };
