@@ -55,6 +55,7 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, store: undefined };
 
 export function configure(options: ConfigureOptions): void {
+  assertRedisOption(options.redis);
   const previous = settings.store;
   settings.store = undefined;
   settings.options = { ...options };
@@ -87,6 +88,23 @@ export function currentDefaults(): Readonly<LockOptions> {
 
 export function settingsVersion(): number {
   return settings.version;
+}
+
+/**
+ * Anything but an ioredis client, a URL or a plain options object is refused here, at configure().
+ * ioredis would read any other object as options — a node-redis client among them — and connect
+ * to its default, 127.0.0.1:6379: locks on a different Redis than the one the caller meant.
+ */
+function assertRedisOption(redis: unknown): void {
+  if (redis === undefined || typeof redis === 'string' || redis instanceof Redis || redis instanceof Cluster) return;
+  if (typeof redis === 'object' && redis !== null) {
+    const proto = Object.getPrototypeOf(redis);
+    if (proto === Object.prototype || proto === null) return;
+  }
+  const what = typeof redis === 'object' && redis !== null ? `an instance of ${redis.constructor?.name || 'an unknown class'}` : typeof redis;
+  throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a redis:// URL, or ioredis options; got ${what}. `
+    + '(Another client, such as node-redis, is not supported: it would be read as options and connect to 127.0.0.1:6379. '
+    + 'A second copy of ioredis also fails this check: install one.)');
 }
 
 function createStore(options: ConfigureOptions): LockStore {

@@ -52,10 +52,13 @@ export function mergeOptions(
 
 /** Options reach the runtime from tags (checked at compile time) and from user code (not checked). */
 export function validateOptions(options: LockOptions): LockOptions {
+  // Whole milliseconds: Redis refuses `SET … PX 1500.5`, and a lock that no store can take would
+  // leave its callers waiting out the whole schedule for a LockAcquireError. One rule for every
+  // store, so MemoryLockStore in unit tests fails where Redis in production would.
   const positive = (name: keyof LockOptions) => {
     const value = options[name];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new TypeError(`lockweave: option ${name} must be a positive number of milliseconds, got ${String(value)}`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+      throw new TypeError(`lockweave: option ${name} must be a whole number of milliseconds > 0, got ${String(value)}`);
     }
   };
   positive('lockTime');

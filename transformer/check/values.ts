@@ -11,7 +11,7 @@ export function readDuration(value: string | number): Result<number> {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(String(value));
   const factor = match ? ({ ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[match[2] ?? 's'] : 0;
   const ms = match ? Math.round(Number(match[1]) * factor) : NaN;
-  if (!(ms >= 1)) return bad(`"${value}" is not a duration; write a positive number of seconds (20) or a number with ms, s or m (1500ms, 20s, 2m)`);
+  if (!(ms >= 1) || !Number.isSafeInteger(ms)) return bad(`"${value}" is not a duration; write a positive number of seconds (20) or a number with ms, s or m (1500ms, 20s, 2m)`);
   return ok(ms);
 }
 

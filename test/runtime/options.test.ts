@@ -1,0 +1,33 @@
+// Options from code are checked where they are given, with one rule for every store: what Redis
+// would refuse, MemoryLockStore refuses too, so a unit test fails where production would.
+import test from 'ava';
+import { configure, lock, MemoryLockStore, withLock } from 'lockweave';
+
+test.serial('a lockTime or waitTime that is not whole milliseconds is refused before any attempt, on the in-process store too', async (t) => {
+  const store = new MemoryLockStore();
+  configure({ store });
+  for (const bad of [{ lockTime: 1500.5 }, { waitTime: 0.5 }, { lockTime: 0 }, { lockTime: Number.MAX_VALUE }, { waitTime: Number.NaN }]) {
+    const error = await t.throwsAsync(withLock({ businessFlag: 'opts', key: 'k', ...bad }, () => 'ran'), { instanceOf: TypeError });
+    t.regex(error!.message, /must be a whole number of milliseconds > 0/, JSON.stringify(bad));
+  }
+  t.is(await store.holder('LOCK_opts_k'), undefined, 'nothing was locked');
+  t.throws(() => configure({ store, defaults: { lockTime: 1500.5 } }), { message: /lockTime must be a whole number of milliseconds/ });
+  await t.throwsAsync(lock({ businessFlag: 'opts', key: 'k', waitTime: 1.5 }), { message: /waitTime must be a whole number/ });
+});
+
+test.serial('configure({ redis }) refuses a client it does not understand instead of reading it as options', (t) => {
+  // The shape of a node-redis client: ioredis would take it for options and connect to 127.0.0.1:6379.
+  class RedisClient {
+    isOpen = true;
+    async connect() { return this; }
+    async sendCommand() { return 'OK'; }
+  }
+  for (const redis of [new RedisClient(), new Map(), 6379, () => undefined]) {
+    const error = t.throws(() => configure({ redis: redis as never }), { instanceOf: TypeError });
+    t.regex(error!.message, /takes an ioredis Redis or Cluster, a redis:\/\/ URL, or ioredis options; got /);
+  }
+  t.regex(t.throws(() => configure({ redis: new RedisClient() as never }))!.message, /got an instance of RedisClient/);
+  t.notThrows(() => configure({ redis: { host: '127.0.0.1', port: 1, lazyConnect: true } }));
+  t.notThrows(() => configure({ redis: 'redis://127.0.0.1:1' }));
+  configure({ store: new MemoryLockStore() });
+});
