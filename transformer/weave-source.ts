@@ -13,7 +13,9 @@ import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { analyseFile } from './check/analyse';
 import type { LockweaveDiagnostic } from './diagnostics';
-import { tagMentions } from './parse/find-tags';
+import { mayHoldTag, tagMentions } from './parse/find-tags';
+
+export { mayHoldTag };
 import { readPluginOptions } from './plugin-config';
 import { ownTypeScript } from './typescript';
 import { weaveText } from './weave/weave-text';
@@ -65,11 +67,6 @@ export class LockweaveBuildError extends Error {
     super(`lockweave: ${errors.length} @redisLock error${errors.length === 1 ? '' : 's'}; no method was run without its lock:\n${errors.map((e) => `  ${e.formatted}`).join('\n')}`);
     this.name = 'LockweaveBuildError';
   }
-}
-
-/** Cheap enough for every file a tool loads: false means no tag in any spelling, nothing to do. */
-export function mayHoldTag(code: string): boolean {
-  return /@redislock/i.test(code);
 }
 
 /** A second pass over woven text (two routes configured at once) must not lock twice. */

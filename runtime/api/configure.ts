@@ -3,7 +3,8 @@
 // Without a configure() call the runtime connects lazily, on the first lock, to REDIS_URL or
 // redis://127.0.0.1:6379. Settings are versioned so that each woven method resolves its
 // options once and again only after a later configure().
-import { Redis, Cluster, type RedisOptions } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from './options';
 import type { LockLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
@@ -36,6 +37,14 @@ interface Settings {
 }
 
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * ioredis, loaded when the first store is made (or a client is passed in): importing a module with
+ * a tagged method then costs no ~50 ms of ioredis loading, which matters to a command-line tool or
+ * a test file that never takes a lock, and to every start under lockweave/register.
+ */
+let ioredisModule: typeof IORedis | undefined;
+const ioredis = () => (ioredisModule ??= require('ioredis') as typeof IORedis);
 
 /**
  * For connections the runtime opens. Fail rather than hang: a command Redis does not answer in
@@ -96,10 +105,11 @@ export function settingsVersion(): number {
  * to its default, 127.0.0.1:6379: locks on a different Redis than the one the caller meant.
  */
 function assertRedisOption(redis: unknown): void {
-  if (redis === undefined || typeof redis === 'string' || redis instanceof Redis || redis instanceof Cluster) return;
+  if (redis === undefined || typeof redis === 'string') return;
   if (typeof redis === 'object' && redis !== null) {
     const proto = Object.getPrototypeOf(redis);
     if (proto === Object.prototype || proto === null) return;
+    if (isIORedisClient(redis)) return;
   }
   const what = typeof redis === 'object' && redis !== null ? `an instance of ${redis.constructor?.name || 'an unknown class'}` : typeof redis;
   throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a redis:// URL, or ioredis options; got ${what}. `
@@ -111,7 +121,8 @@ function createStore(options: ConfigureOptions): LockStore {
   if (options.store) return options.store;
   const channel = options.releaseChannel;
   const redis = options.redis;
-  if (redis instanceof Redis || redis instanceof Cluster) return new RedisLockStore(redis, { channel });
+  if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
+  const { Redis } = ioredis();
   const client =
     typeof redis === 'object'
       ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...redis })
@@ -119,4 +130,9 @@ function createStore(options: ConfigureOptions): LockStore {
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);
   return new RedisLockStore(client, { channel, ownsClient: true });
+}
+
+function isIORedisClient(redis: unknown): redis is Redis | Cluster {
+  const { Redis, Cluster } = ioredis();
+  return redis instanceof Redis || redis instanceof Cluster;
 }

@@ -134,10 +134,11 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
 }
 
 test('Node 20 (no module.registerHooks): lockweave/register refuses to start instead of doing nothing', async (t) => {
-  // The system `node` is the Node 20 this repo's own tools run on.
-  t.regex((await node('node', ['--version'])).stdout, /^v20\./, 'expected `node` on PATH to be Node 20');
+  // The Node 20 this repo's own tools run on (ava's; `node` on PATH may be a devDependency's).
+  const node20 = process.execPath;
+  t.regex((await node(node20, ['--version'])).stdout, /^v20\./, 'expected ava to run on Node 20');
   for (const flag of ['--import', '--require']) {
-    const result = await node('node', [flag, 'lockweave/register', 'app.ts']);
+    const result = await node(node20, [flag, 'lockweave/register', 'app.ts']);
     t.regex(result.output, /lockweave\/register needs Node >= 22\.15/);
     t.not(result.status, 0);
     t.notRegex(result.stdout, /"most"/);

@@ -17,6 +17,14 @@ export function tagPositions(text: string): number[] {
 }
 
 /**
+ * Cheap enough for every file a tool loads: false means no tag in any spelling, nothing to do.
+ * (This module loads nothing, so a route can ask before it loads the weaver and TypeScript.)
+ */
+export function mayHoldTag(code: string): boolean {
+  return /@redislock/i.test(code);
+}
+
+/**
  * Every `@redisLock` in any letter case (`@RedisLock`, the Java seed's spelling, `@redislock`):
  * a tag the compiler would ignore because of its case is an error, not a comment.
  */

@@ -13,7 +13,8 @@
 import fs = require('node:fs');
 import nodeModule = require('node:module');
 import * as path from 'node:path';
-import { mayHoldTag, weaveSource } from '../weave-source';
+import { mayHoldTag } from '../parse/find-tags';
+import { weaver } from './lazy-weaver';
 
 interface CommonJsModule {
   load(this: CommonJsModule, filename: string): void;
@@ -101,6 +102,6 @@ export function tagsWeaveOnDisk(file: string): boolean {
     return false; // virtual or removed: nothing on disk that could have been lost
   }
   if (!mayHoldTag(onDisk)) return false;
-  const check = weaveSource(file, onDisk, { sourceMap: false });
+  const check = weaver().weaveSource(file, onDisk, { sourceMap: false });
   return check.woven > 0 || check.errors.length > 0;
 }

@@ -17,7 +17,8 @@
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { LockweaveBuildError, mayHoldTag, weaveSource } from '../weave-source';
+import { mayHoldTag } from '../parse/find-tags';
+import { weaver } from './lazy-weaver';
 import { nearestTsconfigOf, projectConfigFor } from './project-config';
 import { cancelWovenRead, tagsWeaveOnDisk, weaveRequiredTypeScript } from './register-require';
 import { WovenCache, type CachedWeave } from './woven-cache';
@@ -86,6 +87,7 @@ function weave(file: string, source: string, format: 'esm' | 'cjs' | undefined):
     return cached;
   }
   const project = projectConfigFor(file);
+  const { weaveSource, LockweaveBuildError } = weaver();
   const woven = weaveSource(file, source, { ...project.plugin, format });
   if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
   handled.add(file);
