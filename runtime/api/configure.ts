@@ -63,16 +63,28 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, store: undefined };
 
+/**
+ * Changes the settings this call names and keeps the others: a second module that sets only a
+ * logger changes only the logger, never the Redis the locks go to. Naming `redis` or `store`
+ * replaces the connection (both are taken from this call); the store it replaces serves the
+ * acquisitions and leases already under way and closes when the last of them ends.
+ */
 export function configure(options: ConfigureOptions): void {
   assertRedisOption(options.redis);
-  const previous = settings.store;
-  settings.store = undefined;
-  settings.options = { ...options };
-  const { onFail: _ignored, ...defaults } = (options.defaults ?? {}) as Partial<LockOptions>;
-  settings.defaults = mergeOptions(DEFAULT_LOCK_OPTIONS, defaults, { prefix: options.prefix });
+  const merged = { ...settings.options, ...options };
+  const { onFail: _ignored, ...defaults } = (merged.defaults ?? {}) as Partial<LockOptions>;
+  // Validated before anything changes: a refused call leaves the settings as they were.
+  const mergedDefaults = mergeOptions(DEFAULT_LOCK_OPTIONS, defaults, { prefix: merged.prefix });
+  const reconnect = 'redis' in options || 'store' in options || 'releaseChannel' in options;
+  if (reconnect) {
+    merged.redis = options.redis;
+    merged.store = options.store;
+    if (settings.store && settings.store !== options.store) retire(settings.store);
+    settings.store = undefined;
+  }
+  settings.options = merged;
+  settings.defaults = mergedDefaults;
   settings.version++;
-  // A store we opened for the earlier settings is no longer reachable from new calls.
-  if (previous && previous !== options.store) void previous.close();
 }
 
 /** Closes the connections the runtime opened. The next lock reconnects lazily. */
@@ -85,6 +97,41 @@ export async function close(): Promise<void> {
 
 export function currentStore(): LockStore {
   return (settings.store ??= createStore(settings.options));
+}
+
+/**
+ * One acquisition's claim on the current store, from its first attempt to the end of its lease's
+ * release: a store that configure() replaces stays open until no claim on it is left.
+ */
+export interface StoreUse {
+  readonly store: LockStore;
+  /** Idempotent. */
+  end(): void;
+}
+
+const uses = new Map<LockStore, number>();
+const retired = new Set<LockStore>();
+
+export function useCurrentStore(): StoreUse {
+  const store = currentStore();
+  uses.set(store, (uses.get(store) ?? 0) + 1);
+  let ended = false;
+  return {
+    store,
+    end() {
+      if (ended) return;
+      ended = true;
+      const left = uses.get(store)! - 1;
+      if (left > 0) return void uses.set(store, left);
+      uses.delete(store);
+      if (retired.delete(store)) void store.close();
+    },
+  };
+}
+
+function retire(store: LockStore): void {
+  if (uses.has(store)) retired.add(store);
+  else void store.close();
 }
 
 export function currentLogger(): LockLogger | undefined {

@@ -2,7 +2,7 @@
 // at module load, with the options the tag spelled out; each call of the method is then one
 // `return pay_lock_1.run(key, async () => { <the original body> })`. Options are resolved once
 // and cached until the next configure().
-import { currentDefaults, currentLogger, currentStore, settingsVersion } from './configure';
+import { currentDefaults, currentLogger, settingsVersion, useCurrentStore } from './configure';
 import { mergeOptions, type LockOptions } from './options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
@@ -81,7 +81,8 @@ export class MethodLock {
         return Promise.resolve(new NestedLease(held as Lease));
       }
     }
-    const context = { store: currentStore(), logger, site: this.spec.site, onFail: onFail ?? options.onFail };
+    const use = useCurrentStore();
+    const context = { store: use.store, claim: use, logger, site: this.spec.site, onFail: onFail ?? options.onFail };
     return acquireLease(key, options, context);
   }
 

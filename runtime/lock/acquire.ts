@@ -12,9 +12,10 @@
 import { LockAcquireError } from '../api/errors';
 import type { OnFail } from '../api/options';
 import type { LockLogger } from './events';
-import { Lease, type LeaseSettings } from './lease';
+import { Lease, type LeaseSettings, type StoreClaim } from './lease';
 import { newToken } from './token';
 import type { LockStore } from '../store/lock-store';
+import type { ReleaseWatch } from '../store/release-feed';
 
 export interface AcquireSettings extends LeaseSettings {
   readonly retries: number;
@@ -31,6 +32,8 @@ export interface AcquireContext {
   readonly site: string | undefined;
   /** What to do when every attempt fails. */
   readonly onFail: OnFail | FailureClass;
+  /** Ended when this acquisition fails, else by its lease when the lease is done with the store. */
+  readonly claim?: StoreClaim;
 }
 
 interface Attempts {
@@ -56,7 +59,7 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
   let lastError: unknown;
   try {
     if (await context.store.tryAcquire(key, token, settings.lockTime)) {
-      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt), 1, startedAt, context);
+      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim), 1, startedAt, context);
     }
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
@@ -79,7 +82,13 @@ async function waitForLease(
   let nextScheduled = startedAt + settings.waitTime;
   // Watch first, then try again: a release between the first attempt and the watch starting
   // would otherwise go unseen until the next scheduled attempt.
-  const watch = await store.releases.watch(key, settings.lockTime);
+  let watch: ReleaseWatch;
+  try {
+    watch = await store.releases.watch(key, settings.lockTime);
+  } catch (error) {
+    context.claim?.end();
+    throw error;
+  }
   try {
     let seen = watch.epoch;
     let lease = attemptFirst ? await attemptOnce(key, settings, context, attempts) : undefined;
@@ -94,12 +103,15 @@ async function waitForLease(
       const grant = watch.takeGrant();
       if (grant) {
         attempts.count++;
-        lease = new Lease(key, grant.token, store, settings, logger, grant.sentAt);
+        lease = new Lease(key, grant.token, store, settings, logger, grant.sentAt, context.claim);
       } else {
         lease = await attemptOnce(key, settings, context, attempts);
       }
     }
     return lease ? granted(lease, attempts.count, startedAt, context) : failed(key, startedAt, attempts, context);
+  } catch (error) {
+    context.claim?.end(); // idempotent: failed() may have ended it before throwing
+    throw error;
   } finally {
     watch.close();
   }
@@ -113,7 +125,7 @@ async function attemptOnce(key: string, settings: AcquireSettings, context: Acqu
   const sentAt = Date.now();
   try {
     if (await context.store.tryAcquire(key, token, settings.lockTime)) {
-      return new Lease(key, token, context.store, settings, context.logger, sentAt);
+      return new Lease(key, token, context.store, settings, context.logger, sentAt, context.claim);
     }
   } catch (error) {
     attempts.lastError = attemptErrored(error, key, token, context);
@@ -135,6 +147,7 @@ function granted(lease: Lease, attempts: number, startedAt: number, context: Acq
 }
 
 function failed(key: string, startedAt: number, attempts: Attempts, context: AcquireContext): undefined {
+  context.claim?.end();
   const waitedMs = Date.now() - startedAt;
   context.logger?.({ type: 'failed', key, attempts: attempts.count, waitedMs, site: context.site });
   const cause = attempts.lastError === undefined ? undefined : { cause: attempts.lastError };

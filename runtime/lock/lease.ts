@@ -10,6 +10,14 @@ import type { LockStore } from '../store/lock-store';
 import { newToken } from './token';
 import { timerDelay } from './timer-delay';
 
+/** A lease's hold on the store it was taken through (see api/configure.ts): ended once the lease is done with it. */
+export interface StoreClaim {
+  end(): void;
+}
+
+/** A release that Redis did not answer is sent again this often, while the lease could still be alive. */
+const RELEASE_RETRY_MS = [100, 200, 400, 800, 1000];
+
 export interface LeaseSettings {
   readonly lockTime: number;
   readonly watchdog: boolean;
@@ -34,6 +42,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     private readonly logger: LockLogger | undefined,
     /** When the acquiring SET was sent: Redis started the lease no earlier, so we count from here. */
     private readonly acquiredAt: number,
+    private readonly claim?: StoreClaim,
   ) {
     this.expiresAt = acquiredAt + settings.lockTime;
     if (settings.watchdog) this.scheduleRenewal();
@@ -66,6 +75,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     const heldMs = Date.now() - this.acquiredAt;
     if (!this.settings.autoUnlock) {
       this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
+      this.claim?.end();
       return;
     }
     // A waiter in this process gets the key handed over directly; see store/release-feed.ts.
@@ -80,14 +90,38 @@ export class Lease implements HeldLock, AsyncDisposable {
         // Reported before the successor wakes, so logs read "released", then "acquired".
         this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
         handoff?.to.granted(handoff);
-        return;
+      } else {
+        successor?.unreserve();
+        if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
       }
-      successor?.unreserve();
-      if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
+      this.claim?.end();
     } catch (error) {
       successor?.unreserve();
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
+      this.retryRelease(0);
     }
+  }
+
+  /**
+   * A release Redis did not answer (a restart, a failover, a cut connection) would leave the key
+   * locked until its lease ends — 30 s by default — though its holder is done. The release is
+   * token-checked, so sending it again is safe: in the background (the caller has its result
+   * already), until Redis answers or the lease would have ended anyway. The timers do not keep a
+   * finished process alive; a process that exits first leaves the key to its lease.
+   */
+  private retryRelease(retry: number): void {
+    const delay = RELEASE_RETRY_MS[Math.min(retry, RELEASE_RETRY_MS.length - 1)];
+    if (Date.now() + delay >= this.expiresAt) return this.claim?.end();
+    setTimeout(() => {
+      this.store.release(this.key, this.token).then(
+        (wasOurs) => {
+          // false: the key is gone already (the first release did run, or Redis restarted empty).
+          if (wasOurs) this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
+          this.claim?.end();
+        },
+        () => this.retryRelease(retry + 1),
+      );
+    }, delay).unref();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
