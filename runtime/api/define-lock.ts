@@ -7,7 +7,8 @@ import { mergeOptions, type LockOptions } from './options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
 import { compositeLockKey, lockKey } from '../lock/key';
-import { NestedLease, type AnyLease, type Lease } from '../lock/lease';
+import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
+import { LockAcquireError } from './errors';
 
 /** What the transformer writes into defineLock(): the tag's attributes, with times in ms. */
 export interface LockSpec extends Partial<LockOptions> {
@@ -78,12 +79,26 @@ export class MethodLock {
       const held = findHeld(key);
       if (held) {
         logger?.({ type: 'reentered', key, site: this.spec.site });
-        return Promise.resolve(new NestedLease(held as Lease));
+        const outer = held instanceof NestedLease ? held.outer : (held as Lease);
+        return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, options, onFail)));
       }
     }
     const use = useCurrentStore();
     const context = { store: use.store, claim: use, logger, site: this.spec.site, onFail: onFail ?? options.onFail };
     return acquireLease(key, options, context);
+  }
+
+  /** A nested call that waits for a sibling's turn waits as long as a call waiting on Redis would. */
+  private nestedEntry(key: string, options: LockOptions, onFail: FailureClass | undefined): NestedEntry {
+    const waitMs = options.retries * options.waitTime;
+    return {
+      waitMs,
+      onTimeout: () => {
+        currentLogger()?.({ type: 'failed', key, attempts: 1, waitedMs: waitMs, site: this.spec.site });
+        const error = new LockAcquireError(key, 1, waitMs);
+        return onFail ? new onFail(error.message) : error;
+      },
+    };
   }
 
   private resolve(): LockOptions {

@@ -6,6 +6,7 @@
 import { LockLostError } from '../api/errors';
 import type { LockLogger } from './events';
 import { runHolding, type HeldLock } from './held-locks';
+import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
 import { newToken } from './token';
 import { timerDelay } from './timer-delay';
@@ -33,6 +34,8 @@ export class Lease implements HeldLock, AsyncDisposable {
   private abort: AbortController | undefined;
   /** Set when the lock is found lost; `signal` aborts with it. */
   private lostWith: LockLostError | undefined;
+  /** Made on the first nested call: most leases have none. */
+  private gate: ReentryGate | undefined;
 
   constructor(
     readonly key: string,
@@ -63,6 +66,11 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** Runs the locked body; with reentrancy on, nested calls in it see the key as held. */
   run<T>(body: () => Promise<T>): Promise<T> {
     return this.settings.reentrant ? runHolding(this, body) : body();
+  }
+
+  /** Where nested calls of this lease take turns (see reentry-gate.ts). */
+  get reentryGate(): ReentryGate {
+    return (this.gate ??= new ReentryGate(this));
   }
 
   async release(): Promise<void> {
@@ -167,20 +175,43 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 }
 
-/** What a nested reentrant call gets: the outer lease, which only the outermost exit releases. */
+/** How long a nested call waits for a sibling's turn to end, and what it fails with then. */
+export interface NestedEntry {
+  readonly waitMs: number;
+  readonly onTimeout: () => unknown;
+}
+
+/**
+ * What a nested reentrant call gets: the outer lease, which only the outermost exit releases.
+ * Its body runs when no sibling nested call of the same lease is running (see reentry-gate.ts).
+ */
 export class NestedLease implements AsyncDisposable {
-  constructor(readonly outer: Lease) {}
+  private ended = false;
+
+  constructor(
+    readonly outer: Lease,
+    /** The hold the calling chain is in: the outer lease, or the nested call it runs inside. */
+    private readonly parent: HeldLock,
+    private readonly entry: NestedEntry,
+  ) {}
   get key(): string {
     return this.outer.key;
   }
+  /** False once its body has ended: a callback it left running falls back to the hold around it. */
   get held(): boolean {
-    return this.outer.held;
+    return !this.ended && this.outer.held;
   }
   get signal(): AbortSignal {
     return this.outer.signal;
   }
   run<T>(body: () => Promise<T>): Promise<T> {
-    return body();
+    const gate = this.outer.reentryGate;
+    return gate.enter(this.parent, this, this.entry.waitMs, this.entry.onTimeout).then(() =>
+      runHolding(this, body).finally(() => {
+        this.ended = true;
+        gate.leave(this);
+      }),
+    );
   }
   release(): Promise<void> {
     return Promise.resolve();

@@ -155,6 +155,38 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
     t.falsy(await probe().holder(outer!.key));
   });
 
+  test('nested calls started side by side inside the holder take turns; a call nested in a nested call enters at once', async (t) => {
+    const L = spec('siblings', { retries: 2, waitTime: 10_000 });
+    let inside = 0;
+    let most = 0;
+    const order: string[] = [];
+    const job = (name: string) => () => withLockOf(L, 'A', async () => {
+      most = Math.max(most, ++inside);
+      order.push(`${name} in`);
+      await delay(60);
+      // Nested in a nested call: its own chain holds the key, so it goes straight in (no deadlock).
+      await withLockOf(L, 'A', async () => order.push(`${name} inner`));
+      order.push(`${name} out`);
+      inside--;
+    });
+    await withLockOf(L, 'A', async () => {
+      await Promise.all([job('one')(), job('two')(), job('three')()]);
+    });
+    t.is(most, 1, 'never two sibling bodies inside the lock at once');
+    t.deepEqual(order, ['one in', 'one inner', 'one out', 'two in', 'two inner', 'two out', 'three in', 'three inner', 'three out']);
+    t.falsy(await probe().holder(L.keyFor('A')));
+  });
+
+  test('a nested sibling waits no longer than its wait bound: retries=0 fails at once while another sibling runs', async (t) => {
+    const L = spec('sibling-bound', { retries: 0 });
+    await withLockOf(L, 'A', async () => {
+      const first = withLockOf(L, 'A', () => delay(100));
+      const second = withLockOf(L, 'A', async () => t.fail('ran beside its sibling'));
+      await t.throwsAsync(second, { instanceOf: LockAcquireError });
+      await first;
+    });
+  });
+
   test('another async chain does not inherit the lock: it waits for the release', async (t) => {
     const L = spec('chains', { retries: 1, waitTime: 60_000 });
     const order: string[] = [];

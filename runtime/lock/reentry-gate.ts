@@ -1,0 +1,78 @@
+// Which nested call may run inside a held lock now.
+//
+// Reentrancy lets a call that its own async chain already holds the key for go straight in. But a
+// holder's body can start several such calls at once (`Promise.all([pay(a), pay(a)])`): each sees
+// the key held by its chain, and without a gate both would run beside each other — two bodies
+// inside one lock. So nested calls of one lease take turns, in process and without Redis:
+//
+//   - the gate's `current` is the hold whose chain may enter now: the lease itself, or the
+//     innermost nested call that is running;
+//   - a nested call whose parent (the hold its chain is in) is `current` enters and becomes
+//     `current`; when it ends, its parent is `current` again;
+//   - any other nested call (a sibling of the one running) waits, in arrival order, for its parent
+//     to be `current` again — at most its wait bound, as a call waiting on Redis would.
+// So a call nested in a nested call still enters at once, and siblings run one at a time.
+
+export interface Hold {
+  readonly key: string;
+  readonly held: boolean;
+}
+
+interface Waiting {
+  readonly parent: Hold;
+  readonly child: Hold;
+  readonly admit: () => void;
+}
+
+export class ReentryGate {
+  private current: Hold;
+  private readonly waiting: Waiting[] = [];
+  /** The parent of each nested call that entered and has not ended. */
+  private readonly parents = new Map<Hold, Hold>();
+
+  constructor(root: Hold) {
+    this.current = root;
+  }
+
+  /**
+   * Resolves when `child` (started in `parent`'s chain) may run; rejects with `onTimeout()` if its
+   * turn has not come within `waitMs`.
+   */
+  enter(parent: Hold, child: Hold, waitMs: number, onTimeout: () => unknown): Promise<void> {
+    if (this.current === parent) {
+      this.admit(parent, child);
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const entry: Waiting = { parent, child, admit: () => (clearTimeout(timer), this.admit(parent, child), resolve()) };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(entry), 1);
+        reject(onTimeout());
+      }, waitMs);
+      this.waiting.push(entry);
+    });
+  }
+
+  /**
+   * `child` has ended (it is no longer `held`): the gate goes back to the nearest hold still
+   * running — its parent, or further out when the parent ended first (a body that did not await a
+   * call it started) — and the first call waiting for that hold enters.
+   */
+  leave(child: Hold): void {
+    if (this.current !== child) return; // an inner call still runs; its end unwinds past this one
+    let current = child;
+    while (!current.held && this.parents.has(current)) {
+      const parent = this.parents.get(current)!;
+      this.parents.delete(current);
+      current = parent;
+    }
+    this.current = current;
+    const next = this.waiting.findIndex((entry) => entry.parent === current);
+    if (next >= 0) this.waiting.splice(next, 1)[0].admit();
+  }
+
+  private admit(parent: Hold, child: Hold): void {
+    this.parents.set(child, parent);
+    this.current = child;
+  }
+}
