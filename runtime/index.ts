@@ -10,5 +10,6 @@ export { Lease, NestedLease, type AnyLease } from './lock/lease';
 export { MAX_KEY_LENGTH, type KeyValue } from './lock/key';
 export type { LockStore } from './store/lock-store';
 export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
+export { RedisConnectionError } from './store/redis-health';
 export { MemoryLockStore } from './store/memory-store';
 export type { ReleaseFeed, ReleaseWatch } from './store/release-feed';

@@ -56,6 +56,9 @@ const ioredis = () => (ioredisModule ??= require('ioredis') as typeof IORedis);
  */
 const OWNED_CLIENT_OPTIONS: RedisOptions = {
   commandTimeout: 2_000,
+  // A server that accepts the connection but never answers (a rediss:// URL for a plain server)
+  // is reported in 3 s, not ioredis's 10, and later attempts fail at once (store/redis-health.ts).
+  connectTimeout: 3_000,
   maxRetriesPerRequest: 1,
   autoResendUnfulfilledCommands: false,
   enableAutoPipelining: true,

@@ -39,6 +39,13 @@ export interface AcquireContext {
 interface Attempts {
   count: number;
   lastError: unknown;
+  /** The latest attempt failed with an error rather than finding the key held. */
+  erred: boolean;
+}
+
+/** An error retrying cannot fix (a wrong TLS setting, password or database): no point waiting. */
+function isFatal(error: unknown): boolean {
+  return (error as { fatal?: unknown } | undefined)?.fatal === true;
 }
 
 /**
@@ -52,7 +59,7 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
   // head). Wasted SETs under contention slow the very handoffs they race with. Release notices
   // and the scheduled attempts still wake this caller; it is served in arrival order.
   if (settings.retries > 0 && context.store.releases.isWatched(key)) {
-    return waitForLease(key, settings, context, startedAt, { count: 0, lastError: undefined }, false);
+    return waitForLease(key, settings, context, startedAt, { count: 0, lastError: undefined, erred: false }, false);
   }
   // The uncontended path is this one attempt: keep it to a single await.
   const token = newToken();
@@ -64,7 +71,9 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
   }
-  return waitForLease(key, settings, context, startedAt, { count: 1, lastError }, true);
+  const attempts = { count: 1, lastError, erred: lastError !== undefined };
+  if (isFatal(lastError)) return failed(key, startedAt, attempts, context);
+  return waitForLease(key, settings, context, startedAt, attempts, true);
 }
 
 async function waitForLease(
@@ -94,10 +103,10 @@ async function waitForLease(
     let lease = attemptFirst ? await attemptOnce(key, settings, context, attempts) : undefined;
     while (!lease) {
       const now = Date.now();
-      if (now >= deadline) break;
+      if (now >= deadline || isFatal(attempts.lastError)) break;
       if (now >= nextScheduled) nextScheduled = now + settings.waitTime;
       const waitMs = Math.min(nextScheduled, deadline) - now;
-      logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site });
+      logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site, ...(attempts.erred ? { error: attempts.lastError as Error } : {}) });
       await watch.sleep(seen, waitMs);
       seen = watch.epoch;
       const grant = watch.takeGrant();
@@ -119,6 +128,7 @@ async function waitForLease(
 
 async function attemptOnce(key: string, settings: AcquireSettings, context: AcquireContext, attempts: Attempts): Promise<Lease | undefined> {
   attempts.count++;
+  attempts.erred = false;
   // A fresh token per attempt: an attempt that timed out may still have set its token, and
   // then only a release with that very token may clean it up.
   const token = newToken();
@@ -129,6 +139,7 @@ async function attemptOnce(key: string, settings: AcquireSettings, context: Acqu
     }
   } catch (error) {
     attempts.lastError = attemptErrored(error, key, token, context);
+    attempts.erred = true;
   }
   return undefined;
 }

@@ -5,7 +5,7 @@ import type { LockError, LockLostError } from '../api/errors';
 export type LockEvent =
   | { type: 'acquired'; key: string; token: string; attempts: number; waitedMs: number; site?: string }
   | { type: 'reentered'; key: string; site?: string }
-  | { type: 'waiting'; key: string; attempt: number; waitMs: number; site?: string }
+  | { type: 'waiting'; key: string; attempt: number; waitMs: number; site?: string; /** The latest attempt failed with this error, not because the key was held. */ error?: Error }
   | { type: 'failed'; key: string; attempts: number; waitedMs: number; site?: string }
   | { type: 'renewed'; key: string; token: string }
   | { type: 'released'; key: string; token: string; heldMs: number }
@@ -28,7 +28,9 @@ export function describeEvent(event: LockEvent): string {
     case 'reentered':
       return `lockweave: reentered ${event.key} (already held by this call chain)${at}`;
     case 'waiting':
-      return `lockweave: ${event.key} is held (attempt ${event.attempt} failed); waiting up to ${event.waitMs} ms for its release${at}`;
+      return event.error
+        ? `lockweave: attempt ${event.attempt} on ${event.key} failed: ${event.error.message}; trying again in ${event.waitMs} ms${at}`
+        : `lockweave: ${event.key} is held (attempt ${event.attempt} failed); waiting up to ${event.waitMs} ms for its release${at}`;
     case 'failed':
       return `lockweave: gave up on ${event.key} after ${event.attempts} attempt(s), waited ${event.waitedMs} ms${at}`;
     case 'renewed':

@@ -8,9 +8,11 @@ import type { Cluster, Redis } from 'ioredis';
 
 type Client = Redis | Cluster;
 
-function socketsOf(client: Client): { ref(): void; unref(): void }[] {
-  const sockets: { ref(): void; unref(): void }[] = [];
-  const stream = (client as unknown as { stream?: { ref(): void; unref(): void } }).stream;
+type Socket = { ref(): void; unref(): void; destroyed?: boolean };
+
+function socketsOf(client: Client): Socket[] {
+  const sockets: Socket[] = [];
+  const stream = (client as unknown as { stream?: Socket }).stream;
   if (stream) sockets.push(stream);
   if ('nodes' in client && typeof client.nodes === 'function') {
     for (const node of client.nodes()) sockets.push(...socketsOf(node));
@@ -29,11 +31,37 @@ function unrefReconnects(client: Client): void {
   );
 }
 
-/** The socket stays unref'd for good (the subscriber: it only waits for notices). */
-export function unrefConnection(client: Client): void {
-  const apply = () => socketsOf(client).forEach((socket) => socket.unref());
+/**
+ * Runs `apply` whenever the client has a socket: on 'connect' and 'ready', and also while it is
+ * still connecting — a socket that never connects (a TLS handshake the server does not answer)
+ * would otherwise stay ref'd from its creation until its connect timeout, and the next one after
+ * it, keeping a finished process alive for good. ioredis emits 'connecting' before it has made
+ * the socket, so the socket is looked for once the current callbacks are done.
+ */
+function onEverySocket(client: Client, apply: () => void): void {
+  client.on('connecting', () => setImmediate(apply));
   client.on('connect', apply);
   client.on('ready', apply);
+}
+
+/**
+ * What each socket was last set to. A socket without a handle (destroyed after a failed connect)
+ * defers ref()/unref() to a 'connect' listener that never fires; calling either on it for every
+ * command would only pile those listeners up.
+ */
+const refState = new WeakMap<object, boolean>();
+
+function setRef(socket: Socket, ref: boolean): void {
+  if (socket.destroyed || refState.get(socket) === ref) return;
+  refState.set(socket, ref);
+  if (ref) socket.ref();
+  else socket.unref();
+}
+
+/** The socket stays unref'd for good (the subscriber: it only waits for notices). */
+export function unrefConnection(client: Client): void {
+  const apply = () => socketsOf(client).forEach((socket) => setRef(socket, false));
+  onEverySocket(client, apply);
   unrefReconnects(client);
   apply();
 }
@@ -43,11 +71,9 @@ export class ConnectionRef {
   private pending = 0;
 
   constructor(private readonly client: Client) {
-    const apply = () => this.apply();
-    client.on('connect', apply);
-    client.on('ready', apply);
+    onEverySocket(client, () => this.apply());
     unrefReconnects(client);
-    apply();
+    this.apply();
   }
 
   /** Wraps one command: the process stays up until it settles. */
@@ -59,9 +85,6 @@ export class ConnectionRef {
   }
 
   private apply(): void {
-    for (const socket of socketsOf(this.client)) {
-      if (this.pending > 0) socket.ref();
-      else socket.unref();
-    }
+    for (const socket of socketsOf(this.client)) setRef(socket, this.pending > 0);
   }
 }

@@ -9,6 +9,7 @@ import type { LockStore } from './lock-store';
 import { RedisReleaseFeed } from './redis-release-feed';
 import { HANDOVER_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
 import { ConnectionRef } from './connection-ref';
+import { RedisHealth } from './redis-health';
 
 /** A released key is announced on the channel `lockweave:released:<key>`. */
 export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released:';
@@ -24,6 +25,7 @@ export class RedisLockStore implements LockStore {
   readonly releases: RedisReleaseFeed;
   private readonly channel: string;
   private readonly ref: ConnectionRef | undefined;
+  private readonly health: RedisHealth;
 
   constructor(
     readonly client: Redis | Cluster,
@@ -32,24 +34,25 @@ export class RedisLockStore implements LockStore {
     this.channel = options.channel ?? DEFAULT_RELEASE_CHANNEL;
     this.releases = new RedisReleaseFeed(client, this.channel);
     this.ref = options.ownsClient ? new ConnectionRef(client) : undefined;
+    this.health = new RedisHealth(client, options.ownsClient === true, () => void this.releases.close());
   }
 
   // The verbs are not async: each is one command, so each adds one promise, not an async frame.
 
   tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.track(this.client.set(key, token, 'PX', leaseMs, 'NX')).then(isOk);
+    return this.send(() => this.client.set(key, token, 'PX', leaseMs, 'NX')).then(isOk);
   }
 
   handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean> {
-    return this.track(runScript(this.client, HANDOVER_SCRIPT, key, [token, nextToken, leaseMs])).then(isOne);
+    return this.send(() => runScript(this.client, HANDOVER_SCRIPT, key, [token, nextToken, leaseMs])).then(isOne);
   }
 
   renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.track(runScript(this.client, RENEW_SCRIPT, key, [token, leaseMs])).then(isOne);
+    return this.send(() => runScript(this.client, RENEW_SCRIPT, key, [token, leaseMs])).then(isOne);
   }
 
   release(key: string, token: string): Promise<boolean> {
-    return this.track(runScript(this.client, RELEASE_SCRIPT, key, [token, this.channel])).then(isOne);
+    return this.send(() => runScript(this.client, RELEASE_SCRIPT, key, [token, this.channel])).then(isOne);
   }
 
   async close(): Promise<void> {
@@ -57,8 +60,10 @@ export class RedisLockStore implements LockStore {
     if (this.options.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 
-  private track<T>(command: Promise<T>): Promise<T> {
-    return this.ref ? this.ref.track(command) : command;
+  /** One command: refused at once when Redis is known to be unusable, else sent and, if ours, tracked. */
+  private send<T>(command: () => Promise<T>): Promise<T> {
+    const sent = this.health.send(command);
+    return this.ref ? this.ref.track(sent) : sent;
   }
 }
 

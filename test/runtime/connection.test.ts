@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { close, configure, defineLock, LockAcquireError } from 'lockweave';
+import { close, configure, defineLock, LockAcquireError, RedisConnectionError, type LockEvent } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
 
@@ -82,3 +82,69 @@ test.serial('locking works again after Redis restarts, without restarting the ap
   await close();
   await own.stop();
 });
+
+test.serial('a closed port: the error names the server and the cause, attempts keep their schedule, and no log line says the key is held', async (t) => {
+  const dead = await startRedisServer();
+  const url = dead.url;
+  await dead.stop();
+  const events: LockEvent[] = [];
+  configure({ redis: url, logger: (event) => events.push(event) });
+  const L = defineLock({ businessFlag: 'closedPort', retries: 10, waitTime: 200 });
+  const started = Date.now();
+  const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+  t.true(error!.cause instanceof RedisConnectionError);
+  t.regex(error!.message, new RegExp(`Redis at 127\\.0\\.0\\.1:${dead.port} is unreachable: connect ECONNREFUSED`));
+  // Each attempt fails at once while Redis is known to be down, instead of waiting out a reconnect.
+  t.true(error!.attempts >= 10, `attempts ${error!.attempts}`);
+  t.true(Date.now() - started < 10_000, 'within the wait bound (2 s) plus generous slack');
+  const waiting = events.filter((e) => e.type === 'waiting');
+  t.true(waiting.length > 0);
+  t.true(waiting.every((e) => e.type === 'waiting' && e.error instanceof RedisConnectionError), 'a failed attempt is not reported as a held key');
+  await close();
+});
+
+test.serial('a database the server does not have fails at once and locks nothing in database 0', async (t) => {
+  const own = await startRedisServer(['--databases', '4']);
+  const look = new Redis(own.url);
+  try {
+    configure({ redis: `${own.url}/9` });
+    const L = defineLock({ businessFlag: 'noDb', retries: 3, waitTime: 5_000 });
+    const started = Date.now();
+    const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+    t.true(Date.now() - started < 5_000, 'no waiting: retrying cannot help');
+    t.is(error!.attempts, 1);
+    t.regex(error!.message, /Redis at 127\.0\.0\.1:\d+: it has no database 9/);
+    t.true((error!.cause as RedisConnectionError).fatal);
+    t.deepEqual(await look.keys('*'), [], 'nothing locked in database 0');
+  } finally {
+    await close();
+    look.disconnect();
+    await own.stop();
+  }
+});
+
+test.serial('wrong credentials fail at once, saying so', async (t) => {
+  const own = await startRedisServer();
+  const admin = new Redis(own.url);
+  await admin.config('SET', 'requirepass', 'right-password');
+  admin.disconnect();
+  try {
+    configure({ redis: `redis://:wrong-password@127.0.0.1:${own.port}` });
+    const L = defineLock({ businessFlag: 'auth', retries: 3, waitTime: 5_000 });
+    const started = Date.now();
+    const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+    t.true(Date.now() - started < 5_000, 'no waiting: retrying cannot help');
+    t.regex(error!.message, new RegExp(`Redis at 127\\.0\\.0\\.1:${own.port}: it refused the credentials`));
+  } finally {
+    await close();
+    await own.stop();
+  }
+});
+
+test.serial('a rediss:// URL for a server without TLS: the error says so and the process still exits by itself', async (t) => {
+  const program = join(__dirname, 'programs', 'tls-mismatch-exit.js');
+  // execFile rejects if the process is still running after 30 s.
+  const { stdout } = await run(process.execPath, [program, `rediss://127.0.0.1:${server.port}`], { timeout: 30_000 });
+  t.regex(stdout, /^LockAcquireError: .*Redis at 127\.0\.0\.1:\d+ is unreachable: .*TLS handshake/);
+});
+

@@ -49,7 +49,7 @@ export function compiledWorkersDir(): string {
   // A worker whose tag was not woven would test nothing: refuse to run it.
   for (const worker of ['counter-worker', 'holder-worker']) {
     const js = readFileSync(join(outDir, `${worker}.js`), 'utf8');
-    if (!/\.acquire\(/.test(js) || !/defineLock\(/.test(js)) throw new Error(`${worker}: the @redisLock tag was not woven`);
+    if (!/_lock_\d+\.run(Composite)?\(/.test(js) || !/defineLock\(/.test(js)) throw new Error(`${worker}: the @redisLock tag was not woven`);
   }
   compiled = outDir;
   return outDir;

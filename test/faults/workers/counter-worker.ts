@@ -1,7 +1,7 @@
 // A worker application: `loops` concurrent callers each run locked read-modify-write
 // increments on a few hot keys, and record what they saw.
 //
-// The locked method carries a real `@redisLock` tag: support/compile-workers.ts compiles this
+// The locked method carries a real redisLock JSDoc tag: support/compile-workers.ts compiles this
 // file with tspc and the lockweave transformer. Lock times come from the test, through
 // configure({ defaults }), since a tag holds literals.
 //

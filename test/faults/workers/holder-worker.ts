@@ -1,5 +1,5 @@
 // A worker that takes one lock and holds it until told to let go: the victim (or the
-// successor) in the kill and pause cases. Its locked method carries a real `@redisLock` tag,
+// successor) in the kill and pause cases. Its locked method carries a real redisLock JSDoc tag,
 // woven by tspc (support/compile-workers.ts); lock times come through configure({ defaults }).
 //
 // Messages: ready, acquired {key, token, elapsedMs}, body-end, done, failed {error}, and

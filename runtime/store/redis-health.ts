@@ -1,0 +1,148 @@
+// What is wrong with the connection to Redis, said plainly and early.
+//
+// ioredis reports trouble in its own terms: a command sent while Redis is down waits for a
+// reconnect and then fails with "Reached the max retries per request limit", naming no host and no
+// cause; a `rediss://` URL against a server without TLS reconnects forever; a database the server
+// does not have (`redis://…/99`) fails its SELECT quietly and every command goes to database 0.
+// RedisHealth sits between the store and the client and turns that into:
+//   - errors that name the server and the cause (ECONNREFUSED, ENOTFOUND, TLS, auth, database);
+//   - failing at once, not after a reconnect wait, while the server is known to be down, so a
+//     caller's attempts keep their schedule and its error comes within its wait bound;
+//   - a fatal error for what retrying cannot fix (TLS, auth, database): every command fails with
+//     it, acquire gives up at once, and a connection the runtime owns stops reconnecting, so it
+//     cannot keep the process alive.
+import type { Cluster, Redis } from 'ioredis';
+
+export class RedisConnectionError extends Error {
+  override name = 'RedisConnectionError';
+  constructor(
+    message: string,
+    /** `127.0.0.1:6379`, or the Cluster's first node. */
+    readonly address: string,
+    /** True when trying again cannot help: a wrong TLS setting, password or database. */
+    readonly fatal: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** ioredis's own words for "the command never got an answer because the connection is gone". */
+const CONNECTION_GONE = /max retries per request|Connection is closed|Stream isn't writeable|Command timed out|connect ETIMEDOUT/i;
+/** What retrying cannot fix, by what the server or TLS said. */
+const FATAL = {
+  tls: /SSL|TLS|wrong version number|EPROTO|certificate|self.signed/i,
+  credentials: /WRONGPASS|NOAUTH|invalid (user|password)|AUTH failed|invalid username-password/i,
+  database: /DB index is out of range|invalid DB index/i,
+};
+
+export class RedisHealth {
+  readonly address: string;
+  private fatalError: RedisConnectionError | undefined;
+  /** The last connection error since the connection was last ready; undefined while it is up. */
+  private downWith: Error | undefined;
+  /** The SELECT of a non-zero database, checked before the first command (see databaseReady). */
+  private databaseChecked: Promise<void> | undefined;
+  /** The database is 0 or its SELECT succeeded: commands go straight out. */
+  private databaseOk: boolean;
+
+  constructor(
+    private readonly client: Redis | Cluster,
+    /** The runtime opened the connection: it may stop it from reconnecting. */
+    private readonly owned: boolean,
+    /** Called once when the connection turns out unusable for good (to close the subscriber too). */
+    private readonly onFatal: () => void,
+  ) {
+    this.address = addressOf(client);
+    this.databaseOk = databaseOf(client) === 0;
+    client.on('error', (error: Error) => this.onError(error));
+    client.on('ready', () => (this.downWith = undefined));
+  }
+
+  /** The error a command must fail with right away, if any. */
+  get refusal(): RedisConnectionError | undefined {
+    if (this.fatalError) return this.fatalError;
+    if (this.downWith && (this.client as { status?: string }).status !== 'ready') return this.unreachable(this.downWith);
+    return undefined;
+  }
+
+  /** Sends `command` unless Redis is known to be unusable; its connection errors come back explained. */
+  send<T>(command: () => Promise<T>): Promise<T> {
+    const refusal = this.refusal;
+    if (refusal) return Promise.reject(refusal);
+    // The hot path adds one promise to the command's own: the handler that explains its failure.
+    const sent = this.databaseOk ? command() : this.databaseReady().then(command);
+    return sent.catch((error: unknown) => Promise.reject(this.explain(error)));
+  }
+
+  private explain(error: unknown): unknown {
+    if (error instanceof RedisConnectionError || !(error instanceof Error)) return error;
+    if (this.fatalError) return this.fatalError;
+    return CONNECTION_GONE.test(error.message) ? this.unreachable(this.downWith ?? error, error) : error;
+  }
+
+  private unreachable(cause: Error, command?: Error): RedisConnectionError {
+    let detail = command && command !== cause ? `${cause.message} (${command.message})` : cause.message;
+    const tls = (this.client as { options?: { tls?: unknown } }).options?.tls;
+    if (tls && /ETIMEDOUT|timed out/.test(detail)) detail += '; it accepted the connection but did not complete a TLS handshake: is it a rediss:// URL for a server without TLS?';
+    return new RedisConnectionError(`Redis at ${this.address} is unreachable: ${detail}`, this.address, false, { cause });
+  }
+
+  private onError(error: Error): void {
+    const said = `${(error as { code?: string }).code ?? ''} ${error.message}`;
+    if (FATAL.database.test(said)) return this.fail(this.noDatabase(error));
+    if (FATAL.credentials.test(said)) return this.fail(this.fatal('it refused the credentials', error));
+    if (FATAL.tls.test(said)) return this.fail(this.fatal('the TLS handshake failed (a rediss:// URL for a server without TLS, or a certificate it does not trust?)', error));
+    if ((this.client as { status?: string }).status !== 'ready') this.downWith = error;
+  }
+
+  private noDatabase(error: Error): RedisConnectionError {
+    return this.fatal(`it has no database ${databaseOf(this.client)}`, error);
+  }
+
+  private fatal(what: string, error: Error): RedisConnectionError {
+    return new RedisConnectionError(`Redis at ${this.address}: ${what}: ${error.message}`, this.address, true, { cause: error });
+  }
+
+  private fail(error: RedisConnectionError): void {
+    if (this.fatalError) return;
+    this.fatalError = error;
+    if (this.owned) this.client.disconnect();
+    this.onFatal();
+  }
+
+  /**
+   * ioredis SELECTs the URL's database after connecting, and if the server has no such database it
+   * only emits an 'error' and sends the commands anyway — to database 0, where they would lock keys
+   * beside a different application's. So a store checks the SELECT itself before its first command.
+   */
+  private databaseReady(): Promise<void> {
+    const db = databaseOf(this.client);
+    return (this.databaseChecked ??= (this.client as Redis).select(db).then(
+      () => void (this.databaseOk = true),
+      (error: Error) => {
+        const fatal = FATAL.database.test(error.message);
+        if (!fatal) {
+          this.databaseChecked = undefined; // not a verdict on the database: check again next time
+          throw error;
+        }
+        this.fail(this.noDatabase(error));
+        throw this.fatalError!;
+      },
+    ));
+  }
+}
+
+function databaseOf(client: Redis | Cluster): number {
+  return Number((client as { options?: { db?: number } }).options?.db ?? 0);
+}
+
+function addressOf(client: Redis | Cluster): string {
+  const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
+  if (options?.path) return options.path;
+  if (options?.host || options?.port) return `${options.host ?? 'localhost'}:${options.port ?? 6379}`;
+  const nodes = (client as { startupNodes?: Array<string | number | { host?: string; port?: number }> }).startupNodes;
+  const first = nodes?.[0];
+  if (typeof first === 'object' && first) return `${first.host ?? 'localhost'}:${first.port ?? 6379}`;
+  return first === undefined ? 'unknown address' : String(first);
+}
