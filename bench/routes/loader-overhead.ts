@@ -1,6 +1,6 @@
 // What lockweave/register adds to the start of an app run by Node's own type stripping (Node 24).
 //
-//   node_modules/node24/bin/node bench/routes/loader-overhead.ts
+//   npx ts-node --transpile-only bench/routes/loader-overhead.ts
 //
 // A generated app of 100 .ts modules, 10 of them with a tagged method, started (to exit, no
 // method called, no Redis needed) 7 times each way, alternating:
@@ -13,70 +13,20 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MODULES, TAGGED_EVERY, median, writeGeneratedApp } from './generated-app';
 
 const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
 const APP_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'loader-overhead');
 const CACHE_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'loader-overhead-cache');
 const NODE = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
-const MODULES = 100;
-const TAGGED_EVERY = 10;
 const REPETITIONS = 7;
 
-function moduleSource(index: number): string {
-  const tagged = index % TAGGED_EVERY === 0;
-  return `export interface Order${index} { readonly orderNo: string; readonly lines: readonly { sku: string; qty: number }[] }
-export type Status${index} = 'open' | 'paid' | 'shipped';
-
-export class Service${index} {
-  private readonly seen = new Map<string, Status${index}>();
-
-  total(order: Order${index}): number {
-    return order.lines.reduce((sum: number, line: { qty: number }) => sum + line.qty, 0);
-  }
-
-  status(orderNo: string): Status${index} {
-    return this.seen.get(orderNo) ?? 'open';
-  }
-${tagged ? `
-  /** @redisLock businessFlag=pay${index} keyName=order.orderNo */
-  async pay(order: Order${index}): Promise<Status${index}> {
-    this.seen.set(order.orderNo, 'paid');
-    return 'paid';
-  }
-` : ''}
-  async ship<T extends Order${index}>(order: T): Promise<T> {
-    this.seen.set(order.orderNo, 'shipped');
-    return order;
-  }
-}
-`;
-}
-
 function generateApp(): void {
-  fs.rmSync(APP_DIR, { recursive: true, force: true });
-  fs.mkdirSync(APP_DIR, { recursive: true });
-  fs.writeFileSync(path.join(APP_DIR, 'package.json'), '{ "type": "module", "private": true }\n');
-  fs.writeFileSync(path.join(APP_DIR, 'tsconfig.json'), JSON.stringify({ compilerOptions: { plugins: [{ transform: 'lockweave/transformer' }] } }));
-  const imports: string[] = [];
-  for (let i = 0; i < MODULES; i++) {
-    fs.writeFileSync(path.join(APP_DIR, `module${i}.ts`), moduleSource(i));
-    imports.push(`import { Service${i} } from './module${i}.ts';`);
-  }
-  const services = Array.from({ length: MODULES }, (_, i) => `new Service${i}()`).join(', ');
-  fs.writeFileSync(path.join(APP_DIR, 'app.ts'), `${imports.join('\n')}
-if (process.env.LOAD_RUNTIME) await import('lockweave/runtime');
-const services: unknown[] = [${services}];
-console.log(services.length);
-`);
-  linkLockweave();
-}
-
-/** `lockweave/...` resolves from the app to this repo's dist, as an installed package would. */
-function linkLockweave(): void {
-  const dir = path.join(APP_DIR, 'node_modules', 'lockweave');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
-  fs.symlinkSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), 'dir');
+  writeGeneratedApp(ROOT, APP_DIR, {
+    packageJson: { type: 'module', private: true },
+    importExtension: '.ts',
+    appTail: "if (process.env.LOAD_RUNTIME) await import('lockweave/runtime');\nconsole.log(services.length);\n",
+  });
 }
 
 function startOnce(args: string[], env: Record<string, string>): number {
@@ -88,8 +38,6 @@ function startOnce(args: string[], env: Record<string, string>): number {
   }
   return elapsed;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function main(): void {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'transformer', 'routes', 'register.js'))) {

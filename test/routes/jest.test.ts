@@ -3,10 +3,10 @@
 // (3 calls at once); a bad tag stops the test file with file:line:col. Plain ts-jest does not weave:
 // its run is shown to be unlocked here, a hole that `lockweave check` has to report.
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, linkPackage } from '../transformer/helpers';
+import { childRunner, type Ran } from '../helpers/child-process';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'jest');
@@ -32,38 +32,16 @@ test.after.always(async () => {
   await redis?.stop();
 });
 
-interface Ran {
-  readonly status: number | null;
-  readonly output: string;
-}
-
-// Two jest runs at a time: each starts workers and a compiler, and the machine may have 2 cores.
-let running = 0;
-const queue: (() => void)[] = [];
+// Two jest runs at a time: each starts workers and a compiler.
+const runChild = childRunner(2);
 let runs = 0;
 
-async function jest(binary: string, args: string[], nodeFlags: string[] = []): Promise<Ran> {
-  if (running >= 2) await new Promise<void>((resolve) => queue.push(resolve));
-  running++;
-  try {
-    return await new Promise<Ran>((resolve, reject) => {
-      // --no-cache: every run compiles, so a result never comes from an earlier run's output.
-      const child = spawn(binary, [...nodeFlags, JEST, '--rootDir', PROJECT, '--ci', '--no-cache', '--colors=false', ...args], {
-        cwd: PROJECT,
-        env: { ...process.env, NODE_OPTIONS: '', REDIS_URL: redis.url, RUN_ID: `run${++runs}`, FORCE_COLOR: '0' },
-        timeout: 90_000,
-      });
-      let output = '';
-      child.stdout.on('data', (chunk) => (output += chunk));
-      child.stderr.on('data', (chunk) => (output += chunk));
-      child.once('error', reject);
-      // ts-jest prints its diagnostics in colour whatever jest is told.
-      child.once('close', (status) => resolve({ status, output: output.replace(/\x1b\[[0-9;]*m/g, '') }));
-    });
-  } finally {
-    running--;
-    queue.shift()?.();
-  }
+function jest(binary: string, args: string[], nodeFlags: string[] = []): Promise<Ran> {
+  // --no-cache: every run compiles, so a result never comes from an earlier run's output.
+  return runChild(binary, [...nodeFlags, JEST, '--rootDir', PROJECT, '--ci', '--no-cache', '--colors=false', ...args], {
+    cwd: PROJECT,
+    env: { REDIS_URL: redis.url, RUN_ID: `run${++runs}`, FORCE_COLOR: '0' },
+  });
 }
 
 for (const [nodeName, binary] of Object.entries(NODES)) {

@@ -4,10 +4,10 @@
 // way it could run a method unlocked fails loudly instead: a bad tag, tsx loaded before lockweave,
 // a require hook that reads files past lockweave, and Node 20 (no module.registerHooks).
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, linkPackage } from '../transformer/helpers';
+import { childRunner, type Ran } from '../helpers/child-process';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'loader');
@@ -36,37 +36,11 @@ test.after.always(async () => {
   await redis?.stop();
 });
 
-interface Ran {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly output: string;
-}
+// A few children at a time: each loads TypeScript's parser.
+const runChild = childRunner(3);
 
-// A few children at a time: each loads TypeScript's parser, and the machine may have 2 cores.
-let running = 0;
-const queue: (() => void)[] = [];
-
-async function node(binary: string, args: string[], env: Record<string, string> = {}, cwd = APP_DIR): Promise<Ran> {
-  if (running >= 3) await new Promise<void>((resolve) => queue.push(resolve));
-  running++;
-  try {
-    return await new Promise<Ran>((resolve, reject) => {
-      const child = spawn(binary, args, {
-        cwd,
-        env: { ...process.env, NODE_OPTIONS: '', REDIS_URL: redis.url, LOCKWEAVE_CACHE_DIR: CACHE_DIR, ...env },
-        timeout: 90_000,
-      });
-      let stdout = '';
-      let output = '';
-      child.stdout.on('data', (chunk) => ((stdout += chunk), (output += chunk)));
-      child.stderr.on('data', (chunk) => (output += chunk));
-      child.once('error', reject);
-      child.once('close', (status) => resolve({ status, stdout, output }));
-    });
-  } finally {
-    running--;
-    queue.shift()?.();
-  }
+function node(binary: string, args: string[], env: Record<string, string> = {}, cwd = APP_DIR): Promise<Ran> {
+  return runChild(binary, args, { cwd, env: { REDIS_URL: redis.url, LOCKWEAVE_CACHE_DIR: CACHE_DIR, ...env } });
 }
 
 /** How each way of starting the app is spelled; all of them must lock. */

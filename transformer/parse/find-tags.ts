@@ -21,8 +21,11 @@ export function tagPositions(text: string): number[] {
  * (This module loads nothing, so a route can ask before it loads the weaver and TypeScript.)
  */
 export function mayHoldTag(code: string): boolean {
-  return /@redislock/i.test(code);
+  return MAY_HOLD_TAG.test(code);
 }
+
+/** mayHoldTag's test as a RegExp, for tools that run it themselves (a bundler's hook filter). */
+export const MAY_HOLD_TAG = /@redislock/i;
 
 /**
  * Every `@redisLock` in any letter case (`@RedisLock`, the Java seed's spelling, `@redislock`):

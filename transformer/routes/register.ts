@@ -18,10 +18,9 @@ import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mayHoldTag } from '../parse/find-tags';
-import { weaver } from './lazy-weaver';
-import { nearestTsconfigOf, projectConfigFor } from './project-config';
 import { cancelWovenRead, tagsWeaveOnDisk, weaveRequiredTypeScript } from './register-require';
-import { WovenCache, type CachedWeave } from './woven-cache';
+import { weaveCached } from './weave-cached';
+import type { CachedWeave } from './woven-cache';
 
 interface LoadResult {
   format?: string | null;
@@ -41,9 +40,6 @@ if (typeof registerHooks !== 'function') {
 /** Files this process wove or found tag-free; any other TypeScript file with tags was loaded past us. */
 const handled = new Set<string>();
 
-/** Opened on the first tagged file: an app without tags pays nothing for it. */
-let cache: WovenCache | null | undefined;
-
 registerHooks({
   load(url, context, nextLoad) {
     const file = url.startsWith('file:') ? fileURLToPath(url.replace(/[?#].*$/, '')) : undefined;
@@ -53,14 +49,18 @@ registerHooks({
     if (loaded.source == null) return loaded;
     const source = typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString('utf8');
     if (!mayHoldTag(source)) {
-      if (tagsWeaveOnDisk(file)) throw strippedError(file);
+      // A '…-typescript' format means Node's own load read the file as it is on disk: no tag was
+      // lost. Any other format came through another loader, which may have dropped the comments.
+      if (!/-typescript$/.test(loaded.format ?? '') && tagsWeaveOnDisk(file)) throw strippedError(file);
       handled.add(file);
       return loaded;
     }
     const woven = weave(file, source, moduleFormat(loaded.format));
     if (!woven.map) return loaded;
     // Weaving keeps every line where it was; the map fixes the columns of the woven lines for
-    // --enable-source-maps. Type stripping keeps comments and positions, so the map stays valid.
+    // --enable-source-maps (and costs a base64 pass and a longer text to strip, so only then).
+    // Type stripping keeps comments and positions, so the map stays valid.
+    if (!(process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled) return { ...loaded, source: woven.code };
     const map = { ...woven.map, sources: [pathToFileURL(file).href] };
     const inline = `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
     return { ...loaded, source: woven.code + inline };
@@ -74,26 +74,11 @@ weaveRequiredTypeScript({
   strippedError,
 });
 
-/**
- * The woven text of a file that may hold tags (the source itself when nothing is locked); throws
- * on tag errors. From the cache when the file and its tsconfig are as they were.
- */
+/** The woven text of a file that may hold tags (the source itself when nothing is locked); throws on tag errors. */
 function weave(file: string, source: string, format: 'esm' | 'cjs' | undefined): CachedWeave {
-  if (cache === undefined) cache = WovenCache.open() ?? null;
-  const key = cache?.key(file, source, format, nearestTsconfigOf(file));
-  const cached = key ? cache!.read(key) : undefined;
-  if (cached) {
-    handled.add(file);
-    return cached;
-  }
-  const project = projectConfigFor(file);
-  const { weaveSource, LockweaveBuildError } = weaver();
-  const woven = weaveSource(file, source, { ...project.plugin, format });
-  if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
+  const woven = weaveCached(file, source, { format });
   handled.add(file);
-  const result = { code: woven.code, map: woven.woven > 0 ? woven.map : undefined };
-  if (key) cache!.write(key, result, project.configFiles);
-  return result;
+  return woven;
 }
 
 /** TypeScript sources, not declaration files (no bodies), not node_modules (not the user's code). */

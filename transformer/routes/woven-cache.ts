@@ -19,6 +19,8 @@ import type { SourceMapV3 } from '../weave-source';
 export interface CachedWeave {
   readonly code: string;
   readonly map: SourceMapV3 | undefined;
+  /** On a read: the config files the entry was woven with (a bundler declares them as dependencies). */
+  readonly configFiles?: readonly string[];
 }
 
 interface Entry extends CachedWeave {
@@ -56,7 +58,7 @@ export class WovenCache {
       for (const [config, hash] of Object.entries(entry.configs)) {
         if (sha256(fs.readFileSync(config, 'utf8')) !== hash) return undefined;
       }
-      return typeof entry.code === 'string' ? { code: entry.code, map: entry.map } : undefined;
+      return typeof entry.code === 'string' ? { code: entry.code, map: entry.map, configFiles: Object.keys(entry.configs) } : undefined;
     } catch {
       return undefined;
     }
@@ -67,7 +69,7 @@ export class WovenCache {
       const configs = Object.fromEntries(configFiles.map((config) => [config, sha256(fs.readFileSync(config, 'utf8'))]));
       // Written whole under a temporary name, then renamed: a reader never sees half an entry.
       const temporary = `${this.entryPath(key)}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, JSON.stringify({ ...woven, configs } satisfies Entry), { mode: 0o600 });
+      fs.writeFileSync(temporary, JSON.stringify({ code: woven.code, map: woven.map, configs } satisfies Entry), { mode: 0o600 });
       fs.renameSync(temporary, this.entryPath(key));
     } catch {
       // A cache that cannot be written only costs the next start a weave.

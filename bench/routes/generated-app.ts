@@ -1,0 +1,71 @@
+// The project the route benches measure: 100 .ts modules, 10 of them with a tagged method, and an
+// app.ts that imports them all — generated, so its size is a number in the bench's output.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const MODULES = 100;
+export const TAGGED_EVERY = 10;
+
+export interface GeneratedApp {
+  /** Written as the app's package.json. */
+  readonly packageJson: object;
+  readonly compilerOptions?: object;
+  /** How app.ts names a module: `./module1.ts` for Node's type stripping, `./module1` for bundlers. */
+  readonly importExtension: '.ts' | '';
+  /** Statements after the imports; `services` holds one instance of each module's class. */
+  readonly appTail: string;
+}
+
+/** Writes the project into `dir` (emptied first), with `lockweave/...` resolving to this repo's dist. */
+export function writeGeneratedApp(root: string, dir: string, app: GeneratedApp): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(app.packageJson)}\n`);
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { ...app.compilerOptions, plugins: [{ transform: 'lockweave/transformer' }] },
+  }));
+  const imports: string[] = [];
+  for (let i = 0; i < MODULES; i++) {
+    fs.writeFileSync(path.join(dir, `module${i}.ts`), moduleSource(i));
+    imports.push(`import { Service${i} } from './module${i}${app.importExtension}';`);
+  }
+  const services = Array.from({ length: MODULES }, (_, i) => `new Service${i}()`).join(', ');
+  fs.writeFileSync(path.join(dir, 'app.ts'), `${imports.join('\n')}\nconst services: unknown[] = [${services}];\n${app.appTail}`);
+  // As an installed package would: a package.json and the built dist.
+  const installed = path.join(dir, 'node_modules', 'lockweave');
+  fs.mkdirSync(installed, { recursive: true });
+  fs.copyFileSync(path.join(root, 'package.json'), path.join(installed, 'package.json'));
+  fs.symlinkSync(path.join(root, 'dist'), path.join(installed, 'dist'), 'dir');
+}
+
+function moduleSource(index: number): string {
+  const tagged = index % TAGGED_EVERY === 0;
+  return `export interface Order${index} { readonly orderNo: string; readonly lines: readonly { sku: string; qty: number }[] }
+export type Status${index} = 'open' | 'paid' | 'shipped';
+
+export class Service${index} {
+  private readonly seen = new Map<string, Status${index}>();
+
+  total(order: Order${index}): number {
+    return order.lines.reduce((sum: number, line: { qty: number }) => sum + line.qty, 0);
+  }
+
+  status(orderNo: string): Status${index} {
+    return this.seen.get(orderNo) ?? 'open';
+  }
+${tagged ? `
+  /** @redisLock businessFlag=pay${index} keyName=order.orderNo */
+  async pay(order: Order${index}): Promise<Status${index}> {
+    this.seen.set(order.orderNo, 'paid');
+    return 'paid';
+  }
+` : ''}
+  async ship<T extends Order${index}>(order: T): Promise<T> {
+    this.seen.set(order.orderNo, 'shipped');
+    return order;
+  }
+}
+`;
+}
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

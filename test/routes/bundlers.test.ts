@@ -1,0 +1,212 @@
+// The bundler routes (lockweave/vite, /rollup, /rolldown, /esbuild, /webpack, /rspack) on the real
+// tools: each builds the fixture app, whose tagged methods' bodies find their own key in Redis and
+// are alone (3 calls at once), and the bundle is run with node; the same build with a bad tag
+// fails with every error's code and file:line:col and writes nothing. vitest runs a test of the
+// tagged service through lockweave/vite, and fails on a bad tag. Each config loads the plugin the
+// way users do: ES module configs import it, CommonJS configs require it, TypeScript imports it.
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT, linkPackage } from '../transformer/helpers';
+import { childRunner, type Ran } from '../helpers/child-process';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'bundlers');
+const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'bundlers');
+const APP_DIR = path.join(TMP, 'app');
+/** lockweave installed as users install it: a copy in node_modules (a link would make vitest inline it). */
+const INSTALLED = path.join(TMP, 'node_modules', 'lockweave');
+/** vite 8, vitest 5 and rolldown need Node >= 20.19 / 22.12; the others run on the repo's Node 20 too. */
+const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
+const NODE20 = process.execPath;
+const bin = (...parts: string[]) => path.join(ROOT, 'node_modules', ...parts);
+/** lockweave's woven-file cache for these runs, apart from the user's. */
+const CACHE_DIR = path.join(TMP, 'woven-cache');
+const HAS_RSPACK = fs.existsSync(bin('@rspack', 'core', 'package.json'));
+
+interface Bundler {
+  readonly node: string;
+  readonly args: readonly string[];
+  /** The output's extension: ES modules (.mjs) or CommonJS (.cjs). */
+  readonly ext: 'mjs' | 'cjs';
+  /**
+   * Whether the bundle's map points at the original column of a woven line, not only its line:
+   * unplugin hands webpack's next loader (ts-loader, swc) the woven text without the weave's map,
+   * so there the columns after woven text on a method's first line are off by its length.
+   */
+  readonly exactColumns: boolean;
+  /** webpack and rspack (emitOnErrors outside production mode) write a bundle despite errors. */
+  readonly emitsOnErrors?: boolean;
+}
+
+const BUNDLERS: Record<string, Bundler> = {
+  vite: { node: NODE24, args: [bin('vite', 'bin', 'vite.js'), 'build', '--ssr'], ext: 'mjs', exactColumns: true },
+  esbuild: { node: NODE20, args: ['build-esbuild.mjs'], ext: 'mjs', exactColumns: true },
+  rollup: { node: NODE20, args: [bin('rollup', 'dist', 'bin', 'rollup'), '-c', 'rollup.config.mjs'], ext: 'mjs', exactColumns: true },
+  rolldown: { node: NODE24, args: [bin('rolldown', 'bin', 'cli.mjs'), '-c', 'rolldown.config.mjs'], ext: 'mjs', exactColumns: true },
+  webpack: { node: NODE20, args: ['build-webpack.cjs'], ext: 'cjs', exactColumns: false, emitsOnErrors: true },
+  rspack: { node: NODE20, args: ['build-rspack.cjs'], ext: 'cjs', exactColumns: false, emitsOnErrors: true },
+};
+const VITEST = [bin('vitest', 'vitest.mjs'), 'run'];
+
+let redis: RedisServer;
+
+test.before(async () => {
+  linkPackage(); // asserts that dist is built from the current transformer/
+  fs.rmSync(TMP, { recursive: true, force: true });
+  fs.cpSync(FIXTURE, APP_DIR, { recursive: true });
+  fs.mkdirSync(INSTALLED, { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(INSTALLED, 'package.json'));
+  fs.cpSync(path.join(ROOT, 'dist'), path.join(INSTALLED, 'dist'), { recursive: true });
+  redis = await startRedisServer();
+});
+
+test.after.always(async () => {
+  await redis?.stop();
+});
+
+const runChild = childRunner(3);
+
+function spawnTool(binary: string, args: readonly string[], env: Record<string, string> = {}, cwd = APP_DIR): Promise<Ran> {
+  return runChild(binary, args, { cwd, env: { NO_COLOR: '1', FORCE_COLOR: '0', CI: '1', REDIS_URL: redis.url, LOCKWEAVE_CACHE_DIR: CACHE_DIR, ...env } });
+}
+
+/** One build of the app and the source-map entry per bundler, shared by the tests that read it. */
+const builds = new Map<string, Promise<Ran>>();
+function buildApp(name: string): Promise<Ran> {
+  if (!builds.has(name)) {
+    const bundler = BUNDLERS[name];
+    builds.set(name, spawnTool(bundler.node, bundler.args, { ENTRIES: 'app,source-map', OUT: path.join('out', name) }));
+  }
+  return builds.get(name)!;
+}
+
+const BAD_TAG_ERRORS = [
+  /src\/bad-tag\.ts:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag/,
+  /src\/bad-tag\.ts:7:7 - error TS93025: @redisLock: @RedisLock is not @redisLock/,
+];
+
+let runs = 0;
+
+for (const [name, bundler] of Object.entries(BUNDLERS)) {
+  const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
+
+  register(`${name}: the bundled app's tagged methods each hold their key (tsconfig prefix), one body at a time`, async (t) => {
+    const built = await buildApp(name);
+    t.is(built.status, 0, built.output);
+    const ran = await spawnTool(NODE20, [path.join('out', name, `app.${bundler.ext}`)], { RUN_ID: `${name}-${++runs}` });
+    t.is(ran.status, 0, ran.output);
+    const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as { results: Record<string, string[]>; most: Record<string, number> };
+    for (const site of ['app', 'orders']) {
+      t.is(printed.results[site].length, 3, site);
+      for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
+      t.is(new Set(printed.results[site]).size, 3, `${site}: each call held a lease of its own`);
+    }
+    t.deepEqual(printed.most, { app: 1, orders: 1 });
+  });
+
+  register(`${name}: the bundle's source map points a woven line at its original line${bundler.exactColumns ? ' and column' : ''}`, async (t) => {
+    const built = await buildApp(name);
+    t.is(built.status, 0, built.output);
+    const lines = fs.readFileSync(path.join(FIXTURE, 'src', 'source-map.ts'), 'utf8').split('\n');
+    const line = lines.findIndex((text) => text.includes('throw new Error'));
+    const where = `source-map.ts:${line + 1}:${bundler.exactColumns ? lines[line].indexOf('new Error') + 1 : ''}`;
+    const ran = await spawnTool(NODE20, ['--enable-source-maps', path.join('out', name, `source-map.${bundler.ext}`)], { RUN_ID: `${name}-${++runs}` });
+    t.is(ran.status, 0, ran.output);
+    t.true(ran.stdout.includes(where), `expected ${where} in:\n${ran.output}`);
+  });
+
+  register(`${name}: a bad tag fails the build with each error's code and file:line:col, and no bundle runs the method`, async (t) => {
+    const out = path.join('out', `${name}-bad-tag`);
+    const built = await spawnTool(bundler.node, bundler.args, { ENTRIES: 'bad-tag', OUT: out });
+    t.not(built.status, 0, built.output);
+    for (const error of BAD_TAG_ERRORS) t.regex(built.output, error);
+    const bundle = path.join(out, `bad-tag.${bundler.ext}`);
+    if (!bundler.emitsOnErrors) {
+      t.false(fs.existsSync(path.join(APP_DIR, bundle)), 'a bundle was written');
+      return;
+    }
+    // webpack and rspack outside production mode still write the bundle, with the failed module
+    // replaced by a throw of the build error: it refuses to load, it never runs unlocked.
+    const ran = await spawnTool(NODE20, [bundle]);
+    t.not(ran.status, 0, ran.output);
+    for (const error of BAD_TAG_ERRORS) t.regex(ran.output, error);
+    t.notRegex(ran.output, /built without the lock/);
+  });
+}
+
+if (!HAS_RSPACK) test('rspack: skipped, @rspack/core is not installed', (t) => t.pass());
+
+test('vitest: a test of the tagged service passes, its 3 calls at once each holding the key, one at a time', async (t) => {
+  const ran = await spawnTool(NODE24, VITEST, { RUN_ID: `vitest-${++runs}` });
+  t.is(ran.status, 0, ran.output);
+  t.regex(ran.output, /Tests\s+1 passed/);
+});
+
+test('vitest: a test file that loads a bad tag fails with each error', async (t) => {
+  const ran = await spawnTool(NODE24, VITEST, { VITEST_INCLUDE: 'tests/bad-tag.test.ts' });
+  t.not(ran.status, 0, ran.output);
+  for (const error of BAD_TAG_ERRORS) t.regex(ran.output, error);
+  t.notRegex(ran.output, /Tests\s+1 passed/);
+});
+
+test("vitest: its module cache (fsModuleCache) weaves again when the tsconfig's prefix changes", async (t) => {
+  // A copy of its own: this test edits the tsconfig.
+  const dir = path.join(TMP, 'vitest-cache-app');
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  const first = await spawnTool(NODE24, VITEST, { RUN_ID: `vitest-${++runs}` }, dir);
+  t.is(first.status, 0, first.output);
+  t.true(fs.readdirSync(path.join(dir, 'node_modules', '.vitest-cache')).length > 0, 'vitest cached nothing: this test would prove nothing');
+  const tsconfig = path.join(dir, 'tsconfig.json');
+  fs.writeFileSync(tsconfig, fs.readFileSync(tsconfig, 'utf8').replace('"BUNDLE_"', '"RECACHED_"'));
+  const second = await spawnTool(NODE24, VITEST, { RUN_ID: `vitest-${++runs}`, EXPECT_PREFIX: 'RECACHED_' }, dir);
+  t.is(second.status, 0, second.output);
+});
+
+for (const [label, flags] of [['a Node ES module (nodenext)', []], ['bundler resolution', ['--module', 'preserve', '--moduleResolution', 'bundler']]] as const) {
+  test(`TypeScript's default import of every entry point type-checks, in ${label}`, async (t) => {
+    const ran = await spawnTool(NODE20, [bin('typescript', 'bin', 'tsc'), '-p', 'tsconfig.types.json', ...flags]);
+    t.is(ran.status, 0, ran.output);
+  });
+}
+
+test('require() of each entry point is the plugin factory itself, and its .default the same', (t) => {
+  for (const name of Object.keys(BUNDLERS)) {
+    const factory = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', `${name}.js`));
+    t.is(typeof factory, 'function', name);
+    t.is(factory.default, factory, name);
+    const plugin = factory();
+    t.true(plugin.name === 'lockweave' || typeof plugin.apply === 'function', name);
+  }
+});
+
+test('weaves .ts, .mts, .cts and .tsx sources, with or without a query; not declarations, virtual modules or ?raw text', (t) => {
+  const { isWeavable } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'unplugin.js')) as { isWeavable: (id: string) => boolean };
+  for (const id of ['/p/a.ts', '/p/a.mts', '/p/a.cts', '/p/a.tsx', '/p/a.ts?v=3f2a', '/p/a.ts?import&t=1']) t.true(isWeavable(id), id);
+  for (const id of ['/p/a.d.ts', '/p/a.d.mts', '\0virtual:a.ts', '/p/a.ts?raw', '/p/a.ts?url', '/p/a.js', '/p/a.mjs']) t.false(isWeavable(id), id);
+});
+
+test('TypeScript is loaded for a tagged file only, and not again once the woven file is cached; rollup needs no unplugin', async (t) => {
+  const orders = path.join(APP_DIR, 'src', 'orders.ts');
+  const script = `
+    const plugin = require(${JSON.stringify(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'rollup.js'))})();
+    const watched = [];
+    const context = { addWatchFile: (file) => watched.push(file) };
+    const loaded = () => Object.keys(require.cache).some((file) => file.includes('typescript6'));
+    const unplugin = () => Object.keys(require.cache).some((file) => file.includes('/unplugin/'));
+    const untagged = plugin.transform.handler.call(context, 'export const a: number = 1;', ${JSON.stringify(path.join(APP_DIR, 'src', 'plain.ts'))});
+    const before = loaded();
+    const tagged = plugin.transform.handler.call(context, require('node:fs').readFileSync(${JSON.stringify(orders)}, 'utf8'), ${JSON.stringify(orders)});
+    console.log(JSON.stringify({ untagged: untagged ?? null, before, after: loaded(), code: tagged.code, map: tagged.map.mappings.length > 0, watched, unplugin: unplugin() }));
+  `;
+  const cacheDir = path.join(TMP, 'cache-of-typescript-test');
+  const first = await spawnTool(NODE20, ['-e', script], { LOCKWEAVE_CACHE_DIR: cacheDir });
+  t.is(first.status, 0, first.output);
+  const cold = JSON.parse(first.stdout);
+  // rollup, rolldown and vite take the hooks as they are: unplugin (~25 ms to load) is not loaded.
+  t.like(cold, { untagged: null, before: false, after: true, map: true, watched: [path.join(APP_DIR, 'tsconfig.json')], unplugin: false });
+  t.regex(cold.code, /prefix: "BUNDLE_"/);
+  const second = await spawnTool(NODE20, ['-e', script], { LOCKWEAVE_CACHE_DIR: cacheDir });
+  t.is(second.status, 0, second.output);
+  t.deepEqual(JSON.parse(second.stdout), { ...cold, after: false });
+});

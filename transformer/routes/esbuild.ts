@@ -1,0 +1,13 @@
+// lockweave/esbuild — the bundler plugin (unplugin.ts) in esbuild's form:
+//
+// build.mjs: import lockweave from 'lockweave/esbuild';
+//            await esbuild.build({ ..., plugins: [lockweave()] })   (before other plugins that load .ts)
+//
+// The options are { tsconfig?: string }. The package is CommonJS: `export =` makes
+// `require('lockweave/esbuild')` the plugin factory itself, and its `default` the same factory, so
+// an ES module's default import, TypeScript's, and `.default` all find it.
+import type { Plugin } from 'esbuild';
+import { lockweaveUnplugin, type LockweaveBundlerOptions } from './unplugin';
+
+const plugin = (options?: LockweaveBundlerOptions): Plugin => lockweaveUnplugin().esbuild(options);
+export = Object.assign(plugin, { default: plugin });

@@ -1,0 +1,128 @@
+// The one bundler plugin behind lockweave/vite, /rollup, /rolldown, /esbuild, /webpack and /rspack:
+//
+//   vite / vitest   plugins: [lockweave()]          rollup / rolldown   plugins: [lockweave()]
+//   esbuild         plugins: [lockweave()]          webpack / rspack    plugins: [lockweave()]
+//
+// It hands each TypeScript file to weaveSource before the tool strips the types (enforce 'pre'),
+// and returns the woven TypeScript with its source map, so the tool's own TypeScript handling
+// (esbuild, oxc, swc, ts-loader) compiles the locked methods and maps them back to the source.
+//
+// One set of hooks (`lockweaveHooks`), written in unplugin's form, which is also the form of a
+// rollup, rolldown or vite plugin: those three take it as it is, and unplugin — loaded only for
+// them, as it costs ~25 ms to load — turns it into an esbuild, webpack or rspack plugin.
+//
+// Every route locks the key tspc would: `prefix` and `defaults` come from the same tsconfig plugin
+// entry (the nearest tsconfig.json, or the `tsconfig` option), never from options of their own.
+//
+// Fail closed: a tag error throws, so the build fails with every error's file:line:col — a bundle
+// is never written with a tagged method left unlocked.
+//
+// Woven files are cached on disk as lockweave/register caches them (woven-cache.ts), so a rebuild
+// whose tagged files did not change loads neither the weaver nor TypeScript (~200-300 ms).
+// Other caches must not keep an old weave: the tsconfig chain is declared a dependency of each
+// woven file (webpack's and rspack's persistent caches, watch modes), and vitest's module cache,
+// keyed on the file's text and the plugin names only, is given the woven text's hash.
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import type { UnpluginInstance, UnpluginOptions } from 'unplugin';
+import { MAY_HOLD_TAG, mayHoldTag } from '../parse/find-tags';
+import { weaveCached } from './weave-cached';
+import type { CachedWeave } from './woven-cache';
+
+export interface LockweaveBundlerOptions {
+  /** The tsconfig whose "lockweave/transformer" plugin entry gives `prefix` and `defaults`; by default the nearest to each file. */
+  readonly tsconfig?: string;
+}
+
+/** TypeScript sources; the query of a vite id (`?v=…`) is not part of the file name. */
+const TYPESCRIPT_ID = /\.[cm]?tsx?(?:\?.*)?$/;
+/**
+ * Not code to weave: declaration files (no bodies), virtual modules (`\0…`, no file and no
+ * tsconfig), and a file imported as text or as a URL (`?raw`, `?url`), whose tags are data.
+ */
+const NOT_SOURCE = [/\.d\.[cm]?tsx?(?:\?.*)?$/, /^\0/, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
+
+
+/** The plugin, as unplugin takes it and as rollup, rolldown and vite do. */
+export function lockweaveHooks(options: LockweaveBundlerOptions | undefined) {
+  return {
+    name: 'lockweave',
+    // Before the tool's own TypeScript handling, which drops the comments that hold the tags.
+    enforce: 'pre',
+    transform: {
+      filter: { id: { include: TYPESCRIPT_ID, exclude: NOT_SOURCE }, code: MAY_HOLD_TAG },
+      handler(this: { addWatchFile(file: string): void }, code: string, id: string) {
+        // Again, for a tool that does not run hook filters (rollup < 4.38, vite < 6.3).
+        if (!isWeavable(id) || !mayHoldTag(code)) return undefined;
+        const woven = weave(id.replace(/\?.*$/, ''), code, options);
+        for (const config of woven.configFiles ?? []) this.addWatchFile(config);
+        return woven.map ? { code: woven.code, map: woven.map } : undefined;
+      },
+    },
+  } satisfies UnpluginOptions;
+}
+
+/** vite's plugin: the hooks, and a cache key for vitest. */
+export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
+  return {
+    ...lockweaveHooks(options),
+    // vitest ≥ 4 caches transformed modules on disk (fsModuleCache) by the file's text and the
+    // plugins' names: without this, a changed `prefix` in the tsconfig would go on locking the
+    // old key. The woven text says all that the weave read (and comes from lockweave's cache).
+    configureVitest(context: VitestPluginContext) {
+      context.defineCacheKeyGenerator?.(({ id, sourceCode }) => {
+        if (!isWeavable(id) || !mayHoldTag(sourceCode)) return undefined;
+        try {
+          return `lockweave:${crypto.createHash('sha256').update(weave(id.replace(/\?.*$/, ''), sourceCode, options).code).digest('hex')}`;
+        } catch {
+          return false; // a tag error: not cached, and the transform reports it
+        }
+      });
+    },
+  };
+}
+
+/** The part of vitest's plugin context this plugin uses (vitest is not a dependency). */
+interface VitestPluginContext {
+  readonly defineCacheKeyGenerator?: (generate: (file: { id: string; sourceCode: string }) => string | false | undefined) => void;
+}
+
+let unplugin: UnpluginInstance<LockweaveBundlerOptions | undefined, false> | undefined;
+
+/** The hooks as unplugin's esbuild, webpack and rspack plugins. */
+export function lockweaveUnplugin(): UnpluginInstance<LockweaveBundlerOptions | undefined, false> {
+  return (unplugin ??= (require('unplugin') as typeof import('unplugin')).createUnplugin<LockweaveBundlerOptions | undefined, false>((options, meta) => ({
+    ...lockweaveHooks(options),
+    // webpack and rspack run the transform loader for every file the rule takes, whatever its
+    // text; a loader call costs more (in rspack, a call from Rust into JavaScript) than a look at
+    // the file: the rule takes only files whose text on disk may hold a tag. Ours is the first
+    // loader (enforce 'pre'), so it sees that text; a file that cannot be read is taken.
+    transformInclude: meta.framework === 'webpack' || meta.framework === 'rspack' ? (id) => isWeavable(id) && mayHoldTagOnDisk(id) : undefined,
+    // esbuild has no filter on content: every file it loads goes through JavaScript; only .ts files.
+    esbuild: { onLoadFilter: /\.[cm]?tsx?$/ },
+  })));
+}
+
+function mayHoldTagOnDisk(id: string): boolean {
+  try {
+    return mayHoldTag(fs.readFileSync(id.replace(/\?.*$/, ''), 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** The woven text of a file that may hold tags, through the woven-file cache; throws on tag errors. */
+function weave(file: string, code: string, options: LockweaveBundlerOptions | undefined): CachedWeave {
+  return weaveCached(file, code, { format: formatOf(file), tsconfig: options?.tsconfig });
+}
+
+export function isWeavable(id: string): boolean {
+  return TYPESCRIPT_ID.test(id) && !NOT_SOURCE.some((pattern) => pattern.test(id));
+}
+
+/** `.mts` and `.cts` say how the runtime is imported; for `.ts` and `.tsx` weaveSource reads the file. */
+function formatOf(file: string): 'esm' | 'cjs' | undefined {
+  if (/\.mtsx?$/.test(file)) return 'esm';
+  if (/\.ctsx?$/.test(file)) return 'cjs';
+  return undefined;
+}
