@@ -1,136 +1,138 @@
 #!/usr/bin/env node
-// lockweave — a small command line around the transformer.
+// lockweave's command line: parses the arguments against each command's declared flags, answers
+// --help and --version, and hands the command its typed arguments. Commands live in commands/.
 //
-//   lockweave show <file.ts> [-p tsconfig]            print the woven JavaScript of one file
-//   lockweave check [-p tsconfig] [--typescript dir]  type-check the project's @redisLock tags
-//
-// `check` exists because TypeScript 7's native tsc ignores compiler plugins without a word:
-// a project that moves to it would ship every tagged method without its lock. It refuses to
-// pass on TypeScript >= 7 and on a tsconfig without the lockweave plugin entry.
+// Exit codes, for every command: 0 done and nothing found; 1 something found (a tag error, a
+// toolchain hole, an unwoven method) or an input that cannot be read; 2 a wrong command line.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type * as ts from 'typescript';
-import lockweave from '../transformer';
+import { CliError, UsageError } from './cli-error';
+import { flagKey, type Command, type Flag, type ParsedArgs } from './command';
+import { build } from './commands/build';
+import { check } from './commands/check';
+import { show } from './commands/show';
+import { verify } from './commands/verify';
 
-interface Args { command?: string; file?: string; project?: string; typescript?: string }
+const COMMANDS: readonly Command[] = [build, check, verify, show];
 
-function parseArgs(argv: string[]): Args {
-  const args: Args = { typescript: process.env.LOCKWEAVE_TYPESCRIPT };
+const HELP_FLAG: Flag = { names: ['-h', '--help'], help: 'print this help' };
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'usage: lockweave <command> [options]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Options:',
+    '  -h, --help     print help (after a command: that command\'s help)',
+    '  -v, --version  print lockweave\'s version',
+    '',
+    'Exit codes: 0 nothing found; 1 a tag error, toolchain hole or unwoven method (or unreadable input); 2 bad command line.',
+    'Run `lockweave <command> --help` for a command\'s options and examples.',
+  ].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  const flags = [...command.flags, HELP_FLAG];
+  const spelled = flags.map((f) => `${f.names.join(', ')}${f.value ? ` ${f.value}` : ''}`);
+  const width = Math.max(...spelled.map((s) => s.length));
+  return [
+    `usage: ${command.synopsis}`,
+    '',
+    command.summary,
+    '',
+    'Options:',
+    ...flags.map((f, i) => `  ${spelled[i].padEnd(width)}  ${f.help}`),
+    '',
+    command.details,
+  ].join('\n');
+}
+
+function version(): string {
+  const manifest = path.join(__dirname, '..', '..', 'package.json');
+  return String(JSON.parse(fs.readFileSync(manifest, 'utf8')).version);
+}
+
+type Parsed = { help: true; command?: Command } | { help: false; command: Command; args: ParsedArgs };
+
+function parse(command: Command, argv: readonly string[]): Parsed {
+  const operands: string[] = [];
+  const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '-p' || arg === '--project') args.project = argv[++i];
-    else if (arg === '--typescript') args.typescript = argv[++i];
-    else if (!args.command) args.command = arg;
-    else if (!args.file) args.file = arg;
-    else throw new UsageError(`unexpected argument ${arg}`);
+    if (arg === '-h' || arg === '--help') return { help: true, command };
+    if (arg === '--') {
+      operands.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      operands.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const flag = command.flags.find((f) => f.names.includes(name));
+    if (!flag) throw new UsageError(`unknown option ${name} for \`lockweave ${command.name}\``, command.name);
+    if (!flag.value) {
+      if (inline !== undefined) throw new UsageError(`${name} takes no value`, command.name);
+      flags[flagKey(flag)] = 'true';
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined || (inline === undefined && value.startsWith('-') && value !== '-')) {
+      throw new UsageError(`${name} needs a value: ${name} ${flag.value}`, command.name);
+    }
+    if (flag.choices && !flag.choices.includes(value)) {
+      throw new UsageError(`${name} ${value}: expected one of ${flag.choices.join(', ')}`, command.name);
+    }
+    flags[flagKey(flag)] = value;
   }
-  return args;
+  const { min, max, name } = command.operands;
+  if (operands.length < min) throw new UsageError(`missing ${name}`, command.name);
+  if (operands.length > max) throw new UsageError(`unexpected argument ${operands[max]}`, command.name);
+  return { help: false, command, args: { operands, flags } };
 }
 
-class UsageError extends Error {}
-
-const USAGE = 'usage: lockweave show <file.ts> [-p tsconfig.json]\n       lockweave check [-p tsconfig.json] [--typescript <dir of the typescript package>]';
-
-/** The project's own TypeScript (or the one named), not the one lockweave was built with. */
-function loadTypeScript(args: Args, projectDir: string): { tsApi: typeof ts; dir: string } {
-  const dir = args.typescript
-    ? path.resolve(args.typescript)
-    : path.dirname(require.resolve('typescript/package.json', { paths: [projectDir, __dirname] }));
-  const version: string = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
-  if (Number(version.split('.')[0]) >= 7) {
-    throw new UsageError([
-      `the project's TypeScript is ${version} (${dir}).`,
-      'TypeScript 7 is the native compiler: it has no transformer API and ignores "plugins" without a word,',
-      'so its tsc would emit every @redisLock method WITHOUT its lock. Build with TypeScript 6 through ts-patch:',
-      '  npm i -D typescript6@npm:typescript@6     (or @typescript/typescript6)',
-      '  TSP_COMPILER_TS_PATH=$PWD/node_modules/typescript6 npx tspc -p tsconfig.json',
-    ].join('\n'));
-  }
-  return { tsApi: require(dir) as typeof ts, dir };
-}
-
-function readProject(tsApi: typeof ts, project: string, needsPlugin = true) {
-  const file = path.resolve(project);
-  const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
-  if (read.error) throw new UsageError(tsApi.flattenDiagnosticMessageText(read.error.messageText, '\n'));
-  const parsed = tsApi.parseJsonConfigFileContent(read.config, tsApi.sys, path.dirname(file), undefined, file);
-  const plugins = (parsed.options.plugins ?? []) as unknown as Array<Record<string, unknown>>;
-  const entry = plugins.find((p) => typeof p.transform === 'string' && /lockweave\/transformer|lockweave$/.test(p.transform as string) && !p.transformProgram);
-  if (!entry && needsPlugin) {
-    throw new UsageError(`${project} has no lockweave plugin entry, so tspc would not weave any lock. Add to compilerOptions:\n  "plugins": [{ "transform": "lockweave/transformer" }]`);
-  }
-  return { parsed, entry: entry ?? {} };
-}
-
-function createProgram(tsApi: typeof ts, parsed: ts.ParsedCommandLine, rootNames = parsed.fileNames) {
-  const host = tsApi.createCompilerHost(parsed.options);
-  // The same JSDoc parsing ts-patch enables for the plugin: without it no tag is seen.
-  (host as { jsDocParsingMode?: number }).jsDocParsingMode = tsApi.JSDocParsingMode?.ParseAll;
-  return tsApi.createProgram({ rootNames, options: parsed.options, host });
-}
-
-function format(tsApi: typeof ts, diagnostics: readonly ts.Diagnostic[]): string {
-  return diagnostics.map((d) => {
-    const text = tsApi.flattenDiagnosticMessageText(d.messageText, '\n');
-    if (!d.file || d.start === undefined) return `error TS${d.code}: ${text}`;
-    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-    return `${path.relative(process.cwd(), d.file.fileName)}:${line + 1}:${character + 1} - error TS${d.code}: ${text}`;
-  }).join('\n');
-}
-
-function check(args: Args): number {
-  const project = args.project ?? 'tsconfig.json';
-  const { tsApi } = loadTypeScript(args, path.dirname(path.resolve(project)));
-  const { parsed, entry } = readProject(tsApi, project);
-  const program = createProgram(tsApi, parsed);
-  lockweave(program, undefined, { ...entry, transformProgram: true }, { ts: tsApi });
-  const diagnostics = [...program.getGlobalDiagnostics(), ...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()]
-    .filter((d) => d.category === tsApi.DiagnosticCategory.Error);
-  if (diagnostics.length) {
-    console.error(format(tsApi, diagnostics));
-    return 1;
-  }
-  console.log(`lockweave: ${parsed.fileNames.length} files checked, every @redisLock tag is valid`);
-  return 0;
-}
-
-function show(args: Args): number {
-  if (!args.file) throw new UsageError(USAGE);
-  const file = path.resolve(args.file);
-  const { tsApi } = loadTypeScript(args, path.dirname(file));
-  // The file's own project (nearest tsconfig.json) unless -p names one; show needs no plugin entry.
-  const project = args.project ?? tsApi.findConfigFile(path.dirname(file), tsApi.sys.fileExists);
-  const { parsed, entry } = project
-    ? readProject(tsApi, project, false)
-    : { parsed: { options: { target: tsApi.ScriptTarget.ES2022, module: tsApi.ModuleKind.ESNext }, fileNames: [file], errors: [] } as unknown as ts.ParsedCommandLine, entry: {} };
-  const program = createProgram(tsApi, parsed, [file]);
-  const source = program.getSourceFile(file);
-  if (!source) throw new UsageError(`${args.file} is not a TypeScript file the project can read`);
-  const errors: ts.Diagnostic[] = [];
-  const { transform: _t, transformProgram: _p, ...config } = entry as Record<string, unknown>;
-  const weave = lockweave(program, config, { ts: tsApi, addDiagnostic: (d: ts.Diagnostic) => errors.push(d) }) as ts.TransformerFactory<ts.SourceFile>;
-  let output = '';
-  program.emit(source, (name, text) => { if (/\.[cm]?js$/.test(name)) output = text; }, undefined, false, { before: [weave] });
-  if (errors.length) {
-    console.error(format(tsApi, errors));
-    return 1;
-  }
-  process.stdout.write(output);
-  return 0;
-}
-
-function main(argv: string[]): number {
+async function main(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
   try {
-    const args = parseArgs(argv);
-    if (args.command === 'check') return check(args);
-    if (args.command === 'show') return show(args);
-    console.error(USAGE);
-    return args.command ? 2 : 0;
+    if (first === undefined) throw new UsageError('no command given');
+    if (first === '-h' || first === '--help' || first === 'help') {
+      const named = COMMANDS.find((c) => c.name === rest[0]);
+      console.log(named ? commandHelp(named) : usage());
+      return 0;
+    }
+    if (first === '-v' || first === '--version') {
+      console.log(version());
+      return 0;
+    }
+    const command = COMMANDS.find((c) => c.name === first);
+    if (!command) throw new UsageError(first.startsWith('-') ? `unknown option ${first}` : `unknown command ${first}`);
+    const parsed = parse(command, rest);
+    if (parsed.help) {
+      console.log(commandHelp(command));
+      return 0;
+    }
+    return await parsed.command.run(parsed.args);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`lockweave: ${error.message}`);
-    return 1;
+    if (error instanceof UsageError) {
+      const command = COMMANDS.find((c) => c.name === error.command);
+      console.error(`lockweave: ${error.message}\n\n${command ? `usage: ${command.synopsis}\nRun \`lockweave ${command.name} --help\` for more.` : usage()}`);
+      return 2;
+    }
+    if (error instanceof CliError) {
+      console.error(`lockweave: ${error.message}`);
+      return 1;
+    }
+    throw error;
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+}, (error: unknown) => {
+  // A bug, not an input problem: the stack says where.
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,73 @@
+// `lockweave build`: tsc with the weave, on lockweave's own TypeScript 6 — the route for projects
+// whose `typescript` is 7 (the native compiler, no transformer API), and one that needs neither
+// ts-patch nor the plugin entry on 5.x and 6.x. It emits what tsc would from the same tsconfig
+// (outDir, module, declarations, source maps) and reports errors as tsc does; a tag error fails it.
+import * as path from 'node:path';
+import type * as ts from 'typescript';
+import lockweave from '../../transformer';
+import { ownTypeScript } from '../../transformer/typescript';
+import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
+import { createProgram, formatDiagnostics, plural, pluginOptions, readProject, tsconfigPath } from '../project';
+
+export const build: Command = {
+  name: 'build',
+  summary: 'compile the project like tsc, with every tagged method woven (any typescript: 5.9, 6, 7)',
+  synopsis: 'lockweave build [-p <tsconfig>] [--outDir <dir>] [--noEmit]',
+  flags: [
+    PROJECT_FLAG,
+    { names: ['--outDir'], value: '<dir>', help: 'write the output here instead of the tsconfig\'s outDir' },
+    { names: ['--noEmit'], help: 'check types and tags only, write nothing' },
+  ],
+  operands: { min: 0, max: 0, name: '' },
+  details: [
+    'Compiles with lockweave\'s own TypeScript 6 and the lockweave transformer, whatever the project\'s',
+    '`typescript` is: TypeScript 7\'s tsc ignores "plugins" and would emit every tagged method unlocked.',
+    'Needs no ts-patch and no plugin entry; a "lockweave/transformer" entry\'s prefix and defaults apply.',
+    'TypeScript 6 deprecation errors (5101, 5107: options TypeScript 7 removed) are silenced, as',
+    '"ignoreDeprecations": "6.0" would; other transformer plugins in the tsconfig are not run (it says so).',
+    '',
+    'Exit: 0 built; 1 any error (type or tag; output is still written unless noEmitOnError, as tsc does,',
+    'and a method with a tag error is emitted as a body that throws it, never unlocked); 2 bad command line.',
+    '',
+    'Examples:',
+    '  lockweave build                       # like tsc -p tsconfig.json',
+    '  lockweave build -p tsconfig.build.json',
+  ].join('\n'),
+  run: runBuild,
+};
+
+function runBuild(args: ParsedArgs): number {
+  const tsApi = ownTypeScript();
+  const overrides: ts.CompilerOptions = { ignoreDeprecations: '6.0' };
+  if (args.flags.outDir) overrides.outDir = path.resolve(args.flags.outDir);
+  if (args.flags.noEmit) overrides.noEmit = true;
+  const project = readProject(tsApi, tsconfigPath(args.flags.project), overrides);
+  if (project.otherPlugins.length) {
+    console.error(`lockweave build: not running the other plugins of ${path.basename(project.configFile)}: ${project.otherPlugins.join(', ')}`);
+  }
+  const program = createProgram(tsApi, project.parsed);
+  const config = { ...pluginOptions(project) };
+  // The program entry adds tag errors to the program's own diagnostics (as with tspc); the emit
+  // entry then weaves from the same analysis without reporting them twice.
+  lockweave(program, undefined, { ...config, transformProgram: true }, { ts: tsApi });
+  const errors: ts.Diagnostic[] = [
+    // An ignoreDeprecations value TypeScript 6 does not know (5103) is one meant for another compiler.
+    ...project.parsed.errors.filter((d) => d.code !== 5103),
+    ...tsApi.getPreEmitDiagnostics(program),
+  ];
+  let emitted: ts.EmitResult | undefined;
+  if (!program.getCompilerOptions().noEmit) {
+    const weave = lockweave(program, config, { ts: tsApi, addDiagnostic: (d: ts.Diagnostic) => errors.push(d) }) as ts.TransformerFactory<ts.SourceFile>;
+    emitted = program.emit(undefined, undefined, undefined, false, { before: [weave] });
+    errors.push(...emitted.diagnostics);
+  }
+  const shown = tsApi.sortAndDeduplicateDiagnostics(errors);
+  if (shown.length) console.error(formatDiagnostics(tsApi, shown));
+  const failed = shown.filter((d) => d.category === tsApi.DiagnosticCategory.Error).length;
+  if (failed) {
+    const skipped = emitted?.emitSkipped ? ' (nothing written)' : '';
+    console.error(`\nFound ${plural(failed, 'error')}${skipped}.`);
+    return 1;
+  }
+  return 0;
+}

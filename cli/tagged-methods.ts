@@ -1,0 +1,47 @@
+// Which methods of a project hold a lock, per the one analysis the weave itself runs: a tag the
+// analysis ignores or refuses is not counted as a lock (it is an error instead).
+import * as path from 'node:path';
+import type * as ts from 'typescript';
+import { analyseFile } from '../transformer/check/analyse';
+import { toTsDiagnostic } from '../transformer/diagnostics';
+import { readPluginOptions } from '../transformer/plugin-config';
+
+export interface TaggedMethod {
+  /** As woven into `defineLock({ site: "OrderService.pay", … })`. */
+  readonly site: string;
+  /** `src/order-service.ts:12:3`, relative to the working directory. */
+  readonly where: string;
+}
+
+export interface TagReport {
+  readonly methods: readonly TaggedMethod[];
+  /** Tag errors, and errors in the plugin entry's options. */
+  readonly errors: readonly ts.Diagnostic[];
+  readonly files: number;
+}
+
+/**
+ * With a program, keys are checked against types (as tspc does); without one each file is parsed on
+ * its own, which finds the same locks and every error that needs no types.
+ */
+export function tagReport(tsApi: typeof ts, files: readonly ts.SourceFile[], options: Record<string, unknown>, program?: ts.Program): TagReport {
+  // The checker first: it binds every file, which sets the parent links the analysis walks up.
+  const checker = program?.getTypeChecker();
+  const plugin = readPluginOptions(options);
+  const methods: TaggedMethod[] = [];
+  const errors: ts.Diagnostic[] = plugin.errors.map((e) => toTsDiagnostic(tsApi, e));
+  for (const file of files) {
+    const analysis = analyseFile(tsApi, checker, file, plugin.defaults);
+    for (const plan of analysis.plans) {
+      const { line, character } = file.getLineAndCharacterOfPosition(plan.target.node.getStart(file));
+      methods.push({ site: plan.target.site, where: `${path.relative(process.cwd(), file.fileName)}:${line + 1}:${character + 1}` });
+    }
+    errors.push(...analysis.errors.map((e) => toTsDiagnostic(tsApi, e)));
+  }
+  return { methods, errors, files: files.length };
+}
+
+/** The project's own sources: not declaration files, not what node_modules brings in. */
+export function projectSources(program: ts.Program): ts.SourceFile[] {
+  return program.getSourceFiles().filter((file) => !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file) && !/[\\/]node_modules[\\/]/.test(file.fileName));
+}

@@ -1,0 +1,212 @@
+// `lockweave check`'s audit: every way the project builds or runs TypeScript, each held against
+// the table in toolchain-rules.ts. Reads text only; nothing is run.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ownTypeScript } from '../transformer/typescript';
+import { isLockweaveTransform, projectTypeScript } from './project';
+import { TOOLCHAIN_RULES, type ProjectFacts, type ToolRule, type Use } from './toolchain-rules';
+
+export interface Hole {
+  /** `package.json scripts.build` or `vite.config.ts`. */
+  readonly where: string;
+  /** The command, for a script. */
+  readonly command?: string;
+  readonly tool: string;
+  readonly runsUnlocked: string;
+  readonly fix: string;
+}
+
+export interface Audit {
+  readonly packageJson: string | undefined;
+  readonly facts: ProjectFacts;
+  readonly holes: readonly Hole[];
+  /** How many script commands and config files were held against the table. */
+  readonly seen: number;
+}
+
+interface Manifest {
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export function auditToolchain(configFile: string, typescriptOverride?: string): Audit {
+  const tsconfigDir = path.dirname(configFile);
+  const packageJson = nearestPackageJson(tsconfigDir);
+  const packageDir = packageJson ? path.dirname(packageJson) : tsconfigDir;
+  const manifest: Manifest = packageJson ? JSON.parse(fs.readFileSync(packageJson, 'utf8')) : {};
+  const facts = projectFacts(configFile, packageDir, manifest, typescriptOverride);
+  const dirs = [...new Set([packageDir, tsconfigDir])];
+  const read = (name: string) => readIn(dirs, name);
+
+  const holes: Hole[] = [];
+  const reportedConfigs = new Set<string>();
+  let seen = 0;
+  const hold = (rule: ToolRule, use: Use, where: string, command?: string) => {
+    if (rule.safe(use)) return false;
+    const runsUnlocked = typeof rule.runsUnlocked === 'string' ? rule.runsUnlocked : rule.runsUnlocked(use);
+    holes.push({ where, command, tool: rule.tool, runsUnlocked, fix: rule.fix });
+    return true;
+  };
+
+  // Config files, whether or not a script names them: `npx vite` runs them too.
+  for (const rule of TOOLCHAIN_RULES) {
+    for (const name of rule.configFiles ?? []) {
+      const found = read(name);
+      if (!found || (rule.configMatters && !rule.configMatters.test(found.text))) continue;
+      seen++;
+      if (hold(rule, { text: found.text, config: found.text, project: facts }, found.label)) reportedConfigs.add(`${rule.tool}:${found.file}`);
+    }
+    if (rule.packageKey && manifest[rule.packageKey] !== undefined) {
+      seen++;
+      const text = JSON.stringify(manifest[rule.packageKey]);
+      if (hold(rule, { text, config: text, project: facts }, `package.json "${rule.packageKey}"`)) reportedConfigs.add(`${rule.tool}:package.json`);
+    }
+  }
+
+  const commands = Object.entries(manifest.scripts ?? {}).flatMap(([name, script]) =>
+    splitCommands(String(script)).map((command) => ({ where: `package.json scripts.${name}`, command })));
+  if (commands.length === 0 && seen === 0) {
+    // Nothing says how the project is built: audit the route the contract documents for its
+    // tsconfig (tspc; on TypeScript 7, whose tsc is what the tsconfig would be given to, tsc).
+    const route = (facts.typescriptMajor ?? 0) >= 7 ? 'tsc' : 'tspc';
+    const label = `${path.relative(process.cwd(), configFile)} (no script builds it: audited as \`${route} -p\`)`;
+    commands.push({ where: label, command: `${route} -p ${path.relative(packageDir, configFile)}` });
+  }
+  for (const { where, command } of commands) {
+    seen++;
+    for (const rule of TOOLCHAIN_RULES) {
+      if (!rule.command?.test(command)) continue;
+      const config = rule.configFiles ? configOf(command, rule, dirs, read) : undefined;
+      // The config file's own hole already names this use.
+      if (config?.file && reportedConfigs.has(`${rule.tool}:${config.file}`)) break;
+      if (hold(rule, { text: command, config: config?.text ?? '', project: facts }, where, command)) break;
+    }
+    for (const script of scriptFilesOf(command, dirs)) {
+      for (const rule of TOOLCHAIN_RULES.filter((r) => !r.command && !r.configFiles && r.configMatters?.test(script.text))) {
+        seen++;
+        hold(rule, { text: script.text, config: script.text, project: facts }, `${script.label} (run by ${where})`);
+      }
+    }
+  }
+  return { packageJson, facts, holes, seen };
+}
+
+/** `a && b || c; d | e` → its commands. */
+function splitCommands(script: string): string[] {
+  return script.split(/&&|\|\||[;|]/).map((part) => part.trim()).filter(Boolean);
+}
+
+/** The config a command reads: `--config <file>` / `-c <file>`, else the tool's first default file. */
+function configOf(command: string, rule: ToolRule, dirs: readonly string[], read: (name: string) => Found | undefined): Found | undefined {
+  const named = /(?:^|\s)(?:--config|-c)[\s=]+(\S+)/.exec(command)?.[1];
+  if (named) return readIn(dirs, named.replace(/^['"]|['"]$/g, ''));
+  for (const name of rule.configFiles ?? []) {
+    const found = read(name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** JavaScript and TypeScript files a command runs that exist in the project (`node scripts/build.mjs`). */
+function scriptFilesOf(command: string, dirs: readonly string[]): Found[] {
+  return command.split(/\s+/).filter((token) => /\.[cm]?[jt]s$/.test(token))
+    .map((token) => readIn(dirs, token.replace(/^['"]|['"]$/g, ''))).filter((found): found is Found => found !== undefined);
+}
+
+interface Found {
+  readonly file: string;
+  readonly label: string;
+  readonly text: string;
+}
+
+function readIn(dirs: readonly string[], name: string): Found | undefined {
+  for (const dir of dirs) {
+    const file = path.resolve(dir, name);
+    if (fs.existsSync(file) && fs.statSync(file).isFile()) {
+      return { file, label: path.relative(process.cwd(), file) || name, text: fs.readFileSync(file, 'utf8') };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The package.json of the project: in the tsconfig's directory or the nearest above it, but not past
+ * a directory that holds node_modules without a package.json (the root of an installed tree).
+ */
+function nearestPackageJson(dir: string): string | undefined {
+  for (let current = dir, i = 0; i < 100; i++) {
+    const candidate = path.join(current, 'package.json');
+    if (fs.existsSync(candidate)) return candidate;
+    if (fs.existsSync(path.join(current, 'node_modules'))) return undefined;
+    const parent = path.dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+  return undefined;
+}
+
+function projectFacts(configFile: string, packageDir: string, manifest: Manifest, typescriptOverride?: string): ProjectFacts {
+  const installed = projectTypeScript(packageDir, typescriptOverride);
+  const declared = manifest.devDependencies?.typescript ?? manifest.dependencies?.typescript;
+  const declaredMajor = declared ? Number(/\d+/.exec(declared)?.[0]) : undefined;
+  const tsconfigs = new Map<string, ReturnType<typeof readTsconfig>>();
+  const tsconfig = (file: string) => {
+    if (!tsconfigs.has(file)) tsconfigs.set(file, readTsconfig(file));
+    return tsconfigs.get(file)!;
+  };
+  const scripts = Object.values(manifest.scripts ?? {}).join('\n');
+  return {
+    typescriptMajor: installed?.major ?? declaredMajor,
+    typescriptVersion: installed?.version ?? declared,
+    tsPatchInstalled: resolves('ts-patch/package.json', packageDir),
+    typescriptPatched: /ts-patch\s+install/.test(scripts) || isPatched(installed?.dir),
+    hasPluginEntry: (command) => {
+      const named = /(?:^|\s)(?:-p|--project)[\s=]+(\S+)/.exec(command)?.[1];
+      const file = named ? path.resolve(packageDir, named) : configFile;
+      const target = fs.existsSync(file) && fs.statSync(file).isDirectory() ? path.join(file, 'tsconfig.json') : file;
+      return tsconfig(target).pluginEntry;
+    },
+    tsNodeCompiler: tsconfig(configFile).tsNodeCompiler,
+    readConfig: (names) => names.map((name) => readIn([packageDir, path.dirname(configFile)], name)).find(Boolean)?.text ?? '',
+  };
+}
+
+function readTsconfig(file: string): { pluginEntry: boolean; tsNodeCompiler: string | undefined } {
+  if (!fs.existsSync(file)) return { pluginEntry: false, tsNodeCompiler: undefined };
+  const tsApi = ownTypeScript();
+  const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
+  const host = { ...tsApi.sys, readDirectory: () => [] };
+  const parsed = tsApi.parseJsonConfigFileContent(read.config ?? {}, host, path.dirname(file), undefined, file);
+  const plugins = Array.isArray(parsed.options.plugins) ? (parsed.options.plugins as unknown as Record<string, unknown>[]) : [];
+  const pluginEntry = plugins.some((p) => typeof p?.transform === 'string' && isLockweaveTransform(p.transform) && p.transformProgram !== true);
+  const tsNode = (read.config as { 'ts-node'?: { compiler?: string } } | undefined)?.['ts-node'];
+  return { pluginEntry, tsNodeCompiler: tsNode?.compiler };
+}
+
+function resolves(specifier: string, dir: string): boolean {
+  try {
+    require.resolve(specifier, { paths: [dir] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `ts-patch install` rewrites typescript/lib/tsc.js with a `/// tsp-module:` header. */
+function isPatched(typescriptDir: string | undefined): boolean {
+  if (!typescriptDir) return false;
+  try {
+    const fd = fs.openSync(path.join(typescriptDir, 'lib', 'tsc.js'), 'r');
+    try {
+      const head = Buffer.alloc(4096);
+      const length = fs.readSync(fd, head, 0, head.length, 0);
+      return head.subarray(0, length).toString('utf8').includes('/// tsp-module:');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}

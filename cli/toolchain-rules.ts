@@ -1,0 +1,178 @@
+// The one table of toolchain facts `lockweave check` audits with: for each tool, how to see that the
+// project uses it, what makes that use weave, what runs unlocked otherwise and the fix.
+// It is a heuristic over text — package.json scripts, the tsconfig and the tools' config files —
+// and can be fooled by what it cannot read (see AUDIT_BLIND_SPOTS).
+
+/** One use of a tool: a command in a package.json script, or a config file. */
+export interface Use {
+  /** The command (`tsc -p tsconfig.build.json`) or the config file's text. */
+  readonly text: string;
+  /** For a command: the text of the config file it reads ('' when there is none). For a config file: its text. */
+  readonly config: string;
+  readonly project: ProjectFacts;
+}
+
+export interface ProjectFacts {
+  /** The installed (else declared) major version of the project's `typescript`. */
+  readonly typescriptMajor: number | undefined;
+  readonly typescriptVersion: string | undefined;
+  readonly tsPatchInstalled: boolean;
+  /** `ts-patch install` ran (the project's tsc itself loads plugins). */
+  readonly typescriptPatched: boolean;
+  /** Whether the tsconfig a command names (`-p`; default tsconfig.json) has a lockweave plugin entry. */
+  hasPluginEntry(command: string): boolean;
+  /** The tsconfig's `"ts-node": { "compiler" }`. */
+  readonly tsNodeCompiler: string | undefined;
+  /** Text of another config file of the project ('' when absent), e.g. vitest reading vite.config. */
+  readConfig(names: readonly string[]): string;
+}
+
+export interface ToolRule {
+  readonly tool: string;
+  /** A command in a script that runs it (matched against one command of a script). */
+  readonly command?: RegExp;
+  /** Config files it reads from the package directory by default. */
+  readonly configFiles?: readonly string[];
+  /** A package.json key that holds its config instead. */
+  readonly packageKey?: string;
+  /** A config file counts only when its text matches (babel without the TypeScript preset compiles no TypeScript). */
+  readonly configMatters?: RegExp;
+  readonly safe: (use: Use) => boolean;
+  readonly runsUnlocked: string | ((use: Use) => string);
+  readonly fix: string;
+}
+
+const bin = (...names: string[]) => new RegExp(`(?:^|[\\s/])(?:${names.join('|')})(?=\\s|$)`);
+const exts = (base: string, list = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs']) => list.map((ext) => `${base}.${ext}`);
+const mentions = (specifier: string) => (use: Use) => use.config.includes(specifier);
+/** `tsc --noEmit` only type-checks: it writes nothing that could run. */
+const writesNothing = (command: string) => /(?:^|\s)--noEmit(?!\s+false)(?=\s|$)/.test(command);
+const REGISTER = 'lockweave/register';
+
+const VITE = exts('vite.config');
+const VITEST = exts('vitest.config');
+
+export const TOOLCHAIN_RULES: readonly ToolRule[] = [
+  {
+    tool: 'tsc (TypeScript >= 7)',
+    command: bin('tsc'),
+    safe: (use) => writesNothing(use.text) || (use.project.typescriptMajor ?? 0) < 7,
+    runsUnlocked: (use) => `TypeScript ${use.project.typescriptVersion}'s tsc is the native compiler: it ignores compilerOptions.plugins and emits every tagged method without its lock, exit 0`,
+    fix: 'replace `tsc` with `lockweave build` (same -p): lockweave\'s TypeScript 6 with the weave',
+  },
+  {
+    tool: 'tsc',
+    command: bin('tsc'),
+    safe: (use) => writesNothing(use.text) || (use.project.typescriptMajor ?? 0) >= 7 || (use.project.typescriptPatched && use.project.hasPluginEntry(use.text)),
+    runsUnlocked: 'plain tsc runs no transformer plugin (only ts-patch\'s tspc does): every tagged method is emitted unlocked',
+    fix: 'use `tspc` (npm i -D ts-patch) with the plugin entry, or `lockweave build`',
+  },
+  {
+    tool: 'tspc (no plugin entry)',
+    command: bin('tspc'),
+    safe: (use) => use.project.hasPluginEntry(use.text),
+    runsUnlocked: 'the tsconfig it compiles has no lockweave plugin entry: tspc weaves nothing',
+    fix: 'add to compilerOptions: "plugins": [{ "transform": "lockweave/transformer" }]',
+  },
+  {
+    tool: 'tspc (ts-patch missing)',
+    command: bin('tspc'),
+    safe: (use) => use.project.tsPatchInstalled,
+    runsUnlocked: 'ts-patch is not installed, so `tspc` is not the compiler that weaves',
+    fix: 'npm i -D ts-patch (3.x for TypeScript 5.x/6.x), or use `lockweave build`',
+  },
+  {
+    tool: 'tsx',
+    command: bin('tsx'),
+    safe: (use) => use.text.includes(REGISTER),
+    runsUnlocked: 'tsx strips types with esbuild, which drops the @redisLock comments: every tagged method runs unlocked',
+    fix: 'node --import lockweave/register --import tsx <file>, or NODE_OPTIONS="--import lockweave/register" tsx <file>',
+  },
+  {
+    tool: 'node <file>.ts',
+    command: /(?:^|[\s/])node(?:\s+\S+)*?\s+\S+\.[cm]?tsx?(?=\s|$)/,
+    safe: (use) => use.text.includes(REGISTER),
+    runsUnlocked: 'Node\'s type stripping replaces types by spaces and transforms nothing: every tagged method runs unlocked',
+    fix: 'node --import lockweave/register <file>.ts (Node >= 22.15)',
+  },
+  {
+    tool: 'ts-node',
+    command: /(?:^|[\s/])(?:ts-node(?:-dev|-esm)?(?=\s|$)|ts-node\/(?:register|esm))/,
+    safe: (use) => use.text.includes(REGISTER) ||
+      ((/--compiler[\s=]ts-patch\/compiler/.test(use.text) || use.project.tsNodeCompiler === 'ts-patch/compiler') && use.project.hasPluginEntry(use.text)),
+    runsUnlocked: 'ts-node compiles with plain TypeScript unless its compiler is ts-patch\'s: every tagged method runs unlocked',
+    fix: 'tsconfig.json: "ts-node": { "compiler": "ts-patch/compiler" } with the plugin entry, or run with node --import lockweave/register',
+  },
+  {
+    tool: 'vite', command: bin('vite'), configFiles: VITE, safe: mentions('lockweave/vite'),
+    runsUnlocked: 'vite strips types with esbuild/oxc: without the lockweave plugin every tagged method is bundled unlocked',
+    fix: "vite.config: import lockweave from 'lockweave/vite'; plugins: [lockweave()]",
+  },
+  {
+    tool: 'vitest', command: bin('vitest'), configFiles: VITEST,
+    // vitest reads vite.config when it has no config of its own, and one that merges it gets its plugins.
+    safe: (use) => use.config.includes('lockweave/vite') || ((use.config === '' || /vite\.config/.test(use.config)) && use.project.readConfig(VITE).includes('lockweave/vite')),
+    runsUnlocked: 'vitest transforms with vite: without the lockweave plugin the tests call every tagged method unlocked',
+    fix: "vitest.config (or vite.config): import lockweave from 'lockweave/vite'; plugins: [lockweave()]",
+  },
+  {
+    tool: 'rollup', command: bin('rollup'), configFiles: exts('rollup.config'), safe: mentions('lockweave/rollup'),
+    runsUnlocked: 'rollup\'s TypeScript plugins strip or compile types without the weave: every tagged method is bundled unlocked',
+    fix: "rollup.config: import lockweave from 'lockweave/rollup'; plugins: [lockweave(), ...]  (before the TypeScript plugin)",
+  },
+  {
+    tool: 'rolldown', command: bin('rolldown'), configFiles: exts('rolldown.config'), safe: mentions('lockweave/rolldown'),
+    runsUnlocked: 'rolldown strips types itself: without the lockweave plugin every tagged method is bundled unlocked',
+    fix: "rolldown.config: import lockweave from 'lockweave/rolldown'; plugins: [lockweave()]",
+  },
+  {
+    tool: 'webpack', command: bin('webpack', 'webpack-cli'), configFiles: exts('webpack.config'), safe: mentions('lockweave/webpack'),
+    runsUnlocked: 'ts-loader, babel-loader or swc-loader compile without the weave: every tagged method is bundled unlocked',
+    fix: "webpack.config: plugins: [require('lockweave/webpack').default()]",
+  },
+  {
+    tool: 'rspack', command: bin('rspack'), configFiles: exts('rspack.config'), safe: mentions('lockweave/rspack'),
+    runsUnlocked: 'rspack\'s builtin:swc-loader strips types without the weave: every tagged method is bundled unlocked',
+    fix: "rspack.config: plugins: [require('lockweave/rspack').default()]",
+  },
+  {
+    tool: 'esbuild (command line)', command: bin('esbuild'), safe: () => false,
+    runsUnlocked: 'esbuild strips types and comments; its command line takes no plugins: every tagged method is bundled unlocked',
+    fix: "a build script: esbuild.build({ ..., plugins: [require('lockweave/esbuild').default()] })",
+  },
+  {
+    tool: 'esbuild (build script)', configMatters: /['"]esbuild['"]/, safe: mentions('lockweave/esbuild'),
+    runsUnlocked: 'this script runs esbuild without the lockweave plugin: every tagged method is bundled unlocked',
+    fix: "plugins: [require('lockweave/esbuild').default()] in its esbuild.build()/context() options",
+  },
+  {
+    tool: 'tsup', command: bin('tsup'), configFiles: exts('tsup.config'), safe: mentions('lockweave/esbuild'),
+    runsUnlocked: 'tsup bundles with esbuild: without the lockweave plugin every tagged method is bundled unlocked',
+    fix: "tsup.config: esbuildPlugins: [require('lockweave/esbuild').default()]",
+  },
+  {
+    tool: 'jest', command: bin('jest'), configFiles: [...exts('jest.config'), 'jest.config.json'], packageKey: 'jest',
+    safe: (use) => /lockweave\/jest|ts-patch\/compiler/.test(use.config),
+    runsUnlocked: (use) => `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: the tests call every tagged method unlocked`,
+    fix: "jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }  (or ts-jest with compiler: 'ts-patch/compiler' and the plugin entry)",
+  },
+  {
+    tool: 'swc', command: bin('swc', 'swcx'), configFiles: ['.swcrc'], safe: () => false,
+    runsUnlocked: 'swc strips types without the weave and has no lockweave route: every tagged method is emitted unlocked',
+    fix: 'compile with `lockweave build` or `tspc`, or bundle through a lockweave plugin; for jest use lockweave/jest',
+  },
+  {
+    tool: 'babel (preset-typescript)', configFiles: ['babel.config.js', 'babel.config.cjs', 'babel.config.mjs', 'babel.config.json', '.babelrc', '.babelrc.json', '.babelrc.js'],
+    configMatters: /preset-typescript/, safe: () => false,
+    runsUnlocked: 'babel\'s TypeScript preset strips types without the weave: every tagged method it compiles runs unlocked',
+    fix: 'compile TypeScript with `lockweave build` or `tspc`; for jest use lockweave/jest',
+  },
+  {
+    tool: 'bun <file>.ts', command: /(?:^|[\s/])bun\s+(?:run\s+)?(?:\S+\s+)*?\S+\.[cm]?tsx?(?=\s|$)/, safe: () => false,
+    runsUnlocked: 'bun transpiles TypeScript itself, without the weave: every tagged method runs unlocked',
+    fix: 'build with `lockweave build` (or tspc) and run the output',
+  },
+];
+
+/** Printed with every audit: what a reading of the project's files cannot know. */
+export const AUDIT_BLIND_SPOTS = 'The audit reads package.json scripts, the tsconfig, the tools\' config files and the esbuild scripts a script runs. It cannot see shell scripts, CI files, Dockerfiles, NODE_OPTIONS set outside a script, tools started from code, or other packages of a monorepo: run `lockweave verify <output>` after each build to catch what it misses.';

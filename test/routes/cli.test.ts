@@ -1,0 +1,241 @@
+// The lockweave command line as a user meets it: --help, --version and wrong input for every
+// command; `build` as the TypeScript 7 route (a project whose typescript is 7 gets JavaScript whose
+// tagged methods hold their key in Redis, one body at a time, and a bad tag fails the build with
+// its location); `check`'s toolchain audit (one project with every hole, one with none); `verify`
+// on tspc output (woven), plain tsc output and an esbuild bundle without the plugin (not woven).
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLI, ROOT, linkPackage } from '../transformer/helpers';
+import { childRunner, type Ran } from '../helpers/child-process';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'cli');
+// Copies under test/.tmp, where linkPackage() makes `lockweave/...` resolve to dist.
+const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'cli');
+const TSPC = path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js');
+const TSC5 = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const COMMANDS = ['build', 'check', 'verify', 'show'];
+
+let redis: RedisServer;
+
+test.before(async () => {
+  linkPackage();
+  fs.rmSync(TMP, { recursive: true, force: true });
+  fs.mkdirSync(TMP, { recursive: true });
+  redis = await startRedisServer();
+});
+
+test.after.always(async () => {
+  await redis?.stop();
+});
+
+const runChild = childRunner(3);
+
+function run(file: string, args: readonly string[], cwd = ROOT, env: Record<string, string> = {}): Promise<Ran> {
+  return runChild(process.execPath, [file, ...args], { cwd, env: { REDIS_URL: redis.url, ...env } });
+}
+
+const lockweave = (args: readonly string[], cwd = ROOT) => run(CLI, args, cwd);
+
+/** A copy of the app fixture; `typescript` names the package its node_modules/typescript links to. */
+function appCopy(name: string, typescript?: string): string {
+  const dir = path.join(TMP, name);
+  fs.cpSync(path.join(FIXTURE, 'app'), dir, { recursive: true });
+  if (typescript) {
+    fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
+    fs.symlinkSync(path.join(ROOT, 'node_modules', typescript), path.join(dir, 'node_modules', 'typescript'), 'dir');
+  }
+  return dir;
+}
+
+/** Runs the built app: 3 calls at once per tagged method; each body must find its key and be alone. */
+async function assertLocks(t: import('ava').ExecutionContext, main: string, runId: string): Promise<void> {
+  const result = await run(main, [], path.dirname(main), { RUN_ID: runId });
+  t.is(result.status, 0, result.output);
+  const printed = JSON.parse(result.stdout.trim().split('\n').pop()!) as { results: Record<string, string[]>; most: Record<string, number> };
+  for (const site of ['pay', 'ship']) {
+    t.is(printed.results[site].length, 3, site);
+    for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, `${site}: the body found its key (CLI_ prefix) in Redis`);
+  }
+  t.deepEqual(printed.most, { pay: 1, ship: 1 }, 'one body at a time');
+}
+
+test('--help and -h print the usage with every command, exit 0; --version prints the package version', async (t) => {
+  for (const flag of ['--help', '-h']) {
+    const result = await lockweave([flag]);
+    t.is(result.status, 0, result.output);
+    for (const command of COMMANDS) t.regex(result.stdout, new RegExp(`^  ${command} `, 'm'));
+  }
+  const version = await lockweave(['--version']);
+  t.is(version.status, 0);
+  t.is(version.stdout.trim(), JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+});
+
+for (const command of COMMANDS) {
+  test(`lockweave ${command} --help prints its usage, options and exit codes, exit 0`, async (t) => {
+    for (const flag of ['--help', '-h']) {
+      const result = await lockweave([command, flag]);
+      t.is(result.status, 0, result.output);
+      t.regex(result.stdout, new RegExp(`^usage: lockweave ${command}`));
+      t.regex(result.stdout, /-p, --project <tsconfig>/);
+      t.regex(result.stdout, /Exit: 0 /);
+    }
+  });
+
+  test(`lockweave ${command} with an unknown option names it, prints the usage, exit 2`, async (t) => {
+    const result = await lockweave([command, '--frobnicate']);
+    t.is(result.status, 2, result.output);
+    t.regex(result.stderr, new RegExp(`unknown option --frobnicate for \`lockweave ${command}\``));
+    t.regex(result.stderr, new RegExp(`usage: lockweave ${command}`));
+  });
+}
+
+test('an unknown command or no command: the usage, exit 2; a flag without its value, exit 2', async (t) => {
+  const unknown = await lockweave(['frobnicate']);
+  t.is(unknown.status, 2);
+  t.regex(unknown.stderr, /unknown command frobnicate/);
+  t.regex(unknown.stderr, /usage: lockweave <command>/);
+  t.is((await lockweave([])).status, 2);
+  const noValue = await lockweave(['build', '-p']);
+  t.is(noValue.status, 2);
+  t.regex(noValue.stderr, /-p needs a value/);
+  const badRoute = await lockweave(['show', 'x.ts', '--route', 'babel']);
+  t.is(badRoute.status, 2);
+  t.regex(badRoute.stderr, /--route babel: expected one of tspc, source/);
+  const missing = await lockweave(['verify']);
+  t.is(missing.status, 2);
+  t.regex(missing.stderr, /missing <output dir or file>/);
+});
+
+test('a tsconfig that is not there: says which, exit 1', async (t) => {
+  for (const command of ['build', 'check']) {
+    const result = await lockweave([command, '-p', 'nowhere/tsconfig.json']);
+    t.is(result.status, 1, result.output);
+    t.regex(result.stderr, /nowhere\/tsconfig\.json: no such tsconfig/);
+  }
+});
+
+test('build with TypeScript 7 installed: emits what tsc would, and the tagged methods hold their key, one body at a time', async (t) => {
+  const dir = appCopy('build-ts7', 'typescript7');
+  const built = await lockweave(['build'], dir);
+  t.is(built.status, 0, built.output);
+  // outDir, declarations and source maps from the tsconfig, as tsc writes them.
+  for (const name of ['main.js', 'orders.js', 'orders.d.ts', 'orders.js.map']) t.true(fs.existsSync(path.join(dir, 'dist', name)), name);
+  t.regex(fs.readFileSync(path.join(dir, 'dist', 'orders.js'), 'utf8'), /lockweave_1\.defineLock\(\{ site: "OrderService\.pay", businessFlag: "payOrder", prefix: "CLI_" \}\)/);
+  await assertLocks(t, path.join(dir, 'dist', 'main.js'), 'build-ts7');
+});
+
+test('build fails on a bad tag with exit 1 and file:line:col, and the method it emits throws instead of running unlocked', async (t) => {
+  const outDir = path.join(TMP, 'bad-tag-out');
+  const result = await lockweave(['build', '-p', path.join(FIXTURE, 'bad-tag', 'tsconfig.json'), '--outDir', outDir]);
+  t.is(result.status, 1, result.output);
+  t.regex(result.stderr, /cli\/bad-tag\/src\/bad\.ts:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag\?/);
+  t.regex(result.stderr, /Found 1 error\./);
+  t.regex(fs.readFileSync(path.join(outDir, 'bad.js'), 'utf8'), /async pay\(orderNo\) \{\s*throw new Error\("@redisLock: unknown attribute bussinessFlag/);
+});
+
+test('build reports a type error as tsc does, exit 1', async (t) => {
+  const dir = appCopy('type-error');
+  fs.appendFileSync(path.join(dir, 'src', 'orders.ts'), '\nexport const wrong: number = "text";\n');
+  const result = await lockweave(['build', '--noEmit'], dir);
+  t.is(result.status, 1, result.output);
+  t.regex(result.stderr, /src\/orders\.ts:\d+:14 - error TS2322: Type 'string' is not assignable to type 'number'\./);
+});
+
+test('check lists every hole of a project whose scripts and configs run TypeScript without a lockweave route', async (t) => {
+  const result = await lockweave(['check', '-p', path.join(FIXTURE, 'holes', 'tsconfig.json')]);
+  t.is(result.status, 1, result.output);
+  const holes: Array<[string, RegExp]> = [
+    ['vite.config.ts', /vite strips types/],
+    ['rollup.config.mjs', /rollup's TypeScript plugins/],
+    ['webpack.config.js', /ts-loader, babel-loader or swc-loader/],
+    ['rspack.config.js', /builtin:swc-loader/],
+    ['jest.config.cjs', /jest transforms TypeScript with ts-jest/],
+    ['.swcrc', /swc strips types/],
+    ['babel.config.json', /babel's TypeScript preset/],
+    ['scripts.build: tsc -p tsconfig.json', /plain tsc runs no transformer plugin/],
+    ['scripts.build:patched: tspc -p tsconfig.bare.json', /no lockweave plugin entry: tspc weaves nothing/],
+    ['scripts.dev: tsx watch src/orders.ts', /tsx strips types/],
+    ['scripts.start: node src/orders.ts', /Node's type stripping/],
+    ['scripts.start:ts-node: ts-node src/orders.ts', /ts-node compiles with plain TypeScript/],
+    ['scripts.bundle: esbuild src/orders.ts --bundle', /its command line takes no plugins/],
+    ['scripts/build.mjs (run by package.json scripts.bundle:api)', /runs esbuild without the lockweave plugin/],
+    ['scripts.bundle:rolldown: rolldown -c', /rolldown strips types/],
+    ['scripts.bundle:tsup: tsup', /tsup bundles with esbuild/],
+    ['scripts.test:vitest: vitest run', /vitest transforms with vite/],
+    ['scripts.run:bun: bun src/orders.ts', /bun transpiles TypeScript itself/],
+  ];
+  const blocks = result.stderr.split(/\n(?=  \S)/);
+  for (const [where, unlocked] of holes) {
+    const block = blocks.find((b) => b.includes(where));
+    t.truthy(block, `no hole reported for ${where}`);
+    t.regex(block ?? '', unlocked, where);
+    t.regex(block ?? '', /\n    fix: \S/, `${where} has a fix`);
+  }
+  t.regex(result.stdout, /1 tagged method in 1 file .*; 0 errors; 18 toolchain holes/);
+  t.regex(result.stderr, /It cannot see shell scripts, CI files/);
+});
+
+test('check passes a project whose every script and config weaves, and prints the tagged-method count', async (t) => {
+  const result = await lockweave(['check', '-p', path.join(FIXTURE, 'clean', 'tsconfig.json')]);
+  t.is(result.status, 0, result.output);
+  t.regex(result.stdout, /lockweave check: 2 tagged methods in 1 file \(checked with TypeScript 5\.9\.\d+\); 0 errors; 0 toolchain holes \(audited 14 /);
+});
+
+test('check on a TypeScript 7 project: tags checked with lockweave\'s TypeScript 6, `tsc` in a script is a hole', async (t) => {
+  const dir = appCopy('check-ts7', 'typescript7');
+  const result = await lockweave(['check'], dir);
+  t.is(result.status, 1, result.output);
+  t.regex(result.stdout, /2 tagged methods in 3 files \(checked with lockweave's TypeScript 6\.0\.\d+ \(the project's is 7\.0\.\d+\)\)/);
+  t.regex(result.stderr, /package\.json scripts\.build: tsc -p tsconfig\.json\n    unlocked: TypeScript 7\.0\.\d+'s tsc is the native compiler: it ignores compilerOptions\.plugins/);
+  t.regex(result.stderr, /fix: replace `tsc` with `lockweave build`/);
+  // The fix applied: the audit passes.
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, scripts: { build: 'lockweave build -p tsconfig.json' } }));
+  const fixed = await lockweave(['check'], dir);
+  t.is(fixed.status, 0, fixed.output);
+});
+
+test('verify: tspc output passes; plain tsc output and an esbuild bundle without the plugin fail, listing each missing method', async (t) => {
+  const dir = appCopy('verify');
+  const tspc = await run(TSPC, ['-p', 'tsconfig.json', '--outDir', 'out-tspc'], dir);
+  t.is(tspc.status, 0, tspc.output);
+  const woven = await lockweave(['verify', 'out-tspc'], dir);
+  t.is(woven.status, 0, woven.output);
+  t.regex(woven.stdout, /2 of 2 tagged methods woven, in 3 JavaScript files/);
+
+  const tsc = await run(TSC5, ['-p', 'tsconfig.json', '--outDir', 'out-tsc'], dir);
+  t.is(tsc.status, 0, tsc.output);
+  const plain = await lockweave(['verify', 'out-tsc'], dir);
+  t.is(plain.status, 1, plain.output);
+  t.regex(plain.stderr, /2 tagged methods NOT woven into out-tsc/);
+  t.regex(plain.stderr, /^  src\/orders\.ts:9:3 - OrderService\.pay$/m);
+  t.regex(plain.stderr, /^  src\/orders\.ts:15:1 - ship$/m);
+
+  // esbuild's API with no plugin: types and comments stripped, nothing woven; minified on top.
+  const esbuild = require(path.join(ROOT, 'node_modules', 'esbuild')) as typeof import('esbuild');
+  await esbuild.build({ entryPoints: [path.join(dir, 'src', 'main.ts')], bundle: true, minify: true, platform: 'node', outfile: path.join(dir, 'out-esbuild', 'main.js'), external: ['ioredis', 'lockweave'], sourcemap: true, logLevel: 'silent' });
+  const bundle = await lockweave(['verify', path.join('out-esbuild', 'main.js')], dir);
+  t.is(bundle.status, 1, bundle.output);
+  t.regex(bundle.stderr, /2 tagged methods NOT woven/);
+  // The same bundler through lockweave/esbuild (minified: identifiers renamed, string literals kept) is woven.
+  const plugin = require(path.join(ROOT, 'test', '.tmp', 'node_modules', 'lockweave', 'dist', 'transformer', 'routes', 'esbuild.js')) as () => import('esbuild').Plugin;
+  await esbuild.build({ entryPoints: [path.join(dir, 'src', 'main.ts')], absWorkingDir: dir, bundle: true, minify: true, platform: 'node', outfile: path.join(dir, 'out-woven', 'main.js'), external: ['ioredis', 'lockweave'], plugins: [plugin()], logLevel: 'silent' });
+  const wovenBundle = await lockweave(['verify', 'out-woven'], dir);
+  t.is(wovenBundle.status, 0, wovenBundle.output);
+});
+
+test('show --route tspc prints woven JavaScript; --route source the woven TypeScript the bundler and loader routes see', async (t) => {
+  const file = path.join(FIXTURE, 'app', 'src', 'orders.ts');
+  const js = await lockweave(['show', file]);
+  t.is(js.status, 0, js.output);
+  t.regex(js.stdout, /return pay_lock_1\.run\(order\?\.orderNo, async \(\) => \{/);
+  t.notRegex(js.stdout, /: Promise<string>/);
+  const ts = await lockweave(['show', file, '--route', 'source']);
+  t.is(ts.status, 0, ts.output);
+  t.regex(ts.stdout, /async pay\(order: Order\): Promise<string> \{ return pay_lock_1\.run\(order\?\.orderNo, async \(\) => \{/);
+  t.regex(ts.stdout, /defineLock\(\{ site: "OrderService\.pay", businessFlag: "payOrder", prefix: "CLI_" \}\)/);
+  const bad = await lockweave(['show', path.join(FIXTURE, 'bad-tag', 'src', 'bad.ts'), '--route', 'source']);
+  t.is(bad.status, 1);
+  t.regex(bad.stderr, /bad\.ts:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag/);
+});
