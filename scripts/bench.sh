@@ -17,3 +17,9 @@ if ! npx tspc -p bench/tsconfig.json; then
   npx tspc -p bench/tsconfig.unwoven.json
 fi
 node bench/.tmp/build/bench/main.js
+
+# What the routes (bundler plugins, Node's loader) add to a build or a start of a generated project.
+if [ -n "${BENCH_QUICK:-}" ]; then export BENCH_ROUNDS="${BENCH_ROUNDS:-3}"; fi
+echo "bench: what the routes add to a build or a start (bench/routes/)"
+npx ts-node --transpile-only bench/routes/bundle-overhead.ts
+npx ts-node --transpile-only bench/routes/loader-overhead.ts

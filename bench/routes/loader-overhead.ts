@@ -19,7 +19,7 @@ const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
 const APP_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'loader-overhead');
 const CACHE_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'loader-overhead-cache');
 const NODE = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
-const REPETITIONS = 7;
+const REPETITIONS = Number(process.env.BENCH_ROUNDS ?? 7);
 
 function generateApp(): void {
   writeGeneratedApp(ROOT, APP_DIR, {
