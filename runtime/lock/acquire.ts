@@ -58,8 +58,10 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
   // SET that would almost surely fail (the key is held, or about to be handed to the queue's
   // head). Wasted SETs under contention slow the very handoffs they race with. Release notices
   // and the scheduled attempts still wake this caller; it is served in arrival order.
+  // That first attempt is answered in process (the key is known held), so it counts as one: a
+  // caller that never gets the key makes `retries + 1` attempts either way.
   if (settings.retries > 0 && context.store.releases.isWatched(key)) {
-    return waitForLease(key, settings, context, startedAt, { count: 0, lastError: undefined, erred: false }, false);
+    return waitForLease(key, settings, context, startedAt, { count: 1, lastError: undefined, erred: false }, false);
   }
   // The uncontended path is this one attempt: keep it to a single await.
   const token = newToken();
@@ -82,15 +84,15 @@ async function waitForLease(
   context: AcquireContext,
   startedAt: number,
   attempts: Attempts,
-  /** Whether to try once right after the watch starts (needed when an attempt already failed). */
-  attemptFirst: boolean,
+  /** Whether the key may have been released before the watch began (a SET already found it held). */
+  lookFirst: boolean,
 ): Promise<Lease | undefined> {
   if (settings.retries === 0) return failed(key, startedAt, attempts, context);
   const { store, logger, site } = context;
-  const deadline = startedAt + settings.retries * settings.waitTime;
-  let nextScheduled = startedAt + settings.waitTime;
-  // Watch first, then try again: a release between the first attempt and the watch starting
-  // would otherwise go unseen until the next scheduled attempt.
+  // Watch first, then look: a release between the first attempt and the watch starting would
+  // otherwise go unseen until the next scheduled attempt. The look is an EXISTS, not a SET, and
+  // only a key found free is tried again — as after a release notice — so the SETs a caller sends
+  // are the ones its schedule says: the first, then `retries`, plus one per release in between.
   let watch: ReleaseWatch;
   try {
     watch = await store.releases.watch(key, settings.lockTime);
@@ -100,22 +102,29 @@ async function waitForLease(
   }
   try {
     let seen = watch.epoch;
-    let lease = attemptFirst ? await attemptOnce(key, settings, context, attempts) : undefined;
-    while (!lease) {
-      const now = Date.now();
-      if (now >= deadline || isFatal(attempts.lastError)) break;
-      if (now >= nextScheduled) nextScheduled = now + settings.waitTime;
-      const waitMs = Math.min(nextScheduled, deadline) - now;
-      logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site, ...(attempts.erred ? { error: attempts.lastError as Error } : {}) });
-      await watch.sleep(seen, waitMs);
+    let lease = lookFirst && (await freedMeanwhile(key, context)) ? await attemptOnce(key, settings, context, attempts) : undefined;
+    // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
+    // last one at the deadline), whatever the timers' drift; a release in between adds an attempt.
+    let scheduled = 0;
+    while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError)) {
+      const dueAt = startedAt + (scheduled + 1) * settings.waitTime;
+      const waitMs = dueAt - Date.now();
+      if (waitMs > 0) {
+        logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site, ...(attempts.erred ? { error: attempts.lastError as Error } : {}) });
+        await watch.sleep(seen, waitMs);
+      }
+      const released = watch.epoch !== seen;
       seen = watch.epoch;
       const grant = watch.takeGrant();
       if (grant) {
         attempts.count++;
         lease = new Lease(key, grant.token, store, settings, logger, grant.sentAt, context.claim);
-      } else {
-        lease = await attemptOnce(key, settings, context, attempts);
+        break;
       }
+      const due = Date.now() >= dueAt;
+      if (!released && !due) continue; // woken early (a clamped timer): not time yet
+      if (due) scheduled++;
+      lease = await attemptOnce(key, settings, context, attempts);
     }
     return lease ? granted(lease, attempts.count, startedAt, context) : failed(key, startedAt, attempts, context);
   } catch (error) {
@@ -124,6 +133,11 @@ async function waitForLease(
   } finally {
     watch.close();
   }
+}
+
+/** False when the store cannot tell (an error): the scheduled attempts go on as planned. */
+function freedMeanwhile(key: string, context: AcquireContext): Promise<boolean> {
+  return context.store.isHeld(key).then((held) => !held, () => false);
 }
 
 async function attemptOnce(key: string, settings: AcquireSettings, context: AcquireContext, attempts: Attempts): Promise<Lease | undefined> {

@@ -15,6 +15,11 @@ export interface LockStore {
    * passes to a waiter in this process without ever being free. False when it was not ours.
    */
   handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Whether anyone holds the key now. A caller that has just started to watch for releases asks
+   * once, for a release it may have missed before the watch began; it tries again only if so.
+   */
+  isHeld(key: string): Promise<boolean>;
   /** Where waiters learn that a key was released, by this process or any other. */
   readonly releases: ReleaseFeed;
   /** Closes what the store opened; a store built around a caller's client leaves that client open. */

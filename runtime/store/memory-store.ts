@@ -50,6 +50,10 @@ export class MemoryLockStore implements LockStore {
   }
 
   /** The token holding `key`, or undefined: for tests that check what is held. */
+  async isHeld(key: string): Promise<boolean> {
+    return this.holder(key) !== undefined;
+  }
+
   holder(key: string): string | undefined {
     return this.entries.get(key)?.token;
   }

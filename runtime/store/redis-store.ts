@@ -51,6 +51,10 @@ export class RedisLockStore implements LockStore {
     return this.send(() => runScript(this.client, RENEW_SCRIPT, key, [token, leaseMs])).then(isOne);
   }
 
+  isHeld(key: string): Promise<boolean> {
+    return this.send(() => this.client.exists(key)).then(isOne);
+  }
+
   release(key: string, token: string): Promise<boolean> {
     return this.send(() => runScript(this.client, RELEASE_SCRIPT, key, [token, this.channel])).then(isOne);
   }

@@ -40,11 +40,19 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
     await first!.release();
   });
 
+  test('retries=10: eleven attempts, for a caller alone and for callers queued behind another in their process', async (t) => {
+    const L = spec('eleven', { retries: 10, waitTime: 40 });
+    const holder = await L.acquire('A');
+    const errors = await Promise.all([1, 2, 3].map(() => L.acquire('A').then(() => undefined, (error: LockAcquireError) => error)));
+    t.deepEqual(errors.map((error) => error?.attempts), [11, 11, 11]);
+    await holder!.release();
+  });
+
   test('when the holder never lets go, the caller gives up after retries × waitTime with LockAcquireError', async (t) => {
     const L = spec('exhaust', { retries: 2, waitTime: 150 });
     const holder = await L.acquire('A');
     const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
-    t.true(error!.attempts >= 3, `attempts ${error!.attempts}`);
+    t.is(error!.attempts, 3, 'the first attempt and retries=2 more: nothing released the key in between');
     t.true(error!.waitedMs >= 250 && error!.waitedMs < 10_000, `waited ${error!.waitedMs}`);
     t.regex(error!.message, /could not acquire .* after \d+ attempt/);
     await holder!.release();
