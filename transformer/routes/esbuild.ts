@@ -7,7 +7,7 @@
 // `require('lockweave/esbuild')` the plugin factory itself, and its `default` the same factory, so
 // an ES module's default import, TypeScript's, and `.default` all find it.
 import type { Plugin } from 'esbuild';
-import { lockweaveUnplugin, type LockweaveBundlerOptions } from './unplugin';
+import { esbuildPlugin, type LockweaveBundlerOptions } from './unplugin';
 
-const plugin = (options?: LockweaveBundlerOptions): Plugin => lockweaveUnplugin().esbuild(options);
+const plugin = (options?: LockweaveBundlerOptions): Plugin => esbuildPlugin(options) as Plugin;
 export = Object.assign(plugin, { default: plugin });
