@@ -8,5 +8,5 @@ export class OverheadService {
 }
 
 export function isOverheadWoven(): boolean {
-  return OverheadService.prototype.pay.toString().includes('.acquire(');
+  return OverheadService.prototype.pay.toString().includes('_lock_1.run(');
 }

@@ -3,7 +3,7 @@
 //   await withLock({ businessFlag: 'payOrder', key: orderNo }, async (lease) => { ... });
 //   await using lease = await lock({ businessFlag: 'payOrder', key: orderNo });
 import type { LockOptions } from './options';
-import { MethodLock, runLeased, type FailureClass } from './define-lock';
+import { MethodLock, runAcquired, type FailureClass } from './define-lock';
 import type { AnyLease } from '../lock/lease';
 
 export interface LockRequest extends Partial<Omit<LockOptions, 'onFail'>> {
@@ -27,8 +27,7 @@ function acquireFor(request: LockRequest): Promise<AnyLease | undefined> {
 
 /** Runs `body` while holding the lock; resolves `undefined` without running it when `onFail: 'skip'` and the lock is busy. */
 export async function withLock<T>(request: LockRequest, body: (lease: AnyLease) => Promise<T> | T): Promise<T | undefined> {
-  const lease = await acquireFor(request);
-  return lease && runLeased(lease, async () => body(lease));
+  return runAcquired(acquireFor(request), async (lease) => body(lease));
 }
 
 /**
