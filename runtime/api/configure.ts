@@ -5,7 +5,7 @@
 // options once and again only after a later configure().
 import type * as IORedis from 'ioredis';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from './options';
+import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
 import { RedisLockStore } from '../store/redis-store';

@@ -3,12 +3,12 @@
 // `return pay_lock_1.run(key, async () => { <the original body> })`. Options are resolved once
 // and cached until the next configure().
 import { currentDefaults, currentLogger, settingsVersion, useCurrentStore } from './configure';
-import { mergeOptions, type LockOptions } from './options';
+import { mergeOptions, type LockOptions } from '../base/options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
 import { compositeLockKey, lockKey } from '../lock/key';
 import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
-import { LockAcquireError } from './errors';
+import { LockAcquireError } from '../base/errors';
 
 /** What the transformer writes into defineLock(): the tag's attributes, with times in ms. */
 export interface LockSpec extends Partial<LockOptions> {

@@ -5,7 +5,7 @@
 // at run time exactly as the typed build decides at compile time, so every route locks the same
 // key — a Map by .get(), a string as JSON text, anything else by property.
 // readJsonField() is the string case alone, which builds with types call directly.
-import { LockKeyError } from './errors';
+import { LockKeyError } from '../base/errors';
 
 export function readField(holder: unknown, field: string): unknown {
   if (holder instanceof Map) return holder.get(field);

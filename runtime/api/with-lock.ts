@@ -2,7 +2,7 @@
 //
 //   await withLock({ businessFlag: 'payOrder', key: orderNo }, async (lease) => { ... });
 //   await using lease = await lock({ businessFlag: 'payOrder', key: orderNo });
-import type { LockOptions } from './options';
+import type { LockOptions } from '../base/options';
 import { MethodLock, runAcquired, type FailureClass } from './define-lock';
 import type { AnyLease } from '../lock/lease';
 

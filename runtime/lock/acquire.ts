@@ -9,8 +9,8 @@
 // An attempt that fails with an error (Redis unreachable, a timeout) counts as a failed
 // attempt: the caller keeps trying until the deadline and then gets LockAcquireError with the
 // last error as its cause — never a hang past the deadline, never the body run unlocked.
-import { LockAcquireError } from '../api/errors';
-import type { OnFail } from '../api/options';
+import { LockAcquireError } from '../base/errors';
+import type { OnFail } from '../base/options';
 import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreClaim } from './lease';
 import { newToken } from './token';

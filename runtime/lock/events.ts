@@ -1,6 +1,6 @@
 // What the runtime can tell a logger. Silent unless `configure({ logger })` is given one;
 // no event object is even built when there is no logger.
-import type { LockError, LockLostError } from '../api/errors';
+import type { LockError, LockLostError } from '../base/errors';
 
 export type LockEvent =
   | { type: 'acquired'; key: string; token: string; attempts: number; waitedMs: number; site?: string }

@@ -3,7 +3,7 @@
 // The seed's Java aspect turned a missing value into the text "null" and locked
 // `LOCK_payOrder_null` — one lock shared by every call with a bad argument. Here a value that
 // is null, undefined, empty or not a scalar rejects with LockKeyError and the body never runs.
-import { LockKeyError } from '../api/errors';
+import { LockKeyError } from '../base/errors';
 
 /** Longer keys are almost always a serialised object passed by mistake. */
 export const MAX_KEY_LENGTH = 8192;

@@ -3,13 +3,13 @@
 // Release never throws. It runs in the woven method's `finally`, and an error there would
 // replace the body's own result or error — the one thing the caller must get unchanged.
 // A failed or refused release is reported to the logger instead, and the lease expires anyway.
-import { LockLostError } from '../api/errors';
+import { LockLostError } from '../base/errors';
 import type { LockLogger } from './events';
 import { runHolding, type HeldLock } from './held-locks';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
 import { newToken } from './token';
-import { timerDelay } from './timer-delay';
+import { timerDelay } from '../base/timer-delay';
 
 /** A lease's hold on the store it was taken through (see api/configure.ts): ended once the lease is done with it. */
 export interface StoreClaim {

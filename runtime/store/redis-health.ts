@@ -12,20 +12,8 @@
 //     it, acquire gives up at once, and a connection the runtime owns stops reconnecting, so it
 //     cannot keep the process alive.
 import type { Cluster, Redis } from 'ioredis';
+import { RedisConnectionError } from '../base/errors';
 
-export class RedisConnectionError extends Error {
-  override name = 'RedisConnectionError';
-  constructor(
-    message: string,
-    /** `127.0.0.1:6379`, or the Cluster's first node. */
-    readonly address: string,
-    /** True when trying again cannot help: a wrong TLS setting, password or database. */
-    readonly fatal: boolean,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
 
 /** ioredis's own words for "the command never got an answer because the connection is gone". */
 const CONNECTION_GONE = /max retries per request|Connection is closed|Stream isn't writeable|Command timed out|connect ETIMEDOUT/i;

@@ -16,7 +16,7 @@
 // At most MAX_HANDOFF_STREAK handoffs follow each other; then the key is really released, so
 // waiters in other processes get their turn.
 
-import { timerDelay } from '../lock/timer-delay';
+import { timerDelay } from '../base/timer-delay';
 
 export const MAX_HANDOFF_STREAK = 8;
 

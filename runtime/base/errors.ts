@@ -31,3 +31,21 @@ export class LockKeyError extends LockError {
 export class LockLostError extends LockError {
   override name = 'LockLostError';
 }
+
+/**
+ * Why Redis could not be used: the `cause` of a LockAcquireError (and the `error` of a logger event).
+ * Not a LockError: it says nothing about a key, only about the server.
+ */
+export class RedisConnectionError extends Error {
+  override name = 'RedisConnectionError';
+  constructor(
+    message: string,
+    /** `127.0.0.1:6379`, or the Cluster's first node. */
+    readonly address: string,
+    /** True when trying again cannot help: a wrong TLS setting, password or database. */
+    readonly fatal: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
