@@ -8,10 +8,13 @@ import { Worker, waitForAll } from './support/workers';
 
 const PROCESSES = 8;
 const LOOPS_PER_PROCESS = 3;
-const OPS_PER_LOOP = 60;
+// 8 x 3 x 170: over 500 locked increments per process, over 4,000 in all.
+const OPS_PER_LOOP = 170;
+const RETRIES = 20;
+const WAIT_TIME = 2_000;
 const KEYS = ['hot-a', 'hot-b', 'hot-c'];
 
-test('8 processes x 3 callers of locked read-modify-write increments on 3 hot keys: no lost update, no overlapping holders, no lock key left', async (t) => {
+test('8 processes x 3 callers, 510 locked read-modify-write increments per process on 3 hot keys: no lost update, no overlapping holders, no caller past its wait bound, no lock key left', async (t) => {
   const startedAt = Date.now();
   const { redis, workers } = await faultBench(t);
 
@@ -28,8 +31,8 @@ test('8 processes x 3 callers of locked read-modify-write increments on 3 hot ke
         body: 'counter',
         lockTime: 10_000,
         // A generous budget (20 x 2 s): under this load no caller should ever give up.
-        retries: 20,
-        waitTime: 2_000,
+        retries: RETRIES,
+        waitTime: WAIT_TIME,
         reportOps: false,
       }),
     );
@@ -59,5 +62,7 @@ test('8 processes x 3 callers of locked read-modify-write increments on 3 hot ke
   t.deepEqual(state.insideLeft, [], 'every body left');
   t.deepEqual(state.lockKeys, [], 'every lock was released');
   t.is(totals.events.lost ?? 0, 0, 'no lease was lost');
+  // No caller past its wait bound: the slowest call, wait and body included, within retries x waitTime.
+  t.true(totals.maxElapsedMs <= RETRIES * WAIT_TIME, `slowest call ${totals.maxElapsedMs} ms`);
   t.is(totals.events.reentered ?? 0, 0, 'no call went in as reentrant: no caller here nests, so one would be another chain\'s lock');
 });
