@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
+import { isLockweaveTransform, optionsEntry } from '../transformer/plugin-entry';
 import { ownTypeScript } from '../transformer/typescript';
 import { CliError } from './cli-error';
 
@@ -60,14 +61,8 @@ export function readProject(tsApi: typeof ts, configFile: string, overrides: ts.
   if (read.error) throw new CliError(formatDiagnostics(tsApi, [read.error]));
   const parsed = tsApi.parseJsonConfigFileContent(read.config, tsApi.sys, path.dirname(configFile), overrides, configFile);
   const plugins = (Array.isArray(parsed.options.plugins) ? parsed.options.plugins : []) as unknown as Array<Record<string, unknown>>;
-  const ours = plugins.filter((p) => typeof p?.transform === 'string' && isLockweaveTransform(p.transform as string));
-  const entry = ours.find((p) => p.transformProgram !== true) ?? ours[0];
-  const otherPlugins = plugins.filter((p) => !ours.includes(p)).map((p) => String(p?.transform ?? p?.name ?? JSON.stringify(p)));
-  return { configFile, parsed, entry, otherPlugins };
-}
-
-export function isLockweaveTransform(specifier: string): boolean {
-  return /^lockweave(\/transformer)?$/.test(specifier);
+  const otherPlugins = plugins.filter((p) => !isLockweaveTransform(p?.transform)).map((p) => String(p?.transform ?? p?.name ?? JSON.stringify(p)));
+  return { configFile, parsed, entry: optionsEntry(plugins), otherPlugins };
 }
 
 /** The entry's own options (prefix, defaults), as the transformer reads them. */

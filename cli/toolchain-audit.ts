@@ -3,7 +3,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ownTypeScript } from '../transformer/typescript';
-import { isLockweaveTransform, projectTypeScript } from './project';
+import { weavingEntry } from '../transformer/plugin-entry';
+import { projectTypeScript } from './project';
 import { TOOLCHAIN_RULES, type ProjectFacts, type ToolRule, type Use } from './toolchain-rules';
 
 export interface Hole {
@@ -179,8 +180,7 @@ function readTsconfig(file: string): { pluginEntry: boolean; tsNodeCompiler: str
   const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
   const host = { ...tsApi.sys, readDirectory: () => [] };
   const parsed = tsApi.parseJsonConfigFileContent(read.config ?? {}, host, path.dirname(file), undefined, file);
-  const plugins = Array.isArray(parsed.options.plugins) ? (parsed.options.plugins as unknown as Record<string, unknown>[]) : [];
-  const pluginEntry = plugins.some((p) => typeof p?.transform === 'string' && isLockweaveTransform(p.transform) && p.transformProgram !== true);
+  const pluginEntry = weavingEntry(parsed.options.plugins) !== undefined;
   const tsNode = (read.config as { 'ts-node'?: { compiler?: string } } | undefined)?.['ts-node'];
   return { pluginEntry, tsNodeCompiler: tsNode?.compiler };
 }

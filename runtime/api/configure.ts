@@ -33,7 +33,8 @@ interface Settings {
   version: number;
   options: ConfigureOptions;
   defaults: LockOptions;
-  store: LockStore | undefined;
+  /** The store locks go to now; made on first use. */
+  slot: StoreSlot | undefined;
 }
 
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
@@ -64,7 +65,7 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
   enableAutoPipelining: true,
 };
 
-const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, store: undefined };
+const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined };
 
 /**
  * Changes the settings this call names and keeps the others: a second module that sets only a
@@ -82,8 +83,10 @@ export function configure(options: ConfigureOptions): void {
   if (reconnect) {
     merged.redis = options.redis;
     merged.store = options.store;
-    if (settings.store && settings.store !== options.store) retire(settings.store);
-    settings.store = undefined;
+    if (settings.slot && settings.slot.store !== options.store) {
+      settings.slot.retire();
+      settings.slot = undefined;
+    }
   }
   settings.options = merged;
   settings.defaults = mergedDefaults;
@@ -92,49 +95,65 @@ export function configure(options: ConfigureOptions): void {
 
 /** Closes the connections the runtime opened. The next lock reconnects lazily. */
 export async function close(): Promise<void> {
-  const store = settings.store;
-  settings.store = undefined;
+  const store = settings.slot?.store;
+  settings.slot = undefined;
   settings.version++;
   if (store) await store.close();
 }
 
 export function currentStore(): LockStore {
-  return (settings.store ??= createStore(settings.options));
+  return currentSlot().store;
+}
+
+function currentSlot(): StoreSlot {
+  return (settings.slot ??= new StoreSlot(createStore(settings.options)));
 }
 
 /**
- * One acquisition's claim on the current store, from its first attempt to the end of its lease's
- * release: a store that configure() replaces stays open until no claim on it is left.
+ * A store and how many acquisitions and leases use it. One that configure() replaces keeps
+ * serving those already under way and closes when the last of them ends.
  */
-export interface StoreUse {
-  readonly store: LockStore;
-  /** Idempotent. */
-  end(): void;
+class StoreSlot {
+  private uses = 0;
+  private retired = false;
+
+  constructor(readonly store: LockStore) {}
+
+  use(): StoreUse {
+    this.uses++;
+    return new StoreUse(this);
+  }
+
+  ended(): void {
+    if (--this.uses === 0 && this.retired) void this.store.close();
+  }
+
+  retire(): void {
+    this.retired = true;
+    if (this.uses === 0) void this.store.close();
+  }
 }
 
-const uses = new Map<LockStore, number>();
-const retired = new Set<LockStore>();
+/** One acquisition's claim on its store, from its first attempt to the end of its lease's release. */
+export class StoreUse {
+  private done = false;
+
+  constructor(private readonly slot: StoreSlot) {}
+
+  get store(): LockStore {
+    return this.slot.store;
+  }
+
+  /** Idempotent: a failed acquisition may end it on two paths. */
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    this.slot.ended();
+  }
+}
 
 export function useCurrentStore(): StoreUse {
-  const store = currentStore();
-  uses.set(store, (uses.get(store) ?? 0) + 1);
-  let ended = false;
-  return {
-    store,
-    end() {
-      if (ended) return;
-      ended = true;
-      const left = uses.get(store)! - 1;
-      if (left > 0) return void uses.set(store, left);
-      uses.delete(store);
-      if (retired.delete(store)) void store.close();
-    },
-  };
-}
-
-function retire(store: LockStore): void {
-  if (uses.has(store)) retired.add(store);
-  else void store.close();
+  return currentSlot().use();
 }
 
 export function currentLogger(): LockLogger | undefined {

@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
+import { optionsEntry } from '../plugin-entry';
 import { ownTypeScript } from '../typescript';
 
 export interface ProjectConfig {
@@ -68,18 +69,8 @@ function readProjectConfig(configFile: string): ProjectConfig {
   const broken = parsed.errors.find((error) => error.code === 5083 || error.code === 6053 || error.code === 1005);
   if (broken) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, broken)}`);
   const configFiles = [configFile, ...(json.extendedSourceFiles ?? [])];
-  return { configFile, configFiles, plugin: weavingEntry(parsed.options.plugins), compilerOptions: parsed.options };
-}
-
-/**
- * The entry tspc weaves with: `{ "transform": "lockweave/transformer" }` without `transformProgram`
- * (the program-mode entry only reports errors).
- */
-function weavingEntry(plugins: unknown): ProjectConfig['plugin'] {
-  const entries = Array.isArray(plugins) ? (plugins as Record<string, unknown>[]) : [];
-  const ours = entries.filter((entry) => typeof entry?.transform === 'string' && /^lockweave(\/transformer)?$/.test(entry.transform));
-  const entry = ours.find((e) => e.transformProgram !== true) ?? ours[0];
-  return entry ? { prefix: entry.prefix, defaults: entry.defaults } : {};
+  const entry = optionsEntry(parsed.options.plugins);
+  return { configFile, configFiles, plugin: entry ? { prefix: entry.prefix, defaults: entry.defaults } : {}, compilerOptions: parsed.options };
 }
 
 function flatten(tsApi: typeof ts, diagnostic: ts.Diagnostic): string {
