@@ -9,7 +9,8 @@
 import type * as ts from 'typescript';
 import { analyseFile, type FileAnalysis } from './check/analyse';
 import type { SpecOptions } from './check/attributes';
-import { toTsDiagnostic } from './diagnostics';
+import { Code, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
+import { weavingEntry } from './plugin-entry';
 import { readPluginOptions } from './plugin-config';
 import { weaveFile } from './weave/weave-file';
 
@@ -25,7 +26,10 @@ const SERVED: symbol = Symbol.for('lockweave.diagnosticsServedByProgram');
 
 export default function lockweave(program: ts.Program, second?: unknown, third?: unknown, fourth?: unknown): unknown {
   if ((third as PluginConfig | undefined)?.transformProgram === true) {
-    return serveDiagnostics(program, third as PluginConfig, fourth as { ts?: typeof ts } | undefined);
+    // The program entry alone reports errors and weaves nothing: tspc would emit every tagged
+    // method unlocked with exit 0. That is a build error of its own.
+    const alone = weavingEntry(program.getCompilerOptions().plugins) ? [] : [PROGRAM_ENTRY_ALONE];
+    return serveDiagnostics(program, third as PluginConfig, fourth as { ts?: typeof ts } | undefined, alone);
   }
   return sourceTransformer(program, second as PluginConfig | undefined, third as SourceExtras | undefined);
 }
@@ -58,8 +62,17 @@ function reporter(tsApi: typeof ts, program: ts.Program, extras: SourceExtras | 
   };
 }
 
-/** The program entry: adds @redisLock errors to the program's own diagnostics. */
-export function serveDiagnostics(program: ts.Program, config: PluginConfig, extras: { ts?: typeof ts } | undefined): ts.Program {
+const PROGRAM_ENTRY_ALONE = new LockweaveDiagnostic(
+  Code.PluginConfig,
+  'the "transformProgram": true entry only reports errors; without the entry { "transform": "lockweave/transformer" } beside it in compilerOptions.plugins, every tagged method is emitted without its lock',
+  { file: undefined, start: 0, length: 0 },
+);
+
+/**
+ * The program entry: adds @redisLock errors to the program's own diagnostics, and `globalErrors`
+ * to its global ones. (`lockweave build` calls it directly: it weaves without a plugin entry.)
+ */
+export function serveDiagnostics(program: ts.Program, config: PluginConfig, extras: { ts?: typeof ts } | undefined, globalErrors: readonly LockweaveDiagnostic[] = []): ts.Program {
   const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
   const target = program as unknown as Record<string | symbol, unknown>;
   if (target[SERVED]) return program;
@@ -78,7 +91,7 @@ export function serveDiagnostics(program: ts.Program, config: PluginConfig, extr
     target.getBindAndCheckDiagnostics = (file: ts.SourceFile, token?: ts.CancellationToken) => [...bindAndCheck.call(program, file, token), ...errorsOf(file)];
   }
   const global = program.getGlobalDiagnostics.bind(program);
-  target.getGlobalDiagnostics = (token?: ts.CancellationToken) => [...global(token), ...plugin.errors.map((e) => toTsDiagnostic(tsApi, e))];
+  target.getGlobalDiagnostics = (token?: ts.CancellationToken) => [...global(token), ...[...plugin.errors, ...globalErrors].map((e) => toTsDiagnostic(tsApi, e))];
   target[SERVED] = true;
   return program;
 }

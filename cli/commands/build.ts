@@ -4,7 +4,7 @@
 // (outDir, module, declarations, source maps) and reports errors as tsc does; a tag error fails it.
 import * as path from 'node:path';
 import type * as ts from 'typescript';
-import lockweave from '../../transformer';
+import lockweave, { serveDiagnostics } from '../../transformer';
 import { ownTypeScript } from '../../transformer/typescript';
 import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
 import { createProgram, formatDiagnostics, plural, pluginOptions, readProject, tsconfigPath } from '../project';
@@ -49,7 +49,7 @@ function runBuild(args: ParsedArgs): number {
   const config = { ...pluginOptions(project) };
   // The program entry adds tag errors to the program's own diagnostics (as with tspc); the emit
   // entry then weaves from the same analysis without reporting them twice.
-  lockweave(program, undefined, { ...config, transformProgram: true }, { ts: tsApi });
+  serveDiagnostics(program, config, { ts: tsApi });
   const errors: ts.Diagnostic[] = [
     // An ignoreDeprecations value TypeScript 6 does not know (5103) is one meant for another compiler.
     ...project.parsed.errors.filter((d) => d.code !== 5103),

@@ -71,6 +71,12 @@ test('JSDoc parsing switched off is reported, not silently ignored', (t) => {
   t.regex(error?.message ?? '', /^@redisLock: .*parseAllJsDoc/);
 });
 
+test('the program-mode entry alone fails the build instead of emitting the method unlocked', (t) => {
+  const result = tspc(['-p', fixture('program-entry-only')]);
+  t.not(result.status, 0, result.output);
+  t.regex(result.output, /error TS93022: @redisLock: the "transformProgram": true entry only reports errors; without the entry \{ "transform": "lockweave\/transformer" \}/);
+});
+
 test('bad plugin options fail the build', (t) => {
   const result = tspc(['-p', fixture('bad-config')]);
   t.is(result.status, 2, result.output);

@@ -49,9 +49,10 @@ registerHooks({
     if (loaded.source == null) return loaded;
     const source = typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString('utf8');
     if (!mayHoldTag(source)) {
-      // A '…-typescript' format means Node's own load read the file as it is on disk: no tag was
-      // lost. Any other format came through another loader, which may have dropped the comments.
-      if (!/-typescript$/.test(loaded.format ?? '') && tagsWeaveOnDisk(file)) throw strippedError(file);
+      // Whatever the format, a loader before us may have handed on the file without its comments
+      // (a TypeScript-to-TypeScript rewrite too): what is on disk decides. One read of an untagged
+      // file is the price of never running a tagged one unlocked.
+      if (tagsWeaveOnDisk(file)) throw strippedError(file);
       handled.add(file);
       return loaded;
     }
