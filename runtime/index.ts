@@ -8,7 +8,6 @@ export { DEFAULT_LOCK_OPTIONS, type LockOptions, type OnFail } from './base/opti
 export { consoleLogger, describeEvent, type LockEvent, type LockLogger } from './lock/events';
 export { Lease, NestedLease, type AnyLease } from './lock/lease';
 export { MAX_KEY_LENGTH, type KeyValue } from './lock/key';
-export type { LockStore } from './store/lock-store';
+export type { LockStore, PlaceInLine, Released, Notice } from './store/lock-store';
 export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
 export { MemoryLockStore } from './store/memory-store';
-export type { ReleaseFeed, ReleaseWatch } from './store/release-feed';

@@ -1,10 +1,15 @@
-// Taking a lock: one attempt, then waits that end early when the key is released.
+// Taking a lock: one attempt, then waits that end early when the key is freed or passed on.
 //
 // The schedule keeps the seed's promise and improves on it. The seed checked `retries` more
 // times, `waitTime` apart, and gave up after retries × waitTime. We keep that deadline and
-// those scheduled attempts, and add one attempt each time the key is released in between —
-// so a caller never waits for a holder that is already gone, and never gives up sooner than
-// the seed would have. A wake-up that loses the race to another caller does not use up a retry.
+// those scheduled attempts, and add one attempt each time a notice says the key is free or ours
+// — so a caller never waits for a holder that is already gone, and never gives up sooner than
+// the seed would have.
+//
+// A caller that has to wait takes a place in the key's line (see store/lock-store.ts): a release
+// gives the key to the first in line, in whatever process, so no caller is overtaken by callers
+// that came later — every caller gets the key within its wait bound while the section time
+// allows it, however many processes come and go.
 //
 // An attempt that fails with an error (Redis unreachable, a timeout) counts as a failed
 // attempt: the caller keeps trying until the deadline and then gets LockAcquireError with the
@@ -15,7 +20,7 @@ import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreClaim } from './lease';
 import { newToken } from './token';
 import type { LockStore } from '../store/lock-store';
-import type { ReleaseWatch } from '../store/release-feed';
+import { waitersOf, type Waiter } from './waiters';
 
 export interface AcquireSettings extends LeaseSettings {
   readonly retries: number;
@@ -36,6 +41,13 @@ export interface AcquireContext {
   readonly claim?: StoreClaim;
 }
 
+/**
+ * How long a waiter's place in line lasts past its next scheduled attempt: its attempts come at
+ * most `waitTime` apart, and this covers a slow round trip or a busy event loop. A place that
+ * lapses is taken again, the same place, at the waiter's next attempt.
+ */
+const PLACE_GRACE_MS = 2_000;
+
 interface Attempts {
   count: number;
   lastError: unknown;
@@ -54,17 +66,17 @@ function isFatal(error: unknown): boolean {
  */
 export async function acquireLease(key: string, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
   const startedAt = Date.now();
-  // Callers of this process already queue for the key: join them rather than barge in with a
-  // SET that would almost surely fail (the key is held, or about to be handed to the queue's
-  // head). Wasted SETs under contention slow the very handoffs they race with. Release notices
-  // and the scheduled attempts still wake this caller; it is served in arrival order.
+  // One token for the whole acquisition: an attempt that timed out may still have set it, and the
+  // next attempt then finds the key holding it — ours — instead of stranding it until its lease ends.
+  const token = newToken();
+  // Callers of this process already wait for the key: join them in line rather than barge in with
+  // a SET that would almost surely fail (the key is held, or about to be passed to the line).
   // That first attempt is answered in process (the key is known held), so it counts as one: a
   // caller that never gets the key makes `retries + 1` attempts either way.
-  if (settings.retries > 0 && context.store.releases.isWatched(key)) {
-    return waitForLease(key, settings, context, startedAt, { count: 1, lastError: undefined, erred: false }, false);
+  if (settings.retries > 0 && waitersOf(context.store).has(key)) {
+    return waitForLease(key, token, settings, context, startedAt, { count: 1, lastError: undefined, erred: false });
   }
   // The uncontended path is this one attempt: keep it to a single await.
-  const token = newToken();
   let lastError: unknown;
   try {
     if (await context.store.tryAcquire(key, token, settings.lockTime)) {
@@ -74,85 +86,84 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
     lastError = attemptErrored(error, key, token, context);
   }
   const attempts = { count: 1, lastError, erred: lastError !== undefined };
-  if (isFatal(lastError)) return failed(key, startedAt, attempts, context);
-  return waitForLease(key, settings, context, startedAt, attempts, true);
+  if (settings.retries === 0 || isFatal(lastError)) return failed(key, token, startedAt, attempts, context, lastError !== undefined);
+  return waitForLease(key, token, settings, context, startedAt, attempts);
 }
 
 async function waitForLease(
   key: string,
+  token: string,
   settings: AcquireSettings,
   context: AcquireContext,
   startedAt: number,
   attempts: Attempts,
-  /** Whether the key may have been released before the watch began (a SET already found it held). */
-  lookFirst: boolean,
 ): Promise<Lease | undefined> {
-  if (settings.retries === 0) return failed(key, startedAt, attempts, context);
   const { store, logger, site } = context;
-  // Watch first, then look: a release between the first attempt and the watch starting would
-  // otherwise go unseen until the next scheduled attempt. The look is an EXISTS, not a SET, and
-  // only a key found free is tried again — as after a release notice — so the SETs a caller sends
-  // are the ones its schedule says: the first, then `retries`, plus one per release in between.
-  let watch: ReleaseWatch;
+  let waiter: Waiter;
   try {
-    watch = await store.releases.watch(key, settings.lockTime);
+    waiter = await waitersOf(store).add(key, token, settings.lockTime, settings.waitTime + PLACE_GRACE_MS);
   } catch (error) {
     context.claim?.end();
     throw error;
   }
   try {
-    let seen = watch.epoch;
-    let lease = lookFirst && (await freedMeanwhile(key, context)) ? await attemptOnce(key, settings, context, attempts) : undefined;
+    let seen = waiter.epoch;
+    // Take a place in line, listening first: a release between the first attempt and now either
+    // freed the key (this finds it free, and takes it if nobody is ahead) or passed it to someone
+    // already in line. Not an attempt of the schedule unless it takes the key: the SETs a caller
+    // makes are the first, then `retries`, plus one per notice in between.
+    let lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
-    // last one at the deadline), whatever the timers' drift; a release in between adds an attempt.
+    // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.
     let scheduled = 0;
     while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError)) {
       const dueAt = startedAt + (scheduled + 1) * settings.waitTime;
       const waitMs = dueAt - Date.now();
       if (waitMs > 0) {
         logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site, ...(attempts.erred ? { error: attempts.lastError as Error } : {}) });
-        await watch.sleep(seen, waitMs);
+        await waiter.sleep(seen, waitMs);
       }
-      const released = watch.epoch !== seen;
-      seen = watch.epoch;
-      const grant = watch.takeGrant();
-      if (grant) {
+      const handedAt = waiter.takeHanded();
+      if (handedAt !== undefined) {
         attempts.count++;
-        lease = new Lease(key, grant.token, store, settings, logger, grant.sentAt, context.claim);
+        lease = new Lease(key, token, store, settings, logger, handedAt, context.claim);
         break;
       }
+      const noticed = waiter.epoch !== seen;
+      seen = waiter.epoch;
       const due = Date.now() >= dueAt;
-      if (!released && !due) continue; // woken early (a clamped timer): not time yet
+      if (!noticed && !due) continue; // woken early (a clamped timer): not time yet
       if (due) scheduled++;
-      lease = await attemptOnce(key, settings, context, attempts);
+      lease = await attemptInTurn(key, waiter, settings, context, attempts, true);
     }
-    return lease ? granted(lease, attempts.count, startedAt, context) : failed(key, startedAt, attempts, context);
+    return lease ? granted(lease, attempts.count, startedAt, context) : failed(key, token, startedAt, attempts, context, true);
   } catch (error) {
     context.claim?.end(); // idempotent: failed() may have ended it before throwing
     throw error;
   } finally {
-    watch.close();
+    waiter.close();
   }
 }
 
-/** False when the store cannot tell (an error): the scheduled attempts go on as planned. */
-function freedMeanwhile(key: string, context: AcquireContext): Promise<boolean> {
-  return context.store.isHeld(key).then((held) => !held, () => false);
-}
-
-async function attemptOnce(key: string, settings: AcquireSettings, context: AcquireContext, attempts: Attempts): Promise<Lease | undefined> {
-  attempts.count++;
+async function attemptInTurn(
+  key: string,
+  waiter: Waiter,
+  settings: AcquireSettings,
+  context: AcquireContext,
+  attempts: Attempts,
+  /** False for the look that takes the place in line: it counts only when it takes the key. */
+  counts: boolean,
+): Promise<Lease | undefined> {
+  if (counts) attempts.count++;
   attempts.erred = false;
-  // A fresh token per attempt: an attempt that timed out may still have set its token, and
-  // then only a release with that very token may clean it up.
-  const token = newToken();
   const sentAt = Date.now();
   try {
-    if (await context.store.tryAcquire(key, token, settings.lockTime)) {
-      return new Lease(key, token, context.store, settings, context.logger, sentAt, context.claim);
+    if (await context.store.tryAcquireInTurn(key, waiter)) {
+      if (!counts) attempts.count++;
+      return new Lease(key, waiter.token, context.store, settings, context.logger, sentAt, context.claim);
     }
   } catch (error) {
-    attempts.lastError = attemptErrored(error, key, token, context);
+    attempts.lastError = attemptErrored(error, key, waiter.token, context);
     attempts.erred = true;
   }
   return undefined;
@@ -160,7 +171,6 @@ async function attemptOnce(key: string, settings: AcquireSettings, context: Acqu
 
 function attemptErrored(error: unknown, key: string, token: string, context: AcquireContext): unknown {
   context.logger?.({ type: 'error', key, token, during: 'acquire', error: error as Error });
-  context.store.release(key, token).catch(() => undefined);
   return error;
 }
 
@@ -171,7 +181,19 @@ function granted(lease: Lease, attempts: number, startedAt: number, context: Acq
   return lease;
 }
 
-function failed(key: string, startedAt: number, attempts: Attempts, context: AcquireContext): undefined {
+function failed(
+  key: string,
+  token: string,
+  startedAt: number,
+  attempts: Attempts,
+  context: AcquireContext,
+  /** The caller stood in line, or an attempt erred (and so may have set the key after all). */
+  mayHaveLeftTraces: boolean,
+): undefined {
+  // Leave the line, and pass the key on should it hold our token after all: an attempt that timed
+  // out may have set it, or a release may have passed it to us just now. Token-checked, so safe;
+  // not awaited, so the caller's failure is not delayed by it.
+  if (mayHaveLeftTraces) context.store.release(key, token).catch(() => undefined);
   context.claim?.end();
   const waitedMs = Date.now() - startedAt;
   context.logger?.({ type: 'failed', key, attempts: attempts.count, waitedMs, site: context.site });

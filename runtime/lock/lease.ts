@@ -8,7 +8,7 @@ import type { LockLogger } from './events';
 import { runHolding, type HeldLock } from './held-locks';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
-import { newToken } from './token';
+import { waitersOf } from './waiters';
 import { timerDelay } from '../base/timer-delay';
 
 /** A lease's hold on the store it was taken through (see api/configure.ts): ended once the lease is done with it. */
@@ -86,25 +86,24 @@ export class Lease implements HeldLock, AsyncDisposable {
       this.claim?.end();
       return;
     }
-    // A waiter in this process gets the key handed over directly; see store/release-feed.ts.
-    const successor = this.store.releases.reserveSuccessor(this.key);
-    // Only a handoff needs a new token; a plain release allocates nothing here.
-    const handoff = successor && { to: successor, token: newToken(), sentAt: Date.now() };
+    // The oldest waiter of this process is named as the successor: if it is first in line, the key
+    // goes straight to it with its full lease (see waiters.ts).
+    const successor = waitersOf(this.store).reserveSuccessor(this.key);
+    const sentAt = Date.now();
     try {
-      const wasOurs = handoff
-        ? await this.store.handover(this.key, this.token, handoff.token, handoff.to.leaseMs)
-        : await this.store.release(this.key, this.token);
-      if (wasOurs) {
+      const released = await this.store.release(this.key, this.token, successor);
+      if (released === 'not-ours') {
+        successor?.unreserve(false);
+        if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
+      } else {
         // Reported before the successor wakes, so logs read "released", then "acquired".
         this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-        handoff?.to.granted(handoff);
-      } else {
-        successor?.unreserve();
-        if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
+        if (released === 'handed') successor!.handed(sentAt);
+        else successor?.unreserve(released === 'freed');
       }
       this.claim?.end();
     } catch (error) {
-      successor?.unreserve();
+      successor?.unreserve(false);
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
       this.retryRelease(0);
     }
@@ -122,9 +121,9 @@ export class Lease implements HeldLock, AsyncDisposable {
     if (Date.now() + delay >= this.expiresAt) return this.claim?.end();
     setTimeout(() => {
       this.store.release(this.key, this.token).then(
-        (wasOurs) => {
-          // false: the key is gone already (the first release did run, or Redis restarted empty).
-          if (wasOurs) this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
+        (released) => {
+          // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
+          if (released !== 'not-ours') this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
           this.claim?.end();
         },
         () => this.retryRelease(retry + 1),

@@ -1,27 +1,60 @@
-// The store is the only part of the runtime that talks to Redis (or stands in for it).
-// Everything above it — retries, watchdog, reentrancy, errors — is store-agnostic, which is
-// where Redis Cluster, Sentinel or a Redlock quorum plug in: each is another LockStore.
-import type { ReleaseFeed } from './release-feed';
+// The store is the only part of the runtime that talks to Redis (or stands in for it). It
+// offers the verbs below and keeps their promises; everything above it — the schedule of
+// attempts, who of this process's waiters is woken, the watchdog, reentrancy — is lock/'s.
+
+/** A caller waiting for a key, as the key's line of waiters knows it. */
+export interface PlaceInLine {
+  /** The token the waiter will hold the key with: one per caller, the same in every attempt. */
+  readonly token: string;
+  readonly leaseMs: number;
+  /** How long its place lasts without another attempt; then the line may drop it. */
+  readonly placeLastsMs: number;
+  /** Its place, which the store sets on the waiter's first attempt and keeps for the later ones. */
+  place: string | undefined;
+}
+
+/**
+ * What a release did: the key was not ours (`not-ours`: nothing changed); it is free (`freed`:
+ * nobody waited); it went to the successor the releaser named, with that waiter's full lease
+ * (`handed`); or it went to the first waiter in line, who confirms it with its next attempt
+ * (`passed`) and is told so by a notice.
+ */
+export type Released = 'not-ours' | 'freed' | 'handed' | 'passed';
+
+/**
+ * A release notice: `key` was freed (`passedTo` undefined), or passed to the waiter whose token is
+ * `passedTo`. Notices reach every process that listens for the key, the releaser's own included.
+ */
+export type Notice = (key: string, passedTo: string | undefined) => void;
+
+/**
+ * How long a waiter has to confirm a key passed to it (its next attempt makes the lease its own).
+ * A live waiter confirms within a round trip of the notice; a claim nobody confirms — its waiter's
+ * process died — keeps the key from everyone else this long, and then the key is free.
+ */
+export const CLAIM_MS = 2_000;
 
 export interface LockStore {
-  /** One atomic attempt: true when the key was free and now holds `token` for `leaseMs`. */
+  /** One atomic attempt by a caller that has not waited: true when the key was free and now holds `token`. */
   tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean>;
+  /**
+   * An attempt by a caller that waits: takes or keeps its place in the key's line, and takes the
+   * key when it is its turn (first in line with the key free) or when the key holds its token
+   * already (passed to it). True when the key now holds the waiter's token for its lease.
+   */
+  tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean>;
   /** Extends the lease when the key still holds `token`; false when it is no longer ours. */
   renew(key: string, token: string, leaseMs: number): Promise<boolean>;
-  /** Deletes the key when it still holds `token` and tells waiters; false when it was not ours. */
-  release(key: string, token: string): Promise<boolean>;
   /**
-   * Replaces our `token` with `nextToken` (lease `leaseMs`) when the key still holds ours: the key
-   * passes to a waiter in this process without ever being free. False when it was not ours.
+   * Takes `token` out of the key's line (a waiter that gives up calls this too) and, when the key
+   * holds `token`, gives it to the first waiter in line, or frees it when nobody waits. A
+   * `successor` of this process that is first in line gets it with its full lease.
    */
-  handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean>;
-  /**
-   * Whether anyone holds the key now. A caller that has just started to watch for releases asks
-   * once, for a release it may have missed before the watch began; it tries again only if so.
-   */
-  isHeld(key: string): Promise<boolean>;
-  /** Where waiters learn that a key was released, by this process or any other. */
-  readonly releases: ReleaseFeed;
+  release(key: string, token: string, successor?: PlaceInLine): Promise<Released>;
+  /** Starts delivering the notices of `key` to `notice`; resolves once they are delivered. */
+  listen(key: string, notice: Notice): Promise<void>;
+  /** Stops delivering the notices of `key`. */
+  unlisten(key: string): void;
   /** Closes what the store opened; a store built around a caller's client leaves that client open. */
   close(): Promise<void>;
 }

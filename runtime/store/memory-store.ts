@@ -1,87 +1,135 @@
 // An in-process store with the Redis store's semantics — leases that expire, token-checked
-// renew and release, and release wake-ups — for the demo when no Redis is at hand and for
-// users' own unit tests. It locks within one process only.
-import type { LockStore } from './lock-store';
-import { type ReleaseFeed, type ReleaseWatch, WatcherRegistry } from './release-feed';
+// renew and release, a line of waiters per key, release notices — for the demo when no Redis
+// is at hand and for users' own unit tests. It locks within one process only.
+import { CLAIM_MS, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
 
-interface Entry {
+interface Holder {
   token: string;
   expiresAt: number;
   timer: NodeJS.Timeout;
 }
 
+interface Place {
+  token: string;
+  place: number;
+  lapsesAt: number;
+}
+
 export class MemoryLockStore implements LockStore {
-  private readonly entries = new Map<string, Entry>();
-  private readonly registry = new WatcherRegistry();
-  readonly releases: ReleaseFeed = {
-    watch: async (key: string, leaseMs: number): Promise<ReleaseWatch> => this.registry.add(key, leaseMs),
-    reserveSuccessor: (key: string) => this.registry.reserveSuccessor(key),
-    isWatched: (key: string) => this.registry.has(key),
-  };
+  private readonly holders = new Map<string, Holder>();
+  /** Each key's waiters, first in line first. */
+  private readonly lines = new Map<string, Place[]>();
+  private readonly listeners = new Map<string, Notice>();
+  /** Places are handed out in order, as Redis's clock does for the Redis store. */
+  private nextPlace = 0;
 
   async tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
-    if (this.entries.has(key)) return false;
-    this.entries.set(key, { token, expiresAt: Date.now() + leaseMs, timer: this.expireAfter(key, token, leaseMs) });
+    if (this.holders.has(key)) return false;
+    this.hold(key, token, leaseMs);
+    return true;
+  }
+
+  async tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
+    const holder = this.holders.get(key);
+    if (holder?.token === waiter.token) {
+      this.hold(key, waiter.token, waiter.leaseMs);
+      this.leave(key, waiter.token);
+      return true;
+    }
+    const line = this.lines.get(key) ?? [];
+    this.lines.set(key, line);
+    let entry = line.find((place) => place.token === waiter.token);
+    if (!entry) {
+      entry = { token: waiter.token, place: waiter.place === undefined ? this.nextPlace++ : Number(waiter.place), lapsesAt: 0 };
+      const behind = line.findIndex((place) => place.place > entry!.place);
+      line.splice(behind < 0 ? line.length : behind, 0, entry);
+      waiter.place = String(entry.place);
+    }
+    entry.lapsesAt = Date.now() + waiter.placeLastsMs;
+    if (holder || this.firstInLine(key)?.token !== waiter.token) return false;
+    this.hold(key, waiter.token, waiter.leaseMs);
+    this.leave(key, waiter.token);
     return true;
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    const entry = this.entries.get(key);
-    if (!entry || entry.token !== token) return false;
-    clearTimeout(entry.timer);
-    entry.expiresAt = Date.now() + leaseMs;
-    entry.timer = this.expireAfter(key, token, leaseMs);
+    if (this.holders.get(key)?.token !== token) return false;
+    this.hold(key, token, leaseMs);
     return true;
   }
 
-  async release(key: string, token: string): Promise<boolean> {
-    const entry = this.entries.get(key);
-    if (!entry || entry.token !== token) return false;
-    this.delete(key, entry);
-    return true;
+  async release(key: string, token: string, successor?: PlaceInLine): Promise<Released> {
+    this.leave(key, token);
+    if (this.holders.get(key)?.token !== token) return 'not-ours';
+    const first = this.firstInLine(key);
+    if (!first) {
+      this.free(key);
+      return 'freed';
+    }
+    this.leave(key, first.token);
+    if (first.token === successor?.token) {
+      this.hold(key, first.token, successor.leaseMs);
+      return 'handed';
+    }
+    this.hold(key, first.token, CLAIM_MS);
+    this.listeners.get(key)?.(key, first.token);
+    return 'passed';
   }
 
-  async handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean> {
-    const entry = this.entries.get(key);
-    if (!entry || entry.token !== token) return false;
-    clearTimeout(entry.timer);
-    this.entries.set(key, { token: nextToken, expiresAt: Date.now() + leaseMs, timer: this.expireAfter(key, nextToken, leaseMs) });
-    return true;
+  async listen(key: string, notice: Notice): Promise<void> {
+    this.listeners.set(key, notice);
+  }
+
+  unlisten(key: string): void {
+    this.listeners.delete(key);
   }
 
   /** The token holding `key`, or undefined: for tests that check what is held. */
-  async isHeld(key: string): Promise<boolean> {
-    return this.holder(key) !== undefined;
-  }
-
   holder(key: string): string | undefined {
-    return this.entries.get(key)?.token;
+    return this.holders.get(key)?.token;
   }
 
   /** Remaining lease of `key` in ms, or -2 when absent (like Redis PTTL). */
   pttl(key: string): number {
-    const entry = this.entries.get(key);
-    return entry ? Math.max(0, entry.expiresAt - Date.now()) : -2;
+    const holder = this.holders.get(key);
+    return holder ? Math.max(0, holder.expiresAt - Date.now()) : -2;
   }
 
   async close(): Promise<void> {
-    for (const [key, entry] of this.entries) this.delete(key, entry);
+    for (const key of [...this.holders.keys()]) this.free(key);
+    this.lines.clear();
   }
 
-  private expireAfter(key: string, token: string, leaseMs: number): NodeJS.Timeout {
+  private hold(key: string, token: string, leaseMs: number): void {
+    clearTimeout(this.holders.get(key)?.timer);
     // Unref'd like Redis's own expiry: a lease alone never keeps the process running.
-    // Unlike Redis (which does not publish expiries), expiry here wakes waiters too.
+    // Unlike Redis (which does not publish expiries), expiry here notifies waiters too.
     const timer = setTimeout(() => {
-      const entry = this.entries.get(key);
-      if (entry && entry.token === token) this.delete(key, entry);
+      if (this.holders.get(key)?.token === token) this.free(key);
     }, leaseMs);
     timer.unref();
-    return timer;
+    this.holders.set(key, { token, expiresAt: Date.now() + leaseMs, timer });
   }
 
-  private delete(key: string, entry: Entry): void {
-    clearTimeout(entry.timer);
-    this.entries.delete(key);
-    this.registry.released(key);
+  private free(key: string): void {
+    clearTimeout(this.holders.get(key)?.timer);
+    this.holders.delete(key);
+    this.listeners.get(key)?.(key, undefined);
+  }
+
+  /** The first waiter whose place has not lapsed; lapsed ones are dropped on the way. */
+  private firstInLine(key: string): Place | undefined {
+    const line = this.lines.get(key);
+    const now = Date.now();
+    while (line?.length && line[0].lapsesAt <= now) line.shift();
+    return line?.[0];
+  }
+
+  private leave(key: string, token: string): void {
+    const line = this.lines.get(key);
+    if (!line) return;
+    const index = line.findIndex((place) => place.token === token);
+    if (index >= 0) line.splice(index, 1);
+    if (line.length === 0) this.lines.delete(key);
   }
 }

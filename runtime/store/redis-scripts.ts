@@ -1,8 +1,13 @@
 // The Lua scripts of the Redis store, and one typed way to run them.
 //
-// Both compare the stored token before they touch the key: Redis runs a script atomically,
-// so no other client can take the key between the check and the delete (or the expire).
-// That is what guarantees a caller never releases or extends a lock it does not hold.
+// Each compares the stored token before it touches the key: Redis runs a script atomically, so
+// no other client can take the key between the check and the write. That is what guarantees a
+// caller never releases or extends a lock it does not hold.
+//
+// The line of waiters (see waiting-line.ts for its keys) is what makes waiting fair across
+// processes. A caller that has to wait takes a place in it, stamped with Redis's clock; a
+// release gives the key to the first waiter in line instead of freeing it, so nobody can
+// overtake a caller that came earlier — in its own process or in any other.
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 
@@ -15,29 +20,102 @@ function script(source: string): RedisScript {
   return { source, sha1: createHash('sha1').update(source).digest('hex') };
 }
 
-/**
- * KEYS[1] key, ARGV[1] token, ARGV[2] channel prefix. Returns 1 when deleted, 0 when not ours.
- * The notice goes to the key's own channel (prefix + key), heard only by processes waiting for it.
- */
-export const RELEASE_SCRIPT = script(`
-if redis.call('get', KEYS[1]) == ARGV[1] then
-  redis.call('del', KEYS[1])
-  redis.call('publish', ARGV[2] .. KEYS[1], '')
-  return 1
+// Shared by the scripts that read the line. Places are ms on Redis's clock (one clock for every
+// process, so no drift between machines decides who is first). An entry lapses when its waiter
+// has not come back in time: the waiter died, or gave up without a word.
+const LINE_HELPERS = `
+local function now_ms()
+  local t = redis.call('time')
+  return t[1] * 1000 + math.floor(t[2] / 1000)
 end
-return 0
+-- Drops waiters whose entries lapsed (at most 64 a call: a script must stay short).
+local function drop_lapsed(line, lapses, now)
+  local gone = redis.call('zrangebyscore', lapses, '-inf', now, 'LIMIT', 0, 64)
+  for _, token in ipairs(gone) do
+    redis.call('zrem', line, token)
+    redis.call('zrem', lapses, token)
+  end
+end
+local function leave(line, lapses, token)
+  redis.call('zrem', line, token)
+  redis.call('zrem', lapses, token)
+end
+`;
+
+/**
+ * KEYS[1] key, KEYS[2] line, KEYS[3] lapses; ARGV[1] token, ARGV[2] lease ms, ARGV[3] place kept
+ * from an earlier attempt ('' the first time), ARGV[4] how long the place lasts without another
+ * attempt (ms). Returns {1, place} when the key is now ours, {0, place} when not yet.
+ *
+ * The key is ours when it already holds our token (a release gave it to us, or an earlier attempt
+ * of ours that timed out had set it), or when it is free and we are first in line. Either way we
+ * leave the line. Otherwise we keep our place — the same place after a lapse, so a slow waiter is
+ * not sent to the back — and wait.
+ */
+export const ACQUIRE_IN_TURN_SCRIPT = script(`${LINE_HELPERS}
+local key, line, lapses, token = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+local holder = redis.call('get', key)
+if holder == token then
+  redis.call('pexpire', key, ARGV[2])
+  leave(line, lapses, token)
+  return {1, ARGV[3]}
+end
+local now = now_ms()
+local place = redis.call('zscore', line, token)
+if not place then
+  place = ARGV[3] ~= '' and ARGV[3] or tostring(now)
+  redis.call('zadd', line, place, token)
+end
+local lasts = tonumber(ARGV[4])
+redis.call('zadd', lapses, now + lasts, token)
+if redis.call('pttl', line) < lasts then
+  redis.call('pexpire', line, lasts)
+  redis.call('pexpire', lapses, lasts)
+end
+if holder then return {0, place} end
+drop_lapsed(line, lapses, now)
+if redis.call('zrange', line, 0, 0)[1] == token then
+  redis.call('set', key, token, 'PX', ARGV[2])
+  leave(line, lapses, token)
+  return {1, place}
+end
+return {0, place}
 `);
 
 /**
- * KEYS[1] key, ARGV[1] token, ARGV[2] next holder's token, ARGV[3] its lease in ms.
- * Hands a held key straight to a waiter in the same process: 1 when handed over, 0 when not ours.
+ * KEYS[1] key, KEYS[2] line, KEYS[3] lapses; ARGV[1] token, ARGV[2] channel prefix, ARGV[3] how
+ * long a waiter in another process has to claim the key (ms), ARGV[4] a waiter of the caller's own
+ * process ('' for none), ARGV[5] its lease (ms).
+ *
+ * Takes `token` out of the line (a caller giving up leaves it this way too), then, if the key
+ * holds `token`, passes it on:
+ * - to the first live waiter in line: when that is the caller's own waiter, with its full lease
+ *   and no notice (the caller wakes it); else with a short claim, announced by PUBLISHing the
+ *   waiter's token, which its process confirms with its next attempt. A claim nobody confirms (the
+ *   waiter's process died) frees the key when it ends.
+ * - to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed.
+ * Returns 0 when the key was not ours, 1 when freed, 2 when passed to ARGV[4], 3 when passed to
+ * a waiter who must confirm.
  */
-export const HANDOVER_SCRIPT = script(`
-if redis.call('get', KEYS[1]) == ARGV[1] then
-  redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3])
+export const RELEASE_SCRIPT = script(`${LINE_HELPERS}
+local key, line, lapses, token = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+leave(line, lapses, token)
+if redis.call('get', key) ~= token then return 0 end
+drop_lapsed(line, lapses, now_ms())
+local first = redis.call('zrange', line, 0, 0)[1]
+if not first then
+  redis.call('del', key)
+  redis.call('publish', ARGV[2] .. key, '')
   return 1
 end
-return 0
+leave(line, lapses, first)
+if first == ARGV[4] then
+  redis.call('set', key, first, 'PX', ARGV[5])
+  return 2
+end
+redis.call('set', key, first, 'PX', ARGV[3])
+redis.call('publish', ARGV[2] .. key, first)
+return 3
 `);
 
 /** KEYS[1] key, ARGV[1] token, ARGV[2] lease in ms. Returns 1 when extended, 0 when not ours. */
@@ -57,11 +135,11 @@ return 0
 export function runScript(
   client: Redis | Cluster,
   { source, sha1 }: RedisScript,
-  key: string,
-  args: (string | number)[],
+  keys: readonly string[],
+  args: readonly (string | number)[],
 ): Promise<unknown> {
-  return client.evalsha(sha1, 1, key, ...args).catch((error: unknown) => {
-    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return client.eval(source, 1, key, ...args);
+  return client.evalsha(sha1, keys.length, ...keys, ...args).catch((error: unknown) => {
+    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return client.eval(source, keys.length, ...keys, ...args);
     throw error;
   });
 }

@@ -1,15 +1,18 @@
 // The Redis store: one round trip for each verb.
-//   acquire  SET key token NX PX lease
-//   renew    EVALSHA compare-and-PEXPIRE
-//   release  EVALSHA compare-and-DEL, which also PUBLISHes the key to wake waiters
-// It works with an ioredis `Redis` (single node or Sentinel) or `Cluster`: every command
-// carries exactly one key, so Cluster routes it to the node that owns the key's slot.
+//   tryAcquire        SET key token NX PX lease
+//   tryAcquireInTurn  EVALSHA take-your-place-and-maybe-the-key (see redis-scripts.ts)
+//   renew             EVALSHA compare-and-PEXPIRE
+//   release           EVALSHA compare-and-pass-on (or DEL), which PUBLISHes a notice to waiters
+// It works with an ioredis `Redis` (single node or Sentinel) or `Cluster`: the lock key and its
+// line of waiters share one hash slot (waiting-line.ts), so Cluster sends each script to the node
+// that owns the key.
 import type { Cluster, Redis } from 'ioredis';
-import type { LockStore } from './lock-store';
-import { RedisReleaseFeed } from './redis-release-feed';
-import { HANDOVER_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
+import { CLAIM_MS, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
+import { RedisNotices } from './redis-notices';
+import { ACQUIRE_IN_TURN_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
 import { ConnectionRef } from './connection-ref';
 import { RedisHealth } from './redis-health';
+import { waitingLineOf } from './waiting-line';
 
 /** A released key is announced on the channel `lockweave:released:<key>`. */
 export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released:';
@@ -21,8 +24,11 @@ export interface RedisStoreOptions {
   ownsClient?: boolean;
 }
 
+/** The release script's replies, in its order. */
+const RELEASED: readonly Released[] = ['not-ours', 'freed', 'handed', 'passed'];
+
 export class RedisLockStore implements LockStore {
-  readonly releases: RedisReleaseFeed;
+  private readonly notices: RedisNotices;
   private readonly channel: string;
   private readonly ref: ConnectionRef | undefined;
   private readonly health: RedisHealth;
@@ -32,9 +38,9 @@ export class RedisLockStore implements LockStore {
     private readonly options: RedisStoreOptions = {},
   ) {
     this.channel = options.channel ?? DEFAULT_RELEASE_CHANNEL;
-    this.releases = new RedisReleaseFeed(client, this.channel);
+    this.notices = new RedisNotices(client, this.channel);
     this.ref = options.ownsClient ? new ConnectionRef(client) : undefined;
-    this.health = new RedisHealth(client, options.ownsClient === true, () => void this.releases.close());
+    this.health = new RedisHealth(client, options.ownsClient === true, () => void this.notices.close());
   }
 
   // The verbs are not async: each is one command, so each adds one promise, not an async frame.
@@ -43,24 +49,36 @@ export class RedisLockStore implements LockStore {
     return this.send(() => this.client.set(key, token, 'PX', leaseMs, 'NX')).then(isOk);
   }
 
-  handover(key: string, token: string, nextToken: string, leaseMs: number): Promise<boolean> {
-    return this.send(() => runScript(this.client, HANDOVER_SCRIPT, key, [token, nextToken, leaseMs])).then(isOne);
+  tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
+    const { line, lapses } = waitingLineOf(key);
+    const args = [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs];
+    return this.send(() => runScript(this.client, ACQUIRE_IN_TURN_SCRIPT, [key, line, lapses], args)).then((reply) => {
+      const [took, place] = reply as [number, string];
+      waiter.place = place;
+      return took === 1;
+    });
   }
 
   renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.send(() => runScript(this.client, RENEW_SCRIPT, key, [token, leaseMs])).then(isOne);
+    return this.send(() => runScript(this.client, RENEW_SCRIPT, [key], [token, leaseMs])).then(isOne);
   }
 
-  isHeld(key: string): Promise<boolean> {
-    return this.send(() => this.client.exists(key)).then(isOne);
+  release(key: string, token: string, successor?: PlaceInLine): Promise<Released> {
+    const { line, lapses } = waitingLineOf(key);
+    const args = [token, this.channel, CLAIM_MS, successor?.token ?? '', successor?.leaseMs ?? 0];
+    return this.send(() => runScript(this.client, RELEASE_SCRIPT, [key, line, lapses], args)).then((reply) => RELEASED[reply as number]);
   }
 
-  release(key: string, token: string): Promise<boolean> {
-    return this.send(() => runScript(this.client, RELEASE_SCRIPT, key, [token, this.channel])).then(isOne);
+  listen(key: string, notice: Notice): Promise<void> {
+    return this.notices.listen(key, notice);
+  }
+
+  unlisten(key: string): void {
+    this.notices.unlisten(key);
   }
 
   async close(): Promise<void> {
-    await this.releases.close();
+    await this.notices.close();
     if (this.options.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 

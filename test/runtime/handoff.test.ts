@@ -1,5 +1,5 @@
-// Handoff: a release passes the key straight to a waiter in the same process — and never so
-// often in a row that waiters in other processes starve.
+// Hand-over: a release gives the key to the first waiter in line; when that waiter is in the
+// releasing process, straight to it with its full lease, and the key is never free in between.
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

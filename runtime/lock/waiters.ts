@@ -1,0 +1,157 @@
+// This process's waiters: callers that sleep until the key they want is freed or passed to them,
+// or their next scheduled attempt is due.
+//
+// Who goes next is decided in the store, by the key's line of waiters (first come, first served,
+// across every process). What this file decides is how a notice reaches the right sleeper:
+// - passed to a token: only the waiter holding that token wakes (to confirm the key, one round trip);
+// - freed (nobody was in line when it was released): the oldest sleeper of this process wakes and
+//   tries; the others sleep on, so they do not all race for one key.
+//
+// Why an epoch and not a plain event: a notice can land between a waiter's attempt and the moment
+// it starts to sleep. Each waiter counts the notices meant for it; it notes the count before an
+// attempt and, if it moved by the time it would sleep, tries again at once. No notice is missed.
+//
+// Hand-over: when a holder here releases a key, it names the oldest sleeper here as its successor.
+// If the store finds that waiter first in line, the key goes to it with its full lease, and the
+// holder wakes it with the key already its own — no notice and no round trip. The successor is
+// reserved first, so its own timer cannot make it give up while the release is in flight.
+import type { LockStore, PlaceInLine } from '../store/lock-store';
+import { timerDelay } from '../base/timer-delay';
+
+export class Waiter implements PlaceInLine {
+  /** Notices meant for this waiter since it began to wait. */
+  epoch = 0;
+  place: string | undefined;
+  private wake: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private reserved = false;
+  /** When the key was handed to this waiter: the release was sent then, so its lease began no earlier. */
+  private handedAt: number | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly token: string,
+    readonly leaseMs: number,
+    readonly placeLastsMs: number,
+    private readonly detach: (waiter: Waiter) => void,
+  ) {}
+
+  /** Asleep and free to be woken or reserved. */
+  get available(): boolean {
+    return this.wake !== undefined && !this.reserved;
+  }
+
+  /** Sleeps until a notice after `seenEpoch`, a hand-over, or `timeoutMs`; returns at once if a notice came already. */
+  sleep(seenEpoch: number, timeoutMs: number): Promise<void> {
+    if (this.epoch !== seenEpoch || this.handedAt !== undefined || timeoutMs <= 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      // Ref'd on purpose: someone is awaiting this lock, so the process must stay up for it.
+      // A clamped wait wakes early: the caller then makes a scheduled attempt and waits again.
+      this.timer = setTimeout(() => this.reserved || this.awaken(), timerDelay(timeoutMs));
+    });
+  }
+
+  /** When the key was handed to this waiter, if it was: taken once. */
+  takeHanded(): number | undefined {
+    const handedAt = this.handedAt;
+    this.handedAt = undefined;
+    return handedAt;
+  }
+
+  /** A notice for this waiter came. */
+  notify(): void {
+    this.epoch++;
+    this.awaken();
+  }
+
+  /** Holds the waiter asleep while a release that may hand it the key is in flight. */
+  reserve(): void {
+    this.reserved = true;
+  }
+
+  /** The release handed the key over: wake with the key already ours. */
+  handed(sentAt: number): void {
+    this.reserved = false;
+    this.handedAt = sentAt;
+    this.awaken();
+  }
+
+  /** The release did not hand the key over: free to be woken again; woken now when the key came free. */
+  unreserve(wake: boolean): void {
+    this.reserved = false;
+    if (wake) this.notify();
+  }
+
+  close(): void {
+    this.awaken();
+    this.detach(this);
+  }
+
+  private awaken(): void {
+    const wake = this.wake;
+    if (!wake) return;
+    this.wake = undefined;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    wake();
+  }
+}
+
+/** The waiters of one store in this process, by key, oldest first; they hear the store's notices. */
+export class Waiters {
+  private readonly byKey = new Map<string, Waiter[]>();
+
+  constructor(private readonly store: LockStore) {}
+
+  /**
+   * A new waiter for `key`, once the store delivers the key's notices (a waiter that joined the
+   * line before that could miss the notice passing it the key). Without notices — the store could
+   * not listen — the waiter still wakes for its scheduled attempts.
+   */
+  async add(key: string, token: string, leaseMs: number, placeLastsMs: number): Promise<Waiter> {
+    const waiter = new Waiter(key, token, leaseMs, placeLastsMs, (done) => this.remove(done));
+    const list = this.byKey.get(key);
+    if (list) list.push(waiter);
+    else this.byKey.set(key, [waiter]);
+    await this.store.listen(key, (noticed, passedTo) => this.notice(noticed, passedTo)).catch(() => undefined);
+    return waiter;
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  /** The oldest sleeper for `key`, reserved for a release that may hand it the key. */
+  reserveSuccessor(key: string): Waiter | undefined {
+    const successor = this.byKey.get(key)?.find((waiter) => waiter.available);
+    successor?.reserve();
+    return successor;
+  }
+
+  private notice(key: string, passedTo: string | undefined): void {
+    const list = this.byKey.get(key);
+    if (!list) return;
+    if (passedTo === undefined) list.find((waiter) => waiter.available)?.notify();
+    else list.find((waiter) => waiter.token === passedTo)?.notify();
+  }
+
+  private remove(waiter: Waiter): void {
+    const list = this.byKey.get(waiter.key);
+    if (!list) return;
+    const index = list.indexOf(waiter);
+    if (index >= 0) list.splice(index, 1);
+    if (list.length > 0) return;
+    this.byKey.delete(waiter.key);
+    this.store.unlisten(waiter.key);
+  }
+}
+
+const waitersByStore = new WeakMap<LockStore, Waiters>();
+
+/** This process's waiters on `store`. */
+export function waitersOf(store: LockStore): Waiters {
+  let waiters = waitersByStore.get(store);
+  if (!waiters) waitersByStore.set(store, (waiters = new Waiters(store)));
+  return waiters;
+}

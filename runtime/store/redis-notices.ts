@@ -1,0 +1,70 @@
+// Release notices from Redis: the release script PUBLISHes on a channel named after the key
+// (an empty message when the key was freed, the next holder's token when it was passed on), and
+// each process keeps one subscriber connection, subscribed to the channels of the keys it has
+// waiters for, which hands the notices to the lock layer.
+//
+// Why a channel per key, subscribed only while someone here waits: a process hears only the
+// releases it cares about (one shared channel would deliver every release of every key to
+// every process), and a PUBLISH that nobody listens to costs Redis a dictionary lookup. The
+// SUBSCRIBE round trip is paid once per key per contention episode, while the caller waits
+// anyway. Why not keyspace notifications: they need a server setting (`notify-keyspace-events`)
+// that managed Redis often forbids, and they fire on every write. The subscriber connection is
+// opened only when a caller first has to wait, so uncontended use opens one connection, not two.
+import type { Cluster, Redis } from 'ioredis';
+import { unrefConnection } from './connection-ref';
+import type { Notice } from './lock-store';
+
+export class RedisNotices {
+  private readonly listeners = new Map<string, { notice: Notice; subscribed: Promise<unknown> }>();
+  private subscriber: Redis | Cluster | undefined;
+
+  constructor(
+    private readonly client: Redis | Cluster,
+    /** Channel name = this prefix + the key. */
+    readonly channelPrefix: string,
+  ) {}
+
+  async listen(key: string, notice: Notice): Promise<void> {
+    let listener = this.listeners.get(key);
+    if (!listener) {
+      listener = { notice, subscribed: this.connect().subscribe(this.channelPrefix + key) };
+      this.listeners.set(key, listener);
+    }
+    try {
+      await listener.subscribed;
+    } catch (error) {
+      // A later listen() subscribes again; meanwhile waiters wake at their scheduled attempts.
+      if (this.listeners.get(key) === listener) this.listeners.delete(key);
+      throw error;
+    }
+  }
+
+  unlisten(key: string): void {
+    if (!this.listeners.delete(key) || !this.subscriber) return;
+    // Commands on one connection stay in order, so a later SUBSCRIBE of this key lands after it.
+    this.subscriber.unsubscribe(this.channelPrefix + key).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    this.listeners.clear();
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+
+  private connect(): Redis | Cluster {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.client.duplicate();
+    this.subscriber = subscriber;
+    // The subscriber never keeps a process alive: a waiter's own timer does that while it waits.
+    unrefConnection(subscriber);
+    subscriber.on('message', (channel: string, message: string) => {
+      if (!channel.startsWith(this.channelPrefix)) return;
+      const key = channel.slice(this.channelPrefix.length);
+      this.listeners.get(key)?.notice(key, message === '' ? undefined : message);
+    });
+    // Errors surface as failed subscriptions; ioredis resubscribes by itself after a reconnect.
+    subscriber.on('error', () => undefined);
+    return subscriber;
+  }
+}
