@@ -10,7 +10,8 @@ export interface BenchConfig {
   readonly multiProcess: { readonly processes: number; readonly callersPerProcess: number; readonly iterations: number };
   /** Warm-up iterations per caller before a measured run (JIT, connections, script caches). */
   readonly warmupIterations: number;
-  readonly compile: { readonly files: number; readonly methodsPerFile: number; readonly runs: number };
+  /** Runs of each build of each project shape (the shapes: bench/compile/shapes.ts). */
+  readonly compile: { readonly runs: number };
   readonly weave: { readonly batches: number; readonly callsPerBatch: number };
   /** A measured run that takes longer is cut short (and flagged); a child that takes longer still is killed. */
   readonly runDeadlineMs: number;
@@ -26,7 +27,7 @@ export function benchConfig(quick: boolean): BenchConfig {
         handoff: { callers: 16, iterations: 8 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 6 },
         warmupIterations: 5,
-        compile: { files: 40, methodsPerFile: 10, runs: 1 },
+        compile: { runs: 1 },
         weave: { batches: 4, callsPerBatch: 2_000 },
         runDeadlineMs: 20_000,
       }
@@ -40,7 +41,7 @@ export function benchConfig(quick: boolean): BenchConfig {
         handoff: { callers: 16, iterations: 25 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 20 },
         warmupIterations: 20,
-        compile: { files: 300, methodsPerFile: 10, runs: 5 },
+        compile: { runs: 5 },
         weave: { batches: 20, callsPerBatch: 20_000 },
         runDeadlineMs: 60_000,
       };

@@ -2,7 +2,7 @@
 //
 // 1. the Redis scenarios, every contender in fresh child processes, alternating order;
 // 2. the run-time cost of weaving, on MemoryLockStore;
-// 3. compile time of a generated project, with and without the plugin;
+// 3. compile time of two generated projects (bench/compile/shapes.ts), with and without the plugin;
 // then results.md, results.svg and the same tables on the terminal.
 // BENCH_QUICK=1: a smoke run of about a minute, written to bench/.tmp/quick/. BENCH_ONLY=scenarios,weave,compile: a subset
 // (for working on one part; results are then not written unless BENCH_WRITE=1).
@@ -12,8 +12,7 @@ import { startRedisServer } from '../test/helpers/redis-server';
 import { benchConfig } from './config';
 import { BASELINE_ID, CONTENDER_IDS } from './contenders';
 import { runJob } from './child/spawn-child';
-import { generateProject } from './compile/generate-project';
-import { timeCompile, type CompileTimes } from './compile/time-compile';
+import { measureShapes, type ShapeTimes } from './compile/measure-shapes';
 import { machineFacts } from './machine';
 import { BENCH_DIR, TMP_DIR, TRANSFORMER_ENTRY } from './paths';
 import { renderMarkdown } from './report/markdown';
@@ -56,15 +55,8 @@ async function main(): Promise<void> {
     weave = (await runJob({ kind: 'weave-overhead', ...config.weave }, 'overhead', 300_000)).result;
   }
 
-  let compile: CompileTimes | undefined;
-  if (only.has('compile')) {
-    log(`compile time: generating ${config.compile.files} files…`);
-    const project = generateProject(join(TMP_DIR, 'compile-project'), config.compile.files, config.compile.methodsPerFile, TRANSFORMER_ENTRY);
-    compile = timeCompile(project, config.compile.runs, log);
-    if (compile.wovenMethods !== project.taggedMethods) {
-      notes.push(`Compile time: the plugin build emitted ${compile.wovenMethods} defineLock() calls for ${project.taggedMethods} tagged methods.`);
-    }
-  }
+  let compile: ShapeTimes[] | undefined;
+  if (only.has('compile')) compile = measureShapes(TMP_DIR, TRANSFORMER_ENTRY, config.compile.runs, log, notes);
 
   const summary = summarise(samples, contenders, BASELINE_ID, compile, weave);
   const checks = checkTargets(summary);

@@ -1,25 +1,65 @@
 // A synthetic project for timing the compiler: `files` modules, each a service class with
-// `methodsPerFile` tagged async methods in the shapes users write (a plain key, a dotted path
-// into a parameter, a composite key, options), plus types shared across files so the
-// checker has real work to do. Written to bench/.tmp, never committed.
+// `methodsPerFile` async methods in the shapes users write (a plain key, a dotted path into a
+// parameter, a composite key, options), plus types shared across files so the checker has real
+// work to do. `taggedMethods` of them, spread evenly over the files, carry the lock tag; the rest
+// carry an ordinary JSDoc comment, as documented code does, so both builds parse and check the
+// same code and differ only in the tags. Written to bench/.tmp, never committed.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+
+export interface ProjectShape {
+  readonly files: number;
+  readonly methodsPerFile: number;
+  /** At most files × methodsPerFile. */
+  readonly taggedMethods: number;
+}
 
 export interface GeneratedProject {
   readonly dir: string;
   /** tsconfig with the lockweave plugin, and the same without it. */
   readonly withPlugin: string;
   readonly withoutPlugin: string;
+  /**
+   * The same with a plugin that changes nothing but whose package.json asks for JSDoc parsing as
+   * lockweave's does (`tsp.tscOptions.parseAllJsDoc`): plain tspc skips JSDoc in .ts files, so
+   * this build tells the cost of that parsing from the cost of lockweave's own work.
+   */
+  readonly withJsDocOnly: string;
   readonly taggedMethods: number;
 }
 
-const TAGS = [
-  (i: number) => `/** @redisLock businessFlag=pay${i} keyName=orderNo */\n  async pay${i}(orderNo: string, amount: number): Promise<number> {\n    return amount + orderNo.length;\n  }`,
-  (i: number) => `/** @redisLock businessFlag=ship${i} keyName=order.orderNo lockTime=20s */\n  async ship${i}(order: Order): Promise<string> {\n    return order.orderNo + order.userNo;\n  }`,
-  (i: number) =>
-    `/**\n   * Refunds one order line.\n   * @redisLock businessFlag=refund${i} keyName=order.userNo,order.orderNo\n   *   retries=5 waitTime=200ms\n   */\n  async refund${i}(order: Order, line: OrderLine): Promise<OrderLine> {\n    return { ...line, quantity: line.quantity - 1 };\n  }`,
-  (i: number) => `/** @redisLock businessFlag=count${i} keyName=userId onFail=skip */\n  async count${i}(userId: number): Promise<number | undefined> {\n    return userId * 2;\n  }`,
-  (i: number) => `/** @redisLock businessFlag=audit${i} keyName=entry.id lockTime=500ms watchdog=false */\n  async audit${i}(entry: AuditEntry): Promise<void> {\n    if (entry.id < 0) throw new Error('negative');\n  }`,
+interface MethodShape {
+  readonly tag: (i: number) => string;
+  readonly doc: (i: number) => string;
+  readonly code: (i: number) => string;
+}
+
+const METHODS: readonly MethodShape[] = [
+  {
+    tag: (i) => `/** @redisLock businessFlag=pay${i} keyName=orderNo */`,
+    doc: (i) => `/** Pays order ${i}. */`,
+    code: (i) => `async pay${i}(orderNo: string, amount: number): Promise<number> {\n    return amount + orderNo.length;\n  }`,
+  },
+  {
+    tag: (i) => `/** @redisLock businessFlag=ship${i} keyName=order.orderNo lockTime=20s */`,
+    doc: (i) => `/** Ships order ${i}. */`,
+    code: (i) => `async ship${i}(order: Order): Promise<string> {\n    return order.orderNo + order.userNo;\n  }`,
+  },
+  {
+    tag: (i) => `/**\n   * Refunds one order line.\n   * @redisLock businessFlag=refund${i} keyName=order.userNo,order.orderNo\n   *   retries=5 waitTime=200ms\n   */`,
+    doc: () => `/**\n   * Refunds one order line.\n   * @param order the order\n   */`,
+    code: (i) => `async refund${i}(order: Order, line: OrderLine): Promise<OrderLine> {\n    return { ...line, quantity: line.quantity - 1 };\n  }`,
+  },
+  {
+    tag: (i) => `/** @redisLock businessFlag=count${i} keyName=userId onFail=skip */`,
+    doc: (i) => `/** Counts for user ${i}. */`,
+    code: (i) => `async count${i}(userId: number): Promise<number | undefined> {\n    return userId * 2;\n  }`,
+  },
+  {
+    tag: (i) => `/** @redisLock businessFlag=audit${i} keyName=entry.id lockTime=500ms watchdog=false */`,
+    doc: (i) => `/** Audits entry ${i}. */`,
+    code: (i) => `async audit${i}(entry: AuditEntry): Promise<void> {\n    if (entry.id < 0) throw new Error('negative');\n  }`,
+  },
 ];
 
 const SHARED_TYPES = `export interface Order { orderNo: string; userNo: string; lines: OrderLine[] }
@@ -27,17 +67,22 @@ export interface OrderLine { sku: string; quantity: number; price: number }
 export interface AuditEntry { id: number; at: Date; note?: string }
 `;
 
-export function generateProject(root: string, files: number, methodsPerFile: number, transformPath: string): GeneratedProject {
+export function generateProject(root: string, shape: ProjectShape, transformPath: string): GeneratedProject {
   rmSync(root, { recursive: true, force: true });
   const src = join(root, 'src');
   mkdirSync(src, { recursive: true });
   writeFileSync(join(src, 'types.ts'), SHARED_TYPES);
+  const total = shape.files * shape.methodsPerFile;
+  // Method n is tagged when it crosses the next multiple of total/taggedMethods: evenly spread.
+  const isTagged = (n: number) => Math.floor(((n + 1) * shape.taggedMethods) / total) > Math.floor((n * shape.taggedMethods) / total);
   let taggedMethods = 0;
-  for (let f = 0; f < files; f++) {
+  for (let f = 0; f < shape.files; f++) {
     const methods: string[] = [];
-    for (let m = 0; m < methodsPerFile; m++) {
-      methods.push(TAGS[(f + m) % TAGS.length](m));
-      taggedMethods++;
+    for (let m = 0; m < shape.methodsPerFile; m++) {
+      const method = METHODS[(f + m) % METHODS.length];
+      const tagged = isTagged(f * shape.methodsPerFile + m);
+      methods.push(`${tagged ? method.tag(m) : method.doc(m)}\n  ${method.code(m)}`);
+      if (tagged) taggedMethods++;
     }
     // Each service also leans on the previous one, so files are not checked in isolation.
     const previous = f > 0 ? `import { Service${f - 1} } from './service-${f - 1}';\n` : '';
@@ -63,5 +108,12 @@ export function generateProject(root: string, files: number, methodsPerFile: num
   const plugins = [{ transform: relative(root, transformPath) }];
   writeFileSync(withPlugin, JSON.stringify({ compilerOptions: { ...compilerOptions, plugins }, include: ['src'] }, null, 2));
   writeFileSync(withoutPlugin, JSON.stringify({ compilerOptions, include: ['src'] }, null, 2));
-  return { dir: root, withPlugin, withoutPlugin, taggedMethods };
+  const jsDocPlugin = join(root, 'jsdoc-only-plugin');
+  mkdirSync(jsDocPlugin);
+  writeFileSync(join(jsDocPlugin, 'package.json'), JSON.stringify({ name: 'jsdoc-only-plugin', private: true, tsp: { tscOptions: { parseAllJsDoc: true } } }));
+  writeFileSync(join(jsDocPlugin, 'index.js'), 'module.exports = () => () => (sourceFile) => sourceFile;\n');
+  const withJsDocOnly = join(root, 'tsconfig.jsdoc-only.json');
+  const jsDocOnlyPlugins = [{ transform: './jsdoc-only-plugin/index.js' }];
+  writeFileSync(withJsDocOnly, JSON.stringify({ compilerOptions: { ...compilerOptions, plugins: jsDocOnlyPlugins }, include: ['src'] }, null, 2));
+  return { dir: root, withPlugin, withoutPlugin, withJsDocOnly, taggedMethods };
 }

@@ -1,20 +1,28 @@
-// Compile time with and without the plugin: `tspc -p` on the generated project, runs
-// alternating (plain, plugin, plugin, plain, …) so machine load hits both alike; medians, and
-// the median of per-pair ratios. Both sides use tspc, so the figure is the plugin's own cost.
+// Compile time with and without the plugin: `tspc -p` on a generated project, three builds per
+// run — plain, JSDoc parsing only, lockweave — in an order that rotates from run to run so that
+// machine load hits every build alike; medians, and the median of per-run ratios. Every build
+// uses tspc, so the figures are the plugin's own cost.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GeneratedProject } from './generate-project';
 
+export const BUILDS = ['plain', 'jsdoc', 'plugin'] as const;
+export type Build = (typeof BUILDS)[number];
+
 export interface CompileTimes {
-  readonly plainMs: number[];
-  readonly pluginMs: number[];
+  /** Wall milliseconds per run, index i of each list from the same run. */
+  readonly ms: Readonly<Record<Build, number[]>>;
   /** defineLock() calls found in the plugin build's output: proof it wove (0 = it did not). */
   readonly wovenMethods: number;
   readonly pluginError?: string;
 }
 
 const TSPC = require.resolve('ts-patch/bin/tspc');
+
+function tsconfigOf(project: GeneratedProject, build: Build): string {
+  return build === 'plain' ? project.withoutPlugin : build === 'jsdoc' ? project.withJsDocOnly : project.withPlugin;
+}
 
 function compileOnce(project: GeneratedProject, tsconfig: string): { ms: number; ok: boolean; output: string } {
   rmSync(join(project.dir, 'out'), { recursive: true, force: true });
@@ -34,22 +42,24 @@ function countWoven(project: GeneratedProject): number {
 }
 
 export function timeCompile(project: GeneratedProject, runs: number, log: (line: string) => void): CompileTimes {
-  const plainMs: number[] = [];
-  const pluginMs: number[] = [];
+  const ms: Record<Build, number[]> = { plain: [], jsdoc: [], plugin: [] };
   let wovenMethods = 0;
   let pluginError: string | undefined;
+  // One unmeasured build each first: the first build after the project is written reads cold
+  // files and was up to 2× slower, which would land on whichever build happened to go first.
+  for (const build of BUILDS) compileOnce(project, tsconfigOf(project, build));
   for (let i = 0; i < runs; i++) {
-    const order = i % 2 === 0 ? (['plain', 'plugin'] as const) : (['plugin', 'plain'] as const);
-    for (const side of order) {
-      const result = compileOnce(project, side === 'plain' ? project.withoutPlugin : project.withPlugin);
+    const order = BUILDS.map((_, k) => BUILDS[(i + k) % BUILDS.length]);
+    for (const build of order) {
+      const result = compileOnce(project, tsconfigOf(project, build));
       if (!result.ok) {
-        if (side === 'plain') throw new Error(`tspc failed on the generated project without the plugin:\n${result.output.slice(0, 2000)}`);
+        if (build !== 'plugin') throw new Error(`tspc failed on the generated project (${build} build):\n${result.output.slice(0, 2000)}`);
         pluginError = result.output.slice(0, 2000);
       }
-      (side === 'plain' ? plainMs : pluginMs).push(result.ms);
-      if (side === 'plugin' && result.ok) wovenMethods = countWoven(project);
-      log(`  compile #${i + 1} ${side}: ${(result.ms / 1000).toFixed(2)} s${result.ok ? '' : ' (FAILED)'}`);
+      ms[build].push(result.ms);
+      if (build === 'plugin' && result.ok) wovenMethods = countWoven(project);
+      log(`  compile #${i + 1} ${build}: ${(result.ms / 1000).toFixed(2)} s${result.ok ? '' : ' (FAILED)'}`);
     }
   }
-  return { plainMs, pluginMs, wovenMethods, pluginError };
+  return { ms, wovenMethods, pluginError };
 }

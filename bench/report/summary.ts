@@ -1,7 +1,7 @@
 // From raw repetitions to the figures in the report: medians across repetitions, and ratios
 // to the floor taken per repetition (same run, adjacent in time) and then their median.
 import type { ContenderDescription } from '../child/jobs';
-import type { CompileTimes } from '../compile/time-compile';
+import type { ShapeTimes } from '../compile/measure-shapes';
 import type { OverheadResult } from '../weave/run-overhead';
 import { median, medianRatio } from '../stats';
 import { SCENARIOS, type RepSample, type Samples, type ScenarioId } from '../suite';
@@ -30,10 +30,23 @@ export interface ScenarioTable {
   readonly rows: ContenderRow[];
 }
 
+/** One project shape: medians of each build, and medians of per-run ratios. */
+export interface CompileFigures extends ShapeTimes {
+  readonly plainMs: number;
+  readonly jsDocMs: number;
+  readonly pluginMs: number;
+  /** lockweave over plain tspc: what a user sees, and what the target is about. */
+  readonly ratio: number;
+  /** JSDoc parsing alone over plain tspc: the part of `ratio` that ts-patch's parseAllJsDoc costs. */
+  readonly jsDocRatio: number;
+  /** lockweave over JSDoc parsing alone: the plugin's own work (finding, checking, weaving, printing). */
+  readonly ownRatio: number;
+}
+
 export interface Summary {
   readonly contenders: ContenderDescription[];
   readonly scenarios: ScenarioTable[];
-  readonly compile?: { plainMs: number; pluginMs: number; ratio: number; times: CompileTimes };
+  readonly compile?: readonly CompileFigures[];
   readonly weave?: { wovenNs: number; handNs: number; ratio: number; woven: boolean };
 }
 
@@ -50,7 +63,7 @@ export function summarise(
   samples: Samples,
   contenders: ContenderDescription[],
   baselineId: string,
-  compile: CompileTimes | undefined,
+  compile: readonly ShapeTimes[] | undefined,
   weave: OverheadResult | undefined,
 ): Summary {
   const scenarios = (Object.keys(SCENARIOS) as ScenarioId[])
@@ -78,12 +91,18 @@ export function summarise(
   return {
     contenders,
     scenarios,
-    compile: compile && {
-      plainMs: median(compile.plainMs),
-      pluginMs: median(compile.pluginMs),
-      ratio: medianRatio(compile.pluginMs, compile.plainMs),
-      times: compile,
-    },
+    compile: compile?.map((shape) => {
+      const { plain, jsdoc, plugin } = shape.times.ms;
+      return {
+        ...shape,
+        plainMs: median(plain),
+        jsDocMs: median(jsdoc),
+        pluginMs: median(plugin),
+        ratio: medianRatio(plugin, plain),
+        jsDocRatio: medianRatio(jsdoc, plain),
+        ownRatio: medianRatio(plugin, jsdoc),
+      };
+    }),
     weave: weave && {
       wovenNs: median(weave.wovenNsPerCall),
       handNs: median(weave.handNsPerCall),

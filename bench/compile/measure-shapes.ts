@@ -1,0 +1,23 @@
+// Every project shape: generated, then built `runs` times each way.
+import { join } from 'node:path';
+import { generateProject } from './generate-project';
+import { COMPILE_SHAPES, describeShape, type CompileShape } from './shapes';
+import { timeCompile, type CompileTimes } from './time-compile';
+
+export interface ShapeTimes {
+  readonly shape: CompileShape;
+  readonly taggedMethods: number;
+  readonly times: CompileTimes;
+}
+
+export function measureShapes(tmpDir: string, transformPath: string, runs: number, log: (line: string) => void, notes: string[]): ShapeTimes[] {
+  return COMPILE_SHAPES.map((shape) => {
+    log(`compile time, ${shape.id}: generating ${describeShape(shape)}…`);
+    const project = generateProject(join(tmpDir, `compile-${shape.id}`), shape, transformPath);
+    const times = timeCompile(project, runs, log);
+    if (times.wovenMethods !== project.taggedMethods) {
+      notes.push(`Compile time (${shape.id}): the plugin build emitted ${times.wovenMethods} defineLock() calls for ${project.taggedMethods} tagged methods.`);
+    }
+    return { shape, taggedMethods: project.taggedMethods, times };
+  });
+}
