@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GeneratedProject } from './generate-project';
+import { CPU_MARK } from './cpu-mark';
 
 export const BUILDS = ['plain', 'jsdoc', 'plugin'] as const;
 export type Build = (typeof BUILDS)[number];
@@ -13,23 +14,29 @@ export type Build = (typeof BUILDS)[number];
 export interface CompileTimes {
   /** Wall milliseconds per run, index i of each list from the same run. */
   readonly ms: Readonly<Record<Build, number[]>>;
+  /** CPU milliseconds (user + system) of the same runs: steadier than wall time under load. */
+  readonly cpuMs: Readonly<Record<Build, number[]>>;
   /** defineLock() calls found in the plugin build's output: proof it wove (0 = it did not). */
   readonly wovenMethods: number;
   readonly pluginError?: string;
 }
 
 const TSPC = require.resolve('ts-patch/bin/tspc');
+const REPORT_CPU = join(__dirname, 'report-cpu.js');
 
 function tsconfigOf(project: GeneratedProject, build: Build): string {
   return build === 'plain' ? project.withoutPlugin : build === 'jsdoc' ? project.withJsDocOnly : project.withPlugin;
 }
 
-function compileOnce(project: GeneratedProject, tsconfig: string): { ms: number; ok: boolean; output: string } {
+function compileOnce(project: GeneratedProject, tsconfig: string): { ms: number; cpuMs: number; ok: boolean; output: string } {
   rmSync(join(project.dir, 'out'), { recursive: true, force: true });
   const started = performance.now();
-  const run = spawnSync(process.execPath, [TSPC, '-p', tsconfig], { cwd: project.dir, encoding: 'utf8', timeout: 300_000 });
+  const run = spawnSync(process.execPath, ['-r', REPORT_CPU, TSPC, '-p', tsconfig], { cwd: project.dir, encoding: 'utf8', timeout: 300_000 });
   const ms = performance.now() - started;
-  return { ms, ok: run.status === 0, output: `${run.stdout}${run.stderr}`.trim() };
+  const at = run.stderr.lastIndexOf(CPU_MARK);
+  const cpuMs = at < 0 ? NaN : Number.parseInt(run.stderr.slice(at + CPU_MARK.length), 10) / 1000;
+  const stderr = at < 0 ? run.stderr : run.stderr.slice(0, at);
+  return { ms, cpuMs, ok: run.status === 0, output: `${run.stdout}${stderr}`.trim() };
 }
 
 function countWoven(project: GeneratedProject): number {
@@ -43,6 +50,7 @@ function countWoven(project: GeneratedProject): number {
 
 export function timeCompile(project: GeneratedProject, runs: number, log: (line: string) => void): CompileTimes {
   const ms: Record<Build, number[]> = { plain: [], jsdoc: [], plugin: [] };
+  const cpuMs: Record<Build, number[]> = { plain: [], jsdoc: [], plugin: [] };
   let wovenMethods = 0;
   let pluginError: string | undefined;
   // One unmeasured build each first: the first build after the project is written reads cold
@@ -57,9 +65,10 @@ export function timeCompile(project: GeneratedProject, runs: number, log: (line:
         pluginError = result.output.slice(0, 2000);
       }
       ms[build].push(result.ms);
+      cpuMs[build].push(result.cpuMs);
       if (build === 'plugin' && result.ok) wovenMethods = countWoven(project);
-      log(`  compile #${i + 1} ${build}: ${(result.ms / 1000).toFixed(2)} s${result.ok ? '' : ' (FAILED)'}`);
+      log(`  compile #${i + 1} ${build}: ${(result.ms / 1000).toFixed(2)} s, CPU ${(result.cpuMs / 1000).toFixed(2)} s${result.ok ? '' : ' (FAILED)'}`);
     }
   }
-  return { ms, wovenMethods, pluginError };
+  return { ms, cpuMs, wovenMethods, pluginError };
 }

@@ -37,6 +37,9 @@ export interface CompileFigures extends ShapeTimes {
   readonly pluginMs: number;
   /** lockweave over plain tspc: what a user sees, and what the target is about. */
   readonly ratio: number;
+  /** The same in CPU time, which other work on a shared machine disturbs less. */
+  readonly cpuRatio: number;
+  readonly cpuJsDocRatio: number;
   /** JSDoc parsing alone over plain tspc: the part of `ratio` that ts-patch's parseAllJsDoc costs. */
   readonly jsDocRatio: number;
   /** lockweave over JSDoc parsing alone: the plugin's own work (finding, checking, weaving, printing). */
@@ -99,6 +102,8 @@ export function summarise(
         jsDocMs: median(jsdoc),
         pluginMs: median(plugin),
         ratio: medianRatio(plugin, plain),
+        cpuRatio: medianRatio(shape.times.cpuMs.plugin, shape.times.cpuMs.plain),
+        cpuJsDocRatio: medianRatio(shape.times.cpuMs.jsdoc, shape.times.cpuMs.plain),
         jsDocRatio: medianRatio(jsdoc, plain),
         ownRatio: medianRatio(plugin, jsdoc),
       };

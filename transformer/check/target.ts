@@ -14,9 +14,10 @@ export interface LockTarget {
 }
 
 export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker | undefined, host: ts.Node, tagSpan: Span): LockTarget {
-  const where = describe(tsApi, host);
+  // Named only in an error message: worked out when one is written, not for every tag.
+  const where = () => describe(tsApi, host);
   if (tsApi.isConstructorDeclaration(host) || tsApi.isGetAccessorDeclaration(host) || tsApi.isSetAccessorDeclaration(host)) {
-    fail(Code.AccessorOrConstructor, `a ${where} cannot be locked; tag an async method instead`, tagSpan);
+    fail(Code.AccessorOrConstructor, `a ${where()} cannot be locked; tag an async method instead`, tagSpan);
   }
   if ((tsApi.isPropertyDeclaration(host) || tsApi.isPropertyAssignment(host)) && host.initializer &&
       (tsApi.isArrowFunction(host.initializer) || tsApi.isFunctionExpression(host.initializer))) {
@@ -29,7 +30,7 @@ export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker | undefine
     fail(Code.NoBody, 'a method signature has no body to lock; tag the method where it is implemented', tagSpan);
   }
   if (!tsApi.isMethodDeclaration(host) && !tsApi.isFunctionDeclaration(host)) {
-    fail(Code.NotAFunction, `the tag stands on a ${where}, which is not a method or function; tag an async method or an async function declaration`, tagSpan);
+    fail(Code.NotAFunction, `the tag stands on a ${where()}, which is not a method or function; tag an async method or an async function declaration`, tagSpan);
   }
   if (host.asteriskToken) {
     fail(Code.Generator, 'a generator (async or not) cannot be locked: the lock could not span its iteration; tag an async method that returns a Promise', tagSpan);
@@ -38,11 +39,11 @@ export function checkTarget(tsApi: typeof ts, checker: ts.TypeChecker | undefine
     if (hasImplementation(tsApi, host)) {
       fail(Code.OverloadSignature, 'this tag stands on an overload signature and is not seen from the implementation; move it to the JSDoc of the implementation (the signature with the body)', tagSpan);
     }
-    fail(Code.NoBody, `this ${where} has no body to lock (abstract or declared); tag the method that implements it`, tagSpan);
+    fail(Code.NoBody, `this ${where()} has no body to lock (abstract or declared); tag the method that implements it`, tagSpan);
   }
   const isAsync = (tsApi.getCombinedModifierFlags(host) & tsApi.ModifierFlags.Async) !== 0;
   if (!isAsync && !returnsPromise(tsApi, checker, host)) {
-    fail(Code.NotAsync, `a synchronous ${where} cannot hold a distributed lock; make it async (or declare that it returns a Promise)`, tagSpan);
+    fail(Code.NotAsync, `a synchronous ${where()} cannot hold a distributed lock; make it async (or declare that it returns a Promise)`, tagSpan);
   }
   const name = nameText(tsApi, host.name) ?? 'default';
   return {

@@ -17,7 +17,7 @@
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { keyExpression } from './key-expression';
-import { isPrologue } from './runtime-import';
+import { prologueLength } from './runtime-import';
 
 /** `pay_lock_1.run(key, <body>[, OnFailClass])`, or runComposite([a, b], ...) for a composite key. */
 export function runCall(
@@ -38,7 +38,7 @@ export function lockedBody(
   failureClass: ts.Expression | undefined, plan: LockPlan, body: ts.Block,
 ): ts.Block {
   const factory = context.factory;
-  const prologue = body.statements.filter((s, i) => isPrologue(tsApi, s) && body.statements.slice(0, i).every((p) => isPrologue(tsApi, p)));
+  const prologue = body.statements.slice(0, prologueLength(tsApi, body.statements));
   const bodyArrow = factory.createArrowFunction(
     [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)], undefined, [], undefined,
     factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),

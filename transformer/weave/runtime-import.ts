@@ -46,6 +46,13 @@ export function importInsertionIndex(tsApi: typeof ts, statements: readonly ts.S
   return index;
 }
 
+/** How many statements at the start are a prologue ("use strict", ...), which must stay first. */
+export function prologueLength(tsApi: typeof ts, statements: readonly ts.Statement[]): number {
+  let length = 0;
+  while (length < statements.length && isPrologue(tsApi, statements[length])) length++;
+  return length;
+}
+
 /** A leading string statement such as "use strict": it must stay first in its body. */
 export function isPrologue(tsApi: typeof ts, statement: ts.Statement): boolean {
   return tsApi.isExpressionStatement(statement) && tsApi.isStringLiteral(statement.expression);

@@ -14,7 +14,7 @@ import type * as ts from 'typescript';
 import type { FileAnalysis, LockPlan } from '../check/analyse';
 import { lockSpecStatement } from './lock-spec';
 import { runCall } from './method-body';
-import { moduleImport, RUNTIME_SPECIFIER, isPrologue } from './runtime-import';
+import { moduleImport, prologueLength, RUNTIME_SPECIFIER } from './runtime-import';
 import { refusalMessage } from './weave-file';
 
 export interface WovenText {
@@ -84,8 +84,8 @@ function refuse(tsApi: typeof ts, sourceFile: ts.SourceFile, text: MagicString, 
  * of any leading comment, so that a tag on the first declaration still stands right above it.
  */
 function headerPosition(tsApi: typeof ts, sourceFile: ts.SourceFile): number {
-  const prologue = sourceFile.statements.filter((s, i) => isPrologue(tsApi, s) && sourceFile.statements.slice(0, i).every((p) => isPrologue(tsApi, p)));
-  if (prologue.length > 0) return prologue[prologue.length - 1].end;
+  const prologue = prologueLength(tsApi, sourceFile.statements);
+  if (prologue > 0) return sourceFile.statements[prologue - 1].end;
   const shebang = tsApi.getShebang(sourceFile.text);
   return shebang ? sourceFile.text.indexOf('\n') + 1 || sourceFile.text.length : 0;
 }
