@@ -5,6 +5,8 @@ import { createLockweave, createLockweaveNotReentrant } from './lockweave';
 import { createRedlockV4 } from './redlock-v4';
 import { createSesamecareRedlock } from './sesamecare-redlock';
 import { createRedisSemaphoreMutex } from './redis-semaphore-mutex';
+import { createRedlockUniversal } from './redlock-universal';
+import { createNodeRedisson } from './node-redisson';
 
 export const CONTENDERS: Record<string, () => Contender> = {
   floor: createFloor,
@@ -13,6 +15,8 @@ export const CONTENDERS: Record<string, () => Contender> = {
   'redlock-v4': createRedlockV4,
   'sesamecare-redlock': createSesamecareRedlock,
   'redis-semaphore': createRedisSemaphoreMutex,
+  'redlock-universal': createRedlockUniversal,
+  'node-redisson': createNodeRedisson,
 };
 
 export const CONTENDER_IDS = Object.keys(CONTENDERS);

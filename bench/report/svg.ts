@@ -15,6 +15,8 @@ const COLORS: Record<string, string> = {
   'redlock-v4': '#1565c0',
   'sesamecare-redlock': '#2e7d32',
   'redis-semaphore': '#6a1b9a',
+  'redlock-universal': '#00838f',
+  'node-redisson': '#f9a825',
 };
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
