@@ -19,7 +19,7 @@ import type { OnFail } from '../base/options';
 import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreClaim } from './lease';
 import { newToken } from './token';
-import type { LockStore } from '../store/lock-store';
+import { CLAIM_MS, type LockStore } from '../store/lock-store';
 import { waitersOf, type Waiter } from './waiters';
 
 export interface AcquireSettings extends LeaseSettings {
@@ -129,6 +129,16 @@ async function waitForLease(
         lease = new Lease(key, token, store, settings, logger, handedAt, context.claim);
         break;
       }
+      // Passed to us with a claim (a release in another process, or one here that did not name
+      // us): while most of the claim is surely left, the notice is proof enough (see
+      // Waiter.takeClaim). The body starts now and the lease renews to its full length at once —
+      // no confirming round trip. Else an attempt in turn confirms the key as usual.
+      const claimedUntil = waiter.takeClaim();
+      if (claimedUntil !== undefined && claimedUntil - Date.now() >= CLAIM_MS / 2) {
+        attempts.count++;
+        lease = new Lease(key, token, store, settings, logger, waiter.notYetSentAt!, context.claim, claimedUntil);
+        break;
+      }
       const noticed = waiter.epoch !== seen;
       seen = waiter.epoch;
       const due = Date.now() >= dueAt;
@@ -162,6 +172,7 @@ async function attemptInTurn(
       if (!counts) attempts.count++;
       return new Lease(key, waiter.token, context.store, settings, context.logger, sentAt, context.claim);
     }
+    waiter.notYetSentAt = sentAt;
   } catch (error) {
     attempts.lastError = attemptErrored(error, key, waiter.token, context);
     attempts.erred = true;

@@ -11,26 +11,33 @@ export interface PlaceInLine {
   readonly placeLastsMs: number;
   /** Its place, which the store sets on the waiter's first attempt and keeps for the later ones. */
   place: string | undefined;
+  /** The store's clock (ms) when it last answered an attempt of this waiter with "not yet". */
+  answeredAt: number | undefined;
+}
+
+/** A key passed to a waiter: its token, and the store's clock (ms) when the release passed it. */
+export interface Pass {
+  readonly token: string;
+  readonly at: number;
 }
 
 /**
  * What a release did: the key was not ours (`not-ours`: nothing changed); it is free (`freed`:
  * nobody waited); it went to the successor the releaser named, with that waiter's full lease
- * (`handed`); or it went to the first waiter in line, who confirms it with its next attempt
- * (`passed`) and is told so by a notice.
+ * (`handed`); or it went to the first waiter in line with a claim (`passed`), and a notice tells it.
  */
 export type Released = 'not-ours' | 'freed' | 'handed' | 'passed';
 
 /**
- * A release notice: `key` was freed (`passedTo` undefined), or passed to the waiter whose token is
- * `passedTo`. Notices reach every process that listens for the key, the releaser's own included.
+ * A release notice: `key` was freed (`pass` undefined), or passed to a waiter with a claim.
+ * Notices reach every process that listens for the key, the releaser's own included.
  */
-export type Notice = (key: string, passedTo: string | undefined) => void;
+export type Notice = (key: string, pass: Pass | undefined) => void;
 
 /**
- * How long a waiter has to confirm a key passed to it (its next attempt makes the lease its own).
- * A live waiter confirms within a round trip of the notice; a claim nobody confirms — its waiter's
- * process died — keeps the key from everyone else this long, and then the key is free.
+ * How long a key passed to a waiter in another process is its claim, until that waiter renews it
+ * to its full lease. A live waiter does so within a round trip of the notice; a claim nobody takes
+ * up — its waiter's process died — keeps the key from everyone else this long, then frees it.
  */
 export const CLAIM_MS = 2_000;
 

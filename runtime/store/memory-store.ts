@@ -20,7 +20,7 @@ export class MemoryLockStore implements LockStore {
   /** Each key's waiters, first in line first. */
   private readonly lines = new Map<string, Place[]>();
   private readonly listeners = new Map<string, Notice>();
-  /** Places are handed out in order, as Redis's clock does for the Redis store. */
+  /** Places are numbered in order of arrival, as the Redis store's line numbers them. */
   private nextPlace = 0;
 
   async tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
@@ -46,7 +46,10 @@ export class MemoryLockStore implements LockStore {
       waiter.place = String(entry.place);
     }
     entry.lapsesAt = Date.now() + waiter.placeLastsMs;
-    if (holder || this.firstInLine(key)?.token !== waiter.token) return false;
+    if (holder || this.firstInLine(key)?.token !== waiter.token) {
+      waiter.answeredAt = Date.now();
+      return false;
+    }
     this.hold(key, waiter.token, waiter.leaseMs);
     this.leave(key, waiter.token);
     return true;
@@ -72,7 +75,7 @@ export class MemoryLockStore implements LockStore {
       return 'handed';
     }
     this.hold(key, first.token, CLAIM_MS);
-    this.listeners.get(key)?.(key, first.token);
+    this.listeners.get(key)?.(key, { token: first.token, at: Date.now() });
     return 'passed';
   }
 

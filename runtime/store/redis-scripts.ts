@@ -5,7 +5,7 @@
 // caller never releases or extends a lock it does not hold.
 //
 // The line of waiters (see waiting-line.ts for its keys) is what makes waiting fair across
-// processes. A caller that has to wait takes a place in it, stamped with Redis's clock; a
+// processes. A caller that has to wait takes a place in it, numbered in order of arrival; a
 // release gives the key to the first waiter in line instead of freeing it, so nobody can
 // overtake a caller that came earlier — in its own process or in any other.
 import { createHash } from 'node:crypto';
@@ -20,9 +20,10 @@ function script(source: string): RedisScript {
   return { source, sha1: createHash('sha1').update(source).digest('hex') };
 }
 
-// Shared by the scripts that read the line. Places are ms on Redis's clock (one clock for every
-// process, so no drift between machines decides who is first). An entry lapses when its waiter
-// has not come back in time: the waiter died, or gave up without a word.
+// Shared by the scripts that read the line. A place is one more than the last place in line, so
+// waiters are served in the order Redis saw them arrive, from every process alike (two arriving in
+// the same millisecond too). An entry lapses when its waiter has not come back in time: the waiter
+// died, or gave up without a word. Lapse times are on Redis's clock, the one clock all share.
 const LINE_HELPERS = `
 local function now_ms()
   local t = redis.call('time')
@@ -45,7 +46,8 @@ end
 /**
  * KEYS[1] key, KEYS[2] line, KEYS[3] lapses; ARGV[1] token, ARGV[2] lease ms, ARGV[3] place kept
  * from an earlier attempt ('' the first time), ARGV[4] how long the place lasts without another
- * attempt (ms). Returns {1, place} when the key is now ours, {0, place} when not yet.
+ * attempt (ms). Returns {1, place, 0} when the key is now ours, {0, place, now} when not yet, where
+ * now is Redis's clock when it answered (see PlaceInLine.answeredAt).
  *
  * The key is ours when it already holds our token (a release gave it to us, or an earlier attempt
  * of ours that timed out had set it), or when it is free and we are first in line. Either way we
@@ -58,12 +60,16 @@ local holder = redis.call('get', key)
 if holder == token then
   redis.call('pexpire', key, ARGV[2])
   leave(line, lapses, token)
-  return {1, ARGV[3]}
+  return {1, ARGV[3], 0}
 end
 local now = now_ms()
 local place = redis.call('zscore', line, token)
 if not place then
-  place = ARGV[3] ~= '' and ARGV[3] or tostring(now)
+  place = ARGV[3]
+  if place == '' then
+    local last = redis.call('zrange', line, -1, -1, 'WITHSCORES')[2]
+    place = last and tostring(tonumber(last) + 1) or '1'
+  end
   redis.call('zadd', line, place, token)
 end
 local lasts = tonumber(ARGV[4])
@@ -72,14 +78,14 @@ if redis.call('pttl', line) < lasts then
   redis.call('pexpire', line, lasts)
   redis.call('pexpire', lapses, lasts)
 end
-if holder then return {0, place} end
+if holder then return {0, place, now} end
 drop_lapsed(line, lapses, now)
 if redis.call('zrange', line, 0, 0)[1] == token then
   redis.call('set', key, token, 'PX', ARGV[2])
   leave(line, lapses, token)
-  return {1, place}
+  return {1, place, 0}
 end
-return {0, place}
+return {0, place, now}
 `);
 
 /**
@@ -91,8 +97,8 @@ return {0, place}
  * holds `token`, passes it on:
  * - to the first live waiter in line: when that is the caller's own waiter, with its full lease
  *   and no notice (the caller wakes it); else with a short claim, announced by PUBLISHing the
- *   waiter's token, which its process confirms with its next attempt. A claim nobody confirms (the
- *   waiter's process died) frees the key when it ends.
+ *   waiter's token and Redis's clock ("<token> <ms>"), on which its process makes the lease its
+ *   own. A claim nobody takes up (the waiter's process died) frees the key when it ends.
  * - to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed.
  * Returns 0 when the key was not ours, 1 when freed, 2 when passed to ARGV[4], 3 when passed to
  * a waiter who must confirm.
@@ -101,7 +107,8 @@ export const RELEASE_SCRIPT = script(`${LINE_HELPERS}
 local key, line, lapses, token = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
 leave(line, lapses, token)
 if redis.call('get', key) ~= token then return 0 end
-drop_lapsed(line, lapses, now_ms())
+local now = now_ms()
+drop_lapsed(line, lapses, now)
 local first = redis.call('zrange', line, 0, 0)[1]
 if not first then
   redis.call('del', key)
@@ -114,7 +121,7 @@ if first == ARGV[4] then
   return 2
 end
 redis.call('set', key, first, 'PX', ARGV[3])
-redis.call('publish', ARGV[2] .. key, first)
+redis.call('publish', ARGV[2] .. key, first .. ' ' .. now)
 return 3
 `);
 

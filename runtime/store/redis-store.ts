@@ -53,8 +53,9 @@ export class RedisLockStore implements LockStore {
     const { line, lapses } = waitingLineOf(key);
     const args = [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs];
     return this.send(() => runScript(this.client, ACQUIRE_IN_TURN_SCRIPT, [key, line, lapses], args)).then((reply) => {
-      const [took, place] = reply as [number, string];
+      const [took, place, answeredAt] = reply as [number, string, number];
       waiter.place = place;
+      if (took === 0) waiter.answeredAt = answeredAt;
       return took === 1;
     });
   }

@@ -1,7 +1,7 @@
 // The names of a key's line of waiters (see redis-scripts.ts for how the line is used).
 //
-// Two sorted sets beside the lock key: `line` orders waiters by their place (when they first
-// waited, on Redis's clock), `lapses` by when each entry lapses unless its waiter comes back.
+// Two sorted sets beside the lock key: `line` orders waiters by their place (their order of
+// arrival), `lapses` by when each entry lapses unless its waiter comes back.
 // A script touches the lock key and both sets at once, so under Redis Cluster all three must
 // hash to one slot: they share the lock key's hash tag, or take the whole key as their tag.
 export interface WaitingLine {

@@ -1,0 +1,132 @@
+// The line of waiters in Redis: who is passed the key, what happens to waiters that die or give
+// up, and that the line stays in the lock key's Cluster slot.
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { defineLock, LockAcquireError, RedisLockStore, type Lease, type PlaceInLine } from 'lockweave';
+import { waitingLineOf } from '../../runtime/store/waiting-line';
+import { Waiter } from '../../runtime/lock/waiters';
+import { CLAIM_MS } from '../../runtime/store/lock-store';
+import { delay, uniqueId, useRedis } from '../helpers/redis-fixture';
+
+const fixture = useRedis(test);
+const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
+
+const place = (token: string, placeLastsMs: number): PlaceInLine => ({ token, leaseMs: 10_000, placeLastsMs, place: undefined, answeredAt: undefined });
+
+async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
+    await delay(20);
+  }
+}
+
+test('a release passes the key to the first waiter in line, over waiters that came later', async (t) => {
+  const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
+  const key = `LOCK_${flag('order')}`;
+  t.true(await store.tryAcquire(key, 'holder', 10_000));
+  for (const token of ['first', 'second', 'third']) t.false(await store.tryAcquireInTurn(key, place(token, 10_000)));
+  t.is(await store.release(key, 'holder'), 'passed');
+  t.is(await fixture.redis.get(key), 'first');
+  t.is(await store.release(key, 'first', place('second', 10_000)), 'handed', 'the named successor, first in line, gets it with its lease');
+  t.is(await fixture.redis.get(key), 'second');
+  t.true((await fixture.redis.pttl(key)) > CLAIM_MS, 'a full lease, not a claim');
+  t.is(await store.release(key, 'second'), 'passed');
+  t.is(await store.release(key, 'third'), 'freed');
+  t.is(await fixture.redis.exists(key, waitingLineOf(key).line, waitingLineOf(key).lapses), 0, 'nothing is left behind');
+  await store.close();
+});
+
+test('a place that lapses (its waiter died) is passed over; a waiter that comes back keeps its place', async (t) => {
+  const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
+  const key = `LOCK_${flag('lapse')}`;
+  await store.tryAcquire(key, 'holder', 10_000);
+  const slow = place('slow', 300);
+  await store.tryAcquireInTurn(key, place('dead', 300));
+  await store.tryAcquireInTurn(key, slow);
+  await store.tryAcquireInTurn(key, place('live', 10_000));
+  await delay(600); // both short places lapse
+  t.false(await store.tryAcquireInTurn(key, slow), 'the slow waiter comes back: its old place, ahead of live');
+  t.is(await store.release(key, 'holder'), 'passed');
+  t.is(await fixture.redis.get(key), 'slow', 'the dead waiter was passed over, the slow one kept its place');
+  await store.release(key, 'slow');
+  t.is(await fixture.redis.get(key), 'live');
+  await store.release(key, 'live');
+  await store.close();
+});
+
+test('a caller that gives up leaves the line', async (t) => {
+  const L = defineLock({ businessFlag: flag('leave'), retries: 2, waitTime: 100 });
+  const holder = (await L.acquire('A')) as Lease;
+  await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+  // Sooner than its place would lapse by itself (waitTime + 2 s after its last attempt).
+  await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 0, 1_000);
+  t.pass();
+  await holder.release();
+});
+
+test('a waiter whose process dies while first in line holds the key up for its claim only', async (t) => {
+  const businessFlag = flag('dead');
+  const L = defineLock({ businessFlag, retries: 200, waitTime: 100 });
+  const holder = (await L.acquire('K')) as Lease;
+  const line = waitingLineOf(holder.key).line;
+  // A waiter in another process takes the first place in line, and is killed there.
+  const foreign = spawn(process.execPath, [join(__dirname, 'programs', 'wait-once.js'), businessFlag, 'K'], {
+    env: { ...process.env, REDIS_URL: fixture.server.url },
+    stdio: 'ignore',
+  });
+  try {
+    await until(async () => (await fixture.redis.zcard(line)) === 1, 20_000);
+  } finally {
+    foreign.kill('SIGKILL');
+  }
+  const next = L.acquire('K') as Promise<Lease>;
+  await until(async () => (await fixture.redis.zcard(line)) === 2, 5_000);
+  const releasedAt = Date.now();
+  await holder.release();
+  const lease = await next;
+  const waitedMs = Date.now() - releasedAt;
+  // The dead waiter's place lasts 2.1 s past its last attempt: if it is still there, the key goes
+  // to it with a claim of CLAIM_MS, and then to us at our next attempt after the claim ends.
+  t.true(waitedMs <= CLAIM_MS + 3_000, `got the key ${waitedMs} ms after the release`);
+  t.is(await fixture.redis.get(lease.key), lease.token);
+  await lease.release();
+});
+
+test('a pass notice proves the key is ours only when the store made the pass after its last "not yet"', (t) => {
+  const waiter = new Waiter('k', 'token', 10_000, 1_000, () => undefined);
+  waiter.notYetSentAt = 50_000; // our clock
+  waiter.answeredAt = 900; // the store's clock at that answer
+  waiter.notifyPassed(899);
+  t.is(waiter.takeClaim(), undefined, 'a pass from before the answer may be stale: it proves nothing');
+  waiter.notifyPassed(950);
+  t.is(waiter.takeClaim(), 50_000 + 50 + CLAIM_MS, 'the claim ends no sooner than this on our clock');
+  t.is(waiter.takeClaim(), undefined, 'taken once');
+});
+
+// CRC16/XMODEM, as Redis Cluster hashes keys, to check that a line shares its key's slot.
+function crc16(text: string): number {
+  let crc = 0;
+  for (const byte of Buffer.from(text)) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+function slotOf(key: string): number {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  return crc16(close > open + 1 ? key.slice(open + 1, close) : key) % 16384;
+}
+
+// The one exception, a key with a `}` but no hash tag, fails on Cluster with CROSSSLOT (see waiting-line.ts).
+test('the line of a key hashes to the key\'s own Cluster slot, with or without a hash tag', (t) => {
+  const keys = ['LOCK_payOrder_Test001', 'LOCK_x_{user42}_o7', 'LOCK_{x}{y}', 'LOCK_a{b', 'LOCK_["U7","O42"]', 'LOCK_ü_ß'];
+  for (const key of keys) {
+    const { line, lapses } = waitingLineOf(key);
+    t.is(slotOf(line), slotOf(key), `${key} → ${line}`);
+    t.is(slotOf(lapses), slotOf(key), `${key} → ${lapses}`);
+  }
+});
