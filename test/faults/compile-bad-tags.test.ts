@@ -150,8 +150,6 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
     case: t.title,
     faults: corpus.length,
     operations: 1,
-    lostUpdates: 0,
-    overlaps: 0,
     durationMs: Date.now() - startedAt,
     notes: `seed ${SEED}; ${diagnostics.length} diagnostics over ${filesReported.size} files; tspc exit ${result.status}; erroring functions emitted as a throw of their diagnostic`,
   });

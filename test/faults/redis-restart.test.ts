@@ -70,8 +70,6 @@ test(`redis-server killed and restarted during a run: callers get a LockError wi
     case: t.title,
     faults: 1,
     operations: ops.length,
-    lostUpdates: 0,
-    overlaps: 0,
     durationMs: Date.now() - startedAt,
     notes: `${failures.length} LockErrors (${[...new Set(failures.map((op) => op.error?.name))].join(', ')}); slowest call ${slowest} ms; locking again ${recoveredMs} ms after restart`,
   });

@@ -6,6 +6,9 @@ export interface CounterTotals {
   readonly ops: number;
   readonly overlapsSeen: number;
   readonly maxElapsedMs: number;
+  /** The longest wait for the lock, and the longest release, in any call. */
+  readonly maxWaitMs: number;
+  readonly maxReleaseMs: number;
   readonly increments: Record<string, number>;
   readonly errors: Record<string, number>;
   readonly sampleErrors: unknown[];
@@ -13,7 +16,7 @@ export interface CounterTotals {
 }
 
 export function addResults(results: readonly WorkerMessage[]): CounterTotals {
-  const totals = { ops: 0, overlapsSeen: 0, maxElapsedMs: 0, increments: {} as Record<string, number>, errors: {} as Record<string, number>, sampleErrors: [] as unknown[], events: {} as Record<string, number> };
+  const totals = { ops: 0, overlapsSeen: 0, maxElapsedMs: 0, maxWaitMs: 0, maxReleaseMs: 0, increments: {} as Record<string, number>, errors: {} as Record<string, number>, sampleErrors: [] as unknown[], events: {} as Record<string, number> };
   const add = (into: Record<string, number>, from: unknown) => {
     for (const [name, count] of Object.entries((from ?? {}) as Record<string, number>)) into[name] = (into[name] ?? 0) + count;
   };
@@ -21,6 +24,8 @@ export function addResults(results: readonly WorkerMessage[]): CounterTotals {
     totals.ops += result.ops as number;
     totals.overlapsSeen += result.overlaps as number;
     totals.maxElapsedMs = Math.max(totals.maxElapsedMs, result.maxElapsedMs as number);
+    totals.maxWaitMs = Math.max(totals.maxWaitMs, result.maxWaitMs as number);
+    totals.maxReleaseMs = Math.max(totals.maxReleaseMs, result.maxReleaseMs as number);
     add(totals.increments, result.increments);
     add(totals.errors, result.errors);
     add(totals.events, result.events);

@@ -13,8 +13,9 @@ export interface FaultBench {
   workers: Worker[];
 }
 
-export async function faultBench(t: ExecutionContext): Promise<FaultBench> {
-  const redis = await startRedisServer();
+/** `redisArgs`: extra redis-server arguments (persistence for a restart that keeps the keys). */
+export async function faultBench(t: ExecutionContext, redisArgs: readonly string[] = []): Promise<FaultBench> {
+  const redis = await startRedisServer(redisArgs);
   const admin = adminClient(redis.url);
   const workers: Worker[] = [];
   t.teardown(async () => {

@@ -6,6 +6,10 @@ export interface OpMessage {
   readonly key: string;
   readonly startedAt: number;
   readonly elapsedMs: number;
+  /** Until the body began (the whole call when it never did). */
+  readonly waitMs: number;
+  /** From the body's end until the call returned: the release. */
+  readonly releaseMs: number;
   readonly ok: boolean;
   readonly error?: { name: string; message: string; isLockError: boolean; cause?: string };
 }

@@ -17,11 +17,11 @@ function main(): void {
     row.case.length > 90 ? row.case.slice(0, 87) + '...' : row.case,
     String(row.faults),
     String(row.operations),
-    String(row.lostUpdates),
-    String(row.overlaps),
+    String(row.lostUpdates ?? '-'),
+    String(row.overlaps ?? '-'),
     (row.durationMs / 1000).toFixed(1),
   ]);
-  const total = (pick: (row: CaseSummary) => number) => String(rows.reduce((sum, row) => sum + pick(row), 0));
+  const total = (pick: (row: CaseSummary) => number | undefined) => String(rows.reduce((sum, row) => sum + (pick(row) ?? 0), 0));
   table.push([
     `TOTAL (${rows.length} cases)`,
     total((row) => row.faults),

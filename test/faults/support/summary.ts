@@ -10,8 +10,12 @@ export interface CaseSummary {
   readonly faults: number;
   /** Locked operations (or compilations) run. */
   readonly operations: number;
-  readonly lostUpdates: number;
-  readonly overlaps: number;
+  /**
+   * Counted from what the case's bodies recorded; left out by a case that does not count them,
+   * so the table shows "-" there rather than a 0 that nothing checked.
+   */
+  readonly lostUpdates?: number;
+  readonly overlaps?: number;
   readonly durationMs: number;
   /** Anything else worth a glance: error counts, latencies. */
   readonly notes?: string;

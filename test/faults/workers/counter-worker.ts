@@ -34,12 +34,15 @@ export interface CounterWorkerConfig {
   readonly waitTime: number;
   /** Send one `op` message per operation (for timelines). */
   readonly reportOps: boolean;
+  /** A pause between one caller's operations (default none): a light, steady caller. */
+  readonly gapMs?: number;
 }
 
 const config = readConfig<CounterWorkerConfig>();
 exitAfter(config.runMs + 30_000);
 
-const { logger, counts: eventCounts } = countingLogger(['lost', 'reentered']);
+// `error` events are rare outside faults, and say which token a failed acquire or release had.
+const { logger, counts: eventCounts } = countingLogger(['lost', 'reentered', 'error']);
 lockweave.configure({
   redis: config.url,
   logger,
@@ -50,12 +53,19 @@ lockweave.configure({
 const data = new Redis(config.url, { maxRetriesPerRequest: 3, commandTimeout: 2_000 });
 data.on('error', () => undefined);
 
+/**
+ * Data commands are retried for this long, which outlasts the test's Redis outages: a body that
+ * gave up mid-way would leave its `inside` marker behind and count as a failure of the lock.
+ */
+const DATA_RETRY_MS = 30_000;
+
 async function retried<T>(command: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + DATA_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     try {
       return await command();
     } catch (error) {
-      if (attempt >= 40) throw error;
+      if (attempt >= 1_000 || Date.now() >= deadline) throw error;
       await sleep(50);
     }
   }
@@ -64,12 +74,20 @@ async function retried<T>(command: () => Promise<T>): Promise<T> {
 interface Outcome {
   incremented: boolean;
   overlap: boolean;
+  /** When the body started and ended: the call's time outside them is the lock's. */
+  enteredAt?: number;
+  leftAt?: number;
 }
 
 class CounterWorker {
   /** @redisLock businessFlag=faultCounter keyName=key */
   async increment(key: string, outcome: Outcome): Promise<void> {
-    await (config.body === 'counter' ? counterBody(key, outcome) : sleep(Math.random() * config.bodyDelayMaxMs));
+    outcome.enteredAt = Date.now();
+    try {
+      await (config.body === 'counter' ? counterBody(key, outcome) : sleep(Math.random() * config.bodyDelayMaxMs));
+    } finally {
+      outcome.leftAt = Date.now();
+    }
   }
 }
 
@@ -108,9 +126,16 @@ async function runLoop(loop: number, totals: Totals): Promise<void> {
     } catch (caught) {
       error = describeError(caught);
     }
-    const elapsedMs = Date.now() - startedAt;
+    const endedAt = Date.now();
+    const elapsedMs = endedAt - startedAt;
+    // Waiting for the lock (until the body began, or the whole call when it never did), and
+    // releasing it (from the body's end until the call returned).
+    const waitMs = (outcome.enteredAt ?? endedAt) - startedAt;
+    const releaseMs = outcome.leftAt === undefined ? 0 : endedAt - outcome.leftAt;
     totals.ops++;
     totals.maxElapsedMs = Math.max(totals.maxElapsedMs, elapsedMs);
+    totals.maxWaitMs = Math.max(totals.maxWaitMs, waitMs);
+    totals.maxReleaseMs = Math.max(totals.maxReleaseMs, releaseMs);
     if (outcome.incremented) (totals.increments[key] = (totals.increments[key] ?? 0) + 1);
     if (outcome.overlap) totals.overlaps++;
     if (error) {
@@ -118,8 +143,9 @@ async function runLoop(loop: number, totals: Totals): Promise<void> {
       totals.errors[name] = (totals.errors[name] ?? 0) + 1;
       if (totals.sampleErrors.length < 5) totals.sampleErrors.push(error);
     }
-    if (config.reportOps) send('op', { loop, key, startedAt, elapsedMs, ok: !error, error });
+    if (config.reportOps) send('op', { loop, key, startedAt, elapsedMs, waitMs, releaseMs, ok: !error, error });
     if (error) await sleep(20); // an application would not spin on a failing dependency either
+    if (config.gapMs) await sleep(config.gapMs);
   }
 }
 
@@ -127,13 +153,15 @@ interface Totals {
   ops: number;
   overlaps: number;
   maxElapsedMs: number;
+  maxWaitMs: number;
+  maxReleaseMs: number;
   increments: Record<string, number>;
   errors: Record<string, number>;
   sampleErrors: ReturnType<typeof describeError>[];
 }
 
 async function main(): Promise<void> {
-  const totals: Totals = { ops: 0, overlaps: 0, maxElapsedMs: 0, increments: {}, errors: {}, sampleErrors: [] };
+  const totals: Totals = { ops: 0, overlaps: 0, maxElapsedMs: 0, maxWaitMs: 0, maxReleaseMs: 0, increments: {}, errors: {}, sampleErrors: [] };
   send('ready');
   await Promise.all(Array.from({ length: config.loops }, (_, loop) => runLoop(loop, totals)));
   send('result', { workerId: config.workerId, ...totals, events: eventCounts });

@@ -4,7 +4,8 @@
 //
 // Messages: ready, acquired {key, token, elapsedMs}, body-end, done, failed {error}, and
 // lock-event for every lock event (the tests look for `waiting`, `released` and `lost`).
-// Commands: `go` starts (with waitForGo), `release` ends the body.
+// Commands: `go` starts (with waitForGo), `release` ends the body, `exit` ends the process (with
+// stayUntilExit).
 import * as lockweave from 'lockweave/runtime';
 import type { LockEvent } from 'lockweave/runtime';
 import { countingLogger, describeError, exitAfter, onCommands, readConfig, send } from './protocol';
@@ -20,6 +21,11 @@ export interface HolderWorkerConfig {
   readonly holdMs: number;
   /** Start acquiring only on the `go` command (lets the test start processes early). */
   readonly waitForGo?: boolean;
+  /**
+   * After `done`, stay up until the `exit` command. A release Redis did not answer is retried in
+   * the background, and only while the process lives: a test of that retry keeps it alive.
+   */
+  readonly stayUntilExit?: boolean;
 }
 
 const config = readConfig<HolderWorkerConfig>();
@@ -41,8 +47,11 @@ let releaseBody: () => void = () => undefined;
 let releaseAsked = false;
 let go: () => void = () => undefined;
 const started = new Promise<void>((resolve) => (go = resolve));
+let exit: () => void = () => undefined;
+const exitAsked = new Promise<void>((resolve) => (exit = resolve));
 onCommands((command) => {
   if (command === 'go') go();
+  if (command === 'exit') exit();
   if (command !== 'release') return;
   releaseAsked = true;
   releaseBody();
@@ -73,6 +82,7 @@ async function main(): Promise<void> {
   } catch (error) {
     send('failed', { error: describeError(error) });
   }
+  if (config.stayUntilExit) await exitAsked;
   await lockweave.close();
   process.exit(0);
 }
