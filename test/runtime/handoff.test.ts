@@ -5,9 +5,11 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { defineLock, type Lease } from 'lockweave';
-import { delay, uniqueId, useRedis } from '../helpers/redis-fixture';
+import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
+import { waitingLineOf } from '../../runtime/store/waiting-line';
 
 const fixture = useRedis(test);
+
 const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
 
 test('a release hands the key to a waiter in this process: the key is never free in between', async (t) => {
@@ -20,14 +22,15 @@ test('a release hands the key to a waiter in this process: the key is never free
   await listener.subscribe(`lockweave:released:${holder.key}`);
 
   const waiter = L.acquire('A') as Promise<Lease>;
-  await delay(100); // the waiter is asleep on the key
+  await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 1); // the waiter stands in line
   await holder.release();
   const tokenRightAfterRelease = await fixture.redis.get(holder.key);
   const next = await waiter;
   t.is(tokenRightAfterRelease, next.token, 'the key went straight from holder to waiter');
   t.not(next.token, holder.token);
   await next.release();
-  await delay(100);
+  // Notices on one channel arrive in order: had the hand-over published one, it would come first.
+  await until(async () => notices.length > 0);
   t.deepEqual(notices, [`lockweave:released:${holder.key}`], 'only the final, real release was announced');
   listener.disconnect();
 });

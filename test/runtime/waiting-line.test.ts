@@ -8,20 +8,13 @@ import { defineLock, LockAcquireError, RedisLockStore, type Lease, type PlaceInL
 import { waitingLineOf } from '../../runtime/store/waiting-line';
 import { Waiter } from '../../runtime/lock/waiters';
 import { CLAIM_MS } from '../../runtime/store/lock-store';
-import { delay, uniqueId, useRedis } from '../helpers/redis-fixture';
+import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
 
 const fixture = useRedis(test);
 const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
 
 const place = (token: string, placeLastsMs: number): PlaceInLine => ({ token, leaseMs: 10_000, placeLastsMs, place: undefined, answeredAt: undefined });
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
-    await delay(20);
-  }
-}
 
 test('a release passes the key to the first waiter in line, over waiters that came later', async (t) => {
   const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
