@@ -108,10 +108,15 @@ export class Waiter implements PlaceInLine {
     this.awaken();
   }
 
-  /** The release did not hand the key over: free to be woken again; woken now when the key came free. */
-  unreserve(wake: boolean): void {
+  /**
+   * The release did not hand the key over. The waiter wakes either way: with a notice when the key
+   * came free, else only to look at its schedule — its timer may have come due while it was
+   * reserved, and a timer that fired then did not wake it.
+   */
+  unreserve(keyFreed: boolean): void {
     this.reserved = false;
-    if (wake) this.notify();
+    if (keyFreed) this.epoch++;
+    this.awaken();
   }
 
   close(): void {

@@ -123,3 +123,27 @@ test('the line of a key hashes to the key\'s own Cluster slot, with or without a
     t.is(slotOf(lapses), slotOf(key), `${key} → ${lapses}`);
   }
 });
+
+test('a waiter named successor by a release that passes the key to another still gives up at its deadline', async (t) => {
+  const L = defineLock({ businessFlag: flag('reserved'), retries: 1, waitTime: 400 });
+  const holder = (await L.acquire('A')) as Lease;
+  const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
+  // Someone else is first in line, so the release will pass the key to it, not to our waiter.
+  await store.tryAcquireInTurn(holder.key, place('first', 30_000));
+  const startedAt = Date.now();
+  const waiter = L.acquire('A').then(() => 'acquired?', (error: Error) => error.name);
+  await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 2);
+  // Redis busy for 600 ms (a script spinning on its clock) while the release is in flight: the
+  // waiter, reserved as successor, comes due meanwhile.
+  const blocker = new Redis(fixture.server.url);
+  const busy = blocker.eval(`local s = redis.call('time') local t repeat t = redis.call('time') until (t[1] - s[1]) * 1e6 + (t[2] - s[2]) > 600000 return 1`, 0);
+  await delay(50);
+  const release = holder.release();
+  t.is(await waiter, 'LockAcquireError');
+  t.true(Date.now() - startedAt < 5_000, `gave up ${Date.now() - startedAt} ms after it began, deadline 400 ms`);
+  await busy;
+  await release;
+  await store.release(holder.key, 'first');
+  blocker.disconnect();
+  await store.close();
+});
