@@ -7,13 +7,16 @@
 // cleared when the release message comes first; when it fires, seconds later, it UNSUBSCRIBEs the
 // key's channel on the one subscriber connection that every waiter in the process shares, so the
 // waiters of that moment hear no more releases until their own timeouts end their tryLock with
-// `false` (BENCH_QUICK: 4–6 failed calls and runs cut short at the deadline, in 3 of 6 runs). With
+// `false` (BENCH_QUICK: failed calls in 3 of 7 runs, 11 in all; 16 callers × 30 sections alone: 24 of 480). With
 // streams (its documented alternative, Redis ≥ 5) unlock XADDs to one stream that a blocked XREAD
-// reads, and the stale timeout only removes an in-process listener. One race is left in both
-// modes: a waiter listens only after its refused try (Java Redisson subscribes first), so a
-// release event read before the refusal's reply is lost, and that waiter sleeps out its wait
-// unless another release comes; the bench counts such a caller as failed (BENCH_QUICK, streams:
-// 1 failed call in 8 runs).
+// reads, and the stale timeout only removes an in-process listener. Two faults are left in both
+// modes, and the bench counts the callers they fail (streams: 1 call in 8 quick runs, 5 in 28 full runs):
+// - a waiter listens only after its refused try (Java Redisson subscribes first), so a release
+//   event read before the refusal's reply is lost, and that waiter sleeps out its wait unless
+//   another release comes (a run stalls, then one caller gives up);
+// - tryLock's wait budget subtracts the time since the *first* try at every check, not since the
+//   last one, so a waiter woken by many releases (every release wakes every waiter of the key, in
+//   every process) gives up long before GIVE_UP_MS — the failures of the multi-process scenario.
 //
 // It cannot take the bench's client: `new Redisson({ redis: { options } })` opens two ioredis
 // connections of its own (commands, with its Lua scripts defined on them, and the XREAD reader),
