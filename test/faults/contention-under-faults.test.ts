@@ -13,11 +13,14 @@
 //     meet the restart at four phases a quarter of their 1 s period apart: the promise is measured
 //     whatever the phase, not at one lucky moment. The hot keys held at the restart are timed too.
 import test from 'ava';
+import { cpSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { faultBench } from './support/fault-bench';
 import { adminClient, eventually } from './support/admin';
 import { addResults, lostUpdates, readRedisState } from './support/counters';
 import { opsOf, waitForSuccesses, type OpMessage } from './support/ops';
+import { TMP_DIR } from './support/paths';
 import { recordSummary } from './support/summary';
 import { Worker, waitForAll, type WorkerMessage } from './support/workers';
 
@@ -90,6 +93,12 @@ async function timeUntilFreed(client: Redis, held: Map<string, string>, since: n
 test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked increments per process on ${KEYS.length} hot keys while connections are cut 4 times and redis-server (AOF) is killed and restarted: no lost update, no overlap, no caller past its wait bound, failures only in the outage, a held key freed within ${FREED_WITHIN_MS} ms of Redis coming back, no key left`, async (t) => {
   const startedAt = Date.now();
   const { redis, admin, workers } = await faultBench(t, AOF);
+  // A failed run keeps the AOF — every write Redis acknowledged, in order — for a look at a key's history.
+  const keptAof = join(TMP_DIR, `faults-aof-${process.pid}`);
+  t.teardown(() => {
+    const aof = join(redis.dir, 'appendonlydir');
+    if (!t.passed && existsSync(aof)) cpSync(aof, keptAof, { recursive: true });
+  });
   const counters: Worker[] = [];
   for (let index = 0; index < PROCESSES; index++) {
     counters.push(
@@ -236,6 +245,12 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
     freedMs: freed.get(key),
     by: held.some((message) => message.token === token) ? 'holder, release failed in the outage' : failedReleaseTokens.has(token) ? 'release failed in the outage' : ghostTokens.has(token) ? 'an attempt whose reply was lost' : 'a body under way, or a handoff',
   }));
+  // Leases the runtime reported lost, with when (relative to the kill) and why.
+  const lostReports = workers.flatMap((worker) =>
+    lockEvents(worker)
+      .filter((event) => event.type === 'lost')
+      .map((event) => `${event.key} at kill${event.t - killedAt >= 0 ? '+' : ''}${event.t - killedAt} ms: ${(event as { error?: { message: string } }).error?.message}`),
+  );
   const mustBeFreedSoon = atRestart.filter((entry) => entry.by.includes('release failed in the outage'));
   const describe = (entries: typeof atRestart) => entries.map((entry) => `${entry.key} ${entry.freedMs ?? 'never'} ms (${entry.by})`).join(', ');
 
@@ -246,7 +261,8 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
     `counter calls failed ${counterFailures.length}; probe calls ${probeOps.length}, failed in the outage ${probeFailures.length}, slowest ${max(probeOps, (op) => op.elapsedMs)} ms (bound ${PROBE_WAIT_BOUND}); ` +
     `held keys freed ${holderFreedMs.map((ms) => ms ?? 'never').join(', ')} ms after Redis was back (releases failed ${HOLDER_RELEASES.join(', ')} ms into the outage); ` +
     `keys held at restart: ${describe(atRestart)}; ` +
-    `keys at the end ${keysAtEnd.length}${keysAtEnd.length ? `, gone after ${leftForMs} ms` : ''}; lock events ${JSON.stringify(totals.events)}`;
+    `keys at the end ${keysAtEnd.length}${keysAtEnd.length ? `, gone after ${leftForMs} ms` : ''}; lock events ${JSON.stringify(totals.events)}` +
+    (lostReports.length ? `; lost: ${lostReports.join(' | ')}` : '');
   recordSummary({
     case: t.title,
     faults: 1 + cuts.length,
@@ -257,6 +273,10 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
     notes,
   });
   t.log(notes);
+  for (const trace of workers.flatMap((worker) => worker.messages.filter((message) => message.kind === 'trace'))) {
+    t.log(`lost lease ${trace.token as string} on ${trace.key as string}; its process's last events on the key: ${JSON.stringify(trace.events)}`);
+  }
+  t.log(`if this run fails, its AOF is kept in ${keptAof}`);
 
   t.deepEqual(exits.map((exit) => exit.code), workers.map(() => 0), 'every worker exits cleanly');
   t.true(cuts.length >= 2 && cuts.every((entry) => entry.clients > 0), `every cut cut connections: ${JSON.stringify(cuts)}`);
@@ -265,7 +285,7 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   t.is(lost, 0, `counters ${JSON.stringify(state.counters)} equal acknowledged increments ${JSON.stringify(totals.increments)}`);
   t.deepEqual(state.insideLeft, [], 'every body left');
   t.true(clean, `no lock key outlives its lease: ${JSON.stringify(keysAtEnd)}`);
-  t.is(totals.events.lost ?? 0, 0, 'no lease was lost: the outage was shorter than every lease');
+  t.deepEqual(lostReports, [], 'no lease was lost: the outage was shorter than every lease');
   t.is(totals.events.reentered ?? 0, 0, 'no call went in as reentrant');
 
   // Success, or a LockError — and that only for a call the outage overlapped.

@@ -15,6 +15,8 @@ export interface RedisServer {
   readonly url: string;
   /** PID of the redis-server process, for fault tests that pause or kill it. */
   readonly pid: number;
+  /** Its working directory (the AOF lives here when persistence is turned on); removed by stop(). */
+  readonly dir: string;
   /** Kills the server (SIGKILL) and waits for it to exit; the port stays reserved for restart(). */
   kill(): Promise<void>;
   /** Starts a fresh server on the same port after kill(). */
@@ -36,6 +38,7 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
         host: '127.0.0.1',
         port,
         url: `redis://127.0.0.1:${port}`,
+        dir,
         get pid() {
           return child.pid!;
         },

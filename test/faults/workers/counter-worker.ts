@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import * as lockweave from 'lockweave/runtime';
+import type { LockEvent, LockLogger } from 'lockweave/runtime';
 import { countingLogger, describeError, exitAfter, onCommands, readConfig, send, sleep } from './protocol';
 
 export interface CounterWorkerConfig {
@@ -42,7 +43,16 @@ const config = readConfig<CounterWorkerConfig>();
 exitAfter(config.runMs + 30_000);
 
 // `error` events are rare outside faults, and say which token a failed acquire or release had.
-const { logger, counts: eventCounts } = countingLogger(['lost', 'reentered', 'error']);
+const { logger: counting, counts: eventCounts } = countingLogger(['lost', 'reentered', 'error']);
+/** The latest lock events, for a `trace` of the key when a lease is reported lost. */
+const recent: Array<Record<string, unknown>> = [];
+const logger: LockLogger = (event) => {
+  const { error, ...rest } = event as LockEvent & { error?: Error };
+  recent.push({ t: Date.now(), ...rest, ...(error ? { error: error.message } : {}) });
+  if (recent.length > 500) recent.splice(0, 100);
+  counting(event);
+  if (event.type === 'lost') send('trace', { key: event.key, token: event.token, events: recent.filter((entry) => entry.key === event.key).slice(-60) });
+};
 lockweave.configure({
   redis: config.url,
   logger,
