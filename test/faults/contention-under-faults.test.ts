@@ -42,8 +42,10 @@ const SLACK = 3_000;
 /**
  * A caller's wait bound: its retries × waitTime, plus one command timeout (an attempt sent at the
  * deadline may run that long before it fails), plus SLACK. That is the lock's own time in a call:
- * until the body begins, or the whole call when it fails. The release after the body is one
- * command, so it is bounded by one command timeout (its retries run in the background).
+ * until the body begins, or the whole call when it fails — the body's own time is the body's.
+ * The release after the body is one command, so it is bounded by one command timeout (its retries
+ * run in the background); a command in flight when its connection is cut takes that long, as
+ * ioredis drops it on reconnecting (autoResendUnfulfilledCommands: false) and it times out.
  */
 const waitBound = (retries: number, waitTime: number) => retries * waitTime + COMMAND_TIMEOUT + SLACK;
 const COUNTER_WAIT_BOUND = waitBound(RETRIES, WAIT_TIME);
@@ -142,7 +144,8 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
       retries: 0,
       waitTime: 1_000,
       watchdog: true,
-      holdMs: 60_000,
+      // Past the test's own length: only the `release` command ends the body.
+      holdMs: 90_000,
       stayUntilExit: true,
     }),
   );
