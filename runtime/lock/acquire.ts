@@ -19,7 +19,7 @@ import type { OnFail } from '../base/options';
 import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreClaim } from './lease';
 import { newToken } from './token';
-import { CLAIM_MS, type LockStore } from '../store/lock-store';
+import type { LockStore } from '../store/lock-store';
 import { waitersOf, type Waiter } from './waiters';
 
 export interface AcquireSettings extends LeaseSettings {
@@ -110,7 +110,9 @@ async function waitForLease(
     let seen = waiter.epoch;
     // Take a place in line, listening first: a release between the first attempt and now either
     // freed the key (this finds it free, and takes it if nobody is ahead) or passed it to someone
-    // already in line. Not an attempt of the schedule unless it takes the key: the SETs a caller
+    // already in line. A key passed to this waiter with a claim is confirmed by its next attempt,
+    // which makes the lease its own, full length, before the body starts: a body never runs on a
+    // claim, which a short Redis outage or a cut connection would end under it. Not an attempt of the schedule unless it takes the key: the SETs a caller
     // makes are the first, then `retries`, plus one per notice in between.
     let lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
@@ -127,16 +129,6 @@ async function waitForLease(
       if (handedAt !== undefined) {
         attempts.count++;
         lease = new Lease(key, token, store, settings, logger, handedAt, context.claim);
-        break;
-      }
-      // Passed to us with a claim (a release in another process, or one here that did not name
-      // us): while most of the claim is surely left, the notice is proof enough (see
-      // Waiter.takeClaim). The body starts now and the lease renews to its full length at once —
-      // no confirming round trip. Else an attempt in turn confirms the key as usual.
-      const claimedUntil = waiter.takeClaim();
-      if (claimedUntil !== undefined && claimedUntil - Date.now() >= CLAIM_MS / 2) {
-        attempts.count++;
-        lease = new Lease(key, token, store, settings, logger, waiter.notYetSentAt!, context.claim, claimedUntil);
         break;
       }
       const noticed = waiter.epoch !== seen;
@@ -172,7 +164,6 @@ async function attemptInTurn(
       if (!counts) attempts.count++;
       return new Lease(key, waiter.token, context.store, settings, context.logger, sentAt, context.claim);
     }
-    waiter.notYetSentAt = sentAt;
   } catch (error) {
     attempts.lastError = attemptErrored(error, key, waiter.token, context);
     attempts.erred = true;
@@ -204,7 +195,7 @@ function failed(
   // Leave the line, and pass the key on should it hold our token after all: an attempt that timed
   // out may have set it, or a release may have passed it to us just now. Token-checked, so safe;
   // not awaited, so the caller's failure is not delayed by it.
-  if (mayHaveLeftTraces) context.store.release(key, token).catch(() => undefined);
+  if (mayHaveLeftTraces) context.store.leave(key, token).catch(() => undefined);
   context.claim?.end();
   const waitedMs = Date.now() - startedAt;
   context.logger?.({ type: 'failed', key, attempts: attempts.count, waitedMs, site: context.site });

@@ -19,9 +19,6 @@ export interface StoreClaim {
 /** A release that Redis did not answer is sent again this often, while the lease could still be alive. */
 const RELEASE_RETRY_MS = [100, 200, 400, 800, 1000];
 
-/** A renewal that would make a claim a full lease, and failed, is sent again this soon. */
-const CONFIRM_RETRY_MS = 100;
-
 export interface LeaseSettings {
   readonly lockTime: number;
   readonly watchdog: boolean;
@@ -39,8 +36,6 @@ export class Lease implements HeldLock, AsyncDisposable {
   private lostWith: LockLostError | undefined;
   /** Made on the first nested call: most leases have none. */
   private gate: ReentryGate | undefined;
-  /** Held on a claim that the first renewal has not yet made a full lease. */
-  private confirming: boolean;
 
   constructor(
     readonly key: string,
@@ -51,16 +46,9 @@ export class Lease implements HeldLock, AsyncDisposable {
     /** When the acquiring SET was sent: Redis started the lease no earlier, so we count from here. */
     private readonly acquiredAt: number,
     private readonly claim?: StoreClaim,
-    /**
-     * Set when the key was passed to us with a short claim (see store/lock-store.ts CLAIM_MS): the
-     * last moment it is known to be ours until the first renewal, which is sent at once.
-     */
-    claimedUntil?: number,
   ) {
-    this.expiresAt = claimedUntil ?? acquiredAt + settings.lockTime;
-    this.confirming = claimedUntil !== undefined;
-    if (this.confirming) void this.renew();
-    else if (settings.watchdog) this.scheduleRenewal();
+    this.expiresAt = acquiredAt + settings.lockTime;
+    if (settings.watchdog) this.scheduleRenewal();
   }
 
   /** True until released, lost, or past the last moment the key was known to be ours. */
@@ -149,9 +137,7 @@ export class Lease implements HeldLock, AsyncDisposable {
 
   private scheduleRenewal(): void {
     // A third of the lease: two renewals can fail (a slow or restarting Redis) before it ends.
-    // A claim is short, so a renewal that failed on it is sent again soon.
-    const delay = this.confirming ? CONFIRM_RETRY_MS : this.settings.lockTime / 3;
-    this.renewTimer = setTimeout(() => void this.renew(), timerDelay(delay));
+    this.renewTimer = setTimeout(() => void this.renew(), timerDelay(this.settings.lockTime / 3));
     // The body keeps the process alive while it works; the watchdog alone must not.
     this.renewTimer.unref();
   }
@@ -163,7 +149,6 @@ export class Lease implements HeldLock, AsyncDisposable {
       if (this.state !== 'held') return;
       if (!stillOurs) return this.reportLost('the watchdog found the key no longer ours');
       this.expiresAt = startedAt + this.settings.lockTime;
-      this.confirming = false;
       this.logger?.({ type: 'renewed', key: this.key, token: this.token });
     } catch (error) {
       if (this.state !== 'held') return;
@@ -171,8 +156,7 @@ export class Lease implements HeldLock, AsyncDisposable {
       // We cannot know it is ours past the last confirmed expiry.
       if (Date.now() >= this.expiresAt) return this.reportLost('the lease ended while Redis could not be reached');
     }
-    // With the watchdog off, the one renewal that makes a claim a full lease is all there is.
-    if (this.settings.watchdog || this.confirming) this.scheduleRenewal();
+    this.scheduleRenewal();
   }
 
   private stopWatchdog(): void {

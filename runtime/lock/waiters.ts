@@ -3,8 +3,7 @@
 //
 // Who goes next is decided in the store, by the key's line of waiters (first come, first served,
 // across every process). What this file decides is how a notice reaches the right sleeper:
-// - passed to a token: only the waiter holding that token wakes, and holds the key at once (see
-//   acquire.ts for why the notice alone is proof enough);
+// - passed to a token: only the waiter holding that token wakes, to confirm the key with one attempt;
 // - freed (nobody was in line when it was released): the oldest sleeper of this process wakes and
 //   tries; the others sleep on, so they do not all race for one key.
 //
@@ -16,7 +15,7 @@
 // If the store finds that waiter first in line, the key goes to it with its full lease, and the
 // holder wakes it with the key already its own — no notice and no round trip. The successor is
 // reserved first, so its own timer cannot make it give up while the release is in flight.
-import { CLAIM_MS, type LockStore, type Pass, type PlaceInLine } from '../store/lock-store';
+import type { LockStore, PlaceInLine } from '../store/lock-store';
 import { timerDelay } from '../base/timer-delay';
 
 export class Waiter implements PlaceInLine {
@@ -28,11 +27,6 @@ export class Waiter implements PlaceInLine {
   private reserved = false;
   /** When the key was handed to this waiter: the release was sent then, so its lease began no earlier. */
   private handedAt: number | undefined;
-  /** The store's clock when a notice said the key was passed to this waiter. */
-  private passedAt: number | undefined;
-  answeredAt: number | undefined;
-  /** When the attempt that the store last answered with "not yet" was sent (our clock). */
-  notYetSentAt: number | undefined;
 
   constructor(
     readonly key: string,
@@ -63,31 +57,6 @@ export class Waiter implements PlaceInLine {
     const handedAt = this.handedAt;
     this.handedAt = undefined;
     return handedAt;
-  }
-
-  /**
-   * Until when a key that a notice said was passed to this waiter is surely its own (our clock),
-   * or undefined when no notice came or it proves nothing: taken once.
-   *
-   * Why the notice is proof: the release set the key to our token with a claim of CLAIM_MS at
-   * `passedAt` on the store's clock. When that is no earlier than `answeredAt` — the store's clock
-   * at its last "not yet" to us, sent at `notYetSentAt` on ours — the claim ends no sooner than
-   * notYetSentAt + (passedAt − answeredAt) + CLAIM_MS on our clock (the two clocks run at one rate,
-   * as every lease assumes). A notice older than that answer proves nothing: the two come over
-   * different connections and may arrive in either order.
-   */
-  takeClaim(): number | undefined {
-    const passedAt = this.passedAt;
-    this.passedAt = undefined;
-    if (passedAt === undefined || this.answeredAt === undefined || this.notYetSentAt === undefined) return undefined;
-    if (passedAt < this.answeredAt) return undefined;
-    return this.notYetSentAt + (passedAt - this.answeredAt) + CLAIM_MS;
-  }
-
-  /** A notice passed the key to this waiter. */
-  notifyPassed(at: number): void {
-    this.passedAt = at;
-    this.notify();
   }
 
   /** A notice for this waiter came. */
@@ -150,7 +119,7 @@ export class Waiters {
     const list = this.byKey.get(key);
     if (list) list.push(waiter);
     else this.byKey.set(key, [waiter]);
-    await this.store.listen(key, (noticed, pass) => this.notice(noticed, pass)).catch(() => undefined);
+    await this.store.listen(key, (noticed, passedTo) => this.notice(noticed, passedTo)).catch(() => undefined);
     return waiter;
   }
 
@@ -165,11 +134,11 @@ export class Waiters {
     return successor;
   }
 
-  private notice(key: string, pass: Pass | undefined): void {
+  private notice(key: string, passedTo: string | undefined): void {
     const list = this.byKey.get(key);
     if (!list) return;
-    if (pass === undefined) list.find((waiter) => waiter.available)?.notify();
-    else list.find((waiter) => waiter.token === pass.token)?.notifyPassed(pass.at);
+    if (passedTo === undefined) list.find((waiter) => waiter.available)?.notify();
+    else list.find((waiter) => waiter.token === passedTo)?.notify();
   }
 
   private remove(waiter: Waiter): void {

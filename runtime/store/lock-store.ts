@@ -11,14 +11,6 @@ export interface PlaceInLine {
   readonly placeLastsMs: number;
   /** Its place, which the store sets on the waiter's first attempt and keeps for the later ones. */
   place: string | undefined;
-  /** The store's clock (ms) when it last answered an attempt of this waiter with "not yet". */
-  answeredAt: number | undefined;
-}
-
-/** A key passed to a waiter: its token, and the store's clock (ms) when the release passed it. */
-export interface Pass {
-  readonly token: string;
-  readonly at: number;
 }
 
 /**
@@ -29,15 +21,18 @@ export interface Pass {
 export type Released = 'not-ours' | 'freed' | 'handed' | 'passed';
 
 /**
- * A release notice: `key` was freed (`pass` undefined), or passed to a waiter with a claim.
- * Notices reach every process that listens for the key, the releaser's own included.
+ * A release notice: `key` was freed (`passedTo` undefined), or passed with a claim to the waiter
+ * whose token is `passedTo`. Notices reach every process that listens for the key, the
+ * releaser's own included.
  */
-export type Notice = (key: string, pass: Pass | undefined) => void;
+export type Notice = (key: string, passedTo: string | undefined) => void;
 
 /**
- * How long a key passed to a waiter in another process is its claim, until that waiter renews it
- * to its full lease. A live waiter does so within a round trip of the notice; a claim nobody takes
- * up — its waiter's process died — keeps the key from everyone else this long, then frees it.
+ * How long a key passed to a waiter is that waiter's claim, until its next attempt makes the key
+ * its own for its full lease (before its body starts). A live waiter does so within a round trip
+ * of the notice; a claim nobody takes up — its waiter's process died — keeps the key from everyone
+ * else this long, then frees it. A waiter whose attempt comes too late (a cut connection) takes
+ * its place in line again.
  */
 export const CLAIM_MS = 2_000;
 
@@ -53,11 +48,15 @@ export interface LockStore {
   /** Extends the lease when the key still holds `token`; false when it is no longer ours. */
   renew(key: string, token: string, leaseMs: number): Promise<boolean>;
   /**
-   * Takes `token` out of the key's line (a waiter that gives up calls this too) and, when the key
-   * holds `token`, gives it to the first waiter in line, or frees it when nobody waits. A
-   * `successor` of this process that is first in line gets it with its full lease.
+   * When the key holds `token`, gives it to the first waiter in line, or frees it when nobody
+   * waits. A `successor` of this process that is first in line gets it with its full lease.
    */
   release(key: string, token: string, successor?: PlaceInLine): Promise<Released>;
+  /**
+   * A waiter gives up: takes `token` out of the key's line, and releases the key as release() does
+   * should it hold `token` after all (an attempt whose answer was lost, or a pass just made).
+   */
+  leave(key: string, token: string): Promise<Released>;
   /** Starts delivering the notices of `key` to `notice`; resolves once they are delivered. */
   listen(key: string, notice: Notice): Promise<void>;
   /** Stops delivering the notices of `key`. */

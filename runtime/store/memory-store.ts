@@ -33,7 +33,7 @@ export class MemoryLockStore implements LockStore {
     const holder = this.holders.get(key);
     if (holder?.token === waiter.token) {
       this.hold(key, waiter.token, waiter.leaseMs);
-      this.leave(key, waiter.token);
+      this.leaveLine(key, waiter.token);
       return true;
     }
     const line = this.lines.get(key) ?? [];
@@ -46,12 +46,9 @@ export class MemoryLockStore implements LockStore {
       waiter.place = String(entry.place);
     }
     entry.lapsesAt = Date.now() + waiter.placeLastsMs;
-    if (holder || this.firstInLine(key)?.token !== waiter.token) {
-      waiter.answeredAt = Date.now();
-      return false;
-    }
+    if (holder || this.firstInLine(key)?.token !== waiter.token) return false;
     this.hold(key, waiter.token, waiter.leaseMs);
-    this.leave(key, waiter.token);
+    this.leaveLine(key, waiter.token);
     return true;
   }
 
@@ -61,21 +58,25 @@ export class MemoryLockStore implements LockStore {
     return true;
   }
 
+  async leave(key: string, token: string): Promise<Released> {
+    this.leaveLine(key, token);
+    return this.release(key, token);
+  }
+
   async release(key: string, token: string, successor?: PlaceInLine): Promise<Released> {
-    this.leave(key, token);
     if (this.holders.get(key)?.token !== token) return 'not-ours';
     const first = this.firstInLine(key);
     if (!first) {
       this.free(key);
       return 'freed';
     }
-    this.leave(key, first.token);
+    this.leaveLine(key, first.token);
     if (first.token === successor?.token) {
       this.hold(key, first.token, successor.leaseMs);
       return 'handed';
     }
     this.hold(key, first.token, CLAIM_MS);
-    this.listeners.get(key)?.(key, { token: first.token, at: Date.now() });
+    this.listeners.get(key)?.(key, first.token);
     return 'passed';
   }
 
@@ -128,7 +129,7 @@ export class MemoryLockStore implements LockStore {
     return line?.[0];
   }
 
-  private leave(key: string, token: string): void {
+  private leaveLine(key: string, token: string): void {
     const line = this.lines.get(key);
     if (!line) return;
     const index = line.findIndex((place) => place.token === token);

@@ -12,7 +12,7 @@
 // opened only when a caller first has to wait, so uncontended use opens one connection, not two.
 import type { Cluster, Redis } from 'ioredis';
 import { unrefConnection } from './connection-ref';
-import type { Notice, Pass } from './lock-store';
+import type { Notice } from './lock-store';
 
 export class RedisNotices {
   private readonly listeners = new Map<string, { notice: Notice; subscribed: Promise<unknown> }>();
@@ -61,7 +61,7 @@ export class RedisNotices {
     subscriber.on('message', (channel: string, message: string) => {
       if (!channel.startsWith(this.channelPrefix)) return;
       const key = channel.slice(this.channelPrefix.length);
-      this.listeners.get(key)?.notice(key, parsePass(message));
+      this.listeners.get(key)?.notice(key, message === '' ? undefined : message);
     });
     // Errors surface as failed subscriptions; ioredis resubscribes by itself after a reconnect.
     subscriber.on('error', () => undefined);
@@ -69,9 +69,3 @@ export class RedisNotices {
   }
 }
 
-/** '' for a freed key; "<token> <ms>" for a key passed to a waiter (see redis-scripts.ts). */
-function parsePass(message: string): Pass | undefined {
-  const space = message.lastIndexOf(' ');
-  if (space < 0) return undefined;
-  return { token: message.slice(0, space), at: Number(message.slice(space + 1)) };
-}

@@ -46,8 +46,7 @@ end
 /**
  * KEYS[1] key, KEYS[2] line, KEYS[3] lapses; ARGV[1] token, ARGV[2] lease ms, ARGV[3] place kept
  * from an earlier attempt ('' the first time), ARGV[4] how long the place lasts without another
- * attempt (ms). Returns {1, place, 0} when the key is now ours, {0, place, now} when not yet, where
- * now is Redis's clock when it answered (see PlaceInLine.answeredAt).
+ * attempt (ms). Returns {1, place} when the key is now ours, {0, place} when not yet.
  *
  * The key is ours when it already holds our token (a release gave it to us, or an earlier attempt
  * of ours that timed out had set it), or when it is free and we are first in line. Either way we
@@ -60,7 +59,7 @@ local holder = redis.call('get', key)
 if holder == token then
   redis.call('pexpire', key, ARGV[2])
   leave(line, lapses, token)
-  return {1, ARGV[3], 0}
+  return {1, ARGV[3]}
 end
 local now = now_ms()
 local place = redis.call('zscore', line, token)
@@ -78,35 +77,41 @@ if redis.call('pttl', line) < lasts then
   redis.call('pexpire', line, lasts)
   redis.call('pexpire', lapses, lasts)
 end
-if holder then return {0, place, now} end
+if holder then return {0, place} end
 drop_lapsed(line, lapses, now)
 if redis.call('zrange', line, 0, 0)[1] == token then
   redis.call('set', key, token, 'PX', ARGV[2])
   leave(line, lapses, token)
-  return {1, place, 0}
+  return {1, place}
 end
-return {0, place, now}
+return {0, place}
 `);
 
 /**
  * KEYS[1] key, KEYS[2] line, KEYS[3] lapses; ARGV[1] token, ARGV[2] channel prefix, ARGV[3] how
  * long a waiter in another process has to claim the key (ms), ARGV[4] a waiter of the caller's own
- * process ('' for none), ARGV[5] its lease (ms).
+ * process ('' for none), ARGV[5] its lease (ms), ARGV[6] '1' when the caller may stand in the line
+ * (a waiter giving up: it leaves the line this way).
  *
- * Takes `token` out of the line (a caller giving up leaves it this way too), then, if the key
- * holds `token`, passes it on:
+ * If the key holds `token`, passes it on:
  * - to the first live waiter in line: when that is the caller's own waiter, with its full lease
  *   and no notice (the caller wakes it); else with a short claim, announced by PUBLISHing the
- *   waiter's token and Redis's clock ("<token> <ms>"), on which its process makes the lease its
- *   own. A claim nobody takes up (the waiter's process died) frees the key when it ends.
+ *   waiter's token, on which its process confirms the key with an attempt of its own. A claim
+ *   nobody takes up (the waiter's process died) frees the key when it ends.
  * - to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed.
  * Returns 0 when the key was not ours, 1 when freed, 2 when passed to ARGV[4], 3 when passed to
  * a waiter who must confirm.
  */
 export const RELEASE_SCRIPT = script(`${LINE_HELPERS}
 local key, line, lapses, token = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
-leave(line, lapses, token)
+if ARGV[6] == '1' then leave(line, lapses, token) end
 if redis.call('get', key) ~= token then return 0 end
+-- The common case, nobody waiting, stays as cheap as a plain compare-and-delete.
+if redis.call('exists', line) == 0 then
+  redis.call('del', key)
+  redis.call('publish', ARGV[2] .. key, '')
+  return 1
+end
 local now = now_ms()
 drop_lapsed(line, lapses, now)
 local first = redis.call('zrange', line, 0, 0)[1]
@@ -121,7 +126,7 @@ if first == ARGV[4] then
   return 2
 end
 redis.call('set', key, first, 'PX', ARGV[3])
-redis.call('publish', ARGV[2] .. key, first .. ' ' .. now)
+redis.call('publish', ARGV[2] .. key, first)
 return 3
 `);
 

@@ -53,9 +53,8 @@ export class RedisLockStore implements LockStore {
     const { line, lapses } = waitingLineOf(key);
     const args = [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs];
     return this.send(() => runScript(this.client, ACQUIRE_IN_TURN_SCRIPT, [key, line, lapses], args)).then((reply) => {
-      const [took, place, answeredAt] = reply as [number, string, number];
+      const [took, place] = reply as [number, string];
       waiter.place = place;
-      if (took === 0) waiter.answeredAt = answeredAt;
       return took === 1;
     });
   }
@@ -65,9 +64,11 @@ export class RedisLockStore implements LockStore {
   }
 
   release(key: string, token: string, successor?: PlaceInLine): Promise<Released> {
-    const { line, lapses } = waitingLineOf(key);
-    const args = [token, this.channel, CLAIM_MS, successor?.token ?? '', successor?.leaseMs ?? 0];
-    return this.send(() => runScript(this.client, RELEASE_SCRIPT, [key, line, lapses], args)).then((reply) => RELEASED[reply as number]);
+    return this.runRelease(key, [token, this.channel, CLAIM_MS, successor?.token ?? '', successor?.leaseMs ?? 0, '']);
+  }
+
+  leave(key: string, token: string): Promise<Released> {
+    return this.runRelease(key, [token, this.channel, CLAIM_MS, '', 0, '1']);
   }
 
   listen(key: string, notice: Notice): Promise<void> {
@@ -81,6 +82,11 @@ export class RedisLockStore implements LockStore {
   async close(): Promise<void> {
     await this.notices.close();
     if (this.options.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  private runRelease(key: string, args: (string | number)[]): Promise<Released> {
+    const { line, lapses } = waitingLineOf(key);
+    return this.send(() => runScript(this.client, RELEASE_SCRIPT, [key, line, lapses], args)).then((reply) => RELEASED[reply as number]);
   }
 
   /** One command: refused at once when Redis is known to be unusable, else sent and, if ours, tracked. */

@@ -6,14 +6,13 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { defineLock, LockAcquireError, RedisLockStore, type Lease, type PlaceInLine } from 'lockweave';
 import { waitingLineOf } from '../../runtime/store/waiting-line';
-import { Waiter } from '../../runtime/lock/waiters';
 import { CLAIM_MS } from '../../runtime/store/lock-store';
 import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
 
 const fixture = useRedis(test);
 const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
 
-const place = (token: string, placeLastsMs: number): PlaceInLine => ({ token, leaseMs: 10_000, placeLastsMs, place: undefined, answeredAt: undefined });
+const place = (token: string, placeLastsMs: number): PlaceInLine => ({ token, leaseMs: 10_000, placeLastsMs, place: undefined });
 
 
 test('a release passes the key to the first waiter in line, over waiters that came later', async (t) => {
@@ -86,17 +85,6 @@ test('a waiter whose process dies while first in line holds the key up for its c
   t.true(waitedMs <= CLAIM_MS + 3_000, `got the key ${waitedMs} ms after the release`);
   t.is(await fixture.redis.get(lease.key), lease.token);
   await lease.release();
-});
-
-test('a pass notice proves the key is ours only when the store made the pass after its last "not yet"', (t) => {
-  const waiter = new Waiter('k', 'token', 10_000, 1_000, () => undefined);
-  waiter.notYetSentAt = 50_000; // our clock
-  waiter.answeredAt = 900; // the store's clock at that answer
-  waiter.notifyPassed(899);
-  t.is(waiter.takeClaim(), undefined, 'a pass from before the answer may be stale: it proves nothing');
-  waiter.notifyPassed(950);
-  t.is(waiter.takeClaim(), 50_000 + 50 + CLAIM_MS, 'the claim ends no sooner than this on our clock');
-  t.is(waiter.takeClaim(), undefined, 'taken once');
 });
 
 // CRC16/XMODEM, as Redis Cluster hashes keys, to check that a line shares its key's slot.
