@@ -73,9 +73,9 @@ export function pluginOptions(project: Project): Record<string, unknown> {
 
 export function createProgram(tsApi: typeof ts, parsed: ts.ParsedCommandLine, rootNames: readonly string[] = parsed.fileNames): ts.Program {
   const host = tsApi.createCompilerHost(parsed.options);
-  // The JSDoc parsing ts-patch turns on for the plugin: since TypeScript 5.3 tsc skips JSDoc in .ts
-  // files, and without it no tag would be seen.
-  (host as { jsDocParsingMode?: number }).jsDocParsingMode = tsApi.JSDocParsingMode?.ParseAll;
+  // JSDoc is parsed as tsc parses it (since 5.3: not in .ts files), not for every file: the analysis
+  // reads the JSDoc of the files that mention the tag itself (transformer/parse/jsdoc-view.ts).
+  (host as { jsDocParsingMode?: number }).jsDocParsingMode = tsApi.JSDocParsingMode?.ParseForTypeErrors;
   return tsApi.createProgram({ rootNames, options: parsed.options, host, projectReferences: parsed.projectReferences });
 }
 

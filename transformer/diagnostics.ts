@@ -14,7 +14,7 @@
 // | 93006 | overload-signature      | the tag stands on an overload signature, not on the implementation  |
 // | 93007 | after-decorator         | the JSDoc block stands after a decorator and attaches to nothing     |
 // | 93008 | arrow-field             | a class field holding an arrow/function expression                   |
-// | 93009 | jsdoc-not-parsed        | `@redisLock` in a comment but the compiler did not parse JSDoc       |
+// | 93009 | jsdoc-not-read          | a tag's JSDoc unreadable: lockweave's parse of the file ≠ tsc's tree |
 // | 93010 | unknown-attribute       | an attribute name that is not in the table (typo)                    |
 // | 93011 | repeated-attribute      | the same attribute twice                                             |
 // | 93012 | missing-attribute       | businessFlag or keyName missing                                      |
@@ -32,6 +32,10 @@
 // | 93024 | ignored-block           | a JSDoc block that attaches to nothing / is not the last block       |
 // | 93025 | not-the-tag             | `@RedisLock` (another case), or the tag in a `//` or `/* */` comment  |
 // | 93026 | repeated-tag            | two @redisLock tags on one declaration                               |
+//
+// 93009 was "the compiler did not parse JSDoc" while lockweave needed ts-patch's parseAllJsDoc;
+// since lockweave reads the JSDoc of tagged files itself (parse/jsdoc-view.ts) it guards the one
+// way left for a tag to go unread: that reading failing to pair up with the compiler's tree.
 import type * as ts from 'typescript';
 
 export const Code = {
@@ -43,7 +47,7 @@ export const Code = {
   OverloadSignature: 93006,
   AfterDecorator: 93007,
   ArrowField: 93008,
-  JsDocNotParsed: 93009,
+  JsDocNotRead: 93009,
   UnknownAttribute: 93010,
   RepeatedAttribute: 93011,
   MissingAttribute: 93012,

@@ -9,6 +9,7 @@ import type * as ts from 'typescript';
 import { attempt, Code, LockweaveDiagnostic } from '../diagnostics';
 import { findTaggedDeclarations, isExactTag, tagMentions } from '../parse/find-tags';
 import { findIgnoredTags } from '../parse/ignored-tags';
+import { jsDocView } from '../parse/jsdoc-view';
 import { readTagText } from '../parse/tag-text';
 import { readTagModel, type SpecOptions } from './attributes';
 import { resolveKeys, type KeyAccess } from './key-path';
@@ -49,7 +50,8 @@ export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker | undefine
     errors.push(error);
     for (const node of functionsOf(tsApi, host)) refused.push({ node, error });
   };
-  const tagged = findTaggedDeclarations(tsApi, sourceFile, mentions.filter((at) => isExactTag(sourceFile.text, at)));
+  const jsDoc = jsDocView(tsApi, sourceFile, mentions);
+  const tagged = findTaggedDeclarations(tsApi, sourceFile, mentions.filter((at) => isExactTag(sourceFile.text, at)), jsDoc);
   for (let i = 0; i < tagged.length; i++) {
     const { host, tag } = tagged[i];
     const next = tagged[i + 1];
@@ -64,7 +66,7 @@ export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker | undefine
     if (result.ok) plans.push(result.value);
     else refuse(host, result.error);
   }
-  for (const { error, owner } of findIgnoredTags(tsApi, sourceFile, mentions, tagged.map(({ tag }) => tag.parent as ts.JSDoc))) {
+  for (const { error, owner } of findIgnoredTags(tsApi, sourceFile, mentions, tagged, jsDoc)) {
     refuse(owner, error);
   }
   errors.sort((a, b) => a.span.start - b.span.start);

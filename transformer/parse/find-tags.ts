@@ -1,9 +1,10 @@
-// Finds every `@redisLock` tag the compiler attached to a declaration, once per tag.
+// Finds every `@redisLock` tag the parser attaches to a declaration, once per tag.
 //
 // Cost matters here: the walk runs on every file of every build. It starts from the places where
 // the text says `@redisLock` and descends only into nodes whose range holds one of them, because
 // a JSDoc block lies in its declaration's leading trivia, inside the declaration's range.
 import type * as ts from 'typescript';
+import type { JsDocView } from './jsdoc-view';
 
 export const TAG_NAME = 'redisLock';
 const TAG_TEXT = `@${TAG_NAME}`;
@@ -64,23 +65,26 @@ export function anyWithin(positions: readonly number[], start: number, end: numb
 export interface TaggedDeclaration {
   /** The node the JSDoc block belongs to (a method, a function, a class, a property, ...). */
   readonly host: ts.Node;
+  /** The host's last JSDoc block, which holds the tag. */
+  readonly block: ts.JSDoc;
   readonly tag: ts.JSDocTag;
 }
 
 /**
- * The tags the compiler attached, in tree order. Equivalent to asking ts.getJSDocTags(node) on
+ * The tags the parser attaches, in tree order. Equivalent to asking ts.getJSDocTags(node) on
  * every node and keeping the tags whose block belongs to the node itself: getJSDocTags reads a
  * node's own tags from its last JSDoc block only (the rest of what it returns belongs to parents:
  * a variable statement's tags, a function's @param), and that block is read here directly.
+ * The blocks come from `jsDoc` (see jsdoc-view.ts): tsc itself no longer parses them in .ts files.
  */
-export function findTaggedDeclarations(tsApi: typeof ts, sourceFile: ts.SourceFile, positions: readonly number[]): TaggedDeclaration[] {
+export function findTaggedDeclarations(tsApi: typeof ts, sourceFile: ts.SourceFile, positions: readonly number[], jsDoc: JsDocView): TaggedDeclaration[] {
   const found: TaggedDeclaration[] = [];
   const visit = (node: ts.Node): void => {
     if (!anyWithin(positions, node.pos, node.end)) return;
-    const blocks = (node as { jsDoc?: readonly ts.JSDoc[] }).jsDoc;
-    const last = blocks?.[blocks.length - 1];
+    const blocks = jsDoc.blocksOf(node);
+    const last = blocks[blocks.length - 1];
     for (const tag of last?.tags ?? []) {
-      if (tag.tagName.text === TAG_NAME) found.push({ host: node, tag });
+      if (tag.tagName.text === TAG_NAME) found.push({ host: node, block: last, tag });
     }
     tsApi.forEachChild(node, visit);
   };

@@ -2,10 +2,11 @@
 // Each is a tag the user believes locks a method while the build would ship it unlocked, so each
 // is an error: a block after a decorator, a block that is not the last one before a declaration,
 // a block floating where no declaration follows, a tag in another letter case (`@RedisLock`), a
-// tag in a `//` or `/* */` comment, and — for every block — JSDoc parsing switched off.
+// tag in a `//` or `/* */` comment, and — for every block — a file whose JSDoc could not be read.
 import type * as ts from 'typescript';
 import { Code, LockweaveDiagnostic, type Span } from '../diagnostics';
-import { isExactTag } from './find-tags';
+import { isExactTag, type TaggedDeclaration } from './find-tags';
+import type { JsDocView } from './jsdoc-view';
 
 export interface IgnoredTag {
   readonly error: LockweaveDiagnostic;
@@ -15,31 +16,32 @@ export interface IgnoredTag {
 
 /**
  * `mentions` are where the text says `@redisLock` in any case (see tagMentions); exact tags inside
- * a block the compiler attached are skipped. Each other one is looked up in the comments of the
- * parse tree, so that text inside strings and templates is never mistaken for a comment.
+ * a block the parser attached (`tagged`) are skipped. Each other one is looked up in the comments of
+ * the parse tree, so that text inside strings and templates is never mistaken for a comment.
  */
 export function findIgnoredTags(
   tsApi: typeof ts,
   sourceFile: ts.SourceFile,
   mentions: readonly number[],
-  attachedBlocks: readonly ts.JSDoc[],
+  tagged: readonly TaggedDeclaration[],
+  jsDoc: JsDocView,
 ): IgnoredTag[] {
   const text = sourceFile.text;
-  const attachedStarts = new Set(attachedBlocks.map((block) => block.pos));
+  const attachedStarts = new Set(tagged.map(({ block }) => block.pos));
   const found: IgnoredTag[] = [];
   const seen = new Set<number>();
   for (const position of mentions) {
     const exact = isExactTag(text, position);
-    const attached = attachedBlocks.find((block) => block.pos <= position && position < block.end);
+    const attached = tagged.find(({ block }) => block.pos <= position && position < block.end);
     if (attached && exact) continue;
     const comment = attached ? undefined : commentAt(tsApi, sourceFile, position);
     if (!attached && !comment) continue; // in a string, a template or code: not a comment
-    const start = attached ? attached.pos : comment!.range.pos;
+    const start = attached ? attached.block.pos : comment!.range.pos;
     if (seen.has(start) || (!attached && attachedStarts.has(start))) continue;
     seen.add(start);
     const span: Span = { file: sourceFile, start: position, length: TAG.length };
     if (attached) {
-      found.push({ error: misspelled(text, position, span), owner: attached.parent });
+      found.push({ error: misspelled(text, position, span), owner: attached.host });
       continue;
     }
     const { range, trailing } = comment!;
@@ -47,7 +49,7 @@ export function findIgnoredTags(
     const isJsDoc = text.startsWith('/**', range.pos) && !text.startsWith('/**/', range.pos);
     const error = !exact ? misspelled(text, position, span)
       : !isJsDoc ? notJsDoc(tsApi, range, span)
-      : classify(tsApi, sourceFile, owner, range, trailing, span);
+      : classify(tsApi, jsDoc, owner, range, trailing, span);
     found.push({ error, owner });
   }
   return found;
@@ -145,20 +147,20 @@ function tokenInGap(tsApi: typeof ts, sourceFile: ts.SourceFile, start: number, 
   return undefined;
 }
 
-function classify(tsApi: typeof ts, sourceFile: ts.SourceFile, owner: ts.Node | undefined, comment: ts.CommentRange, trailing: boolean, span: Span): LockweaveDiagnostic {
+function classify(tsApi: typeof ts, jsDoc: JsDocView, owner: ts.Node | undefined, comment: ts.CommentRange, trailing: boolean, span: Span): LockweaveDiagnostic {
   if (owner && decoratorBefore(tsApi, owner, comment)) {
     return new LockweaveDiagnostic(Code.AfterDecorator, 'this JSDoc block stands after a decorator and attaches to nothing, so the method would not be locked; move the /** @redisLock ... */ block above the decorators', span);
   }
   if (trailing) {
     return new LockweaveDiagnostic(Code.IgnoredBlock, 'this JSDoc block shares a line with the code before it, so the compiler attaches it to nothing and nothing would be locked; put the /** @redisLock ... */ block on its own line directly above an async method or async function', span);
   }
-  const parsingMode = (sourceFile as { jsDocParsingMode?: number }).jsDocParsingMode;
-  const ownBlocks = owner ? ((owner as { jsDoc?: ts.JSDoc[] }).jsDoc ?? []) : [];
-  if (ownBlocks.some((block) => block.pos === comment.pos)) {
-    return new LockweaveDiagnostic(Code.IgnoredBlock, 'only the last JSDoc block before a declaration carries tags, so this one is ignored; merge it into the last /** */ block', span);
+  if (!jsDoc.readable) {
+    // No path read this file's JSDoc (jsdoc-view.ts): whether the block carries the tag is unknown,
+    // and guessing "no" would ship the method unlocked.
+    return new LockweaveDiagnostic(Code.JsDocNotRead, 'lockweave could not read the JSDoc of this file (its own parse of the file did not match the compiler\'s), so it cannot tell whether this tag locks anything, and the method is emitted as a throw of this error; please report this, with the file, as a lockweave bug', span);
   }
-  if ((parsingMode !== undefined && parsingMode !== 0) || (owner && ownBlocks.length === 0)) {
-    return new LockweaveDiagnostic(Code.JsDocNotParsed, 'the compiler did not parse JSDoc in this file, so no tag is seen and nothing would be locked; JSDoc parsing (parseAllJsDoc) is off: the "tsp": { "tscOptions": { "parseAllJsDoc": true } } setting in the package.json beside lockweave/transformer was not read — build with ts-patch (tspc) and the plugin entry "transform": "lockweave/transformer"', span);
+  if (owner && jsDoc.blocksOf(owner).some((block) => block.pos === comment.pos)) {
+    return new LockweaveDiagnostic(Code.IgnoredBlock, 'only the last JSDoc block before a declaration carries tags, so this one is ignored; merge it into the last /** */ block', span);
   }
   return new LockweaveDiagnostic(Code.IgnoredBlock, 'this JSDoc block attaches to no declaration, so it locks nothing; put it directly above an async method or async function', span);
 }
