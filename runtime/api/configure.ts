@@ -52,9 +52,13 @@ const ioredis = () => (ioredisModule ??= require('ioredis') as typeof IORedis);
  * time rejects, and the lock attempt counts as failed. Never re-send a command after a
  * reconnect: a re-sent SET NX that had already been applied would find the key "taken" (by
  * ourselves) and strand it until its lease ends, and a re-sent release would find the key gone
- * and report a lost lock that was not lost. A command that errors instead is handled: a failed
- * attempt releases its own token, a failed release is reported as an error.
+ * and report a lost lock that was not lost. A command that errors instead is handled: an attempt
+ * whose answer was lost is found ours by the caller's next attempt (one token per caller), a failed
+ * release is sent again when the connection is back.
  */
+/** The longest pause between reconnects of a connection the runtime opened. */
+const RECONNECT_MAX_MS = 250;
+
 const OWNED_CLIENT_OPTIONS: RedisOptions = {
   commandTimeout: 2_000,
   // A server that accepts the connection but never answers (a rediss:// URL for a plain server)
@@ -63,6 +67,13 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
   maxRetriesPerRequest: 1,
   autoResendUnfulfilledCommands: false,
   enableAutoPipelining: true,
+  // ioredis waits min(50 ms × attempt, 2 s) between reconnects: after an outage of a few seconds it
+  // comes back a second or more after Redis does, and keys whose release failed wait for it.
+  retryStrategy: (attempt: number) => Math.min(attempt * 50, RECONNECT_MAX_MS),
+  // A restarted Redis loading its data answers ioredis's ready check with `loading:1`, and ioredis
+  // then waits (ETA || 1 s) before looking again: a second after a small data set loaded in
+  // milliseconds. Look again sooner.
+  maxLoadingRetryTime: RECONNECT_MAX_MS,
 };
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined };

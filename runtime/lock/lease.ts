@@ -113,13 +113,20 @@ export class Lease implements HeldLock, AsyncDisposable {
    * A release Redis did not answer (a restart, a failover, a cut connection) would leave the key
    * locked until its lease ends — 30 s by default — though its holder is done. The release is
    * token-checked, so sending it again is safe: in the background (the caller has its result
-   * already), until Redis answers or the lease would have ended anyway. The timers do not keep a
-   * finished process alive; a process that exits first leaves the key to its lease.
+   * already), until Redis answers or the lease would have ended anyway. It is sent again the moment
+   * the connection is back, or after a backoff should the connection never have been lost (a slow
+   * answer), whichever comes first. The timers do not keep a finished process alive; a process
+   * that exits first leaves the key to its lease.
    */
   private retryRelease(retry: number): void {
     const delay = RELEASE_RETRY_MS[Math.min(retry, RELEASE_RETRY_MS.length - 1)];
     if (Date.now() + delay >= this.expiresAt) return this.claim?.end();
-    setTimeout(() => {
+    let sent = false;
+    const send = () => {
+      if (sent) return;
+      sent = true;
+      clearTimeout(timer);
+      stopWaitingForReconnect?.();
       this.store.release(this.key, this.token).then(
         (released) => {
           // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
@@ -128,7 +135,10 @@ export class Lease implements HeldLock, AsyncDisposable {
         },
         () => this.retryRelease(retry + 1),
       );
-    }, delay).unref();
+    };
+    const timer = setTimeout(send, delay);
+    timer.unref();
+    const stopWaitingForReconnect = this.store.onceReconnected?.(send);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -61,6 +61,12 @@ export interface LockStore {
   listen(key: string, notice: Notice): Promise<void>;
   /** Stops delivering the notices of `key`. */
   unlisten(key: string): void;
+  /**
+   * Calls `listener` once, the next time the store's connection is back after it was lost; returns
+   * a function that cancels that. (A release that could not be sent is sent again at that moment.)
+   * A store without a connection to lose has none.
+   */
+  onceReconnected?(listener: () => void): () => void;
   /** Closes what the store opened; a store built around a caller's client leaves that client open. */
   close(): Promise<void>;
 }

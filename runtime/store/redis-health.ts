@@ -33,6 +33,8 @@ export class RedisHealth {
   private databaseChecked: Promise<void> | undefined;
   /** The database is 0 or its SELECT succeeded: commands go straight out. */
   private databaseOk: boolean;
+  /** Told once, at the next 'ready' after the connection was lost. */
+  private readonly reconnected = new Set<() => void>();
 
   constructor(
     private readonly client: Redis | Cluster,
@@ -44,7 +46,12 @@ export class RedisHealth {
     this.address = addressOf(client);
     this.databaseOk = databaseOf(client) === 0;
     client.on('error', (error: Error) => this.onError(error));
-    client.on('ready', () => (this.downWith = undefined));
+    client.on('ready', () => {
+      this.downWith = undefined;
+      const listeners = [...this.reconnected];
+      this.reconnected.clear();
+      for (const listener of listeners) listener();
+    });
   }
 
   /** The error a command must fail with right away, if any. */
@@ -52,6 +59,12 @@ export class RedisHealth {
     if (this.fatalError) return this.fatalError;
     if (this.downWith && (this.client as { status?: string }).status !== 'ready') return this.unreachable(this.downWith);
     return undefined;
+  }
+
+  /** See LockStore.onceReconnected. */
+  onceReconnected(listener: () => void): () => void {
+    this.reconnected.add(listener);
+    return () => this.reconnected.delete(listener);
   }
 
   /** Sends `command` unless Redis is known to be unusable; its connection errors come back explained. */

@@ -79,6 +79,10 @@ export class RedisLockStore implements LockStore {
     this.notices.unlisten(key);
   }
 
+  onceReconnected(listener: () => void): () => void {
+    return this.health.onceReconnected(listener);
+  }
+
   async close(): Promise<void> {
     await this.notices.close();
     if (this.options.ownsClient) await this.client.quit().catch(() => this.client.disconnect());

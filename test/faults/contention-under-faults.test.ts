@@ -185,8 +185,11 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
     lockEvents(holder).some((event) => event.type === 'error' && event.during === 'release' && event.t >= killedAt),
   );
   await sleep(Math.max(0, killedAt + DOWN_MS - Date.now()));
+  // Redis cannot be back before its new process is spawned: times measured from here are upper
+  // bounds on the time since it came back. restart() returns once the new server answers PING
+  // (polled every 25 ms) — by then a holder's release may already have been sent again and landed.
+  const restartBegunAt = Date.now();
   await redis.restart();
-  // restart() returns once the new server answers PING (polled every 25 ms): Redis is back.
   const restartedAt = Date.now();
   const outageMs = restartedAt - killedAt;
 
@@ -198,7 +201,6 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   const values = lockKeys.length ? await watcher.mget(...lockKeys) : [];
   lockKeys.forEach((key, index) => values[index] != null && heldAtRestart.set(key, values[index]!));
   const freed = await timeUntilFreed(watcher, heldAtRestart, restartedAt, LOCK_TIME + 5_000);
-  const holderFreedMs = held.map((message) => freed.get(message.key as string));
 
   // Two more cuts after the restart.
   await recoveredSince(restartedAt, 5, LOCK_TIME + 30_000);
@@ -254,6 +256,10 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
       .filter((event) => event.type === 'lost')
       .map((event) => `${event.key} at kill${event.t - killedAt >= 0 ? '+' : ''}${event.t - killedAt} ms: ${(event as { error?: { message: string } }).error?.message}`),
   );
+  // A holder logs `released` only when its release found the key still its own: so the key survived
+  // the restart (AOF), and was freed at that moment.
+  const holderReleasedAt = holders.map((holder) => lockEvents(holder).find((event) => event.type === 'released' && event.t >= restartBegunAt)?.t);
+  const holderFreedMs = holderReleasedAt.map((at) => (at === undefined ? undefined : at - restartBegunAt));
   const mustBeFreedSoon = atRestart.filter((entry) => entry.by.includes('release failed in the outage'));
   const describe = (entries: typeof atRestart) => entries.map((entry) => `${entry.key} ${entry.freedMs ?? 'never'} ms (${entry.by})`).join(', ');
 
@@ -262,7 +268,7 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
     `increments per process ${Math.min(...perProcess)}-${Math.max(...perProcess)}; ` +
     `slowest wait ${totals.maxWaitMs} ms (bound ${COUNTER_WAIT_BOUND}), release ${totals.maxReleaseMs} ms (bound ${RELEASE_BOUND}), call ${totals.maxElapsedMs} ms; ` +
     `counter calls failed ${counterFailures.length}; probe calls ${probeOps.length}, failed in the outage ${probeFailures.length}, slowest ${max(probeOps, (op) => op.elapsedMs)} ms (bound ${PROBE_WAIT_BOUND}); ` +
-    `held keys freed ${holderFreedMs.map((ms) => ms ?? 'never').join(', ')} ms after Redis was back (releases failed ${HOLDER_RELEASES.join(', ')} ms into the outage); ` +
+    `held keys freed ${holderFreedMs.map((ms) => ms ?? 'never').join(', ')} ms after Redis was started again (releases failed ${HOLDER_RELEASES.join(', ')} ms into the outage); ` +
     `keys held at restart: ${describe(atRestart)}; ` +
     `keys at the end ${keysAtEnd.length}${keysAtEnd.length ? `, gone after ${leftForMs} ms` : ''}; lock events ${JSON.stringify(totals.events)}` +
     (lostReports.length ? `; lost: ${lostReports.join(' | ')}` : '');
@@ -303,11 +309,10 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   t.deepEqual(releaseFailedInOutage, holders.map(() => true), "every holder's release failed while Redis was down");
   t.deepEqual(holders.map((holder) => lockEvents(holder).filter((event) => event.type === 'lost').length), holders.map(() => 0), 'no holder lost its lock');
   t.deepEqual(
-    holders.map((holder) => lockEvents(holder).some((event) => event.type === 'released' && event.t >= restartedAt)),
+    holderFreedMs.map((ms) => ms !== undefined && ms <= FREED_WITHIN_MS),
     holders.map(() => true),
-    'every holder reports its release after the restart',
+    `every holder's key survived the restart (AOF) and its release, sent again, freed it within ${FREED_WITHIN_MS} ms of Redis starting again: ${holderFreedMs.join(', ')} ms`,
   );
-  t.deepEqual(held.map((message) => heldAtRestart.get(message.key as string)), held.map((message) => message.token), 'the restarted Redis still had the held keys (AOF)');
   t.deepEqual(
     mustBeFreedSoon.filter((entry) => entry.freedMs === undefined || entry.freedMs > FREED_WITHIN_MS),
     [],
