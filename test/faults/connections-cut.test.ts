@@ -5,7 +5,7 @@
 // a LockError — then lock again once the cuts stop.
 import test from 'ava';
 import { faultBench } from './support/fault-bench';
-import { eventually } from './support/admin';
+import { eventually, lockLeftovers } from './support/admin';
 import { addResults, lostUpdates, readRedisState } from './support/counters';
 import { opsOf, waitForSuccesses } from './support/ops';
 import { recordSummary } from './support/summary';
@@ -64,7 +64,7 @@ test(`${PROCESSES} processes incrementing hot keys while the server cuts their c
     .flatMap((worker) => worker.messages)
     .filter((message) => message.kind === 'lock-event' && (message.event as { type: string }).type === 'lost')
     .map((message) => (message.event as { error?: { message: string } }).error?.message);
-  const clean = await eventually(async () => (await admin.keys('LOCK_*')).length === 0, LOCK_TIME + 2_000);
+  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, LOCK_TIME + 2_000);
 
   recordSummary({
     case: t.title,

@@ -17,7 +17,7 @@ import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { faultBench } from './support/fault-bench';
-import { adminClient, eventually } from './support/admin';
+import { adminClient, eventually, lockLeftovers } from './support/admin';
 import { addResults, lostUpdates, readRedisState } from './support/counters';
 import { opsOf, waitForSuccesses, type OpMessage } from './support/ops';
 import { TMP_DIR } from './support/paths';
@@ -224,9 +224,9 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   const state = await readRedisState(redis.url, KEYS);
   const lost = lostUpdates(totals.increments, state.counters);
   const overlaps = Math.max(totals.overlapsSeen, state.overlapsRecorded);
-  const keysAtEnd = await admin.keys('LOCK_*');
+  const keysAtEnd = await lockLeftovers(admin);
   const cleanAfterMs = Date.now();
-  const clean = await eventually(async () => (await admin.keys('LOCK_*')).length === 0, LOCK_TIME + 2_000);
+  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, LOCK_TIME + 2_000);
   const leftForMs = Date.now() - cleanAfterMs;
 
   const counterOps = counters.flatMap(opsOf);

@@ -16,3 +16,12 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * Every key a lock leaves in Redis: the lock keys (`LOCK_…`) and the lines of waiters beside them
+ * (`{LOCK_…}:lockweave:line` and `…:lapses`; see runtime/store/waiting-line.ts). None may outlive
+ * a run: a line whose waiters all left is deleted, one whose waiters died expires by itself.
+ */
+export async function lockLeftovers(client: Redis): Promise<string[]> {
+  return [...(await client.keys('LOCK_*')), ...(await client.keys('{LOCK_*'))];
+}

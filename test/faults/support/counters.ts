@@ -1,6 +1,7 @@
 // Reading what the counter workers left in Redis and adding up what they reported.
 import { Redis } from 'ioredis';
 import type { WorkerMessage } from './workers';
+import { lockLeftovers } from './admin';
 
 export interface CounterTotals {
   readonly ops: number;
@@ -53,7 +54,7 @@ export async function readRedisState(url: string, keys: readonly string[]): Prom
       if ((await admin.exists(`fault:inside:${key}`)) === 1) insideLeft.push(key);
     }
     const overlapsRecorded = Number((await admin.get('fault:overlaps')) ?? '0');
-    const lockKeys = await admin.keys('LOCK_*');
+    const lockKeys = await lockLeftovers(admin);
     return { counters, overlapsRecorded, insideLeft, lockKeys };
   } finally {
     admin.disconnect();
