@@ -17,8 +17,8 @@ export interface BenchConfig {
   readonly runDeadlineMs: number;
 }
 
-export function benchConfig(quick: boolean): BenchConfig {
-  return quick
+export function benchConfig(quick: boolean, reps?: number): BenchConfig {
+  const config: BenchConfig = quick
     ? {
         quick,
         reps: 2,
@@ -45,4 +45,5 @@ export function benchConfig(quick: boolean): BenchConfig {
         weave: { batches: 20, callsPerBatch: 20_000 },
         runDeadlineMs: 60_000,
       };
+  return reps ? { ...config, reps } : config;
 }

@@ -5,7 +5,9 @@
 // 3. compile time of two generated projects (bench/compile/shapes.ts), with and without the plugin;
 // then results.md, results.svg and the same tables on the terminal.
 // BENCH_QUICK=1: a smoke run of about a minute, written to bench/.tmp/quick/. BENCH_ONLY=scenarios,weave,compile: a subset
-// (for working on one part; results are then not written unless BENCH_WRITE=1).
+// (for working on one part; results are then not written unless BENCH_WRITE=1). BENCH_REPS=n and
+// BENCH_CONTENDERS=a,b change the repetitions and the contenders; BENCH_SUMMARY_JSON=file also writes the
+// figures as JSON (scripts/bench.sh runs the scenarios on every Node line that way, see report/node-lines.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startRedisServer } from '../test/helpers/redis-server';
@@ -25,14 +27,15 @@ import type { OverheadResult } from './weave/run-overhead';
 const log = (line: string) => console.log(line);
 
 async function main(): Promise<void> {
-  const config = benchConfig(process.env.BENCH_QUICK === '1');
+  const config = benchConfig(process.env.BENCH_QUICK === '1', Number(process.env.BENCH_REPS) || undefined);
+  const contenderIds = process.env.BENCH_CONTENDERS?.split(',') ?? CONTENDER_IDS;
   const only = new Set((process.env.BENCH_ONLY ?? 'scenarios,weave,compile').split(','));
   const machine = machineFacts();
   const startedAt = Date.now();
   const notes: string[] = [];
   log(`lockweave bench${config.quick ? ' (quick)' : ''}: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}`);
 
-  const { contenders } = await runJob({ kind: 'describe' }, 'described', 30_000);
+  const contenders = (await runJob({ kind: 'describe' }, 'described', 30_000)).contenders.filter((c) => contenderIds.includes(c.id));
   const lockweave = contenders.find((c) => c.id === 'lockweave');
   if (lockweave && lockweave.name !== 'lockweave') {
     notes.push('The transformer did not weave the tagged contender when the bench was built, so the hand-woven equivalent (bench/contenders/lockweave-hand-woven.ts) was measured in its place.');
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
     const redis = await startRedisServer();
     log(`redis-server ${redis.pid} on ${redis.url}`);
     try {
-      samples = await runSuite(config, redis.url, CONTENDER_IDS, log);
+      samples = await runSuite(config, redis.url, contenderIds, log);
     } finally {
       await redis.stop();
     }
@@ -59,11 +62,12 @@ async function main(): Promise<void> {
   if (only.has('compile')) compile = measureShapes(TMP_DIR, TRANSFORMER_ENTRY, config.compile.runs, log, notes);
 
   const summary = summarise(samples, contenders, BASELINE_ID, compile, weave);
-  const checks = checkTargets(summary);
+  const checks = checkTargets(summary, Number(process.versions.node.split('.')[0]));
   notes.push(`Whole bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
   const markdown = renderMarkdown(summary, checks, machine, config, notes);
   log('');
   log(markdown);
+  if (process.env.BENCH_SUMMARY_JSON) writeFileSync(process.env.BENCH_SUMMARY_JSON, JSON.stringify({ machine, reps: config.reps, summary, checks }));
   if (!process.env.BENCH_ONLY || process.env.BENCH_WRITE === '1') {
     const subtitle = `${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}, ${machine.date.slice(0, 10)}; medians of ${config.reps} reps${config.quick ? ' (quick run)' : ''}`;
     // A quick run's numbers are only a smoke test: they never replace the committed full-run results.

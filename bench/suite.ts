@@ -38,6 +38,8 @@ export interface RepSample {
   readonly throughput: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** The slowest section: a caller starved past the others shows here first. */
+  readonly maxMs: number;
   readonly handoffP50Ms?: number;
   readonly handoffP99Ms?: number;
   readonly handoffs?: number;
@@ -61,6 +63,7 @@ function toSample(result: RunResult): RepSample {
     throughput: result.sections / (result.wallMs / 1000),
     p50Ms: percentile(result.latenciesMs, 50),
     p99Ms: percentile(result.latenciesMs, 99),
+    maxMs: result.latenciesMs.reduce((max, ms) => Math.max(max, ms), 0),
     handoffP50Ms: result.handoffsMs && percentile(result.handoffsMs, 50),
     handoffP99Ms: result.handoffsMs && percentile(result.handoffsMs, 99),
     handoffs: result.handoffsMs?.length,
@@ -119,5 +122,5 @@ function describeSample(scenario: ScenarioId, rep: number, contender: string, s:
   const handoff = s.handoffP50Ms === undefined ? '' : ` handoff p50 ${s.handoffP50Ms.toFixed(2)} ms p99 ${s.handoffP99Ms!.toFixed(2)} ms (${s.handoffs})`;
   const lost = s.lostUpdates === undefined ? '' : ` lost ${s.lostUpdates}`;
   const bad = (s.failures ? ` FAILURES ${s.failures}` : '') + (s.cutShort ? ' CUT SHORT' : '');
-  return `  ${scenario} #${rep + 1} ${contender}: ${s.throughput.toFixed(0)}/s p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms.toFixed(2)} ms${handoff}${lost}${bad}`;
+  return `  ${scenario} #${rep + 1} ${contender}: ${s.throughput.toFixed(0)}/s p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms.toFixed(2)} ms max ${s.maxMs.toFixed(1)} ms${handoff}${lost}${bad}`;
 }

@@ -16,7 +16,22 @@ if ! npx tspc -p bench/tsconfig.json; then
   rm -rf bench/.tmp/build
   npx tspc -p bench/tsconfig.unwoven.json
 fi
-node bench/.tmp/build/bench/main.js
+# The headline runs on Node 24 (the LTS line users deploy), in full; then the Redis scenarios on the
+# other lines users run (22, 26, and the machine's own node), with fewer repetitions, gathered into
+# bench/results-node-lines.md. BENCH_NODE_LINES=24 runs the headline only.
+mkdir -p bench/.tmp/node-lines
+rm -f bench/.tmp/node-lines/*.json
+node_bin() { if [ "$1" = system ]; then echo node; else echo "node_modules/node$1/bin/node"; fi; }
+BENCH_SUMMARY_JSON=bench/.tmp/node-lines/1-headline.json "$(node_bin 24)" bench/.tmp/build/bench/main.js
+for line in ${BENCH_NODE_LINES-22 26 system}; do
+  [ "$line" = 24 ] && continue
+  echo "bench: the Redis scenarios on Node $("$(node_bin "$line")" --version)"
+  BENCH_ONLY=scenarios BENCH_REPS="${BENCH_LINE_REPS:-3}" BENCH_SUMMARY_JSON="bench/.tmp/node-lines/2-$line.json" \
+    "$(node_bin "$line")" bench/.tmp/build/bench/main.js > "bench/.tmp/node-lines/$line.log"
+done
+lines_out=bench/results-node-lines.md
+if [ -n "${BENCH_QUICK:-}" ]; then lines_out=bench/.tmp/quick/results-node-lines.md; fi
+node bench/.tmp/build/bench/report/node-lines.js "$lines_out" bench/.tmp/node-lines/*.json
 
 # What the routes (bundler plugins, Node's loader) add to a build or a start of a generated project.
 if [ -n "${BENCH_QUICK:-}" ]; then export BENCH_ROUNDS="${BENCH_ROUNDS:-3}"; fi

@@ -58,7 +58,7 @@ export function renderMarkdown(summary: Summary, checks: TargetCheck[], machine:
     out.push('');
     out.push(`${info.describe(config)}.`);
     out.push('');
-    const header = ['contender', 'sections/s', '× floor', 'p50 ms', '× floor', 'p99 ms', '× floor'];
+    const header = ['contender', 'sections/s', '× floor', 'p50 ms', '× floor', 'p99 ms', '× floor', 'max ms'];
     if (handoff) header.push('handoff p50 ms', '× floor', 'handoff p99 ms', '× floor');
     if (hot) header.push('lost updates');
     header.push('failed');
@@ -71,6 +71,7 @@ export function renderMarkdown(summary: Summary, checks: TargetCheck[], machine:
         times(row.p50Ms),
         num(row.p99Ms.value, 2),
         times(row.p99Ms),
+        num(row.maxMs.value, 1),
       ];
       if (handoff) cells.push(num(row.handoffP50Ms?.value ?? NaN, 3), times(row.handoffP50Ms), num(row.handoffP99Ms?.value ?? NaN, 2), times(row.handoffP99Ms));
       if (hot) cells.push(String(row.lostUpdates ?? '—'));

@@ -18,6 +18,7 @@ export interface ContenderRow {
   readonly throughput: Figure;
   readonly p50Ms: Figure;
   readonly p99Ms: Figure;
+  readonly maxMs: Figure;
   readonly handoffP50Ms?: Figure;
   readonly handoffP99Ms?: Figure;
   readonly lostUpdates?: number;
@@ -82,6 +83,7 @@ export function summarise(
           throughput: figure(reps, baseline, (s) => s.throughput)!,
           p50Ms: figure(reps, baseline, (s) => s.p50Ms)!,
           p99Ms: figure(reps, baseline, (s) => s.p99Ms)!,
+          maxMs: figure(reps, baseline, (s) => s.maxMs)!,
           handoffP50Ms: figure(reps, baseline, (s) => s.handoffP50Ms),
           handoffP99Ms: figure(reps, baseline, (s) => s.handoffP99Ms),
           lostUpdates: lost.some((l) => l === undefined) ? undefined : lost.reduce((a, b) => a! + b!, 0),
