@@ -9,7 +9,7 @@
 // release gives the key to the first waiter in line instead of freeing it, so nobody can
 // overtake a caller that came earlier — in its own process or in any other.
 import { createHash } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
+import type { CommandSender } from './command-batch';
 
 export interface RedisScript {
   readonly source: string;
@@ -145,13 +145,13 @@ return 0
  * async hooks to visit.
  */
 export function runScript(
-  client: Redis | Cluster,
+  sender: CommandSender,
   { source, sha1 }: RedisScript,
   keys: readonly string[],
   args: readonly (string | number)[],
 ): Promise<unknown> {
-  return client.evalsha(sha1, keys.length, ...keys, ...args).catch((error: unknown) => {
-    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return client.eval(source, keys.length, ...keys, ...args);
+  return sender.send('evalsha', [sha1, keys.length, ...keys, ...args]).catch((error: unknown) => {
+    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return sender.send('eval', [source, keys.length, ...keys, ...args]);
     throw error;
   });
 }

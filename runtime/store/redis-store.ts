@@ -1,4 +1,4 @@
-// The Redis store: one round trip for each verb.
+// The Redis store: one round trip for each verb (commands of one tick share a write: command-batch.ts).
 //   tryAcquire        SET key token NX PX lease
 //   tryAcquireInTurn  EVALSHA take-your-place-and-maybe-the-key (see redis-scripts.ts)
 //   renew             EVALSHA compare-and-PEXPIRE
@@ -13,6 +13,7 @@ import { ACQUIRE_IN_TURN_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from 
 import { ConnectionRef } from './connection-ref';
 import { RedisHealth } from './redis-health';
 import { waitingLineOf } from './waiting-line';
+import { commandSender, type CommandSender } from './command-batch';
 
 /** A released key is announced on the channel `lockweave:released:<key>`. */
 export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released:';
@@ -32,6 +33,7 @@ export class RedisLockStore implements LockStore {
   private readonly channel: string;
   private readonly ref: ConnectionRef | undefined;
   private readonly health: RedisHealth;
+  private readonly sender: CommandSender;
 
   constructor(
     readonly client: Redis | Cluster,
@@ -41,18 +43,19 @@ export class RedisLockStore implements LockStore {
     this.notices = new RedisNotices(client, this.channel);
     this.ref = options.ownsClient ? new ConnectionRef(client) : undefined;
     this.health = new RedisHealth(client, options.ownsClient === true, () => void this.notices.close());
+    this.sender = commandSender(client);
   }
 
   // The verbs are not async: each is one command, so each adds one promise, not an async frame.
 
   tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.send(() => this.client.set(key, token, 'PX', leaseMs, 'NX')).then(isOk);
+    return this.send(() => this.sender.send('set', [key, token, 'PX', leaseMs, 'NX'])).then(isOk);
   }
 
   tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
     const { line, lapses } = waitingLineOf(key);
     const args = [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs];
-    return this.send(() => runScript(this.client, ACQUIRE_IN_TURN_SCRIPT, [key, line, lapses], args)).then((reply) => {
+    return this.send(() => runScript(this.sender, ACQUIRE_IN_TURN_SCRIPT, [key, line, lapses], args)).then((reply) => {
       const [took, place] = reply as [number, string];
       waiter.place = place;
       return took === 1;
@@ -60,7 +63,7 @@ export class RedisLockStore implements LockStore {
   }
 
   renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.send(() => runScript(this.client, RENEW_SCRIPT, [key], [token, leaseMs])).then(isOne);
+    return this.send(() => runScript(this.sender, RENEW_SCRIPT, [key], [token, leaseMs])).then(isOne);
   }
 
   release(key: string, token: string, successor?: PlaceInLine): Promise<Released> {
@@ -90,7 +93,7 @@ export class RedisLockStore implements LockStore {
 
   private runRelease(key: string, args: (string | number)[]): Promise<Released> {
     const { line, lapses } = waitingLineOf(key);
-    return this.send(() => runScript(this.client, RELEASE_SCRIPT, [key, line, lapses], args)).then((reply) => RELEASED[reply as number]);
+    return this.send(() => runScript(this.sender, RELEASE_SCRIPT, [key, line, lapses], args)).then((reply) => RELEASED[reply as number]);
   }
 
   /** One command: refused at once when Redis is known to be unusable, else sent and, if ours, tracked. */
@@ -100,7 +103,7 @@ export class RedisLockStore implements LockStore {
   }
 }
 
-function isOk(reply: string | null): boolean {
+function isOk(reply: unknown): boolean {
   return reply === 'OK';
 }
 
