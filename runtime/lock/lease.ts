@@ -88,10 +88,13 @@ export class Lease implements HeldLock, AsyncDisposable {
     }
     // The oldest waiter of this process is named as the successor: if it is first in line, the key
     // goes straight to it with its full lease (see waiters.ts).
-    const successor = waitersOf(this.store).reserveSuccessor(this.key);
+    const waiters = waitersOf(this.store);
+    const next = waiters.reserveSuccessor(this.key);
+    const successor = next?.successor;
     const sentAt = Date.now();
     try {
-      const released = await this.store.release(this.key, this.token, successor);
+      const released = await this.store.release(this.key, this.token, successor, next?.goesAhead);
+      if (next) waiters.released(this.key, released);
       if (released === 'not-ours') {
         successor?.unreserve(false);
         if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');

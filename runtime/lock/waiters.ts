@@ -15,7 +15,15 @@
 // If the store finds that waiter first in line, the key goes to it with its full lease, and the
 // holder wakes it with the key already its own — no notice and no round trip. The successor is
 // reserved first, so its own timer cannot make it give up while the release is in flight.
-import type { LockStore, PlaceInLine } from '../store/lock-store';
+//
+// Cohorts: strict arrival order would send nearly every release of a key that several processes
+// contend for across to another process, each pass costing a notice and a confirming round trip
+// (measured: 40% of the throughput of 4 processes × 4 callers on one key). So the successor may go
+// ahead of the line — the cohort-locking idea — up to MAX_COHORT hand-overs in a row; then the key
+// goes to the first in line, whichever process it is in. Who goes next across processes is still
+// the line's decision, and a waiter is overtaken by at most MAX_COHORT sections per turn of
+// another process: waits stay bounded, and well within a caller's wait bound.
+import type { LockStore, PlaceInLine, Released } from '../store/lock-store';
 import { timerDelay } from '../base/timer-delay';
 
 export class Waiter implements PlaceInLine {
@@ -103,9 +111,14 @@ export class Waiter implements PlaceInLine {
   }
 }
 
+/** Hand-overs in a row within one process before a key must go to the first in line. */
+export const MAX_COHORT = 8;
+
 /** The waiters of one store in this process, by key, oldest first; they hear the store's notices. */
 export class Waiters {
   private readonly byKey = new Map<string, Waiter[]>();
+  /** Hand-overs in a row, by key, that went ahead of the line. */
+  private readonly cohorts = new Map<string, number>();
 
   constructor(private readonly store: LockStore) {}
 
@@ -127,11 +140,21 @@ export class Waiters {
     return this.byKey.has(key);
   }
 
-  /** The oldest sleeper for `key`, reserved for a release that may hand it the key. */
-  reserveSuccessor(key: string): Waiter | undefined {
+  /**
+   * The oldest sleeper for `key`, reserved for a release that may hand it the key, and whether it
+   * may go ahead of the line (the cohort is not full yet).
+   */
+  reserveSuccessor(key: string): { successor: Waiter; goesAhead: boolean } | undefined {
     const successor = this.byKey.get(key)?.find((waiter) => waiter.available);
-    successor?.reserve();
-    return successor;
+    if (!successor) return undefined;
+    successor.reserve();
+    return { successor, goesAhead: (this.cohorts.get(key) ?? 0) < MAX_COHORT };
+  }
+
+  /** What the release that named a successor did: a hand-over adds to the cohort, else it ends. */
+  released(key: string, released: Released): void {
+    if (released === 'handed') this.cohorts.set(key, (this.cohorts.get(key) ?? 0) + 1);
+    else this.cohorts.delete(key);
   }
 
   private notice(key: string, passedTo: string | undefined): void {
@@ -148,6 +171,7 @@ export class Waiters {
     if (index >= 0) list.splice(index, 1);
     if (list.length > 0) return;
     this.byKey.delete(waiter.key);
+    this.cohorts.delete(waiter.key);
     this.store.unlisten(waiter.key);
   }
 }

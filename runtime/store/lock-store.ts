@@ -49,9 +49,10 @@ export interface LockStore {
   renew(key: string, token: string, leaseMs: number): Promise<boolean>;
   /**
    * When the key holds `token`, gives it to the first waiter in line, or frees it when nobody
-   * waits. A `successor` of this process that is first in line gets it with its full lease.
+   * waits. A `successor` of this process gets it with its full lease when it is first in line, or
+   * when it stands in line and `successorGoesAhead`.
    */
-  release(key: string, token: string, successor?: PlaceInLine): Promise<Released>;
+  release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead?: boolean): Promise<Released>;
   /**
    * A waiter gives up: takes `token` out of the key's line, and releases the key as release() does
    * should it hold `token` after all (an attempt whose answer was lost, or a pass just made).

@@ -63,9 +63,10 @@ export class MemoryLockStore implements LockStore {
     return this.release(key, token);
   }
 
-  async release(key: string, token: string, successor?: PlaceInLine): Promise<Released> {
+  async release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {
     if (this.holders.get(key)?.token !== token) return 'not-ours';
-    const first = this.firstInLine(key);
+    const inLine = (place: Place) => place.token === successor?.token;
+    const first = (successorGoesAhead && this.lines.get(key)?.find(inLine)) || this.firstInLine(key);
     if (!first) {
       this.free(key);
       return 'freed';

@@ -91,10 +91,13 @@ return {0, place}
  * KEYS[1] key, KEYS[2] line, KEYS[3] lapses; ARGV[1] token, ARGV[2] channel prefix, ARGV[3] how
  * long a waiter in another process has to claim the key (ms), ARGV[4] a waiter of the caller's own
  * process ('' for none), ARGV[5] its lease (ms), ARGV[6] '1' when the caller may stand in the line
- * (a waiter giving up: it leaves the line this way).
+ * (a waiter giving up: it leaves the line this way), ARGV[7] '1' when that waiter may go ahead of
+ * the line (see Waiters.reserveSuccessor: a few times in a row at most).
  *
  * If the key holds `token`, passes it on:
- * - to the first live waiter in line: when that is the caller's own waiter, with its full lease
+ * - to the caller's own waiter, when it stands in line and may go ahead: with its full lease, no
+ *   notice (the caller wakes it);
+ * - else to the first live waiter in line: when that is the caller's own waiter, with its full lease
  *   and no notice (the caller wakes it); else with a short claim, announced by PUBLISHing the
  *   waiter's token, on which its process confirms the key with an attempt of its own. A claim
  *   nobody takes up (the waiter's process died) frees the key when it ends.
@@ -120,6 +123,7 @@ if not first then
   redis.call('publish', ARGV[2] .. key, '')
   return 1
 end
+if ARGV[7] == '1' and first ~= ARGV[4] and redis.call('zscore', line, ARGV[4]) then first = ARGV[4] end
 leave(line, lapses, first)
 if first == ARGV[4] then
   redis.call('set', key, first, 'PX', ARGV[5])

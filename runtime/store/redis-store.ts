@@ -66,12 +66,13 @@ export class RedisLockStore implements LockStore {
     return this.send(() => runScript(this.sender, RENEW_SCRIPT, [key], [token, leaseMs])).then(isOne);
   }
 
-  release(key: string, token: string, successor?: PlaceInLine): Promise<Released> {
-    return this.runRelease(key, [token, this.channel, CLAIM_MS, successor?.token ?? '', successor?.leaseMs ?? 0, '']);
+  release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {
+    const own = successor ? [successor.token, successor.leaseMs] : ['', 0];
+    return this.runRelease(key, [token, this.channel, CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '']);
   }
 
   leave(key: string, token: string): Promise<Released> {
-    return this.runRelease(key, [token, this.channel, CLAIM_MS, '', 0, '1']);
+    return this.runRelease(key, [token, this.channel, CLAIM_MS, '', 0, '1', '']);
   }
 
   listen(key: string, notice: Notice): Promise<void> {
