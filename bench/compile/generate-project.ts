@@ -19,13 +19,6 @@ export interface GeneratedProject {
   /** tsconfig with the lockweave plugin, and the same without it. */
   readonly withPlugin: string;
   readonly withoutPlugin: string;
-  /**
-   * The same with a plugin that changes nothing but whose package.json asks for JSDoc parsing in
-   * every file (`tsp.tscOptions.parseAllJsDoc`), as lockweave's did until it read the JSDoc of
-   * tagged files itself: plain tspc skips JSDoc in .ts files, so this build shows what that
-   * setting would cost, beside what lockweave costs without it.
-   */
-  readonly withJsDocOnly: string;
   readonly taggedMethods: number;
 }
 
@@ -109,12 +102,5 @@ export function generateProject(root: string, shape: ProjectShape, transformPath
   const plugins = [{ transform: relative(root, transformPath) }];
   writeFileSync(withPlugin, JSON.stringify({ compilerOptions: { ...compilerOptions, plugins }, include: ['src'] }, null, 2));
   writeFileSync(withoutPlugin, JSON.stringify({ compilerOptions, include: ['src'] }, null, 2));
-  const jsDocPlugin = join(root, 'jsdoc-only-plugin');
-  mkdirSync(jsDocPlugin);
-  writeFileSync(join(jsDocPlugin, 'package.json'), JSON.stringify({ name: 'jsdoc-only-plugin', private: true, tsp: { tscOptions: { parseAllJsDoc: true } } }));
-  writeFileSync(join(jsDocPlugin, 'index.js'), 'module.exports = () => () => (sourceFile) => sourceFile;\n');
-  const withJsDocOnly = join(root, 'tsconfig.jsdoc-only.json');
-  const jsDocOnlyPlugins = [{ transform: './jsdoc-only-plugin/index.js' }];
-  writeFileSync(withJsDocOnly, JSON.stringify({ compilerOptions: { ...compilerOptions, plugins: jsDocOnlyPlugins }, include: ['src'] }, null, 2));
-  return { dir: root, withPlugin, withoutPlugin, withJsDocOnly, taggedMethods };
+  return { dir: root, withPlugin, withoutPlugin, taggedMethods };
 }

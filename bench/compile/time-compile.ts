@@ -1,17 +1,14 @@
-// Compile time with and without the plugin: `tspc -p` on a generated project, three builds per
-// run — plain, JSDoc parsing only, lockweave — in an order that rotates from run to run so that
-// machine load hits every build alike; medians, and the median of per-run ratios. Every build
-// uses tspc, so the figures are the plugin's own cost. The JSDoc-only build is a reference line
-// now: it is what ts-patch's parseAllJsDoc costs, which lockweave needed until it learned to read
-// the JSDoc of tagged files itself (transformer/parse/jsdoc-view.ts); the plugin build includes
-// that reading and no longer includes parseAllJsDoc.
+// Compile time with and without the plugin: `tspc -p` on a generated project, both builds per
+// run, in an order that alternates from run to run so that machine load hits both alike;
+// medians, and the median of per-run ratios. Both use tspc, so the figures are the plugin's own
+// cost (which includes reading the JSDoc of tagged files: transformer/parse/jsdoc-view.ts).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GeneratedProject } from './generate-project';
 import { CPU_MARK } from './cpu-mark';
 
-export const BUILDS = ['plain', 'jsdoc', 'plugin'] as const;
+export const BUILDS = ['plain', 'plugin'] as const;
 export type Build = (typeof BUILDS)[number];
 
 export interface CompileTimes {
@@ -28,7 +25,7 @@ const TSPC = require.resolve('ts-patch/bin/tspc');
 const REPORT_CPU = join(__dirname, 'report-cpu.js');
 
 function tsconfigOf(project: GeneratedProject, build: Build): string {
-  return build === 'plain' ? project.withoutPlugin : build === 'jsdoc' ? project.withJsDocOnly : project.withPlugin;
+  return build === 'plain' ? project.withoutPlugin : project.withPlugin;
 }
 
 function compileOnce(project: GeneratedProject, tsconfig: string): { ms: number; cpuMs: number; ok: boolean; output: string } {
@@ -52,8 +49,8 @@ function countWoven(project: GeneratedProject): number {
 }
 
 export function timeCompile(project: GeneratedProject, runs: number, log: (line: string) => void): CompileTimes {
-  const ms: Record<Build, number[]> = { plain: [], jsdoc: [], plugin: [] };
-  const cpuMs: Record<Build, number[]> = { plain: [], jsdoc: [], plugin: [] };
+  const ms: Record<Build, number[]> = { plain: [], plugin: [] };
+  const cpuMs: Record<Build, number[]> = { plain: [], plugin: [] };
   let wovenMethods = 0;
   let pluginError: string | undefined;
   // One unmeasured build each first: the first build after the project is written reads cold

@@ -34,17 +34,11 @@ export interface ScenarioTable {
 /** One project shape: medians of each build, and medians of per-run ratios. */
 export interface CompileFigures extends ShapeTimes {
   readonly plainMs: number;
-  readonly jsDocMs: number;
   readonly pluginMs: number;
   /** lockweave over plain tspc: what a user sees, and what the target is about. */
   readonly ratio: number;
   /** The same in CPU time, which other work on a shared machine disturbs less. */
   readonly cpuRatio: number;
-  readonly cpuJsDocRatio: number;
-  /** JSDoc parsing alone over plain tspc: the part of `ratio` that ts-patch's parseAllJsDoc costs. */
-  readonly jsDocRatio: number;
-  /** lockweave over JSDoc parsing alone: the plugin's own work (finding, checking, weaving, printing). */
-  readonly ownRatio: number;
 }
 
 export interface Summary {
@@ -97,17 +91,13 @@ export function summarise(
     contenders,
     scenarios,
     compile: compile?.map((shape) => {
-      const { plain, jsdoc, plugin } = shape.times.ms;
+      const { plain, plugin } = shape.times.ms;
       return {
         ...shape,
         plainMs: median(plain),
-        jsDocMs: median(jsdoc),
         pluginMs: median(plugin),
         ratio: medianRatio(plugin, plain),
         cpuRatio: medianRatio(shape.times.cpuMs.plugin, shape.times.cpuMs.plain),
-        cpuJsDocRatio: medianRatio(shape.times.cpuMs.jsdoc, shape.times.cpuMs.plain),
-        jsDocRatio: medianRatio(jsdoc, plain),
-        ownRatio: medianRatio(plugin, jsdoc),
       };
     }),
     weave: weave && {
