@@ -7,9 +7,10 @@
 // the seed would have.
 //
 // A caller that has to wait takes a place in the key's line (see store/lock-store.ts): a release
-// gives the key to the first in line, in whatever process, so no caller is overtaken by callers
-// that came later — every caller gets the key within its wait bound while the section time
-// allows it, however many processes come and go.
+// gives the key to the first in line, in whatever process, or to a waiter of its own process for
+// at most a few hand-overs in a row (see waiters.ts) — so no caller is overtaken for long by
+// callers that came later, and every caller gets the key within its wait bound while the section
+// time allows it, however many processes come and go.
 //
 // An attempt that fails with an error (Redis unreachable, a timeout) counts as a failed
 // attempt: the caller keeps trying until the deadline and then gets LockAcquireError with the
@@ -110,10 +111,12 @@ async function waitForLease(
     let seen = waiter.epoch;
     // Take a place in line, listening first: a release between the first attempt and now either
     // freed the key (this finds it free, and takes it if nobody is ahead) or passed it to someone
-    // already in line. A key passed to this waiter with a claim is confirmed by its next attempt,
-    // which makes the lease its own, full length, before the body starts: a body never runs on a
-    // claim, which a short Redis outage or a cut connection would end under it. Not an attempt of the schedule unless it takes the key: the SETs a caller
+    // already in line. Not an attempt of the schedule unless it takes the key: the SETs a caller
     // makes are the first, then `retries`, plus one per notice in between.
+    //
+    // A key passed to this waiter with a claim is confirmed by its next attempt, which makes the
+    // lease its own, full length, before the body starts: a body never runs on a claim, which a
+    // short Redis outage or a cut connection would end under it.
     let lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
     // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.

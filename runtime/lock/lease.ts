@@ -86,8 +86,8 @@ export class Lease implements HeldLock, AsyncDisposable {
       this.claim?.end();
       return;
     }
-    // The oldest waiter of this process is named as the successor: if it is first in line, the key
-    // goes straight to it with its full lease (see waiters.ts).
+    // The oldest waiter of this process is named as the successor: if it is first in line, or may
+    // go ahead of the line (a cohort, see waiters.ts), the key goes straight to it with its full lease.
     const waiters = waitersOf(this.store);
     const next = waiters.reserveSuccessor(this.key);
     const successor = next?.successor;
