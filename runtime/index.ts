@@ -10,4 +10,6 @@ export { Lease, NestedLease, type AnyLease } from './lock/lease';
 export { MAX_KEY_LENGTH, type KeyValue } from './lock/key';
 export type { LockStore, PlaceInLine, Released, Notice } from './store/lock-store';
 export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
+export { NodeRedisLockStore } from './store/node-redis-store';
+export type { NodeRedisClientLike } from './store/node-redis-client';
 export { MemoryLockStore } from './store/memory-store';

@@ -8,11 +8,17 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
+import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClientLike } from '../store/node-redis-client';
+import { assertOpenNodeRedisClient, NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
 
 export interface ConfigureOptions {
-  /** An ioredis `Redis` or `Cluster` (left open by close()), a URL, or ioredis options. */
-  redis?: Redis | Cluster | string | RedisOptions;
+  /**
+   * An ioredis `Redis` or `Cluster`, or a connected node-redis client (`createClient()` of `redis`
+   * v5 or v6) — a client passed in is left open by close() — or a URL or ioredis options, for
+   * which the runtime opens an ioredis client.
+   */
+  redis?: Redis | Cluster | NodeRedisClientLike | string | RedisOptions;
   /** Any other store, e.g. `new MemoryLockStore()` for unit tests. Takes precedence over `redis`. */
   store?: LockStore;
   /** The key prefix when neither the tag nor the plugin sets one. Default `LOCK_`. */
@@ -180,20 +186,26 @@ export function settingsVersion(): number {
 }
 
 /**
- * Anything but an ioredis client, a URL or a plain options object is refused here, at configure().
- * ioredis would read any other object as options — a node-redis client among them — and connect
- * to its default, 127.0.0.1:6379: locks on a different Redis than the one the caller meant.
+ * Anything but an ioredis client, a node-redis client, a URL or a plain options object is refused
+ * here, at configure(). ioredis would read any other object as options and connect to its
+ * default, 127.0.0.1:6379: locks on a different Redis than the one the caller meant.
  */
 function assertRedisOption(redis: unknown): void {
   if (redis === undefined || typeof redis === 'string') return;
   if (typeof redis === 'object' && redis !== null) {
     const proto = Object.getPrototypeOf(redis);
     if (proto === Object.prototype || proto === null) return;
+    // node-redis first: a user with only node-redis need not load ioredis to be told yes or no.
+    if (isNodeRedisCluster(redis)) {
+      throw new TypeError('lockweave: configure({ redis }) does not support a node-redis cluster (createCluster) yet; '
+        + 'pass an ioredis Cluster, or a node-redis client of one node.');
+    }
+    if (isNodeRedisClient(redis)) return assertOpenNodeRedisClient(redis);
     if (isIORedisClient(redis)) return;
   }
   const what = typeof redis === 'object' && redis !== null ? `an instance of ${redis.constructor?.name || 'an unknown class'}` : typeof redis;
-  throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a redis:// URL, or ioredis options; got ${what}. `
-    + '(Another client, such as node-redis, is not supported: it would be read as options and connect to 127.0.0.1:6379. '
+  throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, or ioredis options; got ${what}. `
+    + '(Any other object would be read as options and connect to 127.0.0.1:6379. '
     + 'A second copy of ioredis also fails this check: install one.)');
 }
 
@@ -201,6 +213,7 @@ function createStore(options: ConfigureOptions): LockStore {
   if (options.store) return options.store;
   const channel = options.releaseChannel;
   const redis = options.redis;
+  if (isNodeRedisClient(redis)) return new NodeRedisLockStore(redis, { channel });
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
   const { Redis } = ioredis();
   const client =

@@ -13,10 +13,17 @@
 //     cannot keep the process alive.
 import type { Cluster, Redis } from 'ioredis';
 import { RedisConnectionError } from '../base/errors';
+import type { NodeRedisClient } from './node-redis-client';
+
+/** An ioredis client, or a node-redis one (which the runtime never owns: no SELECT, no disconnect). */
+type WatchedClient = Redis | Cluster | NodeRedisClient;
 
 
-/** ioredis's own words for "the command never got an answer because the connection is gone". */
-const CONNECTION_GONE = /max retries per request|Connection is closed|Stream isn't writeable|Command timed out|connect ETIMEDOUT/i;
+/**
+ * The clients' own words for "the command never got an answer because the connection is gone":
+ * ioredis's, then node-redis's (its command timeout gets its message in node-redis-client.ts).
+ */
+const CONNECTION_GONE = /max retries per request|Connection is closed|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout/i;
 /** What retrying cannot fix, by what the server or TLS said. */
 const FATAL = {
   tls: /SSL|TLS|wrong version number|EPROTO|certificate|self.signed/i,
@@ -37,7 +44,7 @@ export class RedisHealth {
   private readonly reconnected = new Set<() => void>();
 
   constructor(
-    private readonly client: Redis | Cluster,
+    private readonly client: WatchedClient,
     /** The runtime opened the connection: it may stop it from reconnecting. */
     private readonly owned: boolean,
     /** Called once when the connection turns out unusable for good (to close the subscriber too). */
@@ -45,8 +52,10 @@ export class RedisHealth {
   ) {
     this.address = addressOf(client);
     this.databaseOk = databaseOf(client) === 0;
-    client.on('error', (error: Error) => this.onError(error));
-    client.on('ready', () => {
+    // Both families emit 'error' for each connection failure and 'ready' once usable again.
+    const events = client as { on(event: 'error' | 'ready', listener: (error: Error) => void): unknown };
+    events.on('error', (error: Error) => this.onError(error));
+    events.on('ready', () => {
       this.downWith = undefined;
       const listeners = [...this.reconnected];
       this.reconnected.clear();
@@ -57,7 +66,7 @@ export class RedisHealth {
   /** The error a command must fail with right away, if any. */
   get refusal(): RedisConnectionError | undefined {
     if (this.fatalError) return this.fatalError;
-    if (this.downWith && (this.client as { status?: string }).status !== 'ready') return this.unreachable(this.downWith);
+    if (this.downWith && !isReady(this.client)) return this.unreachable(this.downWith);
     return undefined;
   }
 
@@ -94,7 +103,7 @@ export class RedisHealth {
     if (FATAL.database.test(said)) return this.fail(this.noDatabase(error));
     if (FATAL.credentials.test(said)) return this.fail(this.fatal('it refused the credentials', error));
     if (FATAL.tls.test(said)) return this.fail(this.fatal('the TLS handshake failed (a rediss:// URL for a server without TLS, or a certificate it does not trust?)', error));
-    if ((this.client as { status?: string }).status !== 'ready') this.downWith = error;
+    if (!isReady(this.client)) this.downWith = error;
   }
 
   private noDatabase(error: Error): RedisConnectionError {
@@ -108,7 +117,7 @@ export class RedisHealth {
   private fail(error: RedisConnectionError): void {
     if (this.fatalError) return;
     this.fatalError = error;
-    if (this.owned) this.client.disconnect();
+    if (this.owned) (this.client as Redis | Cluster).disconnect();
     this.onFatal();
   }
 
@@ -134,14 +143,24 @@ export class RedisHealth {
   }
 }
 
-function databaseOf(client: Redis | Cluster): number {
+/** ioredis says `status`, node-redis `isReady`. */
+function isReady(client: WatchedClient): boolean {
+  return 'status' in client ? client.status === 'ready' : client.isReady === true;
+}
+
+function databaseOf(client: WatchedClient): number {
   return Number((client as { options?: { db?: number } }).options?.db ?? 0);
 }
 
-function addressOf(client: Redis | Cluster): string {
+function addressOf(client: WatchedClient): string {
   const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
   if (options?.path) return options.path;
   if (options?.host || options?.port) return `${options.host ?? 'localhost'}:${options.port ?? 6379}`;
+  // node-redis keeps the address (parsed from its URL too) under `socket`; its defaults are ioredis's.
+  if (!('status' in client)) {
+    const socket = (client as NodeRedisClient).options?.socket;
+    return socket?.path ?? `${socket?.host ?? 'localhost'}:${socket?.port ?? 6379}`;
+  }
   const nodes = (client as { startupNodes?: Array<string | number | { host?: string; port?: number }> }).startupNodes;
   const first = nodes?.[0];
   if (typeof first === 'object' && first) return `${first.host ?? 'localhost'}:${first.port ?? 6379}`;

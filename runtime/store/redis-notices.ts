@@ -10,19 +10,39 @@
 // anyway. Why not keyspace notifications: they need a server setting (`notify-keyspace-events`)
 // that managed Redis often forbids, and they fire on every write. The subscriber connection is
 // opened only when a caller first has to wait, so uncontended use opens one connection, not two.
-import type { Cluster, Redis } from 'ioredis';
-import { unrefConnection } from './connection-ref';
 import type { Notice } from './lock-store';
+
+/**
+ * The subscriber connection as the notices use it; each client family opens its own
+ * (ioredis-subscriber.ts, node-redis-client.ts). Commands on it stay in order, and it
+ * subscribes again by itself after a reconnect.
+ */
+export interface Subscriber {
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the subscriber, which hands each message to `onMessage` and never keeps the process
+ * alive. One that is gone for good (it stopped reconnecting) calls `onGone`.
+ */
+export type OpenSubscriber = (onMessage: (channel: string, message: string) => void, onGone: () => void) => Subscriber;
 
 export class RedisNotices {
   private readonly listeners = new Map<string, { notice: Notice; subscribed: Promise<unknown> }>();
-  private subscriber: Redis | Cluster | undefined;
+  private subscriber: Subscriber | undefined;
 
   constructor(
-    private readonly client: Redis | Cluster,
+    private readonly openSubscriber: OpenSubscriber,
     /** Channel name = this prefix + the key. */
     readonly channelPrefix: string,
   ) {}
+
+  /** Whether anyone here waits for notices (a subscriber may stop reconnecting when nobody does). */
+  get listening(): boolean {
+    return this.listeners.size > 0;
+  }
 
   async listen(key: string, notice: Notice): Promise<void> {
     let listener = this.listeners.get(key);
@@ -49,23 +69,25 @@ export class RedisNotices {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     this.listeners.clear();
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+    if (subscriber) await subscriber.close();
   }
 
-  private connect(): Redis | Cluster {
+  private connect(): Subscriber {
     if (this.subscriber) return this.subscriber;
-    const subscriber = this.client.duplicate();
-    this.subscriber = subscriber;
-    // The subscriber never keeps a process alive: a waiter's own timer does that while it waits.
-    unrefConnection(subscriber);
-    subscriber.on('message', (channel: string, message: string) => {
-      if (!channel.startsWith(this.channelPrefix)) return;
-      const key = channel.slice(this.channelPrefix.length);
-      this.listeners.get(key)?.notice(key, message === '' ? undefined : message);
-    });
-    // Errors surface as failed subscriptions; ioredis resubscribes by itself after a reconnect.
-    subscriber.on('error', () => undefined);
-    return subscriber;
+    const subscriber = this.openSubscriber(
+      (channel, message) => {
+        if (!channel.startsWith(this.channelPrefix)) return;
+        const key = channel.slice(this.channelPrefix.length);
+        this.listeners.get(key)?.notice(key, message === '' ? undefined : message);
+      },
+      () => {
+        // Gone for good: its subscriptions with it. The next listen() opens another subscriber and
+        // subscribes again; meanwhile waiters wake at their scheduled attempts.
+        if (this.subscriber !== subscriber) return;
+        this.subscriber = undefined;
+        this.listeners.clear();
+      },
+    );
+    return (this.subscriber = subscriber);
   }
 }
-

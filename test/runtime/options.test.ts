@@ -2,6 +2,7 @@
 // would refuse, MemoryLockStore refuses too, so a unit test fails where production would.
 import test from 'ava';
 import { configure, lock, MemoryLockStore, withLock } from 'lockweave';
+import { createClient, createCluster } from 'redis';
 
 test.serial('a lockTime or waitTime that is not whole milliseconds is refused before any attempt, on the in-process store too', async (t) => {
   const store = new MemoryLockStore();
@@ -24,9 +25,14 @@ test.serial('configure({ redis }) refuses a client it does not understand instea
   }
   for (const redis of [new RedisClient(), new Map(), 6379, () => undefined]) {
     const error = t.throws(() => configure({ redis: redis as never }), { instanceOf: TypeError });
-    t.regex(error!.message, /takes an ioredis Redis or Cluster, a redis:\/\/ URL, or ioredis options; got /);
+    t.regex(error!.message, /takes an ioredis Redis or Cluster, a node-redis client, a redis:\/\/ URL, or ioredis options; got /);
   }
   t.regex(t.throws(() => configure({ redis: new RedisClient() as never }))!.message, /got an instance of RedisClient/);
+  // node-redis itself: a client not connected yet, and a cluster, are refused saying why.
+  const notOpen = createClient({ url: 'redis://127.0.0.1:1' });
+  t.regex(t.throws(() => configure({ redis: notOpen }), { instanceOf: TypeError })!.message, /not open: call `await client.connect\(\)`/);
+  const cluster = createCluster({ rootNodes: [{ url: 'redis://127.0.0.1:1' }] });
+  t.regex(t.throws(() => configure({ redis: cluster as never }), { instanceOf: TypeError })!.message, /does not support a node-redis cluster/);
   t.notThrows(() => configure({ redis: { host: '127.0.0.1', port: 1, lazyConnect: true } }));
   t.notThrows(() => configure({ redis: 'redis://127.0.0.1:1' }));
   configure({ store: new MemoryLockStore() });

@@ -1,0 +1,130 @@
+// A node-redis client (npm `redis`, v5 and v6) as the store uses it: how it is recognised, how a
+// command is sent, how the subscriber of release notices is opened.
+//
+// Described by shape, not imported: `redis` is an optional peer, and a user without it must
+// be able to compile against lockweave's types and load it.
+import type { CommandSender } from './command-batch';
+import type { OpenSubscriber } from './redis-notices';
+
+/** What configure() accepts as a node-redis client: `createClient()`'s, connected. */
+export interface NodeRedisClientLike {
+  readonly isOpen: boolean;
+  sendCommand(args: readonly string[], options?: never): Promise<unknown>;
+  duplicate(overrides?: never): unknown;
+}
+
+/** What the store uses of it (the members every v5 and v6 client has). */
+export interface NodeRedisClient extends NodeRedisClientLike {
+  readonly isReady: boolean;
+  readonly options?: { socket?: { host?: string; port?: number; path?: string; reconnectStrategy?: unknown } };
+  sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
+  duplicate(overrides?: object): NodeRedisClient;
+  connect(): Promise<unknown>;
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
+  unref(): void;
+  close?(): Promise<unknown>;
+  quit?(): Promise<unknown>;
+  destroy(): void;
+}
+
+/**
+ * A node-redis client, by the members node-redis has and other things passed as `redis` lack:
+ * ioredis has no `sendCommand`/`isOpen`, a plain options object no methods, a node-redis pool
+ * no `duplicate`, a node-redis cluster its `masters` (isNodeRedisCluster).
+ */
+export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
+  return hasClientShape(value) && !isNodeRedisCluster(value);
+}
+
+export function isNodeRedisCluster(value: unknown): boolean {
+  return hasClientShape(value) && 'masters' in value && 'slots' in value;
+}
+
+function hasClientShape(value: unknown): value is NodeRedisClient {
+  if (typeof value !== 'object' || value === null) return false;
+  const client = value as Partial<Record<'sendCommand' | 'duplicate' | 'isOpen', unknown>>;
+  return typeof client.sendCommand === 'function' && typeof client.duplicate === 'function' && typeof client.isOpen === 'boolean';
+}
+
+/**
+ * How long a command may wait for its answer. node-redis keeps a command sent while the
+ * connection is down in its offline queue until it reconnects (v5 has no timeout by default), and
+ * a lock attempt must fail rather than hang past its caller's wait bound. A timed-out command
+ * that was not written yet is taken out of the queue, so it is never sent late; one whose answer
+ * was lost is handled like any lost answer (the caller's next attempt finds the key its own).
+ */
+export const NODE_REDIS_COMMAND_TIMEOUT_MS = 2_000;
+
+/**
+ * Sends each command alone: node-redis writes the commands of one tick together by itself.
+ * Its arguments are strings (it refuses numbers), and a timeout error of v5 has no message, so
+ * it is given one the health check (redis-health.ts) reads as a lost connection.
+ */
+export function nodeRedisSender(client: NodeRedisClient): CommandSender {
+  const options = { timeout: NODE_REDIS_COMMAND_TIMEOUT_MS };
+  return {
+    send: (name, args) =>
+      client.sendCommand([name, ...args.map(String)], options).catch((error: unknown) => {
+        if (error instanceof Error && error.constructor.name === 'TimeoutError') {
+          throw new Error(`Command timed out after ${NODE_REDIS_COMMAND_TIMEOUT_MS} ms`, { cause: error });
+        }
+        throw error;
+      }),
+  };
+}
+
+/** The longest pause between the subscriber's reconnects (as for connections the runtime opens). */
+const SUBSCRIBER_RECONNECT_MAX_MS = 250;
+
+/**
+ * The subscriber: a duplicate of the client, unref'd so it never keeps a process alive. node-redis
+ * waits between reconnects on a timer that is ref'd, though, so the duplicate reconnects only
+ * while someone here waits for notices (whose own timers keep the process up anyway) and
+ * otherwise gives up and is dropped (`onGone`); the next listen() opens another. Nor does it
+ * retry a first connection that fails: listen() must not hang while Redis is down.
+ */
+export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => boolean): OpenSubscriber {
+  return (onMessage, onGone) => {
+    let everReady = false;
+    const reconnectStrategy = (retries: number) =>
+      everReady && listening() ? Math.min(50 * (retries + 1), SUBSCRIBER_RECONNECT_MAX_MS) : false;
+    const subscriber = client.duplicate({ socket: { ...client.options?.socket, reconnectStrategy } });
+    subscriber.unref();
+    subscriber.on('ready', () => (everReady = true));
+    // A subscriber that gave up reconnecting is closed (isOpen false) when it reports the error.
+    subscriber.on('error', () => {
+      if (!subscriber.isOpen) onGone();
+    });
+    const connected = subscriber.connect();
+    connected.catch(() => onGone());
+    const onChannelMessage = (message: string, channel: string) => onMessage(channel, message);
+    return {
+      subscribe: (channel) => bounded(connected.then(() => subscriber.subscribe(channel, onChannelMessage)), () => void subscriber.unsubscribe(channel).catch(() => undefined)),
+      unsubscribe: (channel) => (subscriber.isOpen ? subscriber.unsubscribe(channel) : Promise.resolve()),
+      close: async () => {
+        if (!subscriber.isOpen) return;
+        const closing = subscriber.close ?? subscriber.quit;
+        await closing!.call(subscriber).catch(() => subscriber.destroy());
+      },
+    };
+  };
+}
+
+/**
+ * A SUBSCRIBE sent while the subscriber reconnects waits in its offline queue, with no timeout;
+ * the waiter that listens must not wait with it. When it is given up, `undo` unsubscribes (after
+ * it, on the same connection), so a late subscription delivers nothing twice.
+ */
+function bounded<T>(subscribed: Promise<T>, undo: () => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      undo();
+      reject(new Error(`lockweave: SUBSCRIBE got no answer in ${NODE_REDIS_COMMAND_TIMEOUT_MS} ms`));
+    }, NODE_REDIS_COMMAND_TIMEOUT_MS);
+    timer.unref();
+    subscribed.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
