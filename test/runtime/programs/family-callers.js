@@ -1,0 +1,60 @@
+// One process of several that take turns on one hot key, locking through the Redis client family
+// it is given: `ioredis` (a URL: the runtime opens the client), `redis` (node-redis v6) or
+// `redis5` (node-redis v5), connected here as a user would. Each section is a read-modify-write
+// of a counter that only the lock protects: an overlap between two holders, in this process or
+// across families, loses an update. Prints one JSON line: sections, failed calls, longest wait.
+// argv: family businessFlag key callers runMs retries waitTime counterKey
+const { Redis } = require('ioredis');
+const { configure, defineLock, close, LockAcquireError } = require('lockweave');
+
+const [family, businessFlag, key, callers, runMs, retries, waitTime, counterKey] = process.argv.slice(2);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function connect() {
+  if (family === 'ioredis') return { redis: process.env.REDIS_URL, stop: () => undefined };
+  const { createClient } = require(family);
+  const client = createClient({ url: process.env.REDIS_URL });
+  client.on('error', () => undefined);
+  await client.connect();
+  return { redis: client, stop: () => client.destroy() };
+}
+
+(async () => {
+  const { redis, stop } = await connect();
+  configure({ redis });
+  const counter = new Redis(process.env.REDIS_URL);
+  const lock = defineLock({ site: `family-callers-${family}`, businessFlag, retries: Number(retries), waitTime: Number(waitTime) });
+  const stopAt = Date.now() + Number(runMs);
+  const result = { family, sections: 0, failed: 0, maxWaitMs: 0, otherErrors: [] };
+  await Promise.all(
+    Array.from({ length: Number(callers) }, async () => {
+      for (let i = 0; i < 100_000 && Date.now() < stopAt; i++) {
+        const startedAt = Date.now();
+        let lease;
+        try {
+          lease = await lock.acquire(key);
+        } catch (error) {
+          if (error instanceof LockAcquireError) result.failed++;
+          else result.otherErrors.push(String(error));
+          continue;
+        }
+        result.maxWaitMs = Math.max(result.maxWaitMs, Date.now() - startedAt);
+        try {
+          const seen = Number(await counter.get(counterKey));
+          await sleep(2);
+          await counter.set(counterKey, seen + 1);
+          result.sections++;
+        } finally {
+          await lease.release();
+        }
+      }
+    }),
+  );
+  process.stdout.write(JSON.stringify(result) + '\n');
+  await close();
+  counter.disconnect();
+  stop();
+})().catch((error) => {
+  process.stderr.write(String(error && error.stack) + '\n');
+  process.exit(1);
+});
