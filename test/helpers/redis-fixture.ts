@@ -3,7 +3,7 @@
 import type { TestFn } from 'ava';
 import { Redis } from 'ioredis';
 import { close, configure, type ConfigureOptions } from 'lockweave';
-import { startRedisServer, type RedisServer } from './redis-server';
+import { redisServerVersion, startRedisServer, type RedisServer } from './redis-server';
 
 export interface RedisFixture {
   server: RedisServer;
@@ -13,7 +13,8 @@ export interface RedisFixture {
 
 export function useRedis(test: TestFn, options: Omit<ConfigureOptions, 'redis'> = {}): RedisFixture {
   const fixture = {} as RedisFixture;
-  test.before(async () => {
+  test.before(async (t) => {
+    t.log(`server: ${redisServerVersion()}`);
     fixture.server = await startRedisServer();
     fixture.redis = new Redis(fixture.server.url);
     configure({ ...options, redis: fixture.server.url });

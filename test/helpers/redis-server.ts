@@ -1,9 +1,13 @@
 // A throwaway redis-server for one test file, benchmark or demo run.
 //
+// The binary is `redis-server` unless LOCKWEAVE_REDIS_SERVER names another that takes the same
+// arguments and speaks the same protocol (scripts/test.sh runs the Redis-backed suites again with
+// LOCKWEAVE_REDIS_SERVER=valkey-server).
+//
 // Each caller gets its own server on a free loopback port, with persistence off and a
 // private working directory, so runs never touch a system Redis or each other. Only the
 // process started here is ever stopped, by its own PID.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,7 +17,7 @@ export interface RedisServer {
   readonly host: '127.0.0.1';
   readonly port: number;
   readonly url: string;
-  /** PID of the redis-server process, for fault tests that pause or kill it. */
+  /** PID of the server process, for fault tests that pause or kill it. */
   readonly pid: number;
   /** Its working directory (the AOF lives here when persistence is turned on); removed by stop(). */
   readonly dir: string;
@@ -26,6 +30,15 @@ export interface RedisServer {
 }
 
 const START_TIMEOUT_MS = 10_000;
+
+/** The server binary the tests start: `redis-server`, or LOCKWEAVE_REDIS_SERVER (e.g. `valkey-server`). */
+export const redisServerBinary = process.env.LOCKWEAVE_REDIS_SERVER || 'redis-server';
+
+/** The binary's name and version as its `--version` prints them, e.g. `valkey-server 8.0.1`. */
+export function redisServerVersion(): string {
+  const out = execFileSync(redisServerBinary, ['--version'], { encoding: 'utf8' });
+  return `${redisServerBinary} ${out.match(/v=(\S+)/)?.[1] ?? out.trim()}`;
+}
 
 export async function startRedisServer(extraArgs: readonly string[] = []): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'lockweave-redis-'));
@@ -75,14 +88,14 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
     '--loglevel', 'warning',
     ...extraArgs,
   ];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(redisServerBinary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<never>((_, reject) => {
     child.once('error', (error) =>
-      reject(new Error(`cannot start redis-server (${error.message}); run \`npm run setup\` to install it`)),
+      reject(new Error(`cannot start ${redisServerBinary} (${error.message}); run \`npm run setup\` to install it`)),
     );
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${stderr.trim()}`)));
+    child.once('exit', (code) => reject(new Error(`${redisServerBinary} exited with ${code}: ${stderr.trim()}`)));
   });
   await Promise.race([waitForPing(port), exited]);
   exited.catch(() => undefined); // later exits are expected (kill, stop)
@@ -95,7 +108,7 @@ async function waitForPing(port: number): Promise<void> {
     if (await ping(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`redis-server on port ${port} did not answer PING within ${START_TIMEOUT_MS} ms`);
+  throw new Error(`${redisServerBinary} on port ${port} did not answer PING within ${START_TIMEOUT_MS} ms`);
 }
 
 function ping(port: number): Promise<boolean> {
