@@ -49,6 +49,9 @@ export interface AcquireContext {
  */
 const PLACE_GRACE_MS = 2_000;
 
+/** The longest a new waiter waits for release notices to start before it goes on without them. */
+const LISTEN_WAIT_MS = 2_000;
+
 interface Attempts {
   count: number;
   lastError: unknown;
@@ -102,7 +105,8 @@ async function waitForLease(
   const { store, logger, site } = context;
   let waiter: Waiter;
   try {
-    waiter = await waitersOf(store).add(key, token, settings.lockTime, settings.waitTime + PLACE_GRACE_MS);
+    const listenWaitMs = Math.min(settings.waitTime, LISTEN_WAIT_MS);
+    waiter = await waitersOf(store).add(key, token, settings.lockTime, settings.waitTime + PLACE_GRACE_MS, listenWaitMs);
   } catch (error) {
     context.claim?.end();
     throw error;

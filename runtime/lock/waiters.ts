@@ -125,14 +125,20 @@ export class Waiters {
   /**
    * A new waiter for `key`, once the store delivers the key's notices (a waiter that joined the
    * line before that could miss the notice passing it the key). Without notices — the store could
-   * not listen — the waiter still wakes for its scheduled attempts.
+   * not listen, or not within `listenWaitMs` — the waiter still wakes for its scheduled attempts:
+   * a subscription that hangs (Redis down, and a client with no command timeout) must not hold a
+   * caller past its wait bound.
    */
-  async add(key: string, token: string, leaseMs: number, placeLastsMs: number): Promise<Waiter> {
+  async add(key: string, token: string, leaseMs: number, placeLastsMs: number, listenWaitMs: number): Promise<Waiter> {
     const waiter = new Waiter(key, token, leaseMs, placeLastsMs, (done) => this.remove(done));
     const list = this.byKey.get(key);
     if (list) list.push(waiter);
     else this.byKey.set(key, [waiter]);
-    await this.store.listen(key, (noticed, passedTo) => this.notice(noticed, passedTo)).catch(() => undefined);
+    const listening = this.store.listen(key, (noticed, passedTo) => this.notice(noticed, passedTo)).catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, listenWaitMs)));
+    await Promise.race([listening, givenUp]);
+    clearTimeout(timer);
     return waiter;
   }
 
