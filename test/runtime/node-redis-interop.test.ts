@@ -1,36 +1,10 @@
 // node-redis and ioredis processes share locks: the same key, line of waiters and release
 // channels, so callers on either client take turns on one key and each gets its share.
 import test from 'ava';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
+import { runHotKeyCallers } from './hot-key-callers';
 
 const fixture = useRedis(test);
-
-interface CallerReport {
-  family: string;
-  sections: number;
-  failed: number;
-  maxWaitMs: number;
-  otherErrors: string[];
-}
-
-function runCallers(args: string[]): Promise<CallerReport> {
-  const child = spawn(process.execPath, [join(__dirname, 'programs', 'family-callers.js'), ...args], {
-    env: { ...process.env, REDIS_URL: fixture.server.url },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout!.on('data', (data) => (out += data));
-  return new Promise((resolve, reject) => {
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()!) as CallerReport);
-      else reject(new Error(`family-callers exited ${code}: ${out}`));
-    });
-  });
-}
 
 // One process per family x 3 callers on one key for 5 s, each section a read-modify-write of a
 // counter that only the lock protects. Bound per caller: retries x waitTime = 2 s, as in
@@ -39,7 +13,7 @@ test('node-redis v6, node-redis v5 and ioredis processes take turns on one key: 
   const flag = uniqueId('interop').replace(/-/g, '_');
   const counterKey = uniqueId('interop-counter');
   const families = ['redis', 'redis5', 'ioredis'];
-  const reports = await Promise.all(families.map((family) => runCallers([family, flag, 'K', '3', '5000', '2', '1000', counterKey])));
+  const reports = await Promise.all(families.map((family) => runHotKeyCallers(fixture.server.url, [family, flag, 'K', '3', '5000', '2', '1000', counterKey])));
   const summary = reports.map((r) => `${r.family}: ${r.sections} sections, ${r.failed} failed, max wait ${r.maxWaitMs} ms`).join('; ');
   t.deepEqual(reports.map((r) => r.otherErrors), [[], [], []]);
   t.deepEqual(reports.map((r) => r.failed), [0, 0, 0], summary);

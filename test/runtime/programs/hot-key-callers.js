@@ -1,19 +1,33 @@
-// One process of several that hammer one hot key: `callers` loops take the lock, hold it for a
-// few milliseconds, and go again, until `runMs` is over. Prints one JSON line: how many sections
-// each caller got, how many calls failed, and the longest any call waited for the lock.
-// argv: businessFlag key callers runMs retries waitTime
-const { defineLock, close, LockAcquireError } = require('lockweave');
+// One process of several that take turns on one hot key, locking through the Redis client family
+// it is given: `ioredis` (a URL: the runtime opens the client), `redis` (node-redis v6) or
+// `redis5` (node-redis v5), connected here as a user would. Each section is a read-modify-write
+// of a counter that only the lock protects: an overlap between two holders, in this process or
+// across families, loses an update. Prints one JSON line: sections, failed calls, longest wait.
+// argv: family businessFlag key callers runMs retries waitTime counterKey
+const { Redis } = require('ioredis');
+const { configure, defineLock, close, LockAcquireError } = require('lockweave');
 
-const [businessFlag, key, callers, runMs, retries, waitTime] = process.argv.slice(2);
-const lock = defineLock({ site: 'hot-key-callers', businessFlag, retries: Number(retries), waitTime: Number(waitTime) });
+const [family, businessFlag, key, callers, runMs, retries, waitTime, counterKey] = process.argv.slice(2);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+async function connect() {
+  if (family === 'ioredis') return { redis: process.env.REDIS_URL, stop: () => undefined };
+  const { createClient } = require(family);
+  const client = createClient({ url: process.env.REDIS_URL });
+  client.on('error', () => undefined);
+  await client.connect();
+  return { redis: client, stop: () => client.destroy() };
+}
+
 (async () => {
+  const { redis, stop } = await connect();
+  configure({ redis });
+  const counter = new Redis(process.env.REDIS_URL);
+  const lock = defineLock({ site: `hot-key-callers-${family}`, businessFlag, retries: Number(retries), waitTime: Number(waitTime) });
   const stopAt = Date.now() + Number(runMs);
-  const result = { sections: 0, failed: 0, maxWaitMs: 0, otherErrors: [] };
+  const result = { family, sections: 0, failed: 0, maxWaitMs: 0, otherErrors: [] };
   await Promise.all(
     Array.from({ length: Number(callers) }, async () => {
-      // Bounded in time and count.
       for (let i = 0; i < 100_000 && Date.now() < stopAt; i++) {
         const startedAt = Date.now();
         let lease;
@@ -26,7 +40,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
         }
         result.maxWaitMs = Math.max(result.maxWaitMs, Date.now() - startedAt);
         try {
+          const seen = Number(await counter.get(counterKey));
           await sleep(2);
+          await counter.set(counterKey, seen + 1);
           result.sections++;
         } finally {
           await lease.release();
@@ -36,6 +52,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   );
   process.stdout.write(JSON.stringify(result) + '\n');
   await close();
+  counter.disconnect();
+  stop();
 })().catch((error) => {
   process.stderr.write(String(error && error.stack) + '\n');
   process.exit(1);
