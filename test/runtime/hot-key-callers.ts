@@ -1,5 +1,6 @@
 // Runs test/runtime/programs/hot-key-callers.js — one process of several taking turns on one hot
 // key — against the fixture's Redis, and returns what it reports.
+import type { ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -27,4 +28,19 @@ export function runHotKeyCallers(redisUrl: string, args: string[]): Promise<Call
       else reject(new Error(`hot-key-callers exited ${code}: ${out}`));
     });
   });
+}
+
+/**
+ * The verdict both tests give on a run: no call failed, no section overlapped another (the
+ * counter, which only the lock protects, equals the sections), and each process got at least half
+ * the share of the busiest one.
+ */
+export function assertTookTurns(t: ExecutionContext, reports: readonly CallerReport[], counter: number): void {
+  const summary = reports.map((r) => `${r.family}: ${r.sections} sections, ${r.failed} failed, max wait ${r.maxWaitMs} ms`).join('; ');
+  t.deepEqual(reports.map((r) => r.otherErrors), reports.map(() => []));
+  t.deepEqual(reports.map((r) => r.failed), reports.map(() => 0), summary);
+  const sections = reports.map((r) => r.sections);
+  t.is(counter, sections.reduce((a, b) => a + b), `no section overlapped another: ${summary}`);
+  t.true(Math.min(...sections) >= Math.max(...sections) / 2, `shares: ${summary}`);
+  t.log(summary);
 }
