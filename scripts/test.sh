@@ -3,6 +3,7 @@
 # (runtime, transformer, routes, woven behaviour and the fault suite, each against a real
 # redis-server it starts itself) on Node 20, 22, 24 and 26, then the suites that depend on the
 # server (test/runtime, test/behaviour, test/faults) once more against valkey-server on Node 24,
+# then the topology suites (test/topologies) once per server on Node 24,
 # and end with a plain "N passed, N failed" line summed over all of them.
 #
 # LOCKWEAVE_TEST_NODES picks the Nodes of the redis-server runs (below). LOCKWEAVE_TEST_SERVERS
@@ -40,6 +41,19 @@ if [[ "$servers" == *" valkey "* ]]; then
   echo "test: ava on Node $(node_modules/node24/bin/node --version), $(valkey-server --version | cut -d' ' -f1-3)"
   LOCKWEAVE_REDIS_SERVER=valkey-server node_modules/node24/bin/node node_modules/ava/entrypoints/cli.mjs \
     "${valkey_files[@]}" "$@" 2>&1 | tee -a "$log" || status=$?
+fi
+# The topologies (Cluster, Sentinel, Redlock's primaries: many servers per file, some killed) run
+# once per server on Node 24, not on every Node line: what they prove is the topology's, not Node's.
+# Skipped when the arguments name files (a run of chosen tests).
+topology_run=1
+for arg in "$@"; do if [[ "$arg" != -* ]]; then topology_run=0; break; fi; done
+if [ "$topology_run" = 1 ] && [ -n "$(ls test/topologies/*.test.ts 2>/dev/null)" ]; then
+  for server in $servers; do
+    binary="$server-server"
+    echo "test: ava on Node $(node_modules/node24/bin/node --version), $("$binary" --version | cut -d' ' -f1-3), topologies"
+    LOCKWEAVE_TOPOLOGIES=1 LOCKWEAVE_REDIS_SERVER="$binary" node_modules/node24/bin/node node_modules/ava/entrypoints/cli.mjs \
+      "$@" 2>&1 | tee -a "$log" || status=$?
+  done
 fi
 # ava's own closing lines read "13 tests passed" / "1 test failed"; CI reads the plain form.
 count() { awk -v what="$1" '$2 ~ /^tests?$/ && $3 == what { n += $1 } END { print n + 0 }' "$log"; }
