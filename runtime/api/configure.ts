@@ -8,13 +8,14 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
+import { isIORedisClient } from '../store/ioredis-client';
 import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClientLike } from '../store/node-redis-client';
 import { assertOpenNodeRedisClient, NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
 
 export interface ConfigureOptions {
   /**
-   * An ioredis `Redis` or `Cluster`, or a connected node-redis client (`createClient()` of `redis`
+   * An ioredis `Redis` or `Cluster` (ioredis 5 or 6), or a connected node-redis client (`createClient()` of `redis`
    * v5 or v6) — a client passed in is left open by close() — or a URL or ioredis options, for
    * which the runtime opens an ioredis client.
    */
@@ -205,8 +206,7 @@ function assertRedisOption(redis: unknown): void {
   }
   const what = typeof redis === 'object' && redis !== null ? `an instance of ${redis.constructor?.name || 'an unknown class'}` : typeof redis;
   throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, or ioredis options; got ${what}. `
-    + '(Any other object would be read as options and connect to 127.0.0.1:6379. '
-    + 'A second copy of ioredis also fails this check: install one.)');
+    + '(Any other object would be read as options and connect to 127.0.0.1:6379.)');
 }
 
 function createStore(options: ConfigureOptions): LockStore {
@@ -223,9 +223,4 @@ function createStore(options: ConfigureOptions): LockStore {
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);
   return new RedisLockStore(client, { channel, ownsClient: true });
-}
-
-function isIORedisClient(redis: unknown): redis is Redis | Cluster {
-  const { Redis, Cluster } = ioredis();
-  return redis instanceof Redis || redis instanceof Cluster;
 }
