@@ -5,6 +5,7 @@
 // that owns the key.
 import type { Cluster, Redis } from 'ioredis';
 import { commandSender } from './command-batch';
+import { withDeadline } from './command-deadline';
 import { ConnectionRef } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
@@ -28,10 +29,11 @@ export class RedisLockStore extends ScriptedLockStore {
     const channel = options.channel ?? DEFAULT_RELEASE_CHANNEL;
     const notices = new RedisNotices(ioredisSubscriber(client), channel);
     const ref = options.ownsClient ? new ConnectionRef(client) : undefined;
+    if (!options.ownsClient) warnAboutSettings(client);
     super({
       channel,
       notices,
-      sender: commandSender(client),
+      sender: hasCommandTimeout(client) ? commandSender(client) : withDeadline(commandSender(client)),
       health: new RedisHealth(client, options.ownsClient === true, () => void notices.close()),
       track: ref && ((command) => ref.track(command)),
     });
@@ -41,4 +43,30 @@ export class RedisLockStore extends ScriptedLockStore {
     await super.close();
     if (this.options.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
+}
+
+function hasCommandTimeout(client: Redis | Cluster): boolean {
+  const options = 'nodes' in client ? (client as Cluster).options.redisOptions : (client as Redis).options;
+  return (options?.commandTimeout ?? 0) > 0;
+}
+
+/** Clients already told about (a warning per client, however often configure() is called). */
+const warned = new WeakSet<object>();
+
+/**
+ * A setting of the caller's client that the store cannot undo, said once. ioredis re-sends the
+ * commands a lost connection left unanswered: a lock attempt sent just before a disconnect can
+ * then take the key after its caller gave up, and keep it from everyone until its lease ends.
+ */
+function warnAboutSettings(client: Redis | Cluster): void {
+  const options = 'nodes' in client ? (client as Cluster).options.redisOptions : (client as Redis).options;
+  if (options?.autoResendUnfulfilledCommands === false || warned.has(client)) return;
+  warned.add(client);
+  process.emitWarning(
+    'the ioredis client passed to configure() re-sends unanswered commands after a reconnect '
+      + '(autoResendUnfulfilledCommands, on by default): a lock attempt sent before a disconnect can then take '
+      + 'its key after the caller gave up, keeping it from others until its lease ends. Create the client with '
+      + '{ autoResendUnfulfilledCommands: false }, as the runtime does for the connections it opens.',
+    { code: 'LOCKWEAVE_CLIENT_SETTINGS', type: 'lockweave' },
+  );
 }

@@ -1,0 +1,70 @@
+// A client the user passes in keeps its own options; the store makes up for the ones a lock
+// cannot do without (a bound on every command) and says which it cannot make up for.
+import test from 'ava';
+import { Redis } from 'ioredis';
+import { close, configure, LockAcquireError, withLock } from 'lockweave';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { uniqueId } from '../helpers/redis-fixture';
+
+let server: RedisServer;
+const clients: Redis[] = [];
+const warnings: Error[] = [];
+const onWarning = (warning: Error) => {
+  if ((warning as { code?: string }).code === 'LOCKWEAVE_CLIENT_SETTINGS') warnings.push(warning);
+};
+
+test.before(async () => {
+  server = await startRedisServer();
+  process.on('warning', onWarning);
+});
+
+test.after.always(async () => {
+  process.off('warning', onWarning);
+  await close();
+  for (const client of clients) client.disconnect();
+  await server?.stop();
+});
+
+function client(options: ConstructorParameters<typeof Redis>[0] & object = {}): Redis {
+  const made = new Redis({ host: server.host, port: server.port, ...options });
+  made.on('error', () => undefined);
+  clients.push(made);
+  return made;
+}
+
+const nextTick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The store is made at the first lock after configure(), and the client checked then. */
+async function configureAndLock(redis: Redis): Promise<void> {
+  configure({ redis });
+  await withLock({ businessFlag: uniqueId('settings'), key: 'k', retries: 0 }, async () => undefined);
+}
+
+test.serial('a client with ioredis defaults (no command timeout) cannot hold a caller past its attempts when Redis stops answering', async (t) => {
+  configure({ redis: client() });
+  const businessFlag = uniqueId('paused');
+  await withLock({ businessFlag, key: 'warm', retries: 0 }, async () => undefined);
+  process.kill(server.pid, 'SIGSTOP');
+  try {
+    // Without the store's own bound this call never settles (ioredis waits for the answer forever).
+    const outcome = await Promise.race([
+      withLock({ businessFlag, key: 'k', retries: 1, waitTime: 200 }, async () => 'ran').catch((error: unknown) => error),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting after 30 s'), 30_000).unref()),
+    ]);
+    t.true(outcome instanceof LockAcquireError, String(outcome));
+    t.regex(String((outcome as LockAcquireError).cause), /unreachable: Command timed out after 2000 ms/);
+  } finally {
+    process.kill(server.pid, 'SIGCONT');
+  }
+});
+
+test.serial('a client that re-sends unanswered commands is warned about once; one that does not, never', async (t) => {
+  warnings.length = 0;
+  const resending = client();
+  await configureAndLock(resending);
+  await configureAndLock(resending);
+  await configureAndLock(client({ autoResendUnfulfilledCommands: false }));
+  await nextTick();
+  t.is(warnings.length, 1);
+  t.regex(warnings[0].message, /autoResendUnfulfilledCommands: false/);
+});
