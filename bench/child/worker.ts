@@ -26,7 +26,9 @@ function nextGo(): Promise<void> {
 }
 
 async function runScenario(job: ScenarioJob): Promise<RunResult> {
-  const client = new Redis(job.redisUrl, { maxRetriesPerRequest: 1 });
+  // Set as lockweave's README asks of a client passed in (else the runtime warns once per process);
+  // the floor and the peers share it, and none of them depends on ioredis re-sending commands.
+  const client = new Redis(job.redisUrl, { maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false });
   const contender = CONTENDERS[job.contender]();
   await contender.setup(client);
   try {

@@ -7,6 +7,7 @@ import type * as IORedis from 'ioredis';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
+import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
 import type { LockStore } from '../store/lock-store';
 import { isIORedisClient } from '../store/ioredis-client';
 import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClientLike } from '../store/node-redis-client';
@@ -67,7 +68,7 @@ const ioredis = () => (ioredisModule ??= require('ioredis') as typeof IORedis);
 const RECONNECT_MAX_MS = 250;
 
 const OWNED_CLIENT_OPTIONS: RedisOptions = {
-  commandTimeout: 2_000,
+  commandTimeout: COMMAND_TIMEOUT_MS,
   // A server that accepts the connection but never answers (a rediss:// URL for a plain server)
   // is reported in 3 s, not ioredis's 10, and later attempts fail at once (store/redis-health.ts).
   connectTimeout: 3_000,

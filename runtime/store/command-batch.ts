@@ -12,7 +12,20 @@
 // leave in the order they were given; nothing waits longer than the end of the current tick.
 // Redis Cluster pipelines must keep to one slot, so a Cluster client sends each command alone
 // (ioredis's own autopipelining groups by node there, when the user turns it on).
+//
+// And a bound on each command when the client has none of its own. A client the user passes in
+// keeps its options, and ioredis's default is no command timeout: a Redis that takes commands and
+// never answers (paused, swapped out, a network dropping packets) would hold a lock attempt, and
+// its caller, forever — past the caller's wait bound. A command given up on may still be applied
+// later: that is any lost answer's case, and is handled as one (one token per caller, see
+// lock/acquire.ts). One timer per write, not per command.
 import type { Cluster, Redis } from 'ioredis';
+
+/**
+ * How long a command may wait for its answer, on every connection: the `commandTimeout` of the
+ * ones the runtime opens, the store's own bound on a caller's client that has none.
+ */
+export const COMMAND_TIMEOUT_MS = 2_000;
 
 type Reply = unknown;
 
@@ -27,16 +40,44 @@ export interface CommandSender {
   send(name: string, args: readonly (string | number)[]): Promise<Reply>;
 }
 
-/** Sends each command of a tick in one pipeline; a Cluster client, each alone. */
-export function commandSender(client: Redis | Cluster): CommandSender {
-  if ('nodes' in client && typeof client.nodes === 'function') return { send: (name, args) => client.call(name, ...args) };
-  return new CommandBatch(client as Redis);
+/**
+ * Sends each command of a tick in one pipeline; a Cluster client, each alone. `timeoutMs` bounds
+ * each command, for a client without a `commandTimeout` of its own.
+ */
+export function commandSender(client: Redis | Cluster, timeoutMs?: number): CommandSender {
+  if ('nodes' in client && typeof client.nodes === 'function') {
+    return {
+      send: (name, args) => {
+        if (!timeoutMs) return client.call(name, ...args);
+        return new Promise((resolve, reject) => {
+          const timer = rejectLate([reject], timeoutMs);
+          void client.call(name, ...args).then(resolve, reject).finally(() => clearTimeout(timer));
+        });
+      },
+    };
+  }
+  return new CommandBatch(client as Redis, timeoutMs);
+}
+
+/** Rejects the commands of one write once `ms` passed; the returned timer is cleared when they settle. */
+function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number): NodeJS.Timeout {
+  const timer = setTimeout(() => {
+    // Worded as the clients word it, so redis-health.ts explains it as an unreachable server.
+    const error = new Error(`Command timed out after ${ms} ms`);
+    for (const reject of rejects) reject(error);
+  }, ms);
+  // A command pending on the caller's client keeps the process up by itself; its bound need not.
+  timer.unref();
+  return timer;
 }
 
 class CommandBatch implements CommandSender {
   private queue: Queued[] = [];
 
-  constructor(private readonly client: Redis) {}
+  constructor(
+    private readonly client: Redis,
+    private readonly timeoutMs: number | undefined,
+  ) {}
 
   send(name: string, args: readonly (string | number)[]): Promise<Reply> {
     return new Promise((resolve, reject) => {
@@ -48,14 +89,16 @@ class CommandBatch implements CommandSender {
   private flush(): void {
     const batch = this.queue;
     this.queue = [];
+    const timer = this.timeoutMs ? rejectLate(batch.map((command) => command.reject), this.timeoutMs) : undefined;
     if (batch.length === 1) {
       const [only] = batch;
-      this.client.call(only.name, ...only.args).then(only.resolve, only.reject);
+      const sent = this.client.call(only.name, ...only.args).then(only.resolve, only.reject);
+      if (timer) void sent.finally(() => clearTimeout(timer));
       return;
     }
     const pipeline = this.client.pipeline();
     for (const command of batch) pipeline.call(command.name, ...command.args);
-    pipeline.exec().then(
+    const sent = pipeline.exec().then(
       (replies) => {
         batch.forEach((command, index) => {
           const [error, reply] = replies?.[index] ?? [new Error('lockweave: no reply for a pipelined command'), undefined];
@@ -65,5 +108,6 @@ class CommandBatch implements CommandSender {
       },
       (error: unknown) => batch.forEach((command) => command.reject(error)),
     );
+    if (timer) void sent.finally(() => clearTimeout(timer));
   }
 }

@@ -3,7 +3,7 @@
 //
 // Described by shape, not imported: `redis` is an optional peer, and a user without it must
 // be able to compile against lockweave's types and load it.
-import type { CommandSender } from './command-batch';
+import { COMMAND_TIMEOUT_MS, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
 
 /** What configure() accepts as a node-redis client: `createClient()`'s, connected. */
@@ -49,14 +49,11 @@ function hasClientShape(value: unknown): value is NodeRedisClient {
   return typeof client.sendCommand === 'function' && typeof client.duplicate === 'function' && typeof client.isOpen === 'boolean';
 }
 
-/**
- * How long a command may wait for its answer. node-redis keeps a command sent while the
- * connection is down in its offline queue until it reconnects (v5 has no timeout by default), and
- * a lock attempt must fail rather than hang past its caller's wait bound. A timed-out command
- * that was not written yet is taken out of the queue, so it is never sent late; one whose answer
- * was lost is handled like any lost answer (the caller's next attempt finds the key its own).
- */
-export const NODE_REDIS_COMMAND_TIMEOUT_MS = 2_000;
+// Each command gets the runtime's bound (COMMAND_TIMEOUT_MS). node-redis keeps a command sent while
+// the connection is down in its offline queue until it reconnects (v5 has no timeout by default),
+// and a lock attempt must fail rather than hang past its caller's wait bound. A timed-out command
+// that was not written yet is taken out of the queue, so it is never sent late; one whose answer
+// was lost is handled like any lost answer (the caller's next attempt finds the key its own).
 
 /**
  * Sends each command alone: node-redis writes the commands of one tick together by itself.
@@ -64,12 +61,12 @@ export const NODE_REDIS_COMMAND_TIMEOUT_MS = 2_000;
  * it is given one the health check (redis-health.ts) reads as a lost connection.
  */
 export function nodeRedisSender(client: NodeRedisClient): CommandSender {
-  const options = { timeout: NODE_REDIS_COMMAND_TIMEOUT_MS };
+  const options = { timeout: COMMAND_TIMEOUT_MS };
   return {
     send: (name, args) =>
       client.sendCommand([name, ...args.map(String)], options).catch((error: unknown) => {
         if (error instanceof Error && error.constructor.name === 'TimeoutError') {
-          throw new Error(`Command timed out after ${NODE_REDIS_COMMAND_TIMEOUT_MS} ms`, { cause: error });
+          throw new Error(`Command timed out after ${COMMAND_TIMEOUT_MS} ms`, { cause: error });
         }
         throw error;
       }),
@@ -122,8 +119,8 @@ function bounded<T>(subscribed: Promise<T>, undo: () => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       undo();
-      reject(new Error(`lockweave: SUBSCRIBE got no answer in ${NODE_REDIS_COMMAND_TIMEOUT_MS} ms`));
-    }, NODE_REDIS_COMMAND_TIMEOUT_MS);
+      reject(new Error(`lockweave: SUBSCRIBE got no answer in ${COMMAND_TIMEOUT_MS} ms`));
+    }, COMMAND_TIMEOUT_MS);
     timer.unref();
     subscribed.then(resolve, reject).finally(() => clearTimeout(timer));
   });

@@ -4,8 +4,7 @@
 // line of waiters share one hash slot (waiting-line.ts), so Cluster sends each script to the node
 // that owns the key.
 import type { Cluster, Redis } from 'ioredis';
-import { commandSender } from './command-batch';
-import { withDeadline } from './command-deadline';
+import { COMMAND_TIMEOUT_MS, commandSender } from './command-batch';
 import { ConnectionRef } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
@@ -33,7 +32,7 @@ export class RedisLockStore extends ScriptedLockStore {
     super({
       channel,
       notices,
-      sender: hasCommandTimeout(client) ? commandSender(client) : withDeadline(commandSender(client)),
+      sender: commandSender(client, hasCommandTimeout(client) ? undefined : COMMAND_TIMEOUT_MS),
       health: new RedisHealth(client, options.ownsClient === true, () => void notices.close()),
       track: ref && ((command) => ref.track(command)),
     });

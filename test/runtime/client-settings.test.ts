@@ -1,7 +1,7 @@
 // A client the user passes in keeps its own options; the store makes up for the ones a lock
 // cannot do without (a bound on every command) and says which it cannot make up for.
 import test from 'ava';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { close, configure, LockAcquireError, withLock } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
@@ -25,7 +25,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-function client(options: ConstructorParameters<typeof Redis>[0] & object = {}): Redis {
+function client(options: RedisOptions = {}): Redis {
   const made = new Redis({ host: server.host, port: server.port, ...options });
   made.on('error', () => undefined);
   clients.push(made);
