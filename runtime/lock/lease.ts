@@ -46,6 +46,8 @@ export class Lease implements HeldLock, AsyncDisposable {
     /** When the acquiring SET was sent: Redis started the lease no earlier, so we count from here. */
     private readonly acquiredAt: number,
     private readonly claim?: StoreClaim,
+    /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
+    readonly fence?: number,
   ) {
     this.expiresAt = acquiredAt + settings.lockTime;
     if (settings.watchdog) this.scheduleRenewal();
@@ -208,6 +210,10 @@ export class NestedLease implements AsyncDisposable {
   ) {}
   get key(): string {
     return this.outer.key;
+  }
+  /** The outer lease's: a nested call runs under the same grant. */
+  get fence(): number | undefined {
+    return this.outer.fence;
   }
   /** False once its body has ended: a callback it left running falls back to the hold around it. */
   get held(): boolean {
