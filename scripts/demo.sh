@@ -20,5 +20,5 @@ echo "== Woven JavaScript: examples/dist/order-service.js (module-level spec, th
 node scripts/print-method.js examples/dist/order-service.js payByBean --with-specs
 
 echo
-echo "== Running the four cases"
+echo "== Running the four cases, and a fifth on fencing tokens"
 node -r ts-node/register/transpile-only scripts/run-demo.ts

@@ -23,6 +23,8 @@ export interface LockOptions {
   reentrant: boolean;
   /** Prepended to every key. */
   prefix: string;
+  /** Each grant of the key carries a fencing token (`lease.fence`, `currentLock().fence`) that increases with every grant. */
+  fencing: boolean;
 }
 
 export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
@@ -34,6 +36,7 @@ export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
   watchdog: true,
   reentrant: true,
   prefix: 'LOCK_',
+  fencing: false,
 });
 
 export function mergeOptions(
@@ -71,6 +74,9 @@ export function validateOptions(options: LockOptions): LockOptions {
   }
   if (typeof options.prefix !== 'string') {
     throw new TypeError(`lockweave: option prefix must be a string`);
+  }
+  if (typeof options.fencing !== 'boolean') {
+    throw new TypeError(`lockweave: option fencing must be true or false, got ${String(options.fencing)}`);
   }
   return options;
 }

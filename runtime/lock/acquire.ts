@@ -15,17 +15,19 @@
 // An attempt that fails with an error (Redis unreachable, a timeout) counts as a failed
 // attempt: the caller keeps trying until the deadline and then gets LockAcquireError with the
 // last error as its cause — never a hang past the deadline, never the body run unlocked.
-import { LockAcquireError } from '../base/errors';
+import { LockAcquireError, LockError } from '../base/errors';
 import type { OnFail } from '../base/options';
 import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreClaim } from './lease';
 import { newToken } from './token';
-import type { LockStore } from '../store/lock-store';
+import type { Grant, LockStore } from '../store/lock-store';
 import { waitersOf, type Waiter } from './waiters';
 
 export interface AcquireSettings extends LeaseSettings {
   readonly retries: number;
   readonly waitTime: number;
+  /** Every grant carries a fencing token (see store/lock-store.ts, Grant). */
+  readonly fencing?: boolean;
 }
 
 /** A class named by `onFail=ClassName`: constructed with the failure message. */
@@ -83,8 +85,10 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
   // The uncontended path is this one attempt: keep it to a single await.
   let lastError: unknown;
   try {
-    if (await context.store.tryAcquire(key, token, settings.lockTime)) {
-      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim), 1, startedAt, context);
+    const grant = await context.store.tryAcquire(key, token, settings.lockTime, settings.fencing);
+    if (grant) {
+      const fence = fenceOf(grant, settings, key);
+      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim, fence), 1, startedAt, context);
     }
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
@@ -106,7 +110,7 @@ async function waitForLease(
   let waiter: Waiter;
   try {
     const listenWaitMs = Math.min(settings.waitTime, LISTEN_WAIT_MS);
-    waiter = await waitersOf(store).add(key, token, settings.lockTime, settings.waitTime + PLACE_GRACE_MS, listenWaitMs);
+    waiter = await waitersOf(store).add(key, token, settings.lockTime, settings.waitTime + PLACE_GRACE_MS, listenWaitMs, settings.fencing);
   } catch (error) {
     context.claim?.end();
     throw error;
@@ -135,7 +139,11 @@ async function waitForLease(
       const handedAt = waiter.takeHanded();
       if (handedAt !== undefined) {
         attempts.count++;
-        lease = new Lease(key, token, store, settings, logger, handedAt, context.claim);
+        try {
+          lease = new Lease(key, token, store, settings, logger, handedAt, context.claim, fenceOf(waiter.fence, settings, key));
+        } catch (error) {
+          attempts.lastError = error; // a hand-over without the fencing token asked for: failed() gives the key back
+        }
         break;
       }
       const noticed = waiter.epoch !== seen;
@@ -169,11 +177,26 @@ async function attemptInTurn(
   try {
     if (await context.store.tryAcquireInTurn(key, waiter)) {
       if (!counts) attempts.count++;
-      return new Lease(key, waiter.token, context.store, settings, context.logger, sentAt, context.claim);
+      const fence = fenceOf(waiter.fence, settings, key);
+      return new Lease(key, waiter.token, context.store, settings, context.logger, sentAt, context.claim, fence);
     }
   } catch (error) {
     attempts.lastError = attemptErrored(error, key, waiter.token, context);
     attempts.erred = true;
+  }
+  return undefined;
+}
+
+/**
+ * The fencing token of a grant, undefined without fencing. A store that granted the key without the
+ * token asked for cannot fence (it ignored the request): a fatal error, so the caller fails at once
+ * and failed() gives the key back — a body that asked for a token never runs without one.
+ */
+function fenceOf(grant: Grant | undefined, settings: AcquireSettings, key: string): number | undefined {
+  if (typeof grant === 'number') return grant;
+  if (settings.fencing) {
+    const error = new LockError(`the store granted ${key} without a fencing token: it cannot fence; turn fencing off or use a store that fences`, key);
+    throw Object.assign(error, { fatal: true });
   }
   return undefined;
 }

@@ -1,9 +1,10 @@
-// Reentrancy: which locks the current async call chain holds.
+// Which locks the current async call chain holds: for reentrancy, and for currentLock().
 //
 // A woven method runs its body through `lease.run(body)`, which runs it inside
 // AsyncLocalStorage.run() with the held key added. Everything the body calls and awaits sees
 // the key; nothing outside it does. A nested call for a key already held in its chain goes
-// straight in, with no round trip.
+// straight in, with no round trip (unless the holder is not reentrant). The innermost lock is the
+// body's own (api/current-lock.ts).
 //
 // Why run() and not enterWith(): enterWith() sets the context on whatever async resource is
 // current, and through promise resolution that resource can belong to another chain
@@ -18,23 +19,36 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface HeldLock {
   readonly key: string;
   readonly held: boolean;
+  /** The grant's fencing token; undefined without fencing. */
+  readonly fence?: number;
+  /** Aborts when the lock is lost. */
+  readonly signal: AbortSignal;
+  /** True once its body has ended (a callback the body left running may still see it). */
+  readonly ended: boolean;
 }
 
 interface Frame {
   readonly lock: HeldLock;
   readonly outer: Frame | undefined;
+  /** False for a lock whose options say nested calls must wait (`reentrant=false`). */
+  readonly reentrant: boolean;
 }
 
 const context = new AsyncLocalStorage<Frame>();
 
 /** Runs `body` with `lock` recorded as held by its async chain. */
-export function runHolding<T>(lock: HeldLock, body: () => T): T {
-  return context.run({ lock, outer: context.getStore() }, body);
+export function runHolding<T>(lock: HeldLock, body: () => T, reentrant = true): T {
+  return context.run({ lock, outer: context.getStore(), reentrant }, body);
 }
 
 export function findHeld(key: string): HeldLock | undefined {
   for (let frame = context.getStore(); frame; frame = frame.outer) {
-    if (frame.lock.key === key && frame.lock.held) return frame.lock;
+    if (frame.reentrant && frame.lock.key === key && frame.lock.held) return frame.lock;
   }
   return undefined;
+}
+
+/** The lock of the innermost locked body the current async chain runs in, if any. */
+export function innermostHeld(): HeldLock | undefined {
+  return context.getStore()?.lock;
 }

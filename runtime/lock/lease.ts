@@ -46,6 +46,8 @@ export class Lease implements HeldLock, AsyncDisposable {
     /** When the acquiring SET was sent: Redis started the lease no earlier, so we count from here. */
     private readonly acquiredAt: number,
     private readonly claim?: StoreClaim,
+    /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
+    readonly fence?: number,
   ) {
     this.expiresAt = acquiredAt + settings.lockTime;
     if (settings.watchdog) this.scheduleRenewal();
@@ -63,9 +65,17 @@ export class Lease implements HeldLock, AsyncDisposable {
     return this.abort.signal;
   }
 
-  /** Runs the locked body; with reentrancy on, nested calls in it see the key as held. */
+  /** True once released: the body it was taken for has ended. */
+  get ended(): boolean {
+    return this.state === 'released';
+  }
+
+  /**
+   * Runs the locked body, recorded as its chain's innermost lock (currentLock()); with reentrancy
+   * on, nested calls in it see the key as held.
+   */
   run<T>(body: () => Promise<T>): Promise<T> {
-    return this.settings.reentrant ? runHolding(this, body) : body();
+    return runHolding(this, body, this.settings.reentrant);
   }
 
   /** Where nested calls of this lease take turns (see reentry-gate.ts). */
@@ -197,8 +207,8 @@ export interface NestedEntry {
  * What a nested reentrant call gets: the outer lease, which only the outermost exit releases.
  * Its body runs when no sibling nested call of the same lease is running (see reentry-gate.ts).
  */
-export class NestedLease implements AsyncDisposable {
-  private ended = false;
+export class NestedLease implements HeldLock, AsyncDisposable {
+  private bodyEnded = false;
 
   constructor(
     readonly outer: Lease,
@@ -209,9 +219,16 @@ export class NestedLease implements AsyncDisposable {
   get key(): string {
     return this.outer.key;
   }
+  /** The outer lease's: a nested call runs under the same grant. */
+  get fence(): number | undefined {
+    return this.outer.fence;
+  }
   /** False once its body has ended: a callback it left running falls back to the hold around it. */
   get held(): boolean {
-    return !this.ended && this.outer.held;
+    return !this.bodyEnded && this.outer.held;
+  }
+  get ended(): boolean {
+    return this.bodyEnded;
   }
   get signal(): AbortSignal {
     return this.outer.signal;
@@ -220,7 +237,7 @@ export class NestedLease implements AsyncDisposable {
     const gate = this.outer.reentryGate;
     return gate.enter(this.parent, this, this.entry.waitMs, this.entry.onTimeout).then(() =>
       runHolding(this, body).finally(() => {
-        this.ended = true;
+        this.bodyEnded = true;
         gate.leave(this);
       }),
     );

@@ -30,6 +30,7 @@ export class Waiter implements PlaceInLine {
   /** Notices meant for this waiter since it began to wait. */
   epoch = 0;
   place: string | undefined;
+  fence: number | undefined;
   private wake: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private reserved = false;
@@ -42,6 +43,7 @@ export class Waiter implements PlaceInLine {
     readonly leaseMs: number,
     readonly placeLastsMs: number,
     private readonly detach: (waiter: Waiter) => void,
+    readonly fenced = false,
   ) {}
 
   /** Asleep and free to be woken or reserved. */
@@ -129,8 +131,8 @@ export class Waiters {
    * a subscription that hangs (Redis down, and a client with no command timeout) must not hold a
    * caller past its wait bound.
    */
-  async add(key: string, token: string, leaseMs: number, placeLastsMs: number, listenWaitMs: number): Promise<Waiter> {
-    const waiter = new Waiter(key, token, leaseMs, placeLastsMs, (done) => this.remove(done));
+  async add(key: string, token: string, leaseMs: number, placeLastsMs: number, listenWaitMs: number, fenced = false): Promise<Waiter> {
+    const waiter = new Waiter(key, token, leaseMs, placeLastsMs, (done) => this.remove(done), fenced);
     const list = this.byKey.get(key);
     if (list) list.push(waiter);
     else this.byKey.set(key, [waiter]);

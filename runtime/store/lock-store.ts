@@ -11,7 +11,23 @@ export interface PlaceInLine {
   readonly placeLastsMs: number;
   /** Its place, which the store sets on the waiter's first attempt and keeps for the later ones. */
   place: string | undefined;
+  /** True when the waiter wants a fencing token with the key (see `Grant`). */
+  readonly fenced?: boolean;
+  /**
+   * The fencing token of the grant that gave this waiter the key, which the store sets when it
+   * grants a `fenced` waiter the key: by an attempt in turn, or by a release that hands it over.
+   */
+  fence?: number;
 }
+
+/**
+ * What an attempt got: `false`, not the key; `true`, the key; a number, the key with that fencing
+ * token (asked for with `fenced`). A key's tokens increase with every fenced grant of it, by every
+ * path (see redis-scripts.ts for what holds across a failover). A store that cannot fence rejects
+ * a fenced attempt with an error whose `fatal` is true; one that ignores `fenced` and answers `true`
+ * is caught above it (lock/acquire.ts gives the key back and fails the caller).
+ */
+export type Grant = boolean | number;
 
 /**
  * What a release did: the key was not ours (`not-ours`: nothing changed); it is free (`freed`:
@@ -37,12 +53,16 @@ export type Notice = (key: string, passedTo: string | undefined) => void;
 export const CLAIM_MS = 2_000;
 
 export interface LockStore {
-  /** One atomic attempt by a caller that has not waited: true when the key was free and now holds `token`. */
-  tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean>;
+  /**
+   * One atomic attempt by a caller that has not waited: truthy when the key was free and now holds
+   * `token` — with `fenced`, the key's next fencing token.
+   */
+  tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<Grant>;
   /**
    * An attempt by a caller that waits: takes or keeps its place in the key's line, and takes the
    * key when it is its turn (first in line with the key free) or when the key holds its token
-   * already (passed to it). True when the key now holds the waiter's token for its lease.
+   * already (passed to it). True when the key now holds the waiter's token for its lease (and, for
+   * a `fenced` waiter, its `fence` is set).
    */
   tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean>;
   /** Extends the lease when the key still holds `token`; false when it is no longer ours. */
@@ -50,7 +70,7 @@ export interface LockStore {
   /**
    * When the key holds `token`, gives it to the first waiter in line, or frees it when nobody
    * waits. A `successor` of this process gets it with its full lease when it is first in line, or
-   * when it stands in line and `successorGoesAhead`.
+   * when it stands in line and `successorGoesAhead` (and, for a `fenced` successor, its `fence`).
    */
   release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead?: boolean): Promise<Released>;
   /**

@@ -1,7 +1,7 @@
 // An in-process store with the Redis store's semantics — leases that expire, token-checked
 // renew and release, a line of waiters per key, release notices — for the demo when no Redis
 // is at hand and for users' own unit tests. It locks within one process only.
-import { CLAIM_MS, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
+import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
 
 interface Holder {
   token: string;
@@ -22,20 +22,18 @@ export class MemoryLockStore implements LockStore {
   private readonly listeners = new Map<string, Notice>();
   /** Places are numbered in order of arrival, as the Redis store's line numbers them. */
   private nextPlace = 0;
+  /** Each key's last fencing token, kept for the store's life as Redis keeps its counter. */
+  private readonly fences = new Map<string, number>();
 
-  async tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
+  async tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<Grant> {
     if (this.holders.has(key)) return false;
     this.hold(key, token, leaseMs);
-    return true;
+    return fenced ? this.nextFence(key) : true;
   }
 
   async tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
     const holder = this.holders.get(key);
-    if (holder?.token === waiter.token) {
-      this.hold(key, waiter.token, waiter.leaseMs);
-      this.leaveLine(key, waiter.token);
-      return true;
-    }
+    if (holder?.token === waiter.token) return this.grantInTurn(key, waiter);
     const line = this.lines.get(key) ?? [];
     this.lines.set(key, line);
     let entry = line.find((place) => place.token === waiter.token);
@@ -47,9 +45,7 @@ export class MemoryLockStore implements LockStore {
     }
     entry.lapsesAt = Date.now() + waiter.placeLastsMs;
     if (holder || this.firstInLine(key)?.token !== waiter.token) return false;
-    this.hold(key, waiter.token, waiter.leaseMs);
-    this.leaveLine(key, waiter.token);
-    return true;
+    return this.grantInTurn(key, waiter);
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
@@ -74,6 +70,7 @@ export class MemoryLockStore implements LockStore {
     this.leaveLine(key, first.token);
     if (first.token === successor?.token) {
       this.hold(key, first.token, successor.leaseMs);
+      if (successor.fenced) successor.fence = this.nextFence(key);
       return 'handed';
     }
     this.hold(key, first.token, CLAIM_MS);
@@ -103,6 +100,20 @@ export class MemoryLockStore implements LockStore {
   async close(): Promise<void> {
     for (const key of [...this.holders.keys()]) this.free(key);
     this.lines.clear();
+  }
+
+  private grantInTurn(key: string, waiter: PlaceInLine): true {
+    this.hold(key, waiter.token, waiter.leaseMs);
+    this.leaveLine(key, waiter.token);
+    if (waiter.fenced) waiter.fence = this.nextFence(key);
+    return true;
+  }
+
+  /** As the Redis store counts (redis-scripts.ts): one more than the last, never below the clock in µs. */
+  private nextFence(key: string): number {
+    const fence = Math.max((this.fences.get(key) ?? 0) + 1, Date.now() * 1000);
+    this.fences.set(key, fence);
+    return fence;
   }
 
   private hold(key: string, token: string, leaseMs: number): void {

@@ -43,23 +43,56 @@ local function leave(line, lapses, token)
 end
 `;
 
+// Fencing (the `fencing` option): every grant of a key to a caller that asked for a token also
+// sets the key's counter (waiting-line.ts names it), in the same script, and returns the number.
+// The counter has no TTL, so on one server the numbers of a key strictly increase. A failover is
+// the hard case: a replica that missed a grant missed its increment too, and after a forced
+// takeover would give the next holder the stale holder's number again. So a number is also never
+// below the server's clock in microseconds: the new primary's numbers are past the old one's as
+// long as its clock is behind the old primary's by less than the time between the old primary's
+// last grant and the new one's first (the failover takes seconds; NTP keeps clocks milliseconds
+// apart). A clock set back further, on one server or across a failover, breaks that promise.
+const FENCE_HELPERS = `
+local function next_fence(fenced, counter)
+  if fenced ~= '1' then return nil end
+  local t = redis.call('time')
+  local now = t[1] .. string.format('%06d', t[2])
+  local last = redis.call('get', counter)
+  if last and tonumber(last) >= tonumber(now) then return redis.call('incr', counter) end
+  redis.call('set', counter, now)
+  return tonumber(now)
+end
+`;
+
 /**
- * KEYS[1] key, KEYS[2] line, KEYS[3] lapses; ARGV[1] token, ARGV[2] lease ms, ARGV[3] place kept
+ * The first attempt of a caller that asked for a fencing token (others send a plain SET NX PX).
+ * KEYS[1] key, KEYS[2] its fencing counter; ARGV[1] token, ARGV[2] lease ms. Returns the key's next
+ * fencing token when the key was free and now holds `token`, else 0.
+ */
+export const FENCED_ACQUIRE_SCRIPT = script(`${FENCE_HELPERS}
+if redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return next_fence('1', KEYS[2]) end
+return 0
+`);
+
+/**
+ * KEYS[1] key, KEYS[2] line, KEYS[3] lapses, KEYS[4] the fencing counter (only when ARGV[5] is
+ * '1'); ARGV[1] token, ARGV[2] lease ms, ARGV[3] place kept
  * from an earlier attempt ('' the first time), ARGV[4] how long the place lasts without another
- * attempt (ms). Returns {1, place} when the key is now ours, {0, place} when not yet.
+ * attempt (ms), ARGV[5] '1' when the caller wants a fencing token. Returns {1, place} when the key
+ * is now ours ({1, place, fencing token} when wanted), {0, place} when not yet.
  *
  * The key is ours when it already holds our token (a release gave it to us, or an earlier attempt
  * of ours that timed out had set it), or when it is free and we are first in line. Either way we
  * leave the line. Otherwise we keep our place — the same place after a lapse, so a slow waiter is
  * not sent to the back — and wait.
  */
-export const ACQUIRE_IN_TURN_SCRIPT = script(`${LINE_HELPERS}
+export const ACQUIRE_IN_TURN_SCRIPT = script(`${LINE_HELPERS}${FENCE_HELPERS}
 local key, line, lapses, token = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
 local holder = redis.call('get', key)
 if holder == token then
   redis.call('pexpire', key, ARGV[2])
   leave(line, lapses, token)
-  return {1, ARGV[3]}
+  return {1, ARGV[3], next_fence(ARGV[5], KEYS[4])}
 end
 local now = now_ms()
 local place = redis.call('zscore', line, token)
@@ -82,17 +115,19 @@ drop_lapsed(line, lapses, now)
 if redis.call('zrange', line, 0, 0)[1] == token then
   redis.call('set', key, token, 'PX', ARGV[2])
   leave(line, lapses, token)
-  return {1, place}
+  return {1, place, next_fence(ARGV[5], KEYS[4])}
 end
 return {0, place}
 `);
 
 /**
- * KEYS[1] key, KEYS[2] line, KEYS[3] lapses; ARGV[1] token, ARGV[2] channel prefix, ARGV[3] how
+ * KEYS[1] key, KEYS[2] line, KEYS[3] lapses, KEYS[4] the fencing counter (only when ARGV[8] is
+ * '1'); ARGV[1] token, ARGV[2] channel prefix, ARGV[3] how
  * long a waiter in another process has to claim the key (ms), ARGV[4] a waiter of the caller's own
  * process ('' for none), ARGV[5] its lease (ms), ARGV[6] '1' when the caller may stand in the line
  * (a waiter giving up: it leaves the line this way), ARGV[7] '1' when that waiter may go ahead of
- * the line (see Waiters.reserveSuccessor: a few times in a row at most).
+ * the line (see Waiters.reserveSuccessor: a few times in a row at most), ARGV[8] '1' when that
+ * waiter wants a fencing token.
  *
  * If the key holds `token`, passes it on:
  * - to the caller's own waiter, when it stands in line and may go ahead: with its full lease, no
@@ -102,10 +137,10 @@ return {0, place}
  *   waiter's token, on which its process confirms the key with an attempt of its own. A claim
  *   nobody takes up (the waiter's process died) frees the key when it ends.
  * - to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed.
- * Returns 0 when the key was not ours, 1 when freed, 2 when passed to ARGV[4], 3 when passed to
- * a waiter who must confirm.
+ * Returns 0 when the key was not ours, 1 when freed, 2 when passed to ARGV[4] ({2, fencing token}
+ * when it wants one), 3 when passed to a waiter who must confirm (its confirming attempt fences).
  */
-export const RELEASE_SCRIPT = script(`${LINE_HELPERS}
+export const RELEASE_SCRIPT = script(`${LINE_HELPERS}${FENCE_HELPERS}
 local key, line, lapses, token = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
 if ARGV[6] == '1' then leave(line, lapses, token) end
 if redis.call('get', key) ~= token then return 0 end
@@ -127,6 +162,7 @@ if ARGV[7] == '1' and first ~= ARGV[4] and redis.call('zscore', line, ARGV[4]) t
 leave(line, lapses, first)
 if first == ARGV[4] then
   redis.call('set', key, first, 'PX', ARGV[5])
+  if ARGV[8] == '1' then return {2, next_fence('1', KEYS[4])} end
   return 2
 end
 redis.call('set', key, first, 'PX', ARGV[3])

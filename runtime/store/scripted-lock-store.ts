@@ -1,5 +1,5 @@
 // The verbs of a lock store on Redis, whatever client carries them: one round trip each.
-//   tryAcquire        SET key token NX PX lease
+//   tryAcquire        SET key token NX PX lease (with a fencing token: EVALSHA set-and-count)
 //   tryAcquireInTurn  EVALSHA take-your-place-and-maybe-the-key (see redis-scripts.ts)
 //   renew             EVALSHA compare-and-PEXPIRE
 //   release           EVALSHA compare-and-pass-on (or DEL), which PUBLISHes a notice to waiters
@@ -8,11 +8,11 @@
 // What differs between families — how a command is sent, how the subscriber is opened, how
 // the connection's health is read — comes in as parts (redis-store.ts, node-redis-store.ts).
 import type { CommandSender } from './command-batch';
-import { CLAIM_MS, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
+import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
 import type { RedisHealth } from './redis-health';
 import type { RedisNotices } from './redis-notices';
-import { ACQUIRE_IN_TURN_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
-import { waitingLineOf } from './waiting-line';
+import { ACQUIRE_IN_TURN_SCRIPT, FENCED_ACQUIRE_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
+import { fenceCounterOf, waitingLineOf } from './waiting-line';
 
 /** A released key is announced on the channel `lockweave:released:<key>`. */
 export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released:';
@@ -43,16 +43,19 @@ export abstract class ScriptedLockStore implements LockStore {
 
   // The verbs are not async: each is one command, so each adds one promise, not an async frame.
 
-  tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
+  tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<Grant> {
+    if (fenced) return this.send(() => runScript(this.sender, FENCED_ACQUIRE_SCRIPT, [key, fenceCounterOf(key)], [token, leaseMs])).then(fenceOrFalse);
     return this.send(() => this.sender.send('set', [key, token, 'PX', leaseMs, 'NX'])).then(isOk);
   }
 
   tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
     const { line, lapses } = waitingLineOf(key);
-    const args = [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs];
-    return this.send(() => runScript(this.sender, ACQUIRE_IN_TURN_SCRIPT, [key, line, lapses], args)).then((reply) => {
-      const [took, place] = reply as [number, string];
+    const keys = waiter.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];
+    const args = [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs, waiter.fenced ? '1' : ''];
+    return this.send(() => runScript(this.sender, ACQUIRE_IN_TURN_SCRIPT, keys, args)).then((reply) => {
+      const [took, place, fence] = reply as [number, string, number | undefined];
       waiter.place = place;
+      if (fence !== undefined) waiter.fence = fence;
       return took === 1;
     });
   }
@@ -63,11 +66,11 @@ export abstract class ScriptedLockStore implements LockStore {
 
   release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {
     const own = successor ? [successor.token, successor.leaseMs] : ['', 0];
-    return this.runRelease(key, [token, this.channel, CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '']);
+    return this.runRelease(key, [token, this.channel, CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '', successor?.fenced ? '1' : ''], successor);
   }
 
   leave(key: string, token: string): Promise<Released> {
-    return this.runRelease(key, [token, this.channel, CLAIM_MS, '', 0, '1', '']);
+    return this.runRelease(key, [token, this.channel, CLAIM_MS, '', 0, '1', '', '']);
   }
 
   listen(key: string, notice: Notice): Promise<void> {
@@ -87,9 +90,15 @@ export abstract class ScriptedLockStore implements LockStore {
     await this.notices.close();
   }
 
-  private runRelease(key: string, args: (string | number)[]): Promise<Released> {
+  private runRelease(key: string, args: (string | number)[], successor?: PlaceInLine): Promise<Released> {
     const { line, lapses } = waitingLineOf(key);
-    return this.send(() => runScript(this.sender, RELEASE_SCRIPT, [key, line, lapses], args)).then((reply) => RELEASED[reply as number]);
+    const keys = successor?.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];
+    return this.send(() => runScript(this.sender, RELEASE_SCRIPT, keys, args)).then((reply) => {
+      if (typeof reply === 'number') return RELEASED[reply];
+      // {2, fencing token}: handed to a successor that wanted one.
+      successor!.fence = (reply as [number, number])[1];
+      return 'handed';
+    });
   }
 
   /** One command: refused at once when Redis is known to be unusable, else sent and, if owned, tracked. */
@@ -101,6 +110,10 @@ export abstract class ScriptedLockStore implements LockStore {
 
 function isOk(reply: unknown): boolean {
   return reply === 'OK';
+}
+
+function fenceOrFalse(reply: unknown): Grant {
+  return reply === 0 ? false : (reply as number);
 }
 
 function isOne(reply: unknown): boolean {

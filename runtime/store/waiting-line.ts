@@ -15,6 +15,15 @@ export function waitingLineOf(key: string): WaitingLine {
 }
 
 /**
+ * The key's fencing counter (see redis-scripts.ts): a string beside the key, in its slot, named as
+ * the line is. It has no TTL — a counter that expired could start again below a number already
+ * given out — so a key locked with fencing leaves this one small key behind.
+ */
+export function fenceCounterOf(key: string): string {
+  return `${sameSlotBase(key)}:lockweave:fence`;
+}
+
+/**
  * A name that hashes to the slot of `key`. Cluster hashes only the text between the first `{`
  * and the first `}` after it, when that text is not empty; else the whole key.
  */

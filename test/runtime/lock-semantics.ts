@@ -243,6 +243,21 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
     }
     t.falsy(await probe().holder(`LOCK_${businessFlag}_["U1","O2"]`));
   });
+
+  test('with fencing, each grant (first attempts, a hand-over) carries a larger number', async (t) => {
+    const L = spec('fenced', { fencing: true, retries: 50, waitTime: 100 });
+    const first = await L.acquire('A');
+    const handed = L.acquire('A');
+    await delay(100);
+    await first!.release();
+    const second = await handed;
+    await second!.release();
+    const third = await L.acquire('A');
+    await third!.release();
+    const fences = [first, second, third].map((lease) => (lease as { fence?: number }).fence);
+    t.true(fences.every((fence) => typeof fence === 'number'), String(fences));
+    t.true(fences[0]! < fences[1]! && fences[1]! < fences[2]!, String(fences));
+  });
 }
 
 async function withLockOf(L: ReturnType<typeof defineLock>, key: string, body: () => Promise<unknown>): Promise<void> {

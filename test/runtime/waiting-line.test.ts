@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { defineLock, LockAcquireError, RedisLockStore, type Lease, type PlaceInLine } from 'lockweave';
-import { waitingLineOf } from '../../runtime/store/waiting-line';
+import { fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
 import { Waiter } from '../../runtime/lock/waiters';
 import { CLAIM_MS } from '../../runtime/store/lock-store';
 import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
@@ -104,12 +104,13 @@ function slotOf(key: string): number {
 }
 
 // The one exception, a key with a `}` but no hash tag, fails on Cluster with CROSSSLOT (see waiting-line.ts).
-test('the line of a key hashes to the key\'s own Cluster slot, with or without a hash tag', (t) => {
+test('the line and the fencing counter of a key hash to the key\'s own Cluster slot, with or without a hash tag', (t) => {
   const keys = ['LOCK_payOrder_Test001', 'LOCK_x_{user42}_o7', 'LOCK_{x}{y}', 'LOCK_a{b', 'LOCK_["U7","O42"]', 'LOCK_ü_ß'];
   for (const key of keys) {
     const { line, lapses } = waitingLineOf(key);
     t.is(slotOf(line), slotOf(key), `${key} → ${line}`);
     t.is(slotOf(lapses), slotOf(key), `${key} → ${lapses}`);
+    t.is(slotOf(fenceCounterOf(key)), slotOf(key), `${key} → ${fenceCounterOf(key)}`);
   }
 });
 

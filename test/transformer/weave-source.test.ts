@@ -89,6 +89,19 @@ test('bad plugin options are errors too', (t) => {
   t.regex(result.errors[0].formatted, /^lockweave plugin options - error TS93022: @redisLock: plugin option defaults\.lockTime/);
 });
 
+test('fencing, in a tag or in the plugin defaults, is written into the spec; a value that is not true or false is an error', (t) => {
+  const source = '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n';
+  t.regex(weaveSource('a.ts', source, { defaults: { fencing: true } }).code, /defineLock\(\{ site: "pay", businessFlag: "pay", fencing: true \}\)/);
+  const tagged = weaveSource('a.ts', source.replace('keyName=orderNo', 'keyName=orderNo fencing=false'), { defaults: { fencing: true } });
+  t.regex(tagged.code, /businessFlag: "pay", fencing: false \}/, 'the tag wins over the plugin default');
+  const bad = weaveSource('a.ts', source, { defaults: { fencing: 'yes' } });
+  t.is(bad.errors.length, 1);
+  t.regex(bad.errors[0].formatted, /plugin option defaults\.fencing: "yes" is not true or false/);
+  const badTag = weaveSource('a.ts', source.replace('keyName=orderNo', 'keyName=orderNo fencing=1'));
+  t.is(badTag.errors.length, 1);
+  t.regex(badTag.errors[0].formatted, /error TS93013: @redisLock: fencing: "1" is not true or false/);
+});
+
 /**
  * Both routes on one fixture: tspc's AST weave with the type checker, and weaveSource without
  * one (transpiled by TypeScript 6 to run). Every key kind must lock the same Redis key.
