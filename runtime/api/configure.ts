@@ -8,7 +8,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
-import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClientLike } from '../store/node-redis-client';
+import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisSentinel, type NodeRedisClientLike } from '../store/node-redis-client';
 import { assertOpenNodeRedisClient, NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
 
@@ -80,6 +80,17 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
   // then waits (ETA || 1 s) before looking again: a second after a small data set loaded in
   // milliseconds. Look again sooner.
   maxLoadingRetryTime: RECONNECT_MAX_MS,
+};
+
+/**
+ * For a Sentinel client the runtime opens. When no Sentinel answers, ioredis tries them all again
+ * after a timer of its own that is ref'd and that nothing can reach, so a process whose work is
+ * done would stay alive for as long as the Sentinels are gone. Without that retry the connection
+ * attempt fails, and the ordinary reconnect (retryStrategy, whose timer is unref'd) asks the
+ * Sentinels again: the same pace, and the process can exit.
+ */
+const OWNED_SENTINEL_OPTIONS: RedisOptions = {
+  sentinelRetryStrategy: () => null,
 };
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined };
@@ -200,6 +211,10 @@ function assertRedisOption(redis: unknown): void {
       throw new TypeError('lockweave: configure({ redis }) does not support a node-redis cluster (createCluster) yet; '
         + 'pass an ioredis Cluster, or a node-redis client of one node.');
     }
+    if (isNodeRedisSentinel(redis)) {
+      throw new TypeError('lockweave: configure({ redis }) does not support a node-redis Sentinel client (createSentinel) yet; '
+        + 'pass ioredis options `{ sentinels: [{ host, port }], name }` (the runtime opens a client that follows failovers), or an ioredis Redis made with them.');
+    }
     if (isNodeRedisClient(redis)) return assertOpenNodeRedisClient(redis);
     if (isIORedisClient(redis)) return;
   }
@@ -218,7 +233,7 @@ function createStore(options: ConfigureOptions): LockStore {
   const { Redis } = ioredis();
   const client =
     typeof redis === 'object'
-      ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...redis })
+      ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...((redis as RedisOptions).sentinels ? OWNED_SENTINEL_OPTIONS : {}), ...redis })
       : new Redis(redis ?? process.env.REDIS_URL ?? DEFAULT_URL, OWNED_CLIENT_OPTIONS);
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);
