@@ -84,13 +84,15 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
 
 /**
  * For a Sentinel client the runtime opens. When no Sentinel answers, ioredis tries them all again
- * after a timer of its own that is ref'd and that nothing can reach, so a process whose work is
- * done would stay alive for as long as the Sentinels are gone. Without that retry the connection
- * attempt fails, and the ordinary reconnect (retryStrategy, whose timer is unref'd) asks the
- * Sentinels again: the same pace, and the process can exit.
+ * after a timer of its own that is ref'd and that nothing can reach: a process whose work is done
+ * would stay alive for as long as the Sentinels are gone. So it tries a few rounds at the reconnect
+ * pace, then gives up, and the store connects the client again later on an unref'd timer
+ * (store/connection-ref.ts). (In a failover the Sentinels answer — with the dead primary until the
+ * promotion — and the ordinary reconnects, retryStrategy's, carry the client to the new primary.)
  */
+const SENTINEL_ROUNDS = 3;
 const OWNED_SENTINEL_OPTIONS: RedisOptions = {
-  sentinelRetryStrategy: () => null,
+  sentinelRetryStrategy: (round: number) => (round <= SENTINEL_ROUNDS ? Math.min(round * 50, RECONNECT_MAX_MS) : null),
 };
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined };

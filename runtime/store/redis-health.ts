@@ -93,8 +93,10 @@ export class RedisHealth {
 
   private unreachable(cause: Error, command?: Error): RedisConnectionError {
     let detail = command && command !== cause ? `${cause.message} (${command.message})` : cause.message;
-    // A Sentinel client the runtime opened does retry, through its reconnects (api/configure.ts).
-    detail = detail.replace('All sentinels are unreachable and retry is disabled', 'All sentinels are unreachable');
+    // ioredis says this when a round of Sentinels gave no primary that answered, though the Sentinels
+    // may have answered (in a failover they name the dead primary until the promotion); and a Sentinel
+    // client the runtime opened does retry, through its reconnects (store/connection-ref.ts).
+    detail = detail.replace(/All sentinels are unreachable( and retry is disabled)?\./, 'no Sentinel named a primary that answered (none answered, or the primary it named did not).');
     const tls = (this.client as { options?: { tls?: unknown } }).options?.tls;
     if (tls && /ETIMEDOUT|timed out/.test(detail)) detail += '; it accepted the connection but did not complete a TLS handshake: is it a rediss:// URL for a server without TLS?';
     return new RedisConnectionError(`Redis at ${this.address} is unreachable: ${detail}`, this.address, false, { cause });

@@ -92,7 +92,7 @@ test.serial('a node-redis Sentinel client (createSentinel) is refused with a Typ
 test('a process locking through Sentinel options exits by itself without close(), the Sentinels up or all gone', async (t) => {
   const program = join(__dirname, 'programs', 'sentinel-lock-and-exit.js');
   const gone = { sentinels: [{ host: '127.0.0.1', port: 1 }], name: 'gone' };
-  for (const [options, expected] of [[topology.sentinelOptions, /^LOCK_sentinelExit_A$/], [gone, /could not acquire .*Sentinels 127\.0\.0\.1:1 is unreachable/]] as const) {
+  for (const [options, expected] of [[topology.sentinelOptions, /^LOCK_sentinelExit_A$/], [gone, /could not acquire .*Sentinels 127\.0\.0\.1:1 is unreachable: no Sentinel named a primary/]] as const) {
     // A process kept alive by a connection would be killed at the timeout, and execFile reject.
     const { stdout } = await promisify(execFile)(process.execPath, [program, JSON.stringify(options)], { timeout: 20_000 });
     t.regex(stdout.trim(), expected);
