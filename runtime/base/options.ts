@@ -23,6 +23,11 @@ export interface LockOptions {
   reentrant: boolean;
   /** Prepended to every key. */
   prefix: string;
+  /**
+   * Replicas that must have the grant before the body runs (Redis `WAIT`); 0 does not ask. A grant
+   * fewer replicas acknowledge in time is given back and the acquisition fails.
+   */
+  replicas: number;
 }
 
 export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
@@ -34,6 +39,7 @@ export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
   watchdog: true,
   reentrant: true,
   prefix: 'LOCK_',
+  replicas: 0,
 });
 
 export function mergeOptions(
@@ -68,6 +74,9 @@ export function validateOptions(options: LockOptions): LockOptions {
   }
   if (options.onFail !== 'throw' && options.onFail !== 'skip') {
     throw new TypeError(`lockweave: option onFail must be "throw" or "skip", got ${String(options.onFail)}`);
+  }
+  if (!Number.isSafeInteger(options.replicas) || options.replicas < 0) {
+    throw new TypeError(`lockweave: option replicas must be a whole number >= 0, got ${String(options.replicas)}`);
   }
   if (typeof options.prefix !== 'string') {
     throw new TypeError(`lockweave: option prefix must be a string`);

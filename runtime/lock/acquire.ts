@@ -15,6 +15,13 @@
 // An attempt that fails with an error (Redis unreachable, a timeout) counts as a failed
 // attempt: the caller keeps trying until the deadline and then gets LockAcquireError with the
 // last error as its cause — never a hang past the deadline, never the body run unlocked.
+//
+// With `replicas` > 0, a grant counts only once that many replicas have it (Redis WAIT on the
+// connection that made it): with asynchronous replication a primary that dies right after a grant
+// may take it along, and the replica promoted in its place would give the key to a second caller
+// while the first still runs its body. A grant too few replicas acknowledge in time is given back,
+// and the acquisition fails — it does not try again: a replica that did not answer within the
+// wait is down or far behind, and would not answer the next attempt's either.
 import { LockAcquireError } from '../base/errors';
 import type { OnFail } from '../base/options';
 import type { LockLogger } from './events';
@@ -26,6 +33,7 @@ import { waitersOf, type Waiter } from './waiters';
 export interface AcquireSettings extends LeaseSettings {
   readonly retries: number;
   readonly waitTime: number;
+  readonly replicas: number;
 }
 
 /** A class named by `onFail=ClassName`: constructed with the failure message. */
@@ -48,6 +56,18 @@ export interface AcquireContext {
  * lapses is taken again, the same place, at the waiter's next attempt.
  */
 const PLACE_GRACE_MS = 2_000;
+
+/**
+ * The longest WAIT for replicas: a replica that is up acknowledges within a round trip of the
+ * grant; one that has not in a second is down or far behind. Kept under the command timeout of
+ * the connections the runtime opens (2 s), so WAIT answers rather than times out.
+ */
+const REPLICA_WAIT_MAX_MS = 1_000;
+
+/** How long WAIT waits: under a caller's waitTime and a third of the lease too (the first renewal's due then). */
+export function replicaWaitMs(settings: Pick<AcquireSettings, 'waitTime' | 'lockTime'>): number {
+  return Math.max(1, Math.min(REPLICA_WAIT_MAX_MS, settings.waitTime, Math.floor(settings.lockTime / 3)));
+}
 
 /** The longest a new waiter waits for release notices to start before it goes on without them. */
 const LISTEN_WAIT_MS = 2_000;
@@ -84,7 +104,7 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
   let lastError: unknown;
   try {
     if (await context.store.tryAcquire(key, token, settings.lockTime)) {
-      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim), 1, startedAt, context);
+      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim), 1, startedAt, settings, context);
     }
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
@@ -111,6 +131,7 @@ async function waitForLease(
     context.claim?.end();
     throw error;
   }
+  let lease: Lease | undefined;
   try {
     let seen = waiter.epoch;
     // Take a place in line, listening first: a release between the first attempt and now either
@@ -121,7 +142,7 @@ async function waitForLease(
     // A key passed to this waiter with a claim is confirmed by its next attempt, which makes the
     // lease its own, full length, before the body starts: a body never runs on a claim, which a
     // short Redis outage or a cut connection would end under it.
-    let lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
+    lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
     // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.
     let scheduled = 0;
@@ -145,13 +166,14 @@ async function waitForLease(
       if (due) scheduled++;
       lease = await attemptInTurn(key, waiter, settings, context, attempts, true);
     }
-    return lease ? granted(lease, attempts.count, startedAt, context) : failed(key, token, startedAt, attempts, context, true);
+    if (!lease) return failed(key, token, startedAt, attempts, context, true);
   } catch (error) {
     context.claim?.end(); // idempotent: failed() may have ended it before throwing
     throw error;
   } finally {
     waiter.close();
   }
+  return granted(lease, attempts.count, startedAt, settings, context);
 }
 
 async function attemptInTurn(
@@ -183,7 +205,30 @@ function attemptErrored(error: unknown, key: string, token: string, context: Acq
   return error;
 }
 
-function granted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {
+/** The grant is the caller's — once enough replicas have it, when it asks for replicas. */
+function granted(lease: Lease, attempts: number, startedAt: number, settings: AcquireSettings, context: AcquireContext): Lease | Promise<Lease | undefined> {
+  if (settings.replicas > 0) return replicated(lease, attempts, startedAt, settings, context);
+  return logGranted(lease, attempts, startedAt, context);
+}
+
+async function replicated(lease: Lease, attempts: number, startedAt: number, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
+  const timeoutMs = replicaWaitMs(settings);
+  let problem: unknown;
+  try {
+    if (!context.store.waitForReplicas) throw new TypeError('lockweave: option replicas > 0 needs a store that can ask for replicas (Redis WAIT); this store cannot');
+    const acknowledged = await context.store.waitForReplicas(settings.replicas, timeoutMs);
+    if (acknowledged >= settings.replicas) return logGranted(lease, attempts, startedAt, context);
+    problem = new Error(`${acknowledged} of ${settings.replicas} replica(s) acknowledged the grant within ${timeoutMs} ms (WAIT); it was given back`);
+  } catch (error) {
+    problem = attemptErrored(error, lease.key, lease.token, context);
+  }
+  // Given back, token-checked (sent again in the background if Redis does not answer); the lease
+  // keeps this acquisition's claim on the store until that is done.
+  await lease.release();
+  return failed(lease.key, lease.token, startedAt, { count: attempts, lastError: problem, erred: true }, { ...context, claim: undefined }, false);
+}
+
+function logGranted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {
   context.logger?.({
     type: 'acquired', key: lease.key, token: lease.token, attempts, waitedMs: Date.now() - startedAt, site: context.site,
   });

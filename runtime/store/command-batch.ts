@@ -29,8 +29,12 @@ export interface CommandSender {
 
 /** Sends each command of a tick in one pipeline; a Cluster client, each alone. */
 export function commandSender(client: Redis | Cluster): CommandSender {
-  if ('nodes' in client && typeof client.nodes === 'function') return { send: (name, args) => client.call(name, ...args) };
-  return new CommandBatch(client as Redis);
+  if (isCluster(client)) return { send: (name, args) => client.call(name, ...args) };
+  return new CommandBatch(client);
+}
+
+export function isCluster(client: Redis | Cluster): client is Cluster {
+  return 'nodes' in client && typeof client.nodes === 'function';
 }
 
 class CommandBatch implements CommandSender {

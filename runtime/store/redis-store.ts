@@ -4,7 +4,7 @@
 // line of waiters share one hash slot (waiting-line.ts), so Cluster sends each script to the node
 // that owns the key.
 import type { Cluster, Redis } from 'ioredis';
-import { commandSender } from './command-batch';
+import { commandSender, isCluster } from './command-batch';
 import { ConnectionRef } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
@@ -35,6 +35,14 @@ export class RedisLockStore extends ScriptedLockStore {
       health: new RedisHealth(client, options.ownsClient === true, () => void notices.close()),
       track: ref && ((command) => ref.track(command)),
     });
+  }
+
+  override waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
+    if (isCluster(this.client)) {
+      return Promise.reject(new TypeError('lockweave: option replicas > 0 is not supported on an ioredis Cluster: WAIT names no key, so '
+        + 'the Cluster client would send it to any node rather than to the primary that made the grant'));
+    }
+    return super.waitForReplicas(replicas, timeoutMs);
   }
 
   override async close(): Promise<void> {

@@ -5,7 +5,7 @@ import { Code, fail, type Span } from '../diagnostics';
 import type { Attribute, TagText } from '../parse/tag-text';
 import { didYouMean } from './suggest';
 import {
-  IDENTIFIER, readBoolean, readBusinessFlag, readDuration, readKeyType, readPrefix, readRetries,
+  IDENTIFIER, readBoolean, readBusinessFlag, readDuration, readKeyType, readPrefix, readReplicas, readRetries,
   type KeyType, type Result,
 } from './values';
 
@@ -19,6 +19,7 @@ export interface SpecOptions {
   watchdog?: boolean;
   reentrant?: boolean;
   prefix?: string;
+  replicas?: number;
 }
 
 export interface KeyPathText {
@@ -38,7 +39,7 @@ export interface TagModel {
 
 export const ATTRIBUTES = [
   'businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime',
-  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix',
+  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'replicas',
 ] as const;
 
 export function readTagModel(tag: TagText): TagModel {
@@ -75,6 +76,7 @@ export function readTagModel(tag: TagText): TagModel {
     watchdog: optional('watchdog', readBoolean),
     reentrant: optional('reentrant', readBoolean),
     prefix: optional('prefix', readPrefix),
+    replicas: optional('replicas', readReplicas),
   };
   return {
     businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),
