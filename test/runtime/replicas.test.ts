@@ -3,7 +3,7 @@
 // saying how many acknowledged. Replicas that do acknowledge, and the failover the option is
 // for, are test/topologies/sentinel-replicas.test.ts's.
 import test from 'ava';
-import { configure, defineLock, LockAcquireError, MemoryLockStore, withLock, type LockEvent } from 'lockweave';
+import { configure, defineLock, LockAcquireError, MemoryLockStore, RedisLockStore, withLock, type LockEvent } from 'lockweave';
 import { useRedis, uniqueId } from '../helpers/redis-fixture';
 
 const events: LockEvent[] = [];
@@ -51,4 +51,13 @@ test.serial('on the in-process store replicas is met: code unit-tested there run
   } finally {
     configure({ redis: fixture.server.url });
   }
+});
+
+test.serial('on an ioredis Cluster replicas > 0 is refused, not sent to whichever node (WAIT names no key)', async (t) => {
+  const { Cluster } = await import('ioredis');
+  const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
+  const store = new RedisLockStore(cluster);
+  await t.throwsAsync(store.waitForReplicas(1, 100), { instanceOf: TypeError, message: /replicas > 0 is not supported on an ioredis Cluster/ });
+  await store.close();
+  cluster.disconnect();
 });
