@@ -149,9 +149,19 @@ async function waitForLease(
     while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError)) {
       const dueAt = startedAt + (scheduled + 1) * settings.waitTime;
       const waitMs = dueAt - Date.now();
+      let reconnected = false;
       if (waitMs > 0) {
         logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site, ...(attempts.erred ? { error: attempts.lastError as Error } : {}) });
+        // An attempt that failed for want of Redis is made again the moment the connection is back
+        // (a restart, a failover's promotion), not at the next scheduled attempt up to waitTime later.
+        const stopWaitingForReconnect = attempts.erred
+          ? store.onceReconnected?.(() => {
+            reconnected = true;
+            waiter.notify();
+          })
+          : undefined;
         await waiter.sleep(seen, waitMs);
+        stopWaitingForReconnect?.();
       }
       const handedAt = waiter.takeHanded();
       if (handedAt !== undefined) {
@@ -164,7 +174,9 @@ async function waitForLease(
       const due = Date.now() >= dueAt;
       if (!noticed && !due) continue; // woken early (a clamped timer): not time yet
       if (due) scheduled++;
-      lease = await attemptInTurn(key, waiter, settings, context, attempts, true);
+      // The look on a reconnect is not an attempt of the schedule unless it takes the key (like the
+      // look that takes the place in line): a caller that never gets it still makes retries + 1.
+      lease = await attemptInTurn(key, waiter, settings, context, attempts, due || !reconnected);
     }
     if (!lease) return failed(key, token, startedAt, attempts, context, true);
   } catch (error) {

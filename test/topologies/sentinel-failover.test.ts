@@ -28,6 +28,8 @@ const HOLDER_FINISHES = [500, 750, 1_000, 1_250];
 const AFTER_PROMOTION_MS = 4_000;
 /** A key held at the kill is free this soon after the promotion. */
 const FREED_WITHIN_MS = 1_000;
+/** Callers lock again this soon after the promotion (a bound, not a timing claim). */
+const RELOCKED_WITHIN_MS = 2_000;
 const PROGRAM = join(__dirname, 'programs', 'failover-callers.js');
 
 let topology: SentinelTopology;
@@ -139,7 +141,9 @@ test('a Sentinel failover under contention: no lost update, no overlap, locking 
   t.deepEqual(overlaps, [0, 0, 0], 'no two sections of a key overlapped');
   t.deepEqual(otherErrors, []);
   t.is(failed, 0, 'with 20 s of retries, every caller got through the failover');
-  t.true(Number.isFinite(relockedAfter), 'callers locked again after the promotion');
+  // A caller whose attempt failed for want of Redis tries again when the client is back, so this is
+  // the client's reconnect, not a waitTime; bounded generously for a loaded machine.
+  t.true(relockedAfter <= RELOCKED_WITHIN_MS, `callers locked again ${relockedAfter} ms after the promotion`);
   t.is(freedAfter.size, held.length, 'every key held at the kill was freed');
   for (const [key, ms] of freedAfter) t.true(ms <= FREED_WITHIN_MS, `${key} freed ${ms} ms after the promotion`);
 });
