@@ -93,6 +93,9 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
 const SENTINEL_ROUNDS = 3;
 const OWNED_SENTINEL_OPTIONS: RedisOptions = {
   sentinelRetryStrategy: (round: number) => (round <= SENTINEL_ROUNDS ? Math.min(round * 50, RECONNECT_MAX_MS) : null),
+  // ioredis waits for a Sentinel's answer without a timeout: one that takes the connection but never
+  // answers (a paused or overloaded host) would stall the client for good, the other Sentinels unasked.
+  sentinelCommandTimeout: 1_000,
 };
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined };

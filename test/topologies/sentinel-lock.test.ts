@@ -98,3 +98,19 @@ test('a process locking through Sentinel options exits by itself without close()
     t.regex(stdout.trim(), expected);
   }
 });
+
+test.serial('a Sentinel that takes connections but never answers (SIGSTOPped) does not stall the client: the next one is asked', async (t) => {
+  const [stalled] = topology.sentinels;
+  process.kill(stalled.pid, 'SIGSTOP');
+  try {
+    configure({ redis: topology.sentinelOptions, logger: (event) => events.push(event) });
+    const lock = defineLock({ businessFlag: 'sentinel_stalled', retries: 10, waitTime: 1_000 });
+    const startedAt = Date.now();
+    const lease = await lock.acquire('A');
+    t.log(`locked ${Date.now() - startedAt} ms after configure() with the first Sentinel stalled`);
+    t.is(await redis.get(lease!.key), (lease as { token: string }).token);
+    await lease!.release();
+  } finally {
+    process.kill(stalled.pid, 'SIGCONT');
+  }
+});
