@@ -15,17 +15,11 @@
 // An attempt that fails with an error (Redis unreachable, a timeout) counts as a failed
 // attempt: the caller keeps trying until the deadline and then gets LockAcquireError with the
 // last error as its cause — never a hang past the deadline, never the body run unlocked.
-//
-// With `replicas` > 0, a grant counts only once that many replicas have it (Redis WAIT on the
-// connection that made it): with asynchronous replication a primary that dies right after a grant
-// may take it along, and the replica promoted in its place would give the key to a second caller
-// while the first still runs its body. A grant too few replicas acknowledge in time is given back,
-// and the acquisition fails — it does not try again: a replica that did not answer within the
-// wait is down or far behind, and would not answer the next attempt's either.
 import { LockAcquireError } from '../base/errors';
 import type { OnFail } from '../base/options';
 import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreClaim } from './lease';
+import { replicaShortfall } from './replicas';
 import { newToken } from './token';
 import type { LockStore } from '../store/lock-store';
 import { waitersOf, type Waiter } from './waiters';
@@ -56,18 +50,6 @@ export interface AcquireContext {
  * lapses is taken again, the same place, at the waiter's next attempt.
  */
 const PLACE_GRACE_MS = 2_000;
-
-/**
- * The longest WAIT for replicas: a replica that is up acknowledges within a round trip of the
- * grant; one that has not in a second is down or far behind. Kept under the command timeout of
- * the connections the runtime opens (2 s), so WAIT answers rather than times out.
- */
-const REPLICA_WAIT_MAX_MS = 1_000;
-
-/** How long WAIT waits: under a caller's waitTime and a third of the lease too (the first renewal's due then). */
-export function replicaWaitMs(settings: Pick<AcquireSettings, 'waitTime' | 'lockTime'>): number {
-  return Math.max(1, Math.min(REPLICA_WAIT_MAX_MS, settings.waitTime, Math.floor(settings.lockTime / 3)));
-}
 
 /** The longest a new waiter waits for release notices to start before it goes on without them. */
 const LISTEN_WAIT_MS = 2_000;
@@ -224,13 +206,10 @@ function granted(lease: Lease, attempts: number, startedAt: number, settings: Ac
 }
 
 async function replicated(lease: Lease, attempts: number, startedAt: number, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
-  const timeoutMs = replicaWaitMs(settings);
   let problem: unknown;
   try {
-    if (!context.store.waitForReplicas) throw new TypeError('lockweave: option replicas > 0 needs a store that can ask for replicas (Redis WAIT); this store cannot');
-    const acknowledged = await context.store.waitForReplicas(settings.replicas, timeoutMs);
-    if (acknowledged >= settings.replicas) return logGranted(lease, attempts, startedAt, context);
-    problem = new Error(`${acknowledged} of ${settings.replicas} replica(s) acknowledged the grant within ${timeoutMs} ms (WAIT); it was given back`);
+    problem = await replicaShortfall(context.store, settings);
+    if (problem === undefined) return logGranted(lease, attempts, startedAt, context);
   } catch (error) {
     problem = attemptErrored(error, lease.key, lease.token, context);
   }
