@@ -61,3 +61,19 @@ test.serial('on an ioredis Cluster replicas > 0 is refused, not sent to whicheve
   await store.close();
   cluster.disconnect();
 });
+
+test.serial('through a node-redis client too: WAIT is sent and its count read', async (t) => {
+  const { createClient } = await import('redis');
+  const client = createClient({ url: fixture.server.url });
+  await client.connect();
+  try {
+    configure({ redis: client });
+    await t.throwsAsync(withLock({ businessFlag: 'node_redis_replicas', key: 'A', replicas: 1, waitTime: 200 }, () => 'ran'), {
+      message: /0 of 1 replica\(s\) acknowledged the grant within 200 ms \(WAIT\)/,
+    });
+    t.is(await fixture.redis.get('LOCK_node_redis_replicas_A'), null);
+  } finally {
+    configure({ redis: fixture.server.url });
+    client.destroy();
+  }
+});
