@@ -16,7 +16,8 @@ export interface ConfigureOptions {
   /**
    * An ioredis `Redis` or `Cluster`, or a connected node-redis client (`createClient()` of `redis`
    * v5 or v6) — a client passed in is left open by close() — or a URL or ioredis options, for
-   * which the runtime opens an ioredis client.
+   * which the runtime opens an ioredis client (Sentinel options `{ sentinels, name }` too: it
+   * follows failovers).
    */
   redis?: Redis | Cluster | NodeRedisClientLike | string | RedisOptions;
   /** Any other store, e.g. `new MemoryLockStore()` for unit tests. Takes precedence over `redis`. */
