@@ -3,7 +3,7 @@
 import { Code, LockweaveDiagnostic, type Span } from './diagnostics';
 import type { SpecOptions } from './check/attributes';
 import { didYouMean } from './check/suggest';
-import { readBoolean, readDuration, readPrefix, readRetries, type Result } from './check/values';
+import { readBoolean, readDuration, readPrefix, readReplicas, readRetries, type Result } from './check/values';
 
 export interface PluginOptions {
   /** Options every spec gets unless its tag sets them. */
@@ -14,7 +14,7 @@ export interface PluginOptions {
 /** Keys ts-patch itself reads from a plugin entry. */
 const TS_PATCH_KEYS = ['transform', 'after', 'afterDeclarations', 'name', 'type', 'transformProgram', 'import', 'isEsm', 'tsConfig', 'resolvePathAliases'];
 
-const DEFAULTABLE = ['lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing'] as const;
+const DEFAULTABLE = ['lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas'] as const;
 
 const NOWHERE: Span = { file: undefined, start: 0, length: 0 };
 
@@ -61,5 +61,7 @@ function readDefault(name: (typeof DEFAULTABLE)[number], value: unknown, into: S
       return typeof value === 'number' ? report(`${name}: ${value} is not true or false`) : take(readBoolean(value), (v) => (into[name] = v));
     case 'prefix':
       return typeof value !== 'string' ? report(`prefix: ${JSON.stringify(value)} is not a string`) : take(readPrefix(value), (v) => (into.prefix = v));
+    case 'replicas':
+      return typeof value === 'boolean' ? report(`replicas: ${value} is not a number`) : take(readReplicas(value), (v) => (into.replicas = v));
   }
 }

@@ -10,7 +10,7 @@ import type { LockLogger } from '../lock/events';
 import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
 import type { LockStore } from '../store/lock-store';
 import { isIORedisClient } from '../store/ioredis-client';
-import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClientLike } from '../store/node-redis-client';
+import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisSentinel, type NodeRedisClientLike } from '../store/node-redis-client';
 import { assertOpenNodeRedisClient, NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
 
@@ -18,7 +18,8 @@ export interface ConfigureOptions {
   /**
    * An ioredis `Redis` or `Cluster` (ioredis 5 or 6), or a connected node-redis client (`createClient()` of `redis`
    * v5 or v6) — a client passed in is left open by close() — or a URL or ioredis options, for
-   * which the runtime opens an ioredis client.
+   * which the runtime opens an ioredis client (Sentinel options `{ sentinels, name }` too: it
+   * follows failovers).
    */
   redis?: Redis | Cluster | NodeRedisClientLike | string | RedisOptions;
   /** Any other store, e.g. `new MemoryLockStore()` for unit tests. Takes precedence over `redis`. */
@@ -82,6 +83,22 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
   // then waits (ETA || 1 s) before looking again: a second after a small data set loaded in
   // milliseconds. Look again sooner.
   maxLoadingRetryTime: RECONNECT_MAX_MS,
+};
+
+/**
+ * For a Sentinel client the runtime opens. When no Sentinel answers, ioredis tries them all again
+ * after a timer of its own that is ref'd and that nothing can reach: a process whose work is done
+ * would stay alive for as long as the Sentinels are gone. So it tries a few rounds at the reconnect
+ * pace, then gives up, and the store connects the client again later on an unref'd timer
+ * (store/connection-ref.ts). (In a failover the Sentinels answer — with the dead primary until the
+ * promotion — and the ordinary reconnects, retryStrategy's, carry the client to the new primary.)
+ */
+const SENTINEL_ROUNDS = 3;
+const OWNED_SENTINEL_OPTIONS: RedisOptions = {
+  sentinelRetryStrategy: (round: number) => (round <= SENTINEL_ROUNDS ? Math.min(round * 50, RECONNECT_MAX_MS) : null),
+  // ioredis waits for a Sentinel's answer without a timeout: one that takes the connection but never
+  // answers (a paused or overloaded host) would stall the client for good, the other Sentinels unasked.
+  sentinelCommandTimeout: 1_000,
 };
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined };
@@ -202,6 +219,10 @@ function assertRedisOption(redis: unknown): void {
       throw new TypeError('lockweave: configure({ redis }) does not support a node-redis cluster (createCluster) yet; '
         + 'pass an ioredis Cluster, or a node-redis client of one node.');
     }
+    if (isNodeRedisSentinel(redis)) {
+      throw new TypeError('lockweave: configure({ redis }) does not support a node-redis Sentinel client (createSentinel) yet; '
+        + 'pass ioredis options `{ sentinels: [{ host, port }], name }` (the runtime opens a client that follows failovers), or an ioredis Redis made with them.');
+    }
     if (isNodeRedisClient(redis)) return assertOpenNodeRedisClient(redis);
     if (isIORedisClient(redis)) return;
   }
@@ -219,7 +240,7 @@ function createStore(options: ConfigureOptions): LockStore {
   const { Redis } = ioredis();
   const client =
     typeof redis === 'object'
-      ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...redis })
+      ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...((redis as RedisOptions).sentinels ? OWNED_SENTINEL_OPTIONS : {}), ...redis })
       : new Redis(redis ?? process.env.REDIS_URL ?? DEFAULT_URL, OWNED_CLIENT_OPTIONS);
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);

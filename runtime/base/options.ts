@@ -25,6 +25,11 @@ export interface LockOptions {
   prefix: string;
   /** Each grant of the key carries a fencing token (`lease.fence`, `currentLock().fence`) that increases with every grant. */
   fencing: boolean;
+  /**
+   * Replicas that must have the grant before the body runs (Redis `WAIT`); 0 does not ask. A grant
+   * fewer replicas acknowledge in time is given back and the acquisition fails.
+   */
+  replicas: number;
 }
 
 export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
@@ -37,6 +42,7 @@ export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
   reentrant: true,
   prefix: 'LOCK_',
   fencing: false,
+  replicas: 0,
 });
 
 export function mergeOptions(
@@ -71,6 +77,9 @@ export function validateOptions(options: LockOptions): LockOptions {
   }
   if (options.onFail !== 'throw' && options.onFail !== 'skip') {
     throw new TypeError(`lockweave: option onFail must be "throw" or "skip", got ${String(options.onFail)}`);
+  }
+  if (!Number.isSafeInteger(options.replicas) || options.replicas < 0) {
+    throw new TypeError(`lockweave: option replicas must be a whole number >= 0, got ${String(options.replicas)}`);
   }
   if (typeof options.prefix !== 'string') {
     throw new TypeError(`lockweave: option prefix must be a string`);

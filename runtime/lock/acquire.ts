@@ -19,6 +19,7 @@ import { LockAcquireError, LockError } from '../base/errors';
 import type { OnFail } from '../base/options';
 import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreClaim } from './lease';
+import { replicaShortfall } from './replicas';
 import { newToken } from './token';
 import type { Grant, LockStore } from '../store/lock-store';
 import { waitersOf, type Waiter } from './waiters';
@@ -28,6 +29,7 @@ export interface AcquireSettings extends LeaseSettings {
   readonly waitTime: number;
   /** Every grant carries a fencing token (see store/lock-store.ts, Grant). */
   readonly fencing?: boolean;
+  readonly replicas: number;
 }
 
 /** A class named by `onFail=ClassName`: constructed with the failure message. */
@@ -88,7 +90,7 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
     const grant = await context.store.tryAcquire(key, token, settings.lockTime, settings.fencing);
     if (grant) {
       const fence = fenceOf(grant, settings, key);
-      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim, fence), 1, startedAt, context);
+      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim, fence), 1, startedAt, settings, context);
     }
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
@@ -115,6 +117,7 @@ async function waitForLease(
     context.claim?.end();
     throw error;
   }
+  let lease: Lease | undefined;
   try {
     let seen = waiter.epoch;
     // Take a place in line, listening first: a release between the first attempt and now either
@@ -125,16 +128,26 @@ async function waitForLease(
     // A key passed to this waiter with a claim is confirmed by its next attempt, which makes the
     // lease its own, full length, before the body starts: a body never runs on a claim, which a
     // short Redis outage or a cut connection would end under it.
-    let lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
+    lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
     // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.
     let scheduled = 0;
     while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError)) {
       const dueAt = startedAt + (scheduled + 1) * settings.waitTime;
       const waitMs = dueAt - Date.now();
+      let reconnected = false;
       if (waitMs > 0) {
         logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site, ...(attempts.erred ? { error: attempts.lastError as Error } : {}) });
+        // An attempt that failed for want of Redis is made again the moment the connection is back
+        // (a restart, a failover's promotion), not at the next scheduled attempt up to waitTime later.
+        const stopWaitingForReconnect = attempts.erred
+          ? store.onceReconnected?.(() => {
+            reconnected = true;
+            waiter.notify();
+          })
+          : undefined;
         await waiter.sleep(seen, waitMs);
+        stopWaitingForReconnect?.();
       }
       const handedAt = waiter.takeHanded();
       if (handedAt !== undefined) {
@@ -151,15 +164,18 @@ async function waitForLease(
       const due = Date.now() >= dueAt;
       if (!noticed && !due) continue; // woken early (a clamped timer): not time yet
       if (due) scheduled++;
-      lease = await attemptInTurn(key, waiter, settings, context, attempts, true);
+      // The look on a reconnect is not an attempt of the schedule unless it takes the key (like the
+      // look that takes the place in line): a caller that never gets it still makes retries + 1.
+      lease = await attemptInTurn(key, waiter, settings, context, attempts, due || !reconnected);
     }
-    return lease ? granted(lease, attempts.count, startedAt, context) : failed(key, token, startedAt, attempts, context, true);
+    if (!lease) return failed(key, token, startedAt, attempts, context, true);
   } catch (error) {
     context.claim?.end(); // idempotent: failed() may have ended it before throwing
     throw error;
   } finally {
     waiter.close();
   }
+  return granted(lease, attempts.count, startedAt, settings, context);
 }
 
 async function attemptInTurn(
@@ -206,7 +222,27 @@ function attemptErrored(error: unknown, key: string, token: string, context: Acq
   return error;
 }
 
-function granted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {
+/** The grant is the caller's — once enough replicas have it, when it asks for replicas. */
+function granted(lease: Lease, attempts: number, startedAt: number, settings: AcquireSettings, context: AcquireContext): Lease | Promise<Lease | undefined> {
+  if (settings.replicas > 0) return replicated(lease, attempts, startedAt, settings, context);
+  return logGranted(lease, attempts, startedAt, context);
+}
+
+async function replicated(lease: Lease, attempts: number, startedAt: number, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
+  let problem: unknown;
+  try {
+    problem = await replicaShortfall(context.store, settings);
+    if (problem === undefined) return logGranted(lease, attempts, startedAt, context);
+  } catch (error) {
+    problem = attemptErrored(error, lease.key, lease.token, context);
+  }
+  // Given back, token-checked (sent again in the background if Redis does not answer); the lease
+  // keeps this acquisition's claim on the store until that is done.
+  await lease.release();
+  return failed(lease.key, lease.token, startedAt, { count: attempts, lastError: problem, erred: true }, { ...context, claim: undefined }, false);
+}
+
+function logGranted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {
   context.logger?.({
     type: 'acquired', key: lease.key, token: lease.token, attempts, waitedMs: Date.now() - startedAt, site: context.site,
   });

@@ -45,7 +45,7 @@ export interface CommandSender {
  * each command, for a client without a `commandTimeout` of its own.
  */
 export function commandSender(client: Redis | Cluster, timeoutMs?: number): CommandSender {
-  if ('nodes' in client && typeof client.nodes === 'function') {
+  if (isCluster(client)) {
     return {
       send: (name, args) => {
         if (!timeoutMs) return client.call(name, ...args);
@@ -69,6 +69,10 @@ function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number): N
   // A command pending on the caller's client keeps the process up by itself; its bound need not.
   timer.unref();
   return timer;
+}
+
+export function isCluster(client: Redis | Cluster): client is Cluster {
+  return 'nodes' in client && typeof client.nodes === 'function';
 }
 
 class CommandBatch implements CommandSender {

@@ -29,6 +29,33 @@ function unrefReconnects(client: Client): void {
   client.on('reconnecting', () =>
     process.nextTick(() => (client as unknown as { reconnectTimeout?: NodeJS.Timeout }).reconnectTimeout?.unref?.()),
   );
+  if ((client as Redis).options?.sentinels) reconnectWhenNoSentinelAnswers(client as Redis);
+}
+
+/**
+ * How soon a Sentinel client the runtime opened is connected again after a connection attempt in
+ * which no Sentinel answered. Longer than the 2 s for which ioredis keeps a ref'd timer after each
+ * Sentinel it could not reach (its disconnectTimeout): between two attempts a finished process
+ * has nothing holding it, and exits.
+ */
+const SENTINELS_GONE_RETRY_MS = 2_500;
+
+/**
+ * When no Sentinel answers, ioredis tries them all again after a ref'd timer that nothing can
+ * reach, which would keep a finished process alive for as long as the Sentinels are gone; so a
+ * client the runtime opens gives up after a few rounds (api/configure.ts), and ioredis then ends
+ * it — for good. It is connected again here, on an unref'd timer; a reconnect keeps what the
+ * client had (its subscriptions included).
+ */
+function reconnectWhenNoSentinelAnswers(client: Redis): void {
+  client.on('error', (error: Error) => {
+    if (!error.message.startsWith('All sentinels are unreachable and retry is disabled')) return;
+    setTimeout(() => {
+      // Not when the client was closed meanwhile (ioredis marks that on disconnect() and quit).
+      const closed = (client as unknown as { manuallyClosing?: boolean }).manuallyClosing;
+      if (client.status === 'end' && !closed) client.connect().catch(() => undefined);
+    }, SENTINELS_GONE_RETRY_MS).unref();
+  });
 }
 
 /**

@@ -78,6 +78,12 @@ export interface LockStore {
    * should it hold `token` after all (an attempt whose answer was lost, or a pass just made).
    */
   leave(key: string, token: string): Promise<Released>;
+  /**
+   * Waits until `replicas` replicas have every write this store's connection has made — the grant
+   * just made among them — or until `timeoutMs` has passed; resolves how many had them then (Redis
+   * `WAIT`). A store that cannot ask the server that made the grant has none, or rejects.
+   */
+  waitForReplicas?(replicas: number, timeoutMs: number): Promise<number>;
   /** Starts delivering the notices of `key` to `notice`; resolves once they are delivered. */
   listen(key: string, notice: Notice): Promise<void>;
   /** Stops delivering the notices of `key`. */

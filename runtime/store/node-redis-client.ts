@@ -36,7 +36,17 @@ export interface NodeRedisClient extends NodeRedisClientLike {
  * no `duplicate`, a node-redis cluster its `masters` (isNodeRedisCluster).
  */
 export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
-  return hasClientShape(value) && !isNodeRedisCluster(value);
+  return hasClientShape(value) && !isNodeRedisCluster(value) && !isNodeRedisSentinel(value);
+}
+
+/**
+ * node-redis's `createSentinel()`: v6's has a client's shape, but its commands may go to a pool of
+ * connections, and a store must know which connection made a grant (see LockStore.acknowledged).
+ */
+export function isNodeRedisSentinel(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const sentinel = value as Partial<Record<'sendCommand' | 'getMasterNode' | 'getSentinelNode', unknown>>;
+  return typeof sentinel.sendCommand === 'function' && typeof sentinel.getMasterNode === 'function' && typeof sentinel.getSentinelNode === 'function';
 }
 
 export function isNodeRedisCluster(value: unknown): boolean {

@@ -93,6 +93,10 @@ export class RedisHealth {
 
   private unreachable(cause: Error, command?: Error): RedisConnectionError {
     let detail = command && command !== cause ? `${cause.message} (${command.message})` : cause.message;
+    // ioredis says this when a round of Sentinels gave no primary that answered, though the Sentinels
+    // may have answered (in a failover they name the dead primary until the promotion); and a Sentinel
+    // client the runtime opened does retry, through its reconnects (store/connection-ref.ts).
+    detail = detail.replace(/All sentinels are unreachable( and retry is disabled)?\./, 'no Sentinel named a primary that answered (none answered, or the primary it named did not).');
     const tls = (this.client as { options?: { tls?: unknown } }).options?.tls;
     if (tls && /ETIMEDOUT|timed out/.test(detail)) detail += '; it accepted the connection but did not complete a TLS handshake: is it a rediss:// URL for a server without TLS?';
     return new RedisConnectionError(`Redis at ${this.address} is unreachable: ${detail}`, this.address, false, { cause });
@@ -153,7 +157,13 @@ function databaseOf(client: WatchedClient): number {
 }
 
 function addressOf(client: WatchedClient): string {
-  const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
+  const options = (client as { options?: { host?: string; port?: number; path?: string; sentinels?: Array<{ host?: string; port?: number }>; name?: string } }).options;
+  // A Sentinel client's host and port are ioredis's defaults, not where it connects: name the
+  // primary it asks for and the Sentinels it asks.
+  if (options?.sentinels?.length) {
+    const sentinels = options.sentinels.map((node) => `${node.host ?? 'localhost'}:${node.port ?? 26379}`).join(', ');
+    return `the primary ${options.name ?? 'mymaster'} of Sentinels ${sentinels}`;
+  }
   if (options?.path) return options.path;
   if (options?.host || options?.port) return `${options.host ?? 'localhost'}:${options.port ?? 6379}`;
   // node-redis keeps the address (parsed from its URL too) under `socket`; its defaults are ioredis's.

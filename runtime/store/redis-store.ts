@@ -3,8 +3,8 @@
 // It works with an ioredis `Redis` (single node or Sentinel) or `Cluster`: the lock key and its
 // line of waiters share one hash slot (waiting-line.ts), so Cluster sends each script to the node
 // that owns the key.
-import type { Cluster, Redis } from 'ioredis';
-import { COMMAND_TIMEOUT_MS, commandSender } from './command-batch';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import { COMMAND_TIMEOUT_MS, commandSender, isCluster } from './command-batch';
 import { ConnectionRef } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
@@ -38,15 +38,27 @@ export class RedisLockStore extends ScriptedLockStore {
     });
   }
 
+  override waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
+    if (isCluster(this.client)) {
+      return Promise.reject(new TypeError('lockweave: option replicas > 0 is not supported on an ioredis Cluster: WAIT names no key, so '
+        + 'the Cluster client would send it to any node rather than to the primary that made the grant'));
+    }
+    return super.waitForReplicas(replicas, timeoutMs);
+  }
+
   override async close(): Promise<void> {
     await super.close();
     if (this.options.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 }
 
+/** The options each connection of the client was made with (a Cluster's, for its nodes). */
+function connectionOptions(client: Redis | Cluster): RedisOptions | undefined {
+  return isCluster(client) ? client.options.redisOptions : client.options;
+}
+
 function hasCommandTimeout(client: Redis | Cluster): boolean {
-  const options = 'nodes' in client ? (client as Cluster).options.redisOptions : (client as Redis).options;
-  return (options?.commandTimeout ?? 0) > 0;
+  return (connectionOptions(client)?.commandTimeout ?? 0) > 0;
 }
 
 /** Clients already told about (a warning per client, however often configure() is called). */
@@ -58,8 +70,7 @@ const warned = new WeakSet<object>();
  * then take the key after its caller gave up, and keep it from everyone until its lease ends.
  */
 function warnAboutSettings(client: Redis | Cluster): void {
-  const options = 'nodes' in client ? (client as Cluster).options.redisOptions : (client as Redis).options;
-  if (options?.autoResendUnfulfilledCommands === false || warned.has(client)) return;
+  if (connectionOptions(client)?.autoResendUnfulfilledCommands === false || warned.has(client)) return;
   warned.add(client);
   process.emitWarning(
     'the ioredis client passed to configure() re-sends unanswered commands after a reconnect '

@@ -3,6 +3,7 @@
 //   tryAcquireInTurn  EVALSHA take-your-place-and-maybe-the-key (see redis-scripts.ts)
 //   renew             EVALSHA compare-and-PEXPIRE
 //   release           EVALSHA compare-and-pass-on (or DEL), which PUBLISHes a notice to waiters
+//   waitForReplicas   WAIT replicas timeout, on the connection that made the grant
 // Written once so that every client family keeps the same promises with the same commands: an
 // ioredis process and a node-redis process share keys, lines of waiters and release channels.
 // What differs between families — how a command is sent, how the subscriber is opened, how
@@ -71,6 +72,12 @@ export abstract class ScriptedLockStore implements LockStore {
 
   leave(key: string, token: string): Promise<Released> {
     return this.runRelease(key, [token, this.channel, CLAIM_MS, '', 0, '1', '', '']);
+  }
+
+  waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
+    // WAIT counts the replicas that have this connection's writes: the store's commands share one
+    // connection (command-batch.ts; node-redis's client has one), so the grant is among them.
+    return this.send(() => this.sender.send('wait', [replicas, timeoutMs])).then(Number);
   }
 
   listen(key: string, notice: Notice): Promise<void> {

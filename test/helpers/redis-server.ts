@@ -8,7 +8,7 @@
 // private working directory, so runs never touch a system Redis or each other. Only the
 // process started here is ever stopped, by its own PID.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,8 +23,8 @@ export interface RedisServer {
   readonly dir: string;
   /** Kills the server (SIGKILL) and waits for it to exit; the port stays reserved for restart(). */
   kill(): Promise<void>;
-  /** Starts a fresh server on the same port after kill(). */
-  restart(): Promise<void>;
+  /** Starts a fresh server on the same port after kill(), with `moreArgs` after the first ones (e.g. `--replicaof`). */
+  restart(moreArgs?: readonly string[]): Promise<void>;
   /** Stops the server and removes its working directory. */
   stop(): Promise<void>;
 }
@@ -40,8 +40,20 @@ export function redisServerVersion(): string {
   return `${redisServerBinary} ${out.match(/v=(\S+)/)?.[1] ?? out.trim()}`;
 }
 
-export async function startRedisServer(extraArgs: readonly string[] = []): Promise<RedisServer> {
+export interface StartOptions {
+  /**
+   * Starts a Sentinel (`redis-server <conf> --sentinel`) whose config file holds these lines; the
+   * file lives in the server's directory, since a Sentinel rewrites it as it learns the topology.
+   */
+  sentinelConfig?: string;
+}
+
+export async function startRedisServer(extraArgs: readonly string[] = [], options: StartOptions = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'lockweave-redis-'));
+  if (options.sentinelConfig !== undefined) {
+    writeFileSync(join(dir, 'sentinel.conf'), options.sentinelConfig + '\n');
+    extraArgs = [join(dir, 'sentinel.conf'), '--sentinel', ...extraArgs];
+  }
   // A port can be taken between our probe and redis binding it; try a few.
   for (let attempt = 1; attempt <= 5; attempt++) {
     const port = await freeLoopbackPort();
@@ -58,8 +70,8 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
         async kill() {
           await stopProcess(child, 'SIGKILL');
         },
-        async restart() {
-          child = await launch(port, dir, extraArgs);
+        async restart(moreArgs = []) {
+          child = await launch(port, dir, [...extraArgs, ...moreArgs]);
         },
         async stop() {
           await stopProcess(child, 'SIGTERM');
@@ -78,7 +90,10 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
 }
 
 async function launch(port: number, dir: string, extraArgs: readonly string[]): Promise<ChildProcess> {
+  // A Sentinel's config file must come first on its command line.
+  const configFile = extraArgs[1] === '--sentinel' ? extraArgs.slice(0, 2) : [];
   const args = [
+    ...configFile,
     '--port', String(port),
     '--bind', '127.0.0.1',
     '--save', '',
@@ -86,7 +101,7 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
     '--dir', dir,
     '--daemonize', 'no',
     '--loglevel', 'warning',
-    ...extraArgs,
+    ...extraArgs.slice(configFile.length),
   ];
   const child = spawn(redisServerBinary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -145,3 +145,19 @@ test('with types (tspc) and without (bundlers, loader) every key kind locks the 
   t.deepEqual(await calls('text'), typed);
   await runtime.close();
 });
+
+test('replicas: a tag or plugin default is carried into the spec; a value that is not a whole number >= 0 is an error', (t) => {
+  const source = (tag: string) => `/** @redisLock businessFlag=pay keyName=orderNo${tag} */\nexport async function pay(orderNo: string) { return orderNo; }\n`;
+  t.regex(weaveSource('a.ts', source(' replicas=1')).code, /defineLock\(\{ site: "pay", businessFlag: "pay", replicas: 1 \}\)/);
+  t.regex(weaveSource('a.ts', source(''), { defaults: { replicas: 2 } }).code, /replicas: 2 \}/);
+  for (const bad of ['-1', 'one', '1.5']) {
+    const result = weaveSource('a.ts', source(` replicas=${bad}`));
+    t.is(result.errors.length, 1, bad);
+    t.regex(result.errors[0].formatted, /error TS93013: @redisLock: replicas: ".*" is not a whole number >= 0; write e\.g\. replicas=1/, bad);
+  }
+  for (const bad of [-1, true, '2x']) {
+    const result = weaveSource('a.ts', source(''), { defaults: { replicas: bad } });
+    t.is(result.errors.length, 1, String(bad));
+    t.regex(result.errors[0].formatted, /plugin option defaults\.replicas/, String(bad));
+  }
+});

@@ -5,7 +5,7 @@ import { Code, fail, type Span } from '../diagnostics';
 import type { Attribute, TagText } from '../parse/tag-text';
 import { didYouMean } from './suggest';
 import {
-  IDENTIFIER, readBoolean, readBusinessFlag, readDuration, readKeyType, readPrefix, readRetries,
+  IDENTIFIER, readBoolean, readBusinessFlag, readDuration, readKeyType, readPrefix, readReplicas, readRetries,
   type KeyType, type Result,
 } from './values';
 
@@ -20,6 +20,7 @@ export interface SpecOptions {
   reentrant?: boolean;
   prefix?: string;
   fencing?: boolean;
+  replicas?: number;
 }
 
 export interface KeyPathText {
@@ -39,7 +40,7 @@ export interface TagModel {
 
 export const ATTRIBUTES = [
   'businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime',
-  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing',
+  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas',
 ] as const;
 
 export function readTagModel(tag: TagText): TagModel {
@@ -77,6 +78,7 @@ export function readTagModel(tag: TagText): TagModel {
     reentrant: optional('reentrant', readBoolean),
     prefix: optional('prefix', readPrefix),
     fencing: optional('fencing', readBoolean),
+    replicas: optional('replicas', readReplicas),
   };
   return {
     businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),

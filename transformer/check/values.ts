@@ -21,6 +21,12 @@ export function readRetries(value: string | number): Result<number> {
     : bad(`"${value}" is not a whole number >= 0; write e.g. retries=3`);
 }
 
+export function readReplicas(value: string | number): Result<number> {
+  return /^\d+$/.test(String(value)) && Number.isSafeInteger(Number(value))
+    ? ok(Number(value))
+    : bad(`"${value}" is not a whole number >= 0; write e.g. replicas=1`);
+}
+
 export function readBoolean(value: string | boolean): Result<boolean> {
   if (value === true || value === 'true') return ok(true);
   if (value === false || value === 'false') return ok(false);
