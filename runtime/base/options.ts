@@ -23,6 +23,8 @@ export interface LockOptions {
   reentrant: boolean;
   /** Prepended to every key. */
   prefix: string;
+  /** Lock on a majority of the Redlock servers (`configure({ redlock })`) rather than on the one Redis. */
+  redlock: boolean;
 }
 
 export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
@@ -34,6 +36,7 @@ export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
   watchdog: true,
   reentrant: true,
   prefix: 'LOCK_',
+  redlock: false,
 });
 
 export function mergeOptions(
@@ -71,6 +74,9 @@ export function validateOptions(options: LockOptions): LockOptions {
   }
   if (typeof options.prefix !== 'string') {
     throw new TypeError(`lockweave: option prefix must be a string`);
+  }
+  if (typeof options.redlock !== 'boolean') {
+    throw new TypeError(`lockweave: option redlock must be true or false, got ${String(options.redlock)}`);
   }
   return options;
 }

@@ -132,3 +132,10 @@ test('with types (tspc) and without (bundlers, loader) every key kind locks the 
   t.deepEqual(await calls('text'), typed);
   await runtime.close();
 });
+
+test('redlock=true is written into the spec; a redlock value that is not true or false is a compile error at the value', (t) => {
+  const woven = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo redlock=true */\nexport async function pay(orderNo: string) { return orderNo; }\n');
+  t.regex(woven.code, /defineLock\(\{ site: "pay", businessFlag: "pay", redlock: true \}\)/);
+  const bad = weaveSource('b.ts', '/** @redisLock businessFlag=pay keyName=orderNo redlock=yes */\nexport async function pay(orderNo: string) { return orderNo; }\n');
+  t.throws(() => assertNoErrors(bad), { instanceOf: LockweaveBuildError, message: /redlock: "yes" is not true or false/ });
+});

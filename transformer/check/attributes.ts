@@ -19,6 +19,7 @@ export interface SpecOptions {
   watchdog?: boolean;
   reentrant?: boolean;
   prefix?: string;
+  redlock?: boolean;
 }
 
 export interface KeyPathText {
@@ -38,7 +39,7 @@ export interface TagModel {
 
 export const ATTRIBUTES = [
   'businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime',
-  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix',
+  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'redlock',
 ] as const;
 
 export function readTagModel(tag: TagText): TagModel {
@@ -75,6 +76,7 @@ export function readTagModel(tag: TagText): TagModel {
     watchdog: optional('watchdog', readBoolean),
     reentrant: optional('reentrant', readBoolean),
     prefix: optional('prefix', readPrefix),
+    redlock: optional('redlock', readBoolean),
   };
   return {
     businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),

@@ -1,0 +1,207 @@
+// Redlock: one lock over N independent Redis primaries (N ≥ 3), held while a majority holds it.
+//
+// Each primary is an ordinary single-node store (redis-store.ts, node-redis-store.ts) that knows
+// nothing of the others. A caller's attempt goes to every node at once with one token; the lock is
+// its own when a majority took it within the validity — the lease, less the time the attempt took,
+// less the clocks' drift (1% of the lease + 2 ms, as in the Redlock paper). A failed attempt undoes
+// its partial grants at once, token-checked, so a split vote never leaves a key held by nobody's
+// lock. Release goes to every node, renewal needs a majority, and a lock is lost when a majority no
+// longer holds it.
+//
+// A node that is down answers at once (its health refuses the command); one that is paused never
+// answers. Neither holds a caller: every verb settles as soon as its outcome is decided (a majority
+// said yes, or a majority can no longer say yes) or when a node's command bound has passed, so a
+// minority down or paused costs nothing and a majority down fails each attempt within the bound.
+//
+// Waiting: the single node's line of waiters (redis-scripts.ts) is not used. Lines on N nodes,
+// each with its own first waiter, could split the votes for ever; instead every attempt is a
+// plain quorum attempt, every release a compare-and-delete that announces the free key on each
+// node, and this process's waiters wake on a notice from any node. Fairness across processes is
+// therefore not promised on Redlock (README, Limits); within a process, waiters still go in turn.
+import { RedisConnectionError } from '../base/errors';
+import type { LockStore, Notice, PlaceInLine, Released } from './lock-store';
+
+/** The longest a verb waits for a node that does not answer (a paused node, a client without timeouts). */
+export const REDLOCK_NODE_BOUND_MS = 1_000;
+
+export interface RedlockNode {
+  readonly store: LockStore;
+  /** Where it is, for errors: `127.0.0.1:6379`. */
+  readonly address: string;
+}
+
+/** What one node said, or undefined while it has not. */
+type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
+
+export class RedlockStore implements LockStore {
+  /** How many nodes make a majority: floor(N/2) + 1. */
+  readonly quorum: number;
+
+  constructor(
+    private readonly nodes: readonly RedlockNode[],
+    private readonly nodeBoundMs = REDLOCK_NODE_BOUND_MS,
+  ) {
+    if (nodes.length < 3) throw new TypeError(`lockweave: Redlock needs at least 3 independent Redis servers, got ${nodes.length}`);
+    this.quorum = Math.floor(nodes.length / 2) + 1;
+  }
+
+  /** The clocks' drift over one lease, by which a grant lasts less than the lease (the Redlock paper's). */
+  clockDriftMs(leaseMs: number): number {
+    return Math.floor(leaseMs / 100) + 2;
+  }
+
+  tryAcquire(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return this.attempt(key, token, leaseMs);
+  }
+
+  /** No line to stand in (see above): every attempt is a quorum attempt with the waiter's one token. */
+  tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
+    return this.attempt(key, waiter.token, waiter.leaseMs);
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const startedAt = Date.now();
+    const validMs = leaseMs - this.clockDriftMs(leaseMs);
+    const { verdict, answers } = await this.vote((node) => node.renew(key, token, leaseMs), Math.min(this.nodeBoundMs, validMs));
+    if (verdict === 'no') return false;
+    if (verdict === 'unreachable') throw this.unreachable('renew', key, answers);
+    // A majority that came after the validity extended nothing we can count on.
+    return Date.now() - startedAt < validMs;
+  }
+
+  /**
+   * Compare-and-delete on every node (each announces the free key). `freed` once a majority freed
+   * it; `not-ours` when so many did not hold our token that it cannot have been held; else it throws,
+   * and the lease sends the release again (it is token-checked).
+   */
+  async release(key: string, token: string, _successor?: PlaceInLine, _successorGoesAhead?: boolean): Promise<Released> {
+    const { verdict, answers } = await this.vote((node) => node.release(key, token).then((released) => released !== 'not-ours'), this.nodeBoundMs);
+    if (verdict === 'yes') return 'freed';
+    if (verdict === 'no') return 'not-ours';
+    throw this.unreachable('release', key, answers);
+  }
+
+  async leave(key: string, token: string): Promise<Released> {
+    return this.release(key, token).catch(() => 'not-ours' as const);
+  }
+
+  /** Resolves once a majority delivers the key's notices: a release reaches a majority, so at least one of them. */
+  async listen(key: string, notice: Notice): Promise<void> {
+    const { verdict, answers } = await this.vote((node) => node.listen(key, notice).then(() => true), this.nodeBoundMs);
+    if (verdict !== 'yes') throw this.unreachable('listen', key, answers);
+  }
+
+  unlisten(key: string): void {
+    for (const { store } of this.nodes) store.unlisten(key);
+  }
+
+  /** The first node back calls `listener`: a release that could not reach a majority may now. */
+  onceReconnected(listener: () => void): () => void {
+    const cancels: Array<() => void> = [];
+    const cancel = () => cancels.splice(0).forEach((stop) => stop());
+    for (const { store } of this.nodes) {
+      const stop = store.onceReconnected?.(() => {
+        cancel();
+        listener();
+      });
+      if (stop) cancels.push(stop);
+    }
+    return cancel;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.nodes.map(({ store }) => store.close().catch(() => undefined)));
+  }
+
+  private async attempt(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const startedAt = Date.now();
+    const validMs = leaseMs - this.clockDriftMs(leaseMs);
+    let undone = false;
+    // A node where the key holds our token already counts as granted: an earlier attempt of this
+    // caller set it, and its answer or its undo was lost. The renew makes that grant this attempt's.
+    const take = (node: LockStore) => node.tryAcquire(key, token, leaseMs).then((took) => took || (!undone && node.renew(key, token, leaseMs)));
+    const { verdict, answers } = await this.vote(take, Math.min(this.nodeBoundMs, validMs));
+    if (verdict === 'yes' && Date.now() - startedAt < validMs) return true;
+    // Undo the partial grants, and any a node that has not answered may still make: the undo
+    // follows the SET on the same connection. Not awaited: the caller's failure is not delayed by it.
+    // When another caller holds a majority, the undo is silent (the key expires in a millisecond,
+    // token-checked): its holder's release will announce the key, and a notice now would wake a
+    // waiter to try, fail and undo again, over and over, while the holder works. Otherwise (a split
+    // vote, nodes that did not answer) the key may be free everywhere, and the undo's release says so.
+    undone = true;
+    const othersHold = answers.filter((answer) => answer?.ok && answer.value === false).length >= this.quorum;
+    this.nodes.forEach(({ store }, index) => {
+      const answer = answers[index];
+      if (answer?.ok && answer.value === false) return;
+      const undo = othersHold ? store.renew(key, token, 1) : store.release(key, token);
+      undo.catch(() => undefined);
+    });
+    if (verdict === 'unreachable') throw this.unreachable('acquire', key, answers);
+    return false;
+  }
+
+  /**
+   * Asks every node at once. `yes` when a majority answered true, `no` when enough answered false
+   * that a majority cannot, else `unreachable` (errors or silence stood in the way) — decided as
+   * soon as it is decided, or after `withinMs` with whatever has answered by then.
+   */
+  private vote(ask: (node: LockStore) => Promise<boolean>, withinMs: number): Promise<{ verdict: 'yes' | 'no' | 'unreachable'; answers: Answer<boolean>[] }> {
+    const n = this.nodes.length;
+    const answers: Answer<boolean>[] = new Array(n).fill(undefined);
+    return new Promise((resolve) => {
+      let done = false;
+      const decide = (final: boolean) => {
+        if (done) return;
+        let yes = 0;
+        let no = 0;
+        let silent = 0;
+        for (const answer of answers) {
+          if (answer === undefined) silent++;
+          else if (answer.ok && answer.value) yes++;
+          else if (answer.ok) no++;
+        }
+        const verdict = yes >= this.quorum ? 'yes' : no > n - this.quorum ? 'no' : yes + silent < this.quorum || final ? 'unreachable' : undefined;
+        if (!verdict) return;
+        done = true;
+        clearTimeout(timer);
+        resolve({ verdict, answers: [...answers] });
+      };
+      const timer = setTimeout(() => decide(true), withinMs);
+      timer.unref();
+      this.nodes.forEach(({ store }, index) => {
+        let asked: Promise<boolean>;
+        try {
+          asked = ask(store);
+        } catch (error) {
+          asked = Promise.reject(error);
+        }
+        asked.then(
+          (value) => (answers[index] = { ok: true, value }),
+          (error: unknown) => (answers[index] = { ok: false, error }),
+        ).then(() => decide(answers.every((answer) => answer !== undefined)));
+      });
+    });
+  }
+
+  /** Why a majority could not answer, naming the nodes that did not and what they said. */
+  private unreachable(verb: string, key: string, answers: readonly Answer<boolean>[]): RedisConnectionError {
+    const problems: string[] = [];
+    let fatal = 0;
+    let firstError: unknown;
+    this.nodes.forEach(({ address }, index) => {
+      const answer = answers[index];
+      if (answer?.ok) return;
+      if (answer === undefined) return problems.push(`${address}: no answer within ${this.nodeBoundMs} ms`);
+      firstError ??= answer.error;
+      if ((answer.error as { fatal?: unknown })?.fatal === true) fatal++;
+      problems.push(`${address}: ${(answer.error as Error)?.message ?? String(answer.error)}`);
+    });
+    // Fatal only when the fatal nodes alone keep a majority out of reach: retrying cannot help then.
+    return new RedisConnectionError(
+      `Redlock: no majority (${this.quorum} of ${this.nodes.length}) of the servers could ${verb} ${key}: ${problems.join('; ')}`,
+      this.nodes.map(({ address }) => address).join(','),
+      fatal > this.nodes.length - this.quorum,
+      firstError === undefined ? undefined : { cause: firstError },
+    );
+  }
+}
