@@ -18,6 +18,11 @@
 // plain quorum attempt, every release a compare-and-delete that announces the free key on each
 // node, and this process's waiters wake on a notice from any node. Fairness across processes is
 // therefore not promised on Redlock (README, Limits); within a process, waiters still go in turn.
+//
+// One release announces the key on every node: N notices. Passed on as they come, they would wake
+// N waiters of this process to race each other (and split the votes). So a notice wakes a waiter
+// only when nobody here is trying for the key or releasing it; one that comes meanwhile is noted,
+// and an attempt that fails after such a notice passes one on — the key may be free now.
 import { RedisConnectionError } from '../base/errors';
 import type { LockStore, Notice, PlaceInLine, Released } from './lock-store';
 
@@ -31,11 +36,20 @@ export interface RedlockNode {
 }
 
 /** What one node said, or undefined while it has not. */
+/** A key this process listens for: where its notices go, how many came, and who here is busy with it. */
+interface Listener {
+  readonly notice: Notice;
+  heard: number;
+  /** Attempts and releases of this process in flight for the key. */
+  busy: number;
+}
+
 type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
 
 export class RedlockStore implements LockStore {
   /** How many nodes make a majority: floor(N/2) + 1. */
   readonly quorum: number;
+  private readonly listeners = new Map<string, Listener>();
 
   constructor(
     private readonly nodes: readonly RedlockNode[],
@@ -75,7 +89,9 @@ export class RedlockStore implements LockStore {
    * and the lease sends the release again (it is token-checked).
    */
   async release(key: string, token: string, _successor?: PlaceInLine, _successorGoesAhead?: boolean): Promise<Released> {
-    const { verdict, answers } = await this.vote((node) => node.release(key, token).then((released) => released !== 'not-ours'), this.nodeBoundMs);
+    // Its own notices wake nobody here: the lease wakes its successor itself when the key is freed.
+    const { verdict, answers } = await this.busyWith(key, () =>
+      this.vote((node) => node.release(key, token).then((released) => released !== 'not-ours'), this.nodeBoundMs));
     if (verdict === 'yes') return 'freed';
     if (verdict === 'no') return 'not-ours';
     throw this.unreachable('release', key, answers);
@@ -87,11 +103,19 @@ export class RedlockStore implements LockStore {
 
   /** Resolves once a majority delivers the key's notices: a release reaches a majority, so at least one of them. */
   async listen(key: string, notice: Notice): Promise<void> {
-    const { verdict, answers } = await this.vote((node) => node.listen(key, notice).then(() => true), this.nodeBoundMs);
+    let listener = this.listeners.get(key);
+    if (!listener) this.listeners.set(key, (listener = { notice, heard: 0, busy: 0 }));
+    const heard = () => {
+      if (this.listeners.get(key) !== listener) return;
+      listener.heard++;
+      if (listener.busy === 0) notice(key, undefined);
+    };
+    const { verdict, answers } = await this.vote((node) => node.listen(key, heard).then(() => true), this.nodeBoundMs);
     if (verdict !== 'yes') throw this.unreachable('listen', key, answers);
   }
 
   unlisten(key: string): void {
+    this.listeners.delete(key);
     for (const { store } of this.nodes) store.unlisten(key);
   }
 
@@ -114,6 +138,32 @@ export class RedlockStore implements LockStore {
   }
 
   private async attempt(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const listener = this.listeners.get(key);
+    const heardBefore = listener?.heard;
+    let took = false;
+    try {
+      took = await this.busyWith(key, () => this.attemptOnAll(key, token, leaseMs));
+      return took;
+    } finally {
+      // Failed after a notice nobody here was woken for: the key may be free now, so someone here
+      // tries again — once this caller is back asleep (it may be the only one), hence setImmediate.
+      if (!took && listener && listener.heard !== heardBefore) {
+        setImmediate(() => this.listeners.get(key) === listener && listener.busy === 0 && listener.notice(key, undefined));
+      }
+    }
+  }
+
+  private async busyWith<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const listener = this.listeners.get(key);
+    if (listener) listener.busy++;
+    try {
+      return await work();
+    } finally {
+      if (listener) listener.busy--;
+    }
+  }
+
+  private async attemptOnAll(key: string, token: string, leaseMs: number): Promise<boolean> {
     const startedAt = Date.now();
     const validMs = leaseMs - this.clockDriftMs(leaseMs);
     let undone = false;

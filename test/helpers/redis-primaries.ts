@@ -2,7 +2,7 @@
 // replication between them. Fault tests kill, pause (SIGSTOP) and restart single ones by PID.
 import type { TestFn } from 'ava';
 import { Redis } from 'ioredis';
-import { startRedisServer, type RedisServer } from './redis-server';
+import { redisServerVersion, startRedisServer, type RedisServer } from './redis-server';
 
 export interface Primaries {
   readonly servers: RedisServer[];
@@ -50,11 +50,16 @@ export async function stopPrimaries(primaries: Primaries | undefined): Promise<v
   await Promise.all(primaries.servers.map((server) => server.stop().catch(() => undefined)));
 }
 
-/** Starts `count` primaries before the file's tests and stops them after. */
-export function usePrimaries(test: TestFn, count: number): { primaries: Primaries } {
+/**
+ * Starts `count` primaries before the file's tests (then calls `started`, e.g. to configure the
+ * runtime: ava runs a file's before hooks at once) and stops them after.
+ */
+export function usePrimaries(test: TestFn, count: number, started?: (primaries: Primaries) => void): { primaries: Primaries } {
   const holder = {} as { primaries: Primaries };
-  test.before(async () => {
+  test.before(async (t) => {
+    t.log(`servers: ${count} × ${redisServerVersion()}`);
     holder.primaries = await startPrimaries(count);
+    started?.(holder.primaries);
   });
   test.after.always(async () => {
     await stopPrimaries(holder.primaries);
