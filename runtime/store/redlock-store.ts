@@ -29,6 +29,9 @@ import type { LockStore, Notice, PlaceInLine, Released } from './lock-store';
 /** The longest a verb waits for a node that does not answer (a paused node, a client without timeouts). */
 export const REDLOCK_NODE_BOUND_MS = 1_000;
 
+/** The longest random pause before callers that split a vote try again. */
+const SPLIT_PAUSE_MS = 25;
+
 export interface RedlockNode {
   readonly store: LockStore;
   /** Where it is, for errors: `127.0.0.1:6379`. */
@@ -43,6 +46,9 @@ interface Listener {
   /** Attempts and releases of this process in flight for the key. */
   busy: number;
 }
+
+/** What an attempt came to: the key is ours; another caller holds a majority; nobody does (a split vote, or a majority too late). */
+type Outcome = 'took' | 'held' | 'split' | 'unreachable';
 
 type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
 
@@ -140,15 +146,20 @@ export class RedlockStore implements LockStore {
   private async attempt(key: string, token: string, leaseMs: number): Promise<boolean> {
     const listener = this.listeners.get(key);
     const heardBefore = listener?.heard;
-    let took = false;
+    let outcome: Outcome = 'unreachable';
     try {
-      took = await this.busyWith(key, () => this.attemptOnAll(key, token, leaseMs));
-      return took;
+      outcome = await this.busyWith(key, () => this.attemptOnAll(key, token, leaseMs));
+      return outcome === 'took';
     } finally {
-      // Failed after a notice nobody here was woken for: the key may be free now, so someone here
-      // tries again — once this caller is back asleep (it may be the only one), hence setImmediate.
-      if (!took && listener && listener.heard !== heardBefore) {
-        setImmediate(() => this.listeners.get(key) === listener && listener.busy === 0 && listener.notice(key, undefined));
+      // Someone here tries again — once this caller is back asleep (it may be the only one here),
+      // hence a timer — when the key may be free now: a notice came that nobody here was woken for,
+      // or the votes split (nobody has the key; each of the callers that split it retries after a
+      // random pause, as the Redlock paper has it, so that one of them comes first).
+      const split = outcome === 'split';
+      if (listener && (split || (outcome !== 'took' && listener.heard !== heardBefore))) {
+        const wake = () => this.listeners.get(key) === listener && listener.busy === 0 && listener.notice(key, undefined);
+        if (split) setTimeout(wake, Math.random() * SPLIT_PAUSE_MS).unref();
+        else setImmediate(wake);
       }
     }
   }
@@ -163,7 +174,7 @@ export class RedlockStore implements LockStore {
     }
   }
 
-  private async attemptOnAll(key: string, token: string, leaseMs: number): Promise<boolean> {
+  private async attemptOnAll(key: string, token: string, leaseMs: number): Promise<Outcome> {
     const startedAt = Date.now();
     const validMs = leaseMs - this.clockDriftMs(leaseMs);
     let undone = false;
@@ -171,23 +182,21 @@ export class RedlockStore implements LockStore {
     // caller set it, and its answer or its undo was lost. The renew makes that grant this attempt's.
     const take = (node: LockStore) => node.tryAcquire(key, token, leaseMs).then((took) => took || (!undone && node.renew(key, token, leaseMs)));
     const { verdict, answers } = await this.vote(take, Math.min(this.nodeBoundMs, validMs));
-    if (verdict === 'yes' && Date.now() - startedAt < validMs) return true;
+    if (verdict === 'yes' && Date.now() - startedAt < validMs) return 'took';
     // Undo the partial grants, and any a node that has not answered may still make: the undo
     // follows the SET on the same connection. Not awaited: the caller's failure is not delayed by it.
-    // When another caller holds a majority, the undo is silent (the key expires in a millisecond,
-    // token-checked): its holder's release will announce the key, and a notice now would wake a
-    // waiter to try, fail and undo again, over and over, while the holder works. Otherwise (a split
-    // vote, nodes that did not answer) the key may be free everywhere, and the undo's release says so.
+    // Silent — the key expires in a millisecond, token-checked — rather than a release that
+    // announces it: a notice would wake a waiter (this one, too) to try, fail and undo again, over
+    // and over, while another caller holds the key or the servers are down. Who needs to hear
+    // instead: the callers that split a vote know it and try again; a holder's release announces.
     undone = true;
-    const othersHold = answers.filter((answer) => answer?.ok && answer.value === false).length >= this.quorum;
     this.nodes.forEach(({ store }, index) => {
       const answer = answers[index];
-      if (answer?.ok && answer.value === false) return;
-      const undo = othersHold ? store.renew(key, token, 1) : store.release(key, token);
-      undo.catch(() => undefined);
+      if (!(answer?.ok && answer.value === false)) store.renew(key, token, 1).catch(() => undefined);
     });
     if (verdict === 'unreachable') throw this.unreachable('acquire', key, answers);
-    return false;
+    const othersHold = answers.filter((answer) => answer?.ok && answer.value === false).length >= this.quorum;
+    return othersHold ? 'held' : 'split';
   }
 
   /**
@@ -241,7 +250,7 @@ export class RedlockStore implements LockStore {
     this.nodes.forEach(({ address }, index) => {
       const answer = answers[index];
       if (answer?.ok) return;
-      if (answer === undefined) return problems.push(`${address}: no answer within ${this.nodeBoundMs} ms`);
+      if (answer === undefined) return problems.push(`${address}: no answer yet`);
       firstError ??= answer.error;
       if ((answer.error as { fatal?: unknown })?.fatal === true) fatal++;
       problems.push(`${address}: ${(answer.error as Error)?.message ?? String(answer.error)}`);
