@@ -56,6 +56,8 @@ export class RedlockStore implements LockStore {
   /** How many nodes make a majority: floor(N/2) + 1. */
   readonly quorum: number;
   private readonly listeners = new Map<string, Listener>();
+  /** Per token, per node: its last command there, which the next one waits for (see inTurn). */
+  private readonly turns = new Map<string, Array<Promise<void> | undefined>>();
 
   constructor(
     private readonly nodes: readonly RedlockNode[],
@@ -82,7 +84,8 @@ export class RedlockStore implements LockStore {
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const startedAt = Date.now();
     const validMs = leaseMs - this.clockDriftMs(leaseMs);
-    const { verdict, answers } = await this.vote((node) => node.renew(key, token, leaseMs), Math.min(this.nodeBoundMs, validMs));
+    const renew = (node: LockStore, index: number) => this.inTurn(token, index, () => node.renew(key, token, leaseMs));
+    const { verdict, answers } = await this.vote(renew, Math.min(this.nodeBoundMs, validMs));
     if (verdict === 'no') return false;
     if (verdict === 'unreachable') throw this.unreachable('renew', key, answers);
     // A majority that came after the validity extended nothing we can count on.
@@ -97,7 +100,7 @@ export class RedlockStore implements LockStore {
   async release(key: string, token: string, _successor?: PlaceInLine, _successorGoesAhead?: boolean): Promise<Released> {
     // Its own notices wake nobody here: the lease wakes its successor itself when the key is freed.
     const { verdict, answers } = await this.busyWith(key, () =>
-      this.vote((node) => node.release(key, token).then((released) => released !== 'not-ours'), this.nodeBoundMs));
+      this.vote((node, index) => this.inTurn(token, index, () => node.release(key, token)).then((released) => released !== 'not-ours'), this.nodeBoundMs));
     if (verdict === 'yes') return 'freed';
     if (verdict === 'no') return 'not-ours';
     throw this.unreachable('release', key, answers);
@@ -164,6 +167,32 @@ export class RedlockStore implements LockStore {
     }
   }
 
+  /**
+   * Runs a token's command on node `index` once its earlier commands there have been answered.
+   * Commands on one connection run in order, but a script's first run is two commands (EVALSHA,
+   * then EVAL when the server has not loaded it: at first use, and after a restart), and an
+   * attempt's renew goes after its SET's answer: without this, a failed attempt's undo could land
+   * after the next attempt's grant of the same token, and take it away behind its back.
+   */
+  private inTurn<T>(token: string, index: number, command: () => Promise<T>): Promise<T> {
+    let turns = this.turns.get(token);
+    if (!turns) this.turns.set(token, (turns = new Array(this.nodes.length).fill(undefined)));
+    const previous = turns[index];
+    const run = previous ? previous.then(command, command) : command();
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    turns[index] = done;
+    void done.then(() => {
+      const now = this.turns.get(token);
+      if (now?.[index] !== done) return;
+      now[index] = undefined;
+      if (now.every((turn) => turn === undefined)) this.turns.delete(token);
+    });
+    return run;
+  }
+
   private async busyWith<T>(key: string, work: () => Promise<T>): Promise<T> {
     const listener = this.listeners.get(key);
     if (listener) listener.busy++;
@@ -180,7 +209,8 @@ export class RedlockStore implements LockStore {
     let undone = false;
     // A node where the key holds our token already counts as granted: an earlier attempt of this
     // caller set it, and its answer or its undo was lost. The renew makes that grant this attempt's.
-    const take = (node: LockStore) => node.tryAcquire(key, token, leaseMs).then((took) => took || (!undone && node.renew(key, token, leaseMs)));
+    const take = (node: LockStore, index: number) =>
+      this.inTurn(token, index, () => node.tryAcquire(key, token, leaseMs).then((took) => took || (!undone && node.renew(key, token, leaseMs))));
     const { verdict, answers } = await this.vote(take, Math.min(this.nodeBoundMs, validMs));
     if (verdict === 'yes' && Date.now() - startedAt < validMs) return 'took';
     // Undo the partial grants, and any a node that has not answered may still make: the undo
@@ -192,7 +222,7 @@ export class RedlockStore implements LockStore {
     undone = true;
     this.nodes.forEach(({ store }, index) => {
       const answer = answers[index];
-      if (!(answer?.ok && answer.value === false)) store.renew(key, token, 1).catch(() => undefined);
+      if (!(answer?.ok && answer.value === false)) this.inTurn(token, index, () => store.renew(key, token, 1)).catch(() => undefined);
     });
     if (verdict === 'unreachable') throw this.unreachable('acquire', key, answers);
     const othersHold = answers.filter((answer) => answer?.ok && answer.value === false).length >= this.quorum;
@@ -204,7 +234,7 @@ export class RedlockStore implements LockStore {
    * that a majority cannot, else `unreachable` (errors or silence stood in the way) — decided as
    * soon as it is decided, or after `withinMs` with whatever has answered by then.
    */
-  private vote(ask: (node: LockStore) => Promise<boolean>, withinMs: number): Promise<{ verdict: 'yes' | 'no' | 'unreachable'; answers: Answer<boolean>[] }> {
+  private vote(ask: (node: LockStore, index: number) => Promise<boolean>, withinMs: number): Promise<{ verdict: 'yes' | 'no' | 'unreachable'; answers: Answer<boolean>[] }> {
     const n = this.nodes.length;
     const answers: Answer<boolean>[] = new Array(n).fill(undefined);
     return new Promise((resolve) => {
@@ -230,7 +260,7 @@ export class RedlockStore implements LockStore {
       this.nodes.forEach(({ store }, index) => {
         let asked: Promise<boolean>;
         try {
-          asked = ask(store);
+          asked = ask(store, index);
         } catch (error) {
           asked = Promise.reject(error);
         }
