@@ -3,7 +3,7 @@
 // machine); the times are logged, not asserted tightly.
 import type { TestFn } from 'ava';
 import { close, configure, defineLock, LockAcquireError, LockLostError, RedisConnectionError, type LockEvent } from 'lockweave';
-import { delay, uniqueId, until } from '../helpers/redis-fixture';
+import { uniqueId, until } from '../helpers/redis-fixture';
 import { usePrimaries } from '../helpers/redis-primaries';
 
 export function redlockQuorum(test: TestFn, count: number): void {
@@ -105,17 +105,28 @@ export function redlockQuorum(test: TestFn, count: number): void {
 
   test.serial('a lease is lost when a majority loses the key, and kept when only a minority does', async (t) => {
     const { clients } = fixture.primaries;
-    const L = spec('lost', { lockTime: 900 });
+    const L = spec('lost', { lockTime: 2_400 });
     const kept = await L.acquire('kept');
     const lost = await L.acquire('lost');
+    // Every server has answered the grants (an acquire returns once a majority has).
+    await until(async () => (await holders(kept!.key, (kept as { token: string }).token)) === count).catch(async (error) => {
+      t.log(kept!.key, (kept as { token: string }).token, await Promise.all(fixture.primaries.clients.map((client) => client.get(kept!.key).catch((e) => String(e)))));
+      t.log(await Promise.all(fixture.primaries.clients.map((client) => client.pttl(kept!.key).catch((e) => String(e)))));
+      t.log(events.filter((event) => event.key === kept!.key));
+      throw error;
+    });
+    await until(async () => (await holders(lost!.key, (lost as { token: string }).token)) === count);
     await Promise.all(clients.slice(0, minority).map((client) => client.del(kept!.key)));
     await Promise.all(clients.slice(0, majority).map((client) => client.del(lost!.key)));
-    await until(async () => events.some((event) => event.type === 'lost' && event.key === lost!.key), 10_000);
+    await until(async () => events.some((event) => event.type === 'lost' && event.key === lost!.key), 10_000).catch((error) => {
+      t.log(events.filter((event) => event.key === lost!.key));
+      throw error;
+    });
     t.true(lost!.signal.aborted);
     t.true(lost!.signal.reason instanceof LockLostError);
     t.false(lost!.held);
     // The kept lease was renewed since (every lockTime / 3) and still holds its majority.
-    await delay(700);
+    await until(async () => events.filter((event) => event.type === 'renewed' && event.key === kept!.key).length >= 2, 10_000);
     t.true(kept!.held);
     t.false(kept!.signal.aborted);
     t.true(await holders(kept!.key, (kept as { token: string }).token) >= majority);
