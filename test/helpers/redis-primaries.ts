@@ -2,6 +2,7 @@
 // replication between them. Fault tests kill, pause (SIGSTOP) and restart single ones by PID.
 import type { TestFn } from 'ava';
 import { Redis } from 'ioredis';
+import { close } from 'lockweave';
 import { redisServerVersion, startRedisServer, type RedisServer } from './redis-server';
 
 export interface Primaries {
@@ -52,7 +53,8 @@ export async function stopPrimaries(primaries: Primaries | undefined): Promise<v
 
 /**
  * Starts `count` primaries before the file's tests (then calls `started`, e.g. to configure the
- * runtime: ava runs a file's before hooks at once) and stops them after.
+ * runtime: ava runs a file's before hooks at once) and, after them, closes the runtime's
+ * connections and then stops the servers (in that order: in one hook, as hooks run at once too).
  */
 export function usePrimaries(test: TestFn, count: number, started?: (primaries: Primaries) => void): { primaries: Primaries } {
   const holder = {} as { primaries: Primaries };
@@ -62,6 +64,7 @@ export function usePrimaries(test: TestFn, count: number, started?: (primaries: 
     started?.(holder.primaries);
   });
   test.after.always(async () => {
+    await close();
     await stopPrimaries(holder.primaries);
   });
   return holder;

@@ -2,7 +2,7 @@
 // (redlock-quorum-3.test.ts) and 5 (redlock-quorum-5.test.ts). Bounds are generous (a loaded
 // machine); the times are logged, not asserted tightly.
 import type { TestFn } from 'ava';
-import { close, configure, defineLock, LockAcquireError, LockLostError, RedisConnectionError, type LockEvent } from 'lockweave';
+import { configure, defineLock, LockAcquireError, LockLostError, RedisConnectionError, type LockEvent } from 'lockweave';
 import { uniqueId, until } from '../helpers/redis-fixture';
 import { usePrimaries } from '../helpers/redis-primaries';
 
@@ -10,7 +10,6 @@ export function redlockQuorum(test: TestFn, count: number): void {
   const events: LockEvent[] = [];
   const fixture = usePrimaries(test, count, ({ urls }) =>
     configure({ redis: 'redis://127.0.0.1:1', redlock: urls, defaults: { redlock: true }, logger: (event) => events.push(event) }));
-  test.after.always(() => close());
 
   const minority = Math.floor((count - 1) / 2);
   const majority = count - minority;

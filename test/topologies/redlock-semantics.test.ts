@@ -4,7 +4,7 @@
 // process, waiters still go in turn (the lease wakes its successor when a release frees the key);
 // only fairness across processes, which no shared test covers, is not promised on Redlock.
 import test from 'ava';
-import { close, configure, type LockEvent } from 'lockweave';
+import { configure, type LockEvent } from 'lockweave';
 import { usePrimaries } from '../helpers/redis-primaries';
 import { lockSemantics } from '../runtime/lock-semantics';
 
@@ -12,7 +12,6 @@ const events: LockEvent[] = [];
 // The single server is one nobody listens on: a lock that went there instead would fail.
 const fixture = usePrimaries(test, 3, ({ urls }) =>
   configure({ redis: 'redis://127.0.0.1:1', redlock: urls, defaults: { redlock: true }, logger: (event) => events.push(event) }));
-test.after.always(() => close());
 
 lockSemantics(test, () => ({
   async holder(key) {
