@@ -38,7 +38,6 @@ export interface RedlockNode {
   readonly address: string;
 }
 
-/** What one node said, or undefined while it has not. */
 /** A key this process listens for: where its notices go, how many came, and who here is busy with it. */
 interface Listener {
   readonly notice: Notice;
@@ -50,6 +49,7 @@ interface Listener {
 /** What an attempt came to: the key is ours; another caller holds a majority; nobody does (a split vote, or a majority too late). */
 type Outcome = 'took' | 'held' | 'split' | 'unreachable';
 
+/** What one node said, or undefined while it has not. */
 type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
 
 export class RedlockStore implements LockStore {
