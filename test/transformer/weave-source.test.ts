@@ -139,3 +139,13 @@ test('redlock=true is written into the spec; a redlock value that is not true or
   const bad = weaveSource('b.ts', '/** @redisLock businessFlag=pay keyName=orderNo redlock=yes */\nexport async function pay(orderNo: string) { return orderNo; }\n');
   t.throws(() => assertNoErrors(bad), { instanceOf: LockweaveBuildError, message: /redlock: "yes" is not true or false/ });
 });
+
+test('the plugin defaults may choose Redlock for every tag; a tag says redlock=false to stay on the one Redis', (t) => {
+  const source = '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n'
+    + '/** @redisLock businessFlag=refund keyName=orderNo redlock=false */\nexport async function refund(orderNo: string) { return orderNo; }\n';
+  const woven = weaveSource('a.ts', source, { defaults: { redlock: true } });
+  t.regex(woven.code, /businessFlag: "pay", redlock: true \}/);
+  t.regex(woven.code, /businessFlag: "refund", redlock: false \}/);
+  const bad = weaveSource('a.ts', source, { defaults: { redlock: 'maybe' } });
+  t.regex(bad.errors[0].formatted, /plugin option defaults\.redlock: "maybe" is not true or false/);
+});
