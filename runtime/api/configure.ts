@@ -120,6 +120,8 @@ export function configure(options: ConfigureOptions): void {
     }
   }
   if ('redlock' in options || 'releaseChannel' in options) {
+    // A copy: the caller's array changing later must not change the servers locks go to.
+    if (options.redlock) merged.redlock = Object.freeze([...options.redlock]);
     settings.redlockSlot?.retire();
     settings.redlockSlot = undefined;
   }
