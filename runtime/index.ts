@@ -1,5 +1,5 @@
 // lockweave/runtime: what woven code calls, and the programmatic API.
-export { configure, close, type ConfigureOptions } from './api/configure';
+export { configure, close, type ConfigureOptions, type RedlockServer } from './api/configure';
 export { defineLock, MethodLock, type LockSpec, type FailureClass } from './api/define-lock';
 export { withLock, lock, type LockRequest } from './api/with-lock';
 export { readField, readJsonField } from './api/json-field';
@@ -14,3 +14,4 @@ export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
 export { NodeRedisLockStore } from './store/node-redis-store';
 export type { NodeRedisClientLike } from './store/node-redis-client';
 export { MemoryLockStore } from './store/memory-store';
+export { RedlockStore, type RedlockNode } from './store/redlock-store';

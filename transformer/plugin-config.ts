@@ -14,7 +14,7 @@ export interface PluginOptions {
 /** Keys ts-patch itself reads from a plugin entry. */
 const TS_PATCH_KEYS = ['transform', 'after', 'afterDeclarations', 'name', 'type', 'transformProgram', 'import', 'isEsm', 'tsConfig', 'resolvePathAliases'];
 
-const DEFAULTABLE = ['lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas'] as const;
+const DEFAULTABLE = ['lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock'] as const;
 
 const NOWHERE: Span = { file: undefined, start: 0, length: 0 };
 
@@ -58,6 +58,7 @@ function readDefault(name: (typeof DEFAULTABLE)[number], value: unknown, into: S
     case 'watchdog':
     case 'reentrant':
     case 'fencing':
+    case 'redlock':
       return typeof value === 'number' ? report(`${name}: ${value} is not true or false`) : take(readBoolean(value), (v) => (into[name] = v));
     case 'prefix':
       return typeof value !== 'string' ? report(`prefix: ${JSON.stringify(value)} is not a string`) : take(readPrefix(value), (v) => (into.prefix = v));

@@ -8,11 +8,16 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
+import { LockError } from '../base/errors';
 import type { LockStore } from '../store/lock-store';
 import { isIORedisClient } from '../store/ioredis-client';
 import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisSentinel, type NodeRedisClientLike } from '../store/node-redis-client';
 import { assertOpenNodeRedisClient, NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
+import { RedlockStore } from '../store/redlock-store';
+
+/** One of Redlock's servers: a URL (the runtime opens the client), an ioredis `Redis`, or a connected node-redis client. */
+export type RedlockServer = string | Redis | NodeRedisClientLike;
 
 export interface ConfigureOptions {
   /**
@@ -36,6 +41,12 @@ export interface ConfigureOptions {
   logger?: LockLogger;
   /** The prefix of release channels: a released key is announced on `<prefix><key>`. Default `lockweave:released:`. */
   releaseChannel?: string;
+  /**
+   * Redlock's independent Redis primaries, at least 3: URLs (the runtime opens a client for each,
+   * and closes it), ioredis clients or connected node-redis clients (left open by close()). A method
+   * whose `redlock` option is true locks on a majority of them; the others keep to `redis`.
+   */
+  redlock?: readonly RedlockServer[];
 }
 
 interface Settings {
@@ -44,6 +55,8 @@ interface Settings {
   defaults: LockOptions;
   /** The store locks go to now; made on first use. */
   slot: StoreSlot | undefined;
+  /** The Redlock store (over `options.redlock`) locks with `redlock: true` go to now; made on first use. */
+  redlockSlot: StoreSlot | undefined;
 }
 
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
@@ -101,7 +114,7 @@ const OWNED_SENTINEL_OPTIONS: RedisOptions = {
   sentinelCommandTimeout: 1_000,
 };
 
-const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined };
+const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined, redlockSlot: undefined };
 
 /**
  * Changes the settings this call names and keeps the others: a second module that sets only a
@@ -111,6 +124,7 @@ const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOC
  */
 export function configure(options: ConfigureOptions): void {
   assertRedisOption(options.redis);
+  if ('redlock' in options) assertRedlockOption(options.redlock);
   const merged = { ...settings.options, ...options };
   const { onFail: _ignored, ...defaults } = (merged.defaults ?? {}) as Partial<LockOptions>;
   // Validated before anything changes: a refused call leaves the settings as they were.
@@ -124,6 +138,12 @@ export function configure(options: ConfigureOptions): void {
       settings.slot = undefined;
     }
   }
+  if ('redlock' in options || 'releaseChannel' in options) {
+    // A copy: the caller's array changing later must not change the servers locks go to.
+    if (options.redlock) merged.redlock = Object.freeze([...options.redlock]);
+    settings.redlockSlot?.retire();
+    settings.redlockSlot = undefined;
+  }
   settings.options = merged;
   settings.defaults = mergedDefaults;
   settings.version++;
@@ -131,10 +151,11 @@ export function configure(options: ConfigureOptions): void {
 
 /** Closes the connections the runtime opened. The next lock reconnects lazily. */
 export async function close(): Promise<void> {
-  const store = settings.slot?.store;
+  const stores = [settings.slot?.store, settings.redlockSlot?.store];
   settings.slot = undefined;
+  settings.redlockSlot = undefined;
   settings.version++;
-  if (store) await store.close();
+  await Promise.all(stores.map((store) => store?.close()));
 }
 
 export function currentStore(): LockStore {
@@ -192,6 +213,19 @@ export function useCurrentStore(): StoreUse {
   return currentSlot().use();
 }
 
+/**
+ * The Redlock store, for a lock with `redlock: true`. Without Redlock servers the call fails, loudly:
+ * never the single Redis instead, which would not be the lock the method asked for.
+ */
+export function useRedlockStore(key: string, site: string | undefined): StoreUse {
+  const servers = settings.options.redlock;
+  if (!servers) {
+    throw new LockError(`lockweave: ${site ?? 'a lock'} asks for Redlock (redlock: true) on ${key}, but no Redlock servers are configured; `
+      + 'call configure({ redlock: [url1, url2, url3] }) first', key);
+  }
+  return (settings.redlockSlot ??= new StoreSlot(createRedlockStore(servers, settings.options.releaseChannel))).use();
+}
+
 export function currentLogger(): LockLogger | undefined {
   return settings.options.logger;
 }
@@ -233,8 +267,15 @@ function assertRedisOption(redis: unknown): void {
 
 function createStore(options: ConfigureOptions): LockStore {
   if (options.store) return options.store;
-  const channel = options.releaseChannel;
-  const redis = options.redis;
+  return singleStore(options.redis, options.releaseChannel);
+}
+
+function createRedlockStore(servers: readonly RedlockServer[], channel: string | undefined): LockStore {
+  return new RedlockStore(servers.map((server) => ({ store: singleStore(server, channel), address: serverAddress(server) })));
+}
+
+/** The store on one Redis: the client passed in (left open), or one the runtime opens (and closes). */
+function singleStore(redis: ConfigureOptions['redis'], channel: string | undefined): LockStore {
   if (isNodeRedisClient(redis)) return new NodeRedisLockStore(redis, { channel });
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
   const { Redis } = ioredis();
@@ -245,4 +286,62 @@ function createStore(options: ConfigureOptions): LockStore {
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);
   return new RedisLockStore(client, { channel, ownsClient: true });
+}
+
+/**
+ * Redlock's servers are refused at configure() unless there are at least 3, each a redis:// or
+ * rediss:// URL, an ioredis `Redis` or a connected node-redis client, and no two the same server:
+ * a server named twice would count twice towards the majority, and a lock held on it alone would
+ * not be a lock.
+ */
+function assertRedlockOption(redlock: unknown): void {
+  if (redlock === undefined) return;
+  const usage = 'configure({ redlock }) takes an array of at least 3 independent Redis servers (redis:// URLs, ioredis clients or node-redis clients)';
+  if (!Array.isArray(redlock)) throw new TypeError(`lockweave: ${usage}; got ${describe(redlock)}`);
+  if (redlock.length < 3) {
+    throw new TypeError(`lockweave: ${usage}; got ${redlock.length}: a majority of 3 or more servers is what lets a lock outlive one server's loss`);
+  }
+  const seen = new Map<unknown, number>();
+  redlock.forEach((server: unknown, index) => {
+    const where = `lockweave: configure({ redlock }): server ${index}`;
+    if (typeof server === 'string') {
+      let url: URL | undefined;
+      try {
+        url = new URL(server);
+      } catch {
+        url = undefined;
+      }
+      if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) throw new TypeError(`${where} is not a redis:// or rediss:// URL: ${JSON.stringify(server)}`);
+    } else if (isNodeRedisCluster(server)) {
+      throw new TypeError(`${where} is a node-redis cluster; Redlock takes independent single servers`);
+    } else if (isNodeRedisClient(server)) {
+      assertOpenNodeRedisClient(server);
+    } else if (!isIORedisClient(server) || server.isCluster) {
+      throw new TypeError(`${where} is not a redis:// URL, an ioredis Redis or a node-redis client (an ioredis Cluster is not one independent server); got ${describe(server)}`);
+    }
+    const address = serverAddress(server as RedlockServer);
+    for (const id of [server, address]) {
+      const earlier = seen.get(id);
+      if (earlier !== undefined) throw new TypeError(`${where} is the same server as server ${earlier} (${address}); Redlock's servers must be independent`);
+      seen.set(id, index);
+    }
+  });
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'object' && value !== null ? `an instance of ${value.constructor?.name || 'an unknown class'}` : typeof value;
+}
+
+/** host:port of a Redlock server, as far as its URL or client says (for duplicates and errors). */
+function serverAddress(server: RedlockServer): string {
+  if (typeof server === 'string') {
+    const url = new URL(server);
+    return `${url.hostname || 'localhost'}:${url.port || 6379}`;
+  }
+  const options = (server as { options?: { host?: string; port?: number; url?: string; socket?: { host?: string; port?: number; path?: string } } }).options;
+  if (options?.socket?.path) return options.socket.path;
+  if (options?.url) return serverAddress(options.url);
+  const host = options?.host ?? options?.socket?.host ?? 'localhost';
+  const port = options?.port ?? options?.socket?.port ?? 6379;
+  return `${host}:${port}`;
 }

@@ -2,7 +2,7 @@
 // at module load, with the options the tag spelled out; each call of the method is then one
 // `return pay_lock_1.run(key, async () => { <the original body> })`. Options are resolved once
 // and cached until the next configure().
-import { currentDefaults, currentLogger, settingsVersion, useCurrentStore } from './configure';
+import { currentDefaults, currentLogger, settingsVersion, useCurrentStore, useRedlockStore, type StoreUse } from './configure';
 import { mergeOptions, type LockOptions } from '../base/options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
@@ -83,7 +83,12 @@ export class MethodLock {
         return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, options, onFail)));
       }
     }
-    const use = useCurrentStore();
+    let use: StoreUse;
+    try {
+      use = options.redlock ? useRedlockStore(key, this.spec.site) : useCurrentStore();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const context = { store: use.store, claim: use, logger, site: this.spec.site, onFail: onFail ?? options.onFail };
     return acquireLease(key, options, context);
   }

@@ -30,6 +30,8 @@ export interface LockOptions {
    * fewer replicas acknowledge in time is given back and the acquisition fails.
    */
   replicas: number;
+  /** Lock on a majority of the Redlock servers (`configure({ redlock })`) rather than on the one Redis. */
+  redlock: boolean;
 }
 
 export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
@@ -43,6 +45,7 @@ export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
   prefix: 'LOCK_',
   fencing: false,
   replicas: 0,
+  redlock: false,
 });
 
 export function mergeOptions(
@@ -86,6 +89,16 @@ export function validateOptions(options: LockOptions): LockOptions {
   }
   if (typeof options.fencing !== 'boolean') {
     throw new TypeError(`lockweave: option fencing must be true or false, got ${String(options.fencing)}`);
+  }
+  if (typeof options.redlock !== 'boolean') {
+    throw new TypeError(`lockweave: option redlock must be true or false, got ${String(options.redlock)}`);
+  }
+  // Both need the one server that made the grant: its counter (fencing), its replicas (WAIT).
+  if (options.redlock && options.fencing) {
+    throw new TypeError('lockweave: options redlock and fencing cannot be combined: fencing numbers come from one server\'s counter, and Redlock\'s independent servers keep none in common');
+  }
+  if (options.redlock && options.replicas > 0) {
+    throw new TypeError('lockweave: options redlock and replicas cannot be combined: WAIT asks one server\'s replicas; Redlock\'s servers are independent primaries (the majority is its safeguard)');
   }
   return options;
 }

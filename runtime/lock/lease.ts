@@ -30,6 +30,8 @@ export class Lease implements HeldLock, AsyncDisposable {
   private state: 'held' | 'released' | 'lost' = 'held';
   /** When the key expires unless renewed: the last moment we know it is ours. */
   private expiresAt: number;
+  /** How long a grant or renewal is known to last, from when it was sent. */
+  private readonly validMs: number;
   private renewTimer: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
   /** Set when the lock is found lost; `signal` aborts with it. */
@@ -49,7 +51,10 @@ export class Lease implements HeldLock, AsyncDisposable {
     /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
     readonly fence?: number,
   ) {
-    this.expiresAt = acquiredAt + settings.lockTime;
+    // A grant is known to last its lease less the clocks' drift (only a Redlock store has any): the
+    // holder counts no further, and renews or is lost within that.
+    this.validMs = settings.lockTime - (store.clockDriftMs?.(settings.lockTime) ?? 0);
+    this.expiresAt = acquiredAt + this.validMs;
     if (settings.watchdog) this.scheduleRenewal();
   }
 
@@ -171,7 +176,7 @@ export class Lease implements HeldLock, AsyncDisposable {
       const stillOurs = await this.store.renew(this.key, this.token, this.settings.lockTime);
       if (this.state !== 'held') return;
       if (!stillOurs) return this.reportLost('the watchdog found the key no longer ours');
-      this.expiresAt = startedAt + this.settings.lockTime;
+      this.expiresAt = startedAt + this.validMs;
       this.logger?.({ type: 'renewed', key: this.key, token: this.token });
     } catch (error) {
       if (this.state !== 'held') return;

@@ -94,6 +94,11 @@ export interface LockStore {
    * A store without a connection to lose has none.
    */
   onceReconnected?(listener: () => void): () => void;
+  /**
+   * How much less than its lease a grant is known to last: the drift between this process's clock
+   * and the servers' over one lease (Redlock), by which a holder counts its lease short. 0 when absent.
+   */
+  clockDriftMs?(leaseMs: number): number;
   /** Closes what the store opened; a store built around a caller's client leaves that client open. */
   close(): Promise<void>;
 }

@@ -16,6 +16,18 @@ test.serial('a lockTime or waitTime that is not whole milliseconds is refused be
   await t.throwsAsync(lock({ businessFlag: 'opts', key: 'k', waitTime: 1.5 }), { message: /waitTime must be a whole number/ });
 });
 
+test.serial('redlock with fencing or replicas is refused wherever the options are given: the pair needs the one server that made the grant', async (t) => {
+  configure({ store: new MemoryLockStore() });
+  for (const bad of [{ redlock: true, fencing: true }, { redlock: true, replicas: 1 }]) {
+    const error = await t.throwsAsync(withLock({ businessFlag: 'opts', key: 'k', ...bad }, () => 'ran'), { instanceOf: TypeError });
+    t.regex(error!.message, /options redlock and (fencing|replicas) cannot be combined/, JSON.stringify(bad));
+    t.throws(() => configure({ defaults: bad }), { message: /cannot be combined/ });
+  }
+  configure({ defaults: { redlock: true } });
+  await t.throwsAsync(withLock({ businessFlag: 'opts', key: 'k', fencing: true }, () => 'ran'), { message: /options redlock and fencing cannot be combined/ });
+  configure({ defaults: { redlock: false } });
+});
+
 test.serial('configure({ redis }) refuses a client it does not understand instead of reading it as options', (t) => {
   // The shape of a node-redis client: ioredis would take it for options and connect to 127.0.0.1:6379.
   class RedisClient {

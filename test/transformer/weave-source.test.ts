@@ -161,3 +161,35 @@ test('replicas: a tag or plugin default is carried into the spec; a value that i
     t.regex(result.errors[0].formatted, /plugin option defaults\.replicas/, String(bad));
   }
 });
+
+test('redlock=true is written into the spec; a redlock value that is not true or false is a compile error at the value', (t) => {
+  const woven = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo redlock=true */\nexport async function pay(orderNo: string) { return orderNo; }\n');
+  t.regex(woven.code, /defineLock\(\{ site: "pay", businessFlag: "pay", redlock: true \}\)/);
+  const bad = weaveSource('b.ts', '/** @redisLock businessFlag=pay keyName=orderNo redlock=yes */\nexport async function pay(orderNo: string) { return orderNo; }\n');
+  t.throws(() => assertNoErrors(bad), { instanceOf: LockweaveBuildError, message: /redlock: "yes" is not true or false/ });
+});
+
+test('the plugin defaults may choose Redlock for every tag; a tag says redlock=false to stay on the one Redis', (t) => {
+  const source = '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n'
+    + '/** @redisLock businessFlag=refund keyName=orderNo redlock=false */\nexport async function refund(orderNo: string) { return orderNo; }\n';
+  const woven = weaveSource('a.ts', source, { defaults: { redlock: true } });
+  t.regex(woven.code, /businessFlag: "pay", redlock: true \}/);
+  t.regex(woven.code, /businessFlag: "refund", redlock: false \}/);
+  const bad = weaveSource('a.ts', source, { defaults: { redlock: 'maybe' } });
+  t.regex(bad.errors[0].formatted, /plugin option defaults\.redlock: "maybe" is not true or false/);
+});
+
+test('redlock=true with fencing or replicas is a compile error at the tag, from the tag or the plugin defaults', (t) => {
+  const source = (tag: string) => `/** @redisLock businessFlag=pay keyName=orderNo${tag} */\nexport async function pay(orderNo: string) { return orderNo; }\n`;
+  const cases: [string, Record<string, unknown> | undefined, RegExp][] = [
+    [' redlock=true fencing=true', undefined, /redlock=true cannot be combined with fencing=true/],
+    [' redlock=true replicas=1', undefined, /redlock=true cannot be combined with replicas=1/],
+    [' fencing=true', { redlock: true }, /redlock=true cannot be combined with fencing=true/],
+  ];
+  for (const [tag, defaults, message] of cases) {
+    const result = weaveSource('a.ts', source(tag), defaults && { defaults });
+    t.is(result.errors.length, 1, tag);
+    t.regex(result.errors[0].formatted, message, tag);
+  }
+  t.is(weaveSource('a.ts', source(' redlock=true fencing=false replicas=0')).errors.length, 0);
+});

@@ -6,7 +6,7 @@
 // bundler, loader and jest routes parse a single file) the same plans come from syntax alone, and
 // what only types could decide — how a field is read — is decided at run time (see key-path.ts).
 import type * as ts from 'typescript';
-import { attempt, Code, LockweaveDiagnostic } from '../diagnostics';
+import { attempt, Code, fail, LockweaveDiagnostic, type Span } from '../diagnostics';
 import { findTaggedDeclarations, isExactTag, tagMentions } from '../parse/find-tags';
 import { findIgnoredTags } from '../parse/ignored-tags';
 import { jsDocView } from '../parse/jsdoc-view';
@@ -121,5 +121,19 @@ function planLock(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceF
   // A class named in the tag decides failures; a plugin-wide onFail default would only mislead a reader.
   const { onFail: defaultOnFail, ...otherDefaults } = defaults;
   const base = onFailClass ? otherDefaults : { ...otherDefaults, ...(defaultOnFail ? { onFail: defaultOnFail } : {}) };
-  return { target, businessFlag: model.businessFlag, options: { ...base, ...model.options }, keys, onFailClass };
+  const options = { ...base, ...model.options };
+  refuseRedlockWithOneServerOptions(options, tagText.tagSpan);
+  return { target, businessFlag: model.businessFlag, options, keys, onFailClass };
+}
+
+/**
+ * fencing and replicas need the one server that made the grant (its counter, its replicas); a
+ * Redlock grant is a majority of independent servers. The runtime refuses the pair too
+ * (base/options.ts); here a tag that asks for it, or inherits it from the plugin's defaults, fails
+ * the build rather than every call.
+ */
+function refuseRedlockWithOneServerOptions(options: SpecOptions, span: Span): void {
+  if (!options.redlock) return;
+  const clash = options.fencing ? 'fencing=true' : (options.replicas ?? 0) > 0 ? `replicas=${options.replicas}` : undefined;
+  if (clash) fail(Code.MalformedValue, `redlock=true cannot be combined with ${clash} (from the tag or the plugin's defaults): it needs the one server that made the grant, and a Redlock grant is a majority of independent servers`, span);
 }

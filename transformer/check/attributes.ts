@@ -21,6 +21,7 @@ export interface SpecOptions {
   prefix?: string;
   fencing?: boolean;
   replicas?: number;
+  redlock?: boolean;
 }
 
 export interface KeyPathText {
@@ -40,7 +41,7 @@ export interface TagModel {
 
 export const ATTRIBUTES = [
   'businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime',
-  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas',
+  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock',
 ] as const;
 
 export function readTagModel(tag: TagText): TagModel {
@@ -79,6 +80,7 @@ export function readTagModel(tag: TagText): TagModel {
     prefix: optional('prefix', readPrefix),
     fencing: optional('fencing', readBoolean),
     replicas: optional('replicas', readReplicas),
+    redlock: optional('redlock', readBoolean),
   };
   return {
     businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),

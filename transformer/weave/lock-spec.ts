@@ -5,7 +5,7 @@ import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import type { SpecOptions } from '../check/attributes';
 
-const OPTION_ORDER: readonly (keyof SpecOptions)[] = ['lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas'];
+const OPTION_ORDER: readonly (keyof SpecOptions)[] = ['lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock'];
 
 export function lockSpecStatement(factory: ts.NodeFactory, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier, plan: LockPlan): ts.Statement {
   const properties = [

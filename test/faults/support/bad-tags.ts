@@ -6,7 +6,7 @@
 // newlines (a tag's lines need their ` * ` prefix) — those are separate, hand-written cases.
 import fc from 'fast-check';
 
-export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing'] as const;
+export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'redlock'] as const;
 
 const BASE = 'businessFlag=pay keyName=orderNo';
 const isRealName = (name: string) => ATTRIBUTES.some((real) => real.toLowerCase() === name.toLowerCase());
@@ -47,7 +47,7 @@ const badNumberTag = fc
   .map(([name, value]) => `${BASE} ${name}=${value}`);
 
 const badBoolean = fc.stringMatching(/^[a-z0-9]{1,6}$/).filter((value) => value !== 'true' && value !== 'false');
-const badBooleanTag = fc.tuple(fc.constantFrom('autoUnlock', 'watchdog', 'reentrant', 'fencing'), badBoolean).map(([name, value]) => `${BASE} ${name}=${value}`);
+const badBooleanTag = fc.tuple(fc.constantFrom('autoUnlock', 'watchdog', 'reentrant', 'fencing', 'redlock'), badBoolean).map(([name, value]) => `${BASE} ${name}=${value}`);
 
 const validExtra = fc.constantFrom('lockTime=5', 'retries=2', 'waitTime=100ms', 'watchdog=false', 'autoUnlock=true', 'reentrant=false', 'prefix=P_', 'businessFlag=pay', 'keyName=orderNo');
 const repeatedTag = fc.tuple(validExtra, fc.boolean()).map(([extra, twice]) => (twice ? `${BASE} ${extra} ${extra}` : `${BASE} ${extra}`)).filter((tag) => /(\w+)=.*\b\1=/.test(tag));

@@ -1,0 +1,307 @@
+// Redlock: one lock over N independent Redis primaries (N ≥ 3), held while a majority holds it.
+//
+// Each primary is an ordinary single-node store (redis-store.ts, node-redis-store.ts) that knows
+// nothing of the others. A caller's attempt goes to every node at once with one token; the lock is
+// its own when a majority took it within the validity — the lease, less the time the attempt took,
+// less the clocks' drift (1% of the lease + 2 ms, as in the Redlock paper). A failed attempt undoes
+// its partial grants at once, token-checked, so a split vote never leaves a key held by nobody's
+// lock. Release goes to every node, renewal needs a majority, and a lock is lost when a majority no
+// longer holds it.
+//
+// A node that is down answers at once (its health refuses the command); one that is paused never
+// answers. Neither holds a caller: every verb settles as soon as its outcome is decided (a majority
+// said yes, or a majority can no longer say yes) or when a node's command bound has passed, so a
+// minority down or paused costs nothing and a majority down fails each attempt within the bound.
+//
+// Waiting: the single node's line of waiters (redis-scripts.ts) is not used. Lines on N nodes,
+// each with its own first waiter, could split the votes for ever; instead every attempt is a
+// plain quorum attempt, every release a compare-and-delete that announces the free key on each
+// node, and this process's waiters wake on a notice from any node. Fairness across processes is
+// therefore not promised on Redlock (README, Limits); within a process, waiters still go in turn.
+//
+// One release announces the key on every node: N notices. Passed on as they come, they would wake
+// N waiters of this process to race each other (and split the votes). So a notice wakes a waiter
+// only when nobody here is trying for the key or releasing it; one that comes meanwhile is noted,
+// and an attempt that fails after such a notice passes one on — the key may be free now.
+import { RedisConnectionError } from '../base/errors';
+import type { LockStore, Notice, PlaceInLine, Released } from './lock-store';
+
+/** The longest a verb waits for a node that does not answer (a paused node, a client without timeouts). */
+export const REDLOCK_NODE_BOUND_MS = 1_000;
+
+/** The longest random pause before callers that split a vote try again. */
+const SPLIT_PAUSE_MS = 25;
+
+/**
+ * Fencing numbers come from one server's counter, increased with the grant in one script; the
+ * counters of independent servers have no order between them that a majority could keep. Fatal:
+ * trying again cannot help. (Options refuse `redlock` with `fencing` before it gets here.)
+ */
+function noFencing(): Error {
+  return Object.assign(new TypeError('lockweave: fencing is not offered on Redlock (independent servers keep no common counter)'), { fatal: true });
+}
+
+export interface RedlockNode {
+  readonly store: LockStore;
+  /** Where it is, for errors: `127.0.0.1:6379`. */
+  readonly address: string;
+}
+
+/** A key this process listens for: where its notices go, how many came, and who here is busy with it. */
+interface Listener {
+  readonly notice: Notice;
+  heard: number;
+  /** Attempts and releases of this process in flight for the key. */
+  busy: number;
+}
+
+/** What an attempt came to: the key is ours; another caller holds a majority; nobody does (a split vote, or a majority too late). */
+type Outcome = 'took' | 'held' | 'split' | 'unreachable';
+
+/** What one node said, or undefined while it has not. */
+type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
+
+export class RedlockStore implements LockStore {
+  /** How many nodes make a majority: floor(N/2) + 1. */
+  readonly quorum: number;
+  private readonly listeners = new Map<string, Listener>();
+  /** Per token, per node: its last command there, which the next one waits for (see inTurn). */
+  private readonly turns = new Map<string, Array<Promise<void> | undefined>>();
+
+  constructor(
+    private readonly nodes: readonly RedlockNode[],
+    private readonly nodeBoundMs = REDLOCK_NODE_BOUND_MS,
+  ) {
+    if (nodes.length < 3) throw new TypeError(`lockweave: Redlock needs at least 3 independent Redis servers, got ${nodes.length}`);
+    this.quorum = Math.floor(nodes.length / 2) + 1;
+  }
+
+  /** The clocks' drift over one lease, by which a grant lasts less than the lease (the Redlock paper's). */
+  clockDriftMs(leaseMs: number): number {
+    return Math.floor(leaseMs / 100) + 2;
+  }
+
+  tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<boolean> {
+    if (fenced) return Promise.reject(noFencing());
+    return this.attempt(key, token, leaseMs);
+  }
+
+  /** No line to stand in (see above): every attempt is a quorum attempt with the waiter's one token. */
+  tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
+    if (waiter.fenced) return Promise.reject(noFencing());
+    return this.attempt(key, waiter.token, waiter.leaseMs);
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const startedAt = Date.now();
+    const validMs = leaseMs - this.clockDriftMs(leaseMs);
+    const renew = (node: LockStore, index: number) => this.inTurn(token, index, () => node.renew(key, token, leaseMs));
+    const { verdict, answers } = await this.vote(renew, Math.min(this.nodeBoundMs, validMs));
+    if (verdict === 'no') return false;
+    if (verdict === 'unreachable') throw this.unreachable('renew', key, answers);
+    // A majority that came after the validity extended nothing we can count on.
+    return Date.now() - startedAt < validMs;
+  }
+
+  /**
+   * Compare-and-delete on every node (each announces the free key). `freed` once a majority freed
+   * it; `not-ours` when so many did not hold our token that it cannot have been held; else it throws,
+   * and the lease sends the release again (it is token-checked).
+   */
+  async release(key: string, token: string, _successor?: PlaceInLine, _successorGoesAhead?: boolean): Promise<Released> {
+    // Its own notices wake nobody here: the lease wakes its successor itself when the key is freed.
+    const { verdict, answers } = await this.busyWith(key, () =>
+      this.vote((node, index) => this.inTurn(token, index, () => node.release(key, token)).then((released) => released !== 'not-ours'), this.nodeBoundMs));
+    if (verdict === 'yes') return 'freed';
+    if (verdict === 'no') return 'not-ours';
+    throw this.unreachable('release', key, answers);
+  }
+
+  async leave(key: string, token: string): Promise<Released> {
+    return this.release(key, token).catch(() => 'not-ours' as const);
+  }
+
+  /** Resolves once a majority delivers the key's notices: a release reaches a majority, so at least one of them. */
+  async listen(key: string, notice: Notice): Promise<void> {
+    let listener = this.listeners.get(key);
+    if (!listener) this.listeners.set(key, (listener = { notice, heard: 0, busy: 0 }));
+    const heard = () => {
+      if (this.listeners.get(key) !== listener) return;
+      listener.heard++;
+      if (listener.busy === 0) notice(key, undefined);
+    };
+    const { verdict, answers } = await this.vote((node) => node.listen(key, heard).then(() => true), this.nodeBoundMs);
+    if (verdict !== 'yes') throw this.unreachable('listen', key, answers);
+  }
+
+  unlisten(key: string): void {
+    this.listeners.delete(key);
+    for (const { store } of this.nodes) store.unlisten(key);
+  }
+
+  /** The first node back calls `listener`: a release that could not reach a majority may now. */
+  onceReconnected(listener: () => void): () => void {
+    const cancels: Array<() => void> = [];
+    const cancel = () => cancels.splice(0).forEach((stop) => stop());
+    for (const { store } of this.nodes) {
+      const stop = store.onceReconnected?.(() => {
+        cancel();
+        listener();
+      });
+      if (stop) cancels.push(stop);
+    }
+    return cancel;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.nodes.map(({ store }) => store.close().catch(() => undefined)));
+  }
+
+  private async attempt(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const listener = this.listeners.get(key);
+    const heardBefore = listener?.heard;
+    let outcome: Outcome = 'unreachable';
+    try {
+      outcome = await this.busyWith(key, () => this.attemptOnAll(key, token, leaseMs));
+      return outcome === 'took';
+    } finally {
+      // Someone here tries again — once this caller is back asleep (it may be the only one here),
+      // hence a timer — when the key may be free now: a notice came that nobody here was woken for,
+      // or the votes split (nobody has the key; each of the callers that split it retries after a
+      // random pause, as the Redlock paper has it, so that one of them comes first).
+      const split = outcome === 'split';
+      if (listener && (split || (outcome !== 'took' && listener.heard !== heardBefore))) {
+        const wake = () => this.listeners.get(key) === listener && listener.busy === 0 && listener.notice(key, undefined);
+        if (split) setTimeout(wake, Math.random() * SPLIT_PAUSE_MS).unref();
+        else setImmediate(wake);
+      }
+    }
+  }
+
+  /**
+   * Runs a token's command on node `index` once its earlier commands there have been answered.
+   * Commands on one connection run in order, but a script's first run is two commands (EVALSHA,
+   * then EVAL when the server has not loaded it: at first use, and after a restart), and an
+   * attempt's renew goes after its SET's answer: without this, a failed attempt's undo could land
+   * after the next attempt's grant of the same token, and take it away behind its back.
+   */
+  private inTurn<T>(token: string, index: number, command: () => Promise<T>): Promise<T> {
+    let turns = this.turns.get(token);
+    if (!turns) this.turns.set(token, (turns = new Array(this.nodes.length).fill(undefined)));
+    const previous = turns[index];
+    const run = previous ? previous.then(command, command) : command();
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    turns[index] = done;
+    void done.then(() => {
+      const now = this.turns.get(token);
+      if (now?.[index] !== done) return;
+      now[index] = undefined;
+      if (now.every((turn) => turn === undefined)) this.turns.delete(token);
+    });
+    return run;
+  }
+
+  private async busyWith<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const listener = this.listeners.get(key);
+    if (listener) listener.busy++;
+    try {
+      return await work();
+    } finally {
+      if (listener) listener.busy--;
+    }
+  }
+
+  private async attemptOnAll(key: string, token: string, leaseMs: number): Promise<Outcome> {
+    const startedAt = Date.now();
+    const validMs = leaseMs - this.clockDriftMs(leaseMs);
+    let undone = false;
+    // A node where the key holds our token already counts as granted: an earlier attempt of this
+    // caller set it, and its answer or its undo was lost. The renew makes that grant this attempt's.
+    const take = (node: LockStore, index: number) =>
+      this.inTurn(token, index, () => node.tryAcquire(key, token, leaseMs).then((took) => took === true || (!undone && node.renew(key, token, leaseMs))));
+    const { verdict, answers } = await this.vote(take, Math.min(this.nodeBoundMs, validMs));
+    if (verdict === 'yes' && Date.now() - startedAt < validMs) return 'took';
+    // Undo the partial grants, and any a node that has not answered may still make: the undo
+    // follows the SET on the same connection. Not awaited: the caller's failure is not delayed by it.
+    // Silent — the key expires in a millisecond, token-checked — rather than a release that
+    // announces it: a notice would wake a waiter (this one, too) to try, fail and undo again, over
+    // and over, while another caller holds the key or the servers are down. Who needs to hear
+    // instead: the callers that split a vote know it and try again; a holder's release announces.
+    undone = true;
+    this.nodes.forEach(({ store }, index) => {
+      const answer = answers[index];
+      if (!(answer?.ok && answer.value === false)) this.inTurn(token, index, () => store.renew(key, token, 1)).catch(() => undefined);
+    });
+    if (verdict === 'unreachable') throw this.unreachable('acquire', key, answers);
+    const othersHold = answers.filter((answer) => answer?.ok && answer.value === false).length >= this.quorum;
+    return othersHold ? 'held' : 'split';
+  }
+
+  /**
+   * Asks every node at once. `yes` when a majority answered true, `no` when enough answered false
+   * that a majority cannot, else `unreachable` (errors or silence stood in the way) — decided as
+   * soon as it is decided, or after `withinMs` with whatever has answered by then.
+   */
+  private vote(ask: (node: LockStore, index: number) => Promise<boolean>, withinMs: number): Promise<{ verdict: 'yes' | 'no' | 'unreachable'; answers: Answer<boolean>[] }> {
+    const n = this.nodes.length;
+    const answers: Answer<boolean>[] = new Array(n).fill(undefined);
+    return new Promise((resolve) => {
+      let done = false;
+      const decide = (final: boolean) => {
+        if (done) return;
+        let yes = 0;
+        let no = 0;
+        let silent = 0;
+        for (const answer of answers) {
+          if (answer === undefined) silent++;
+          else if (answer.ok && answer.value) yes++;
+          else if (answer.ok) no++;
+        }
+        const verdict = yes >= this.quorum ? 'yes' : no > n - this.quorum ? 'no' : yes + silent < this.quorum || final ? 'unreachable' : undefined;
+        if (!verdict) return;
+        done = true;
+        clearTimeout(timer);
+        resolve({ verdict, answers: [...answers] });
+      };
+      const timer = setTimeout(() => decide(true), withinMs);
+      timer.unref();
+      this.nodes.forEach(({ store }, index) => {
+        let asked: Promise<boolean>;
+        try {
+          asked = ask(store, index);
+        } catch (error) {
+          asked = Promise.reject(error);
+        }
+        asked.then(
+          (value) => (answers[index] = { ok: true, value }),
+          (error: unknown) => (answers[index] = { ok: false, error }),
+        ).then(() => decide(answers.every((answer) => answer !== undefined)));
+      });
+    });
+  }
+
+  /** Why a majority could not answer, naming the nodes that did not and what they said. */
+  private unreachable(verb: string, key: string, answers: readonly Answer<boolean>[]): RedisConnectionError {
+    const problems: string[] = [];
+    let fatal = 0;
+    let firstError: unknown;
+    this.nodes.forEach(({ address }, index) => {
+      const answer = answers[index];
+      if (answer?.ok) return;
+      if (answer === undefined) return problems.push(`${address}: no answer yet`);
+      firstError ??= answer.error;
+      if ((answer.error as { fatal?: unknown })?.fatal === true) fatal++;
+      problems.push(`${address}: ${(answer.error as Error)?.message ?? String(answer.error)}`);
+    });
+    // Fatal only when the fatal nodes alone keep a majority out of reach: retrying cannot help then.
+    return new RedisConnectionError(
+      `Redlock: no majority (${this.quorum} of ${this.nodes.length}) of the servers could ${verb} ${key}: ${problems.join('; ')}`,
+      this.nodes.map(({ address }) => address).join(','),
+      fatal > this.nodes.length - this.quorum,
+      firstError === undefined ? undefined : { cause: firstError },
+    );
+  }
+}
