@@ -76,7 +76,7 @@ export class MethodLock {
     }
     const logger = currentLogger();
     if (options.reentrant) {
-      const held = findHeld(key);
+      const held = findHeld(key, options.redlock);
       if (held) {
         logger?.({ type: 'reentered', key, site: this.spec.site });
         const outer = held instanceof NestedLease ? held.outer : (held as Lease);

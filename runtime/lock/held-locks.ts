@@ -25,6 +25,8 @@ export interface HeldLock {
   readonly signal: AbortSignal;
   /** True once its body has ended (a callback the body left running may still see it). */
   readonly ended: boolean;
+  /** Held on a Redlock majority: a call for the same key on the one Redis is not nested in it, nor the reverse. */
+  readonly redlock: boolean;
 }
 
 interface Frame {
@@ -41,9 +43,9 @@ export function runHolding<T>(lock: HeldLock, body: () => T, reentrant = true): 
   return context.run({ lock, outer: context.getStore(), reentrant }, body);
 }
 
-export function findHeld(key: string): HeldLock | undefined {
+export function findHeld(key: string, redlock: boolean): HeldLock | undefined {
   for (let frame = context.getStore(); frame; frame = frame.outer) {
-    if (frame.reentrant && frame.lock.key === key && frame.lock.held) return frame.lock;
+    if (frame.reentrant && frame.lock.key === key && frame.lock.redlock === redlock && frame.lock.held) return frame.lock;
   }
   return undefined;
 }

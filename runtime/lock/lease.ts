@@ -24,6 +24,8 @@ export interface LeaseSettings {
   readonly watchdog: boolean;
   readonly autoUnlock: boolean;
   readonly reentrant: boolean;
+  /** Held on a Redlock majority rather than on the one Redis: another lock than the same key there. */
+  readonly redlock?: boolean;
 }
 
 export class Lease implements HeldLock, AsyncDisposable {
@@ -73,6 +75,10 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** True once released: the body it was taken for has ended. */
   get ended(): boolean {
     return this.state === 'released';
+  }
+
+  get redlock(): boolean {
+    return this.settings.redlock === true;
   }
 
   /**
@@ -237,6 +243,9 @@ export class NestedLease implements HeldLock, AsyncDisposable {
   }
   get signal(): AbortSignal {
     return this.outer.signal;
+  }
+  get redlock(): boolean {
+    return this.outer.redlock;
   }
   run<T>(body: () => Promise<T>): Promise<T> {
     const gate = this.outer.reentryGate;

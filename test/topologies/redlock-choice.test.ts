@@ -125,3 +125,16 @@ test.serial('clients passed in (ioredis, node-redis) stay open after close(); th
   ioredisClient.disconnect();
   nodeRedis.destroy();
 });
+
+test.serial('a call on the one Redis inside a Redlock body for the same key is another lock: it takes its own, not the Redlock one', async (t) => {
+  configure({ redis: single.url, redlock: primaries.urls, defaults: { redlock: false } });
+  const businessFlag = flag('both');
+  const key = `LOCK_${businessFlag}_A`;
+  const seen = await withLock({ businessFlag, key: 'A', redlock: true }, async () =>
+    withLock({ businessFlag, key: 'A', retries: 0 }, async () => ({ single: await singleClient.exists(key), redlock: await heldOn(primaries.clients, key) })));
+  t.deepEqual(seen, { single: 1, redlock: 3 }, 'the inner call held the key on the one Redis while the Redlock lock held it on all three');
+  // And the reverse: a Redlock call nested in a single-Redis body locks on Redlock.
+  const reverse = await withLock({ businessFlag, key: 'A' }, async () =>
+    withLock({ businessFlag, key: 'A', redlock: true, retries: 0 }, async () => heldOn(primaries.clients, key)));
+  t.true(reverse >= 2);
+});
