@@ -4,6 +4,7 @@
 import { isNodeRedisClient, nodeRedisSender, nodeRedisSubscriber, type NodeRedisClient } from './node-redis-client';
 import { RedisHealth } from './redis-health';
 import { RedisNotices } from './redis-notices';
+import { releaseChannels } from './release-channel';
 import { DEFAULT_RELEASE_CHANNEL, ScriptedLockStore } from './scripted-lock-store';
 
 export interface NodeRedisStoreOptions {
@@ -17,10 +18,10 @@ export class NodeRedisLockStore extends ScriptedLockStore {
     options: NodeRedisStoreOptions = {},
   ) {
     assertOpenNodeRedisClient(client);
-    const channel = options.channel ?? DEFAULT_RELEASE_CHANNEL;
-    const notices: RedisNotices = new RedisNotices(nodeRedisSubscriber(client, () => notices.listening), channel);
+    const channels = releaseChannels(options.channel ?? DEFAULT_RELEASE_CHANNEL, false);
+    const notices: RedisNotices = new RedisNotices(nodeRedisSubscriber(client, () => notices.listening), channels);
     super({
-      channel,
+      channels,
       notices,
       sender: nodeRedisSender(client),
       // Never owned: a client the user connected is the user's to stop.

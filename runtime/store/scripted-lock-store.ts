@@ -2,7 +2,8 @@
 //   tryAcquire        SET key token NX PX lease
 //   tryAcquireInTurn  EVALSHA take-your-place-and-maybe-the-key (see redis-scripts.ts)
 //   renew             EVALSHA compare-and-PEXPIRE
-//   release           EVALSHA compare-and-pass-on (or DEL), which PUBLISHes a notice to waiters
+//   release           EVALSHA compare-and-pass-on (or DEL), which PUBLISHes (on Cluster SPUBLISHes)
+//                     a notice to waiters
 // Written once so that every client family keeps the same promises with the same commands: an
 // ioredis process and a node-redis process share keys, lines of waiters and release channels.
 // What differs between families — how a command is sent, how the subscriber is opened, how
@@ -11,6 +12,7 @@ import type { CommandSender } from './command-batch';
 import { CLAIM_MS, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
 import type { RedisHealth } from './redis-health';
 import type { RedisNotices } from './redis-notices';
+import type { ReleaseChannels } from './release-channel';
 import { ACQUIRE_IN_TURN_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
 import { waitingLineOf } from './waiting-line';
 
@@ -21,8 +23,8 @@ export interface StoreParts {
   readonly sender: CommandSender;
   readonly notices: RedisNotices;
   readonly health: RedisHealth;
-  /** The release channels' prefix, which the release script publishes on. */
-  readonly channel: string;
+  /** The channels and command the release script announces with (release-channel.ts). */
+  readonly channels: ReleaseChannels;
   /** Keeps the process up while a command is pending (a connection the runtime owns). */
   readonly track?: <T>(command: Promise<T>) => Promise<T>;
 }
@@ -34,11 +36,11 @@ export abstract class ScriptedLockStore implements LockStore {
   private readonly sender: CommandSender;
   private readonly notices: RedisNotices;
   private readonly health: RedisHealth;
-  private readonly channel: string;
+  private readonly channels: ReleaseChannels;
   private readonly track: (<T>(command: Promise<T>) => Promise<T>) | undefined;
 
   constructor(parts: StoreParts) {
-    ({ sender: this.sender, notices: this.notices, health: this.health, channel: this.channel, track: this.track } = parts);
+    ({ sender: this.sender, notices: this.notices, health: this.health, channels: this.channels, track: this.track } = parts);
   }
 
   // The verbs are not async: each is one command, so each adds one promise, not an async frame.
@@ -63,11 +65,11 @@ export abstract class ScriptedLockStore implements LockStore {
 
   release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {
     const own = successor ? [successor.token, successor.leaseMs] : ['', 0];
-    return this.runRelease(key, [token, this.channel, CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '']);
+    return this.runRelease(key, [token, CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '']);
   }
 
   leave(key: string, token: string): Promise<Released> {
-    return this.runRelease(key, [token, this.channel, CLAIM_MS, '', 0, '1', '']);
+    return this.runRelease(key, [token, CLAIM_MS, '', 0, '1', '']);
   }
 
   listen(key: string, notice: Notice): Promise<void> {
@@ -87,8 +89,10 @@ export abstract class ScriptedLockStore implements LockStore {
     await this.notices.close();
   }
 
-  private runRelease(key: string, args: (string | number)[]): Promise<Released> {
+  /** `args`: the release script's ARGV but the channel (ARGV[2]) and the command (ARGV[8]). */
+  private runRelease(key: string, [token, ...rest]: (string | number)[]): Promise<Released> {
     const { line, lapses } = waitingLineOf(key);
+    const args = [token!, this.channels.of(key), ...rest, this.channels.publish];
     return this.send(() => runScript(this.sender, RELEASE_SCRIPT, [key, line, lapses], args)).then((reply) => RELEASED[reply as number]);
   }
 
