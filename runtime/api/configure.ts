@@ -4,21 +4,23 @@
 // redis://127.0.0.1:6379. Settings are versioned so that each woven method resolves its
 // options once and again only after a later configure().
 import type * as IORedis from 'ioredis';
-import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
 import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClientLike } from '../store/node-redis-client';
 import { assertOpenNodeRedisClient, NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
+import { clusterSetup, isClusterConfig, type ClusterConfig } from './cluster-config';
 
 export interface ConfigureOptions {
   /**
    * An ioredis `Redis` or `Cluster`, or a connected node-redis client (`createClient()` of `redis`
    * v5 or v6) — a client passed in is left open by close() — or a URL or ioredis options, for
-   * which the runtime opens an ioredis client.
+   * which the runtime opens an ioredis client; or, for a Redis Cluster it opens, a list of node
+   * URLs or `{ cluster: [URL or { host, port }, …], clusterOptions? }` (see cluster-config.ts).
    */
-  redis?: Redis | Cluster | NodeRedisClientLike | string | RedisOptions;
+  redis?: Redis | Cluster | NodeRedisClientLike | string | RedisOptions | readonly string[] | ClusterConfig;
   /** Any other store, e.g. `new MemoryLockStore()` for unit tests. Takes precedence over `redis`. */
   store?: LockStore;
   /** The key prefix when neither the tag nor the plugin sets one. Default `LOCK_`. */
@@ -81,6 +83,23 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
   // milliseconds. Look again sooner.
   maxLoadingRetryTime: RECONNECT_MAX_MS,
 };
+
+/**
+ * For a Cluster the runtime opens: the same promises on each node connection, and on the cluster
+ * itself no re-send either — ioredis sends a command whose node connection closed again to the
+ * slot's next primary (`retryDelayOnFailover`), though the lost primary may have applied it. A
+ * command refused with CLUSTERDOWN or TRYAGAIN was not applied, and is retried as ioredis does.
+ */
+function ownedClusterOptions(user: ClusterOptions, fromUrls: RedisOptions): ClusterOptions {
+  const { retryStrategy: _perNode, enableAutoPipelining, ...perNode } = OWNED_CLIENT_OPTIONS;
+  return {
+    enableAutoPipelining,
+    retryDelayOnFailover: 0,
+    clusterRetryStrategy: (attempt: number) => Math.min(attempt * 50, RECONNECT_MAX_MS),
+    ...user,
+    redisOptions: { ...perNode, ...fromUrls, ...user.redisOptions },
+  };
+}
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined };
 
@@ -191,7 +210,7 @@ export function settingsVersion(): number {
  * default, 127.0.0.1:6379: locks on a different Redis than the one the caller meant.
  */
 function assertRedisOption(redis: unknown): void {
-  if (redis === undefined || typeof redis === 'string') return;
+  if (redis === undefined || typeof redis === 'string' || isClusterConfig(redis)) return;
   if (typeof redis === 'object' && redis !== null) {
     const proto = Object.getPrototypeOf(redis);
     if (proto === Object.prototype || proto === null) return;
@@ -204,7 +223,7 @@ function assertRedisOption(redis: unknown): void {
     if (isIORedisClient(redis)) return;
   }
   const what = typeof redis === 'object' && redis !== null ? `an instance of ${redis.constructor?.name || 'an unknown class'}` : typeof redis;
-  throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, or ioredis options; got ${what}. `
+  throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, ioredis options, or a cluster's node URLs; got ${what}. `
     + '(Any other object would be read as options and connect to 127.0.0.1:6379. '
     + 'A second copy of ioredis also fails this check: install one.)');
 }
@@ -215,11 +234,17 @@ function createStore(options: ConfigureOptions): LockStore {
   const redis = options.redis;
   if (isNodeRedisClient(redis)) return new NodeRedisLockStore(redis, { channel });
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
-  const { Redis } = ioredis();
-  const client =
-    typeof redis === 'object'
-      ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...redis })
-      : new Redis(redis ?? process.env.REDIS_URL ?? DEFAULT_URL, OWNED_CLIENT_OPTIONS);
+  const { Redis, Cluster } = ioredis();
+  let client: Redis | Cluster;
+  if (isClusterConfig(redis)) {
+    const { startupNodes, redisOptions, clusterOptions } = clusterSetup(redis);
+    client = new Cluster(startupNodes, ownedClusterOptions(clusterOptions, redisOptions));
+  } else {
+    client =
+      typeof redis === 'object'
+        ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...(redis as RedisOptions) })
+        : new Redis(redis ?? process.env.REDIS_URL ?? DEFAULT_URL, OWNED_CLIENT_OPTIONS);
+  }
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);
   return new RedisLockStore(client, { channel, ownsClient: true });

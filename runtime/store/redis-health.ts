@@ -13,6 +13,7 @@
 //     cannot keep the process alive.
 import type { Cluster, Redis } from 'ioredis';
 import { RedisConnectionError } from '../base/errors';
+import { ClusterPrimaries } from './cluster-primaries';
 import type { NodeRedisClient } from './node-redis-client';
 
 /** An ioredis client, or a node-redis one (which the runtime never owns: no SELECT, no disconnect). */
@@ -40,8 +41,9 @@ export class RedisHealth {
   private databaseChecked: Promise<void> | undefined;
   /** The database is 0 or its SELECT succeeded: commands go straight out. */
   private databaseOk: boolean;
-  /** Told once, at the next 'ready' after the connection was lost. */
+  /** Told once, at the next 'ready' after the connection was lost (on a Cluster, also a failover). */
   private readonly reconnected = new Set<() => void>();
+  private readonly primaries: ClusterPrimaries | undefined;
 
   constructor(
     private readonly client: WatchedClient,
@@ -57,10 +59,15 @@ export class RedisHealth {
     events.on('error', (error: Error) => this.onError(error));
     events.on('ready', () => {
       this.downWith = undefined;
-      const listeners = [...this.reconnected];
-      this.reconnected.clear();
-      for (const listener of listeners) listener();
+      this.tellReconnected();
     });
+    if ((client as Cluster).isCluster) this.primaries = new ClusterPrimaries(client as Cluster, () => this.tellReconnected());
+  }
+
+  private tellReconnected(): void {
+    const listeners = [...this.reconnected];
+    this.reconnected.clear();
+    for (const listener of listeners) listener();
   }
 
   /** The error a command must fail with right away, if any. */
@@ -73,6 +80,7 @@ export class RedisHealth {
   /** See LockStore.onceReconnected. */
   onceReconnected(listener: () => void): () => void {
     this.reconnected.add(listener);
+    this.primaries?.watchWhile(() => this.reconnected.size > 0);
     return () => this.reconnected.delete(listener);
   }
 
