@@ -89,11 +89,12 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
  * itself no re-send either — ioredis sends a command whose node connection closed again to the
  * slot's next primary (`retryDelayOnFailover`), though the lost primary may have applied it. A
  * command refused with CLUSTERDOWN or TRYAGAIN was not applied, and is retried as ioredis does.
+ * No autopipelining: ioredis 5.8's Cluster pipelines fail whole when their keys' slots span nodes
+ * ("All keys in the pipeline should belong to the same slots allocation group").
  */
 function ownedClusterOptions(user: ClusterOptions, fromUrls: RedisOptions): ClusterOptions {
-  const { retryStrategy: _perNode, enableAutoPipelining, ...perNode } = OWNED_CLIENT_OPTIONS;
+  const { retryStrategy: _perNode, enableAutoPipelining: _pipelined, ...perNode } = OWNED_CLIENT_OPTIONS;
   return {
-    enableAutoPipelining,
     retryDelayOnFailover: 0,
     clusterRetryStrategy: (attempt: number) => Math.min(attempt * 50, RECONNECT_MAX_MS),
     ...user,

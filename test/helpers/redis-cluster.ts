@@ -4,8 +4,11 @@
 //
 // `cluster-node-timeout` is 1 s, so a killed primary is failed over in a second or two. Each server
 // keeps its nodes.conf in its own working directory; only the processes started here are stopped.
-import { Redis } from 'ioredis';
-import { startRedisServer, type RedisServer } from './redis-server';
+import type { TestFn } from 'ava';
+import { Cluster, Redis } from 'ioredis';
+import { close, configure, type ConfigureOptions } from 'lockweave';
+import { slotOf } from '../../runtime/store/cluster-slot';
+import { redisServerVersion, startRedisServer, type RedisServer } from './redis-server';
 
 export interface ClusterNode {
   readonly server: RedisServer;
@@ -146,4 +149,38 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * One cluster per test file, started before its tests and stopped after them, with the runtime
+ * configured against it from its URL list (the runtime opens and owns the Cluster client), and a
+ * Cluster client of the test's own for looking at keys.
+ */
+export function useRedisCluster(test: TestFn, options: Omit<ConfigureOptions, 'redis'> = {}): { cluster: RedisCluster; client: Cluster } {
+  const fixture = {} as { cluster: RedisCluster; client: Cluster };
+  test.before(async (t) => {
+    t.log(`server: ${redisServerVersion()}`);
+    fixture.cluster = await startRedisCluster();
+    fixture.client = new Cluster([...fixture.cluster.urls]);
+    fixture.client.on('error', () => undefined);
+    configure({ ...options, redis: fixture.cluster.urls });
+  });
+  test.after.always(async () => {
+    await close();
+    fixture.client?.disconnect();
+    await fixture.cluster?.stop();
+  });
+  return fixture;
+}
+
+/** `count` keys (`<label>-<n>`, or with `{tag}` hash tags) whose lock keys fall in each primary's slot range. */
+export function keysPerShard(lockKeyOf: (value: string) => string, label: string, count: number, tagged = false): string[][] {
+  const shards: string[][] = SLOT_RANGES.map(() => []);
+  for (let n = 0; n < 10_000 && shards.some((keys) => keys.length < count); n++) {
+    const value = tagged ? `{${label}-${n}}:x` : `${label}-${n}`;
+    const slot = slotOf(lockKeyOf(value));
+    const shard = SLOT_RANGES.findIndex(([from, to]) => slot >= from && slot <= to);
+    if (shards[shard]!.length < count) shards[shard]!.push(value);
+  }
+  return shards;
 }
