@@ -1,0 +1,77 @@
+// Release notices on Redis Cluster travel as sharded pub/sub: the release script SPUBLISHes on the
+// key's shard channel, and a waiter's process SSUBSCRIBEs on the primary that serves the key's slot.
+// Two stores on two Cluster clients of the test's own stand for two processes.
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { Cluster } from 'ioredis';
+import { RedisLockStore, type PlaceInLine } from 'lockweave';
+import { releaseChannels } from '../../runtime/store/release-channel';
+import { keysPerShard, startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
+import { redisServerVersion } from '../helpers/redis-server';
+
+let cluster: RedisCluster;
+const clients: Cluster[] = [];
+const stores: RedisLockStore[] = [];
+
+function store(): RedisLockStore {
+  const client = new Cluster([...cluster.urls]);
+  client.on('error', () => undefined);
+  clients.push(client);
+  const made = new RedisLockStore(client);
+  stores.push(made);
+  return made;
+}
+
+test.before(async (t) => {
+  t.log(`server: ${redisServerVersion()}`);
+  cluster = await startRedisCluster();
+});
+test.after.always(async () => {
+  await Promise.all(stores.map((made) => made.close()));
+  clients.forEach((client) => client.disconnect());
+  await cluster?.stop();
+});
+
+/** Resolves with the notice of `key`, or rejects after `ms`. */
+function nextNotice(notices: Map<string, (passedTo: string | undefined) => void>, key: string, ms: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no notice for ${key} within ${ms} ms`)), ms);
+    notices.set(key, (passedTo) => {
+      clearTimeout(timer);
+      notices.delete(key);
+      resolve(passedTo);
+    });
+  });
+}
+
+for (const tagged of [false, true]) {
+  test.serial(`a waiter in another process is told by a sharded notice, for keys in each of the 3 shards ${tagged ? 'with' : 'without'} a hash tag; nothing goes over the cluster-wide bus`, async (t) => {
+    const [holder, waiter] = [store(), store()];
+    const keys = keysPerShard((value) => `LOCK_notice_${value}`, tagged ? 'tag' : 'plain', 2, tagged).flat().map((value) => `LOCK_notice_${value}`);
+    t.is(keys.length, 6);
+    const heard = new Map<string, (passedTo: string | undefined) => void>();
+    const publishedBefore = await cluster.messagesSent('publish');
+    const shardBefore = await cluster.messagesSent('publishshard');
+    for (const key of keys) {
+      const channel = releaseChannels('lockweave:released:', true).of(key);
+      t.is(Number(await clients[0]!.call('cluster', 'keyslot', channel)), Number(await clients[0]!.call('cluster', 'keyslot', key)), `${channel} hashes to the slot of ${key}`);
+      const holderToken = randomUUID();
+      t.true(await holder.tryAcquire(key, holderToken, 10_000));
+      await waiter.listen(key, (noticed, passedTo) => heard.get(noticed)?.(passedTo));
+      const place: PlaceInLine = { token: randomUUID(), leaseMs: 10_000, placeLastsMs: 5_000, place: undefined };
+      t.false(await waiter.tryAcquireInTurn(key, place), 'the key is held: the waiter takes its place in line');
+      const passed = nextNotice(heard, key, 5_000);
+      t.is(await holder.release(key, holderToken), 'passed');
+      t.is(await passed, place.token, `the notice of ${key} names the waiter it was passed to`);
+      t.true(await waiter.tryAcquireInTurn(key, place), 'the waiter confirms its claim');
+      const freed = nextNotice(heard, key, 5_000);
+      t.is(await waiter.release(key, place.token), 'freed');
+      t.is(await freed, undefined, `a free ${key} is announced with an empty notice`);
+      waiter.unlisten(key);
+    }
+    const published = (await cluster.messagesSent('publish')) - publishedBefore;
+    const shard = (await cluster.messagesSent('publishshard')) - shardBefore;
+    t.log(`cluster bus messages for ${keys.length * 2} releases: publish ${published}, publishshard ${shard}`);
+    t.is(published, 0, 'no classic PUBLISH is broadcast to every node');
+  });
+}
