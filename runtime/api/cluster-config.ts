@@ -25,7 +25,7 @@ const CLUSTER_ONLY = ['clusterOptions', 'startupNodes', 'redisOptions', 'scaleRe
 
 /** True when `redis` asks for a Cluster; throws a TypeError when it is ambiguous or malformed. */
 export function isClusterConfig(redis: unknown): redis is readonly string[] | ClusterConfig {
-  if (Array.isArray(redis)) return checkNodes(redis, 'a list of URLs'), true;
+  if (Array.isArray(redis)) return checkNodes(redis, 'a list of URLs'), clusterSetup(redis), true;
   if (typeof redis !== 'object' || redis === null) return false;
   const proto = Object.getPrototypeOf(redis);
   if (proto !== Object.prototype && proto !== null) return false; // a client: configure.ts tells which
@@ -49,6 +49,7 @@ export function isClusterConfig(redis: unknown): redis is readonly string[] | Cl
     throw new TypeError(`${WHERE}: \`clusterOptions\` must be ioredis ClusterOptions (an object); got ${typeof clusterOptions}`);
   }
   checkNodes(cluster, '`cluster`');
+  clusterSetup(redis as ClusterConfig);
   return true;
 }
 
