@@ -21,9 +21,15 @@ export interface ClusterNode {
 export interface Promotion {
   /** The replica that took over. */
   readonly node: ClusterNode;
-  readonly killedAt: number;
   /** When the replica first said it was a primary with the cluster state ok (polled every 20 ms). */
   readonly promotedAt: number;
+}
+
+export interface Kill {
+  /** When the primary's process had exited. */
+  readonly killedAt: number;
+  /** Resolves once one of its replicas is primary (rejects past the timeout). */
+  readonly promotion: Promise<Promotion>;
 }
 
 export interface RedisCluster {
@@ -32,8 +38,8 @@ export interface RedisCluster {
   readonly urls: readonly string[];
   /** The primary that serves `key`'s slot now. */
   primaryOf(key: string): Promise<ClusterNode>;
-  /** SIGKILLs `primary` and waits (up to `timeoutMs`) until one of its replicas is primary. */
-  killPrimary(primary: ClusterNode, timeoutMs?: number): Promise<Promotion>;
+  /** SIGKILLs `primary`; its promotion is awaited (up to `timeoutMs`) apart. */
+  killPrimary(primary: ClusterNode, timeoutMs?: number): Promise<Kill>;
   /** Sum over the live nodes of `cluster_stats_messages_<type>_sent` (e.g. publish, publishshard). */
   messagesSent(type: string): Promise<number>;
   stop(): Promise<void>;
@@ -127,7 +133,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         await primary.server.kill();
         const killedAt = Date.now();
         let promoted: ClusterNode | undefined;
-        await until(`a replica of ${primary.server.url} becoming primary`, async () => {
+        const promotion = until(`a replica of ${primary.server.url} becoming primary`, async () => {
           for (const node of replicas) {
             if ((await roleOf(node)) !== 'master') continue;
             if (info(String(await node.admin.call('cluster', 'info')), 'cluster_state') !== 'ok') continue;
@@ -135,8 +141,9 @@ export async function startRedisCluster(): Promise<RedisCluster> {
             return true;
           }
           return false;
-        }, timeoutMs, 20);
-        return { node: promoted!, killedAt, promotedAt: Date.now() };
+        }, timeoutMs, 20).then(() => ({ node: promoted!, promotedAt: Date.now() }));
+        promotion.catch(() => undefined); // the caller's await sees it
+        return { killedAt, promotion };
       },
       async messagesSent(type) {
         const counts = await Promise.all(live().map(async (node) => Number(info(String(await node.admin.call('cluster', 'info')), `cluster_stats_messages_${type}_sent`) ?? 0)));
