@@ -17,6 +17,24 @@ import type { OpenSubscriber, Subscriber } from './redis-notices';
 /** How soon channels left without a connection are subscribed again (and the slot map refreshed). */
 const RESUBSCRIBE_MS = 250;
 
+/** Resolves when the Cluster is ready; rejects after READY_WAIT_MS (the waiter falls back to its schedule). */
+function whenReady(cluster: Cluster): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cluster.off('ready', ready);
+      reject(new Error(`lockweave: Redis Cluster not ready after ${READY_WAIT_MS} ms (status ${cluster.status}); release notices wait`));
+    }, READY_WAIT_MS);
+    timer.unref();
+    const ready = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    cluster.once('ready', ready);
+  });
+}
+
+const READY_WAIT_MS = 3_000;
+
 export function clusterSubscriber(cluster: Cluster): OpenSubscriber {
   return (onMessage) => new ShardSubscriber(cluster, onMessage);
 }
@@ -37,6 +55,9 @@ class ShardSubscriber implements Subscriber {
   }
 
   subscribe(channel: string): Promise<unknown> {
+    // The slot map comes with the Cluster's first connection; a store listens only after an
+    // attempt, so that is rarely waited for.
+    if (this.cluster.status !== 'ready') return whenReady(this.cluster).then(() => this.subscribe(channel));
     const node = this.primaryOf(channel);
     if (!node) {
       this.channels.set(channel, undefined);

@@ -75,3 +75,38 @@ for (const tagged of [false, true]) {
     t.is(published, 0, 'no classic PUBLISH is broadcast to every node');
   });
 }
+
+test.serial('after its primary is SIGKILLed, a waiter listening for a key of that shard is subscribed on the promoted replica and hears its notices', async (t) => {
+  const [holder, waiter] = [store(), store()];
+  const [value] = keysPerShard((text) => `LOCK_failover_${text}`, 'failover', 1)[0]!;
+  const key = `LOCK_failover_${value}`;
+  const channel = releaseChannels('lockweave:released:', true).of(key);
+  const heard = new Map<string, (passedTo: string | undefined) => void>();
+  await waiter.listen(key, (noticed, passedTo) => heard.get(noticed)?.(passedTo));
+  const { killedAt, promotion } = await cluster.killPrimary(await cluster.primaryOf(key));
+  const { node: promoted, promotedAt } = await promotion;
+  const subscribers = async () => Number(((await promoted.admin.call('pubsub', 'shardnumsub', channel)) as [string, number])[1]);
+  let subscribedAt: number | undefined;
+  for (let poll = 0; poll < 1_500 && Date.now() < promotedAt + 30_000; poll++) {
+    if ((await subscribers()) > 0) {
+      subscribedAt = Date.now();
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  t.truthy(subscribedAt, `the waiter's process SSUBSCRIBEd ${channel} on the promoted replica`);
+  // The holder's attempts find the new primary (MOVED) once the cluster is usable again.
+  const holderToken = randomUUID();
+  let took = false;
+  for (let attempt = 0; attempt < 300 && !took && Date.now() < promotedAt + 30_000; attempt++) {
+    took = await holder.tryAcquire(key, holderToken, 10_000).catch(() => false);
+    if (!took) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.true(took, 'the key is locked again on the promoted replica');
+  const place: PlaceInLine = { token: randomUUID(), leaseMs: 10_000, placeLastsMs: 5_000, place: undefined };
+  t.false(await waiter.tryAcquireInTurn(key, place));
+  const passed = nextNotice(heard, key, 5_000);
+  t.is(await holder.release(key, holderToken), 'passed');
+  t.is(await passed, place.token, 'the notice reached the waiter');
+  t.log(`kill -> promotion ${promotedAt - killedAt} ms; promotion -> subscribed on the new primary ${subscribedAt! - promotedAt} ms`);
+});
