@@ -224,9 +224,9 @@ function assertRedisOption(redis: unknown): void {
     if (isIORedisClient(redis)) return;
   }
   const what = typeof redis === 'object' && redis !== null ? `an instance of ${redis.constructor?.name || 'an unknown class'}` : typeof redis;
-  throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, ioredis options, or a cluster's node URLs; got ${what}. `
+  throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, or ioredis options; got ${what}. `
     + '(Any other object would be read as options and connect to 127.0.0.1:6379. '
-    + 'A second copy of ioredis also fails this check: install one.)');
+    + 'A second copy of ioredis also fails this check: install one. For a Redis Cluster the runtime opens, pass its node URLs.)');
 }
 
 function createStore(options: ConfigureOptions): LockStore {
