@@ -8,19 +8,20 @@ import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
-import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClientLike } from '../store/node-redis-client';
+import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClient, type NodeRedisClientLike } from '../store/node-redis-client';
+import type { NodeRedisCluster, NodeRedisClusterLike } from '../store/node-redis-cluster';
 import { assertOpenNodeRedisClient, NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
 import { clusterSetup, isClusterConfig, type ClusterConfig } from './cluster-config';
 
 export interface ConfigureOptions {
   /**
-   * An ioredis `Redis` or `Cluster`, or a connected node-redis client (`createClient()` of `redis`
-   * v5 or v6) — a client passed in is left open by close() — or a URL or ioredis options, for
+   * An ioredis `Redis` or `Cluster`, or a connected node-redis client or cluster (`createClient()`
+   * or `createCluster()` of `redis` v5 or v6) — a client passed in is left open by close() — or a URL or ioredis options, for
    * which the runtime opens an ioredis client; or, for a Redis Cluster it opens, a list of node
    * URLs or `{ cluster: [URL or { host, port }, …], clusterOptions? }` (see cluster-config.ts).
    */
-  redis?: Redis | Cluster | NodeRedisClientLike | string | RedisOptions | readonly string[] | ClusterConfig;
+  redis?: Redis | Cluster | NodeRedisClientLike | NodeRedisClusterLike | string | RedisOptions | readonly string[] | ClusterConfig;
   /** Any other store, e.g. `new MemoryLockStore()` for unit tests. Takes precedence over `redis`. */
   store?: LockStore;
   /** The key prefix when neither the tag nor the plugin sets one. Default `LOCK_`. */
@@ -216,11 +217,7 @@ function assertRedisOption(redis: unknown): void {
     const proto = Object.getPrototypeOf(redis);
     if (proto === Object.prototype || proto === null) return;
     // node-redis first: a user with only node-redis need not load ioredis to be told yes or no.
-    if (isNodeRedisCluster(redis)) {
-      throw new TypeError('lockweave: configure({ redis }) does not support a node-redis cluster (createCluster) yet; '
-        + 'pass an ioredis Cluster, or a node-redis client of one node.');
-    }
-    if (isNodeRedisClient(redis)) return assertOpenNodeRedisClient(redis);
+    if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) return assertOpenNodeRedisClient(redis);
     if (isIORedisClient(redis)) return;
   }
   const what = typeof redis === 'object' && redis !== null ? `an instance of ${redis.constructor?.name || 'an unknown class'}` : typeof redis;
@@ -233,7 +230,7 @@ function createStore(options: ConfigureOptions): LockStore {
   if (options.store) return options.store;
   const channel = options.releaseChannel;
   const redis = options.redis;
-  if (isNodeRedisClient(redis)) return new NodeRedisLockStore(redis, { channel });
+  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
   const { Redis, Cluster } = ioredis();
   let client: Redis | Cluster;

@@ -66,14 +66,16 @@ export const NODE_REDIS_COMMAND_TIMEOUT_MS = 2_000;
 export function nodeRedisSender(client: NodeRedisClient): CommandSender {
   const options = { timeout: NODE_REDIS_COMMAND_TIMEOUT_MS };
   return {
-    send: (name, args) =>
-      client.sendCommand([name, ...args.map(String)], options).catch((error: unknown) => {
-        if (error instanceof Error && error.constructor.name === 'TimeoutError') {
-          throw new Error(`Command timed out after ${NODE_REDIS_COMMAND_TIMEOUT_MS} ms`, { cause: error });
-        }
-        throw error;
-      }),
+    send: (name, args) => client.sendCommand([name, ...args.map(String)], options).catch(explainTimeout),
   };
+}
+
+/** node-redis's timeout error (v5's has no message) as one the health check reads as a lost connection. */
+export function explainTimeout(error: unknown): never {
+  if (error instanceof Error && error.constructor.name === 'TimeoutError') {
+    throw new Error(`Command timed out after ${NODE_REDIS_COMMAND_TIMEOUT_MS} ms`, { cause: error });
+  }
+  throw error;
 }
 
 /** The longest pause between the subscriber's reconnects (as for connections the runtime opens). */
@@ -118,7 +120,7 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
  * the waiter that listens must not wait with it. When it is given up, `undo` unsubscribes (after
  * it, on the same connection), so a late subscription delivers nothing twice.
  */
-function bounded<T>(subscribed: Promise<T>, undo: () => void): Promise<T> {
+export function bounded<T>(subscribed: Promise<T>, undo: () => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       undo();

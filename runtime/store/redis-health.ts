@@ -15,9 +15,10 @@ import type { Cluster, Redis } from 'ioredis';
 import { RedisConnectionError } from '../base/errors';
 import { ClusterPrimaries } from './cluster-primaries';
 import type { NodeRedisClient } from './node-redis-client';
+import type { NodeRedisCluster } from './node-redis-cluster';
 
 /** An ioredis client, or a node-redis one (which the runtime never owns: no SELECT, no disconnect). */
-type WatchedClient = Redis | Cluster | NodeRedisClient;
+type WatchedClient = Redis | Cluster | NodeRedisClient | NodeRedisCluster;
 
 
 /**
@@ -62,6 +63,8 @@ export class RedisHealth {
       this.tellReconnected();
     });
     if ((client as Cluster).isCluster) this.primaries = new ClusterPrimaries(client as Cluster, () => this.tellReconnected());
+    // A node-redis cluster says so of each node (one reconnected, a promoted replica connected).
+    if ('masters' in client) events.on('node-ready' as 'ready', () => this.tellReconnected());
   }
 
   private tellReconnected(): void {
@@ -164,6 +167,9 @@ function addressOf(client: WatchedClient): string {
   const options = (client as { options?: { host?: string; port?: number; path?: string } }).options;
   if (options?.path) return options.path;
   if (options?.host || options?.port) return `${options.host ?? 'localhost'}:${options.port ?? 6379}`;
+  // A node-redis cluster: its first root node.
+  const rootNodes = (client as { _options?: { rootNodes?: Array<{ url?: string; socket?: { host?: string; port?: number } }> } })._options?.rootNodes;
+  if (rootNodes?.[0]) return rootNodes[0].url?.replace(/^rediss?:\/\/([^@]*@)?/, '') ?? `${rootNodes[0].socket?.host ?? 'localhost'}:${rootNodes[0].socket?.port ?? 6379}`;
   // node-redis keeps the address (parsed from its URL too) under `socket`; its defaults are ioredis's.
   if (!('status' in client)) {
     const socket = (client as NodeRedisClient).options?.socket;
