@@ -83,7 +83,8 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     }
     const nodes: ClusterNode[] = [];
     for (const server of servers) {
-      const admin = new Redis({ host: server.host, port: server.port, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+      // Reconnecting: a node drops its clients when it turns replica. A killed node's is disconnected.
+      const admin = new Redis({ host: server.host, port: server.port, retryStrategy: () => 100, maxRetriesPerRequest: 2, commandTimeout: 5_000 });
       admin.on('error', () => undefined);
       admins.push(admin);
       nodes.push({ server, admin, id: String(await admin.call('cluster', 'myid')) });

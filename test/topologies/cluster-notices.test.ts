@@ -4,16 +4,32 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { RedisLockStore, type PlaceInLine } from 'lockweave';
+import { NodeRedisLockStore, RedisLockStore, type LockStore, type PlaceInLine } from 'lockweave';
+import { createCluster } from 'redis';
+import { createCluster as createCluster5 } from 'redis5';
 import { releaseChannels } from '../../runtime/store/release-channel';
 import { keysPerShard, startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
 import { redisServerVersion } from '../helpers/redis-server';
 
 let cluster: RedisCluster;
 const clients: Cluster[] = [];
-const stores: RedisLockStore[] = [];
+const stores: LockStore[] = [];
+const nodeRedisClusters: Array<{ destroy(): void }> = [];
 
-function store(): RedisLockStore {
+/** A store on a node-redis cluster of either version, connected as a user would. */
+type CreateCluster = (options: { rootNodes: Array<{ url: string }> }) => { on(event: 'error', listener: () => void): unknown; connect(): Promise<unknown>; destroy(): void };
+
+async function nodeRedisStore(create: CreateCluster): Promise<LockStore> {
+  const client = create({ rootNodes: cluster.urls.map((url) => ({ url })) });
+  client.on('error', () => undefined);
+  await client.connect();
+  nodeRedisClusters.push(client);
+  const made = new NodeRedisLockStore(client as never);
+  stores.push(made);
+  return made;
+}
+
+function store(): LockStore {
   const client = new Cluster([...cluster.urls]);
   client.on('error', () => undefined);
   clients.push(client);
@@ -29,6 +45,7 @@ test.before(async (t) => {
 test.after.always(async () => {
   await Promise.all(stores.map((made) => made.close()));
   clients.forEach((client) => client.disconnect());
+  nodeRedisClusters.forEach((client) => client.destroy());
   await cluster?.stop();
 });
 
@@ -73,6 +90,30 @@ for (const tagged of [false, true]) {
     const shard = (await cluster.messagesSent('publishshard')) - shardBefore;
     t.log(`cluster bus messages for ${keys.length * 2} releases: publish ${published}, publishshard ${shard}`);
     t.is(published, 0, 'no classic PUBLISH is broadcast to every node');
+  });
+}
+
+for (const [version, create] of [['6', createCluster as unknown as CreateCluster], ['5', createCluster5 as unknown as CreateCluster]] as const) {
+  test.serial(`ioredis and node-redis ${version} cluster processes pass keys to each other with sharded notices, in each shard`, async (t) => {
+    const ioredisStore = store();
+    const nodeRedis = await nodeRedisStore(create);
+    const keys = keysPerShard((value) => `LOCK_interop${version}_${value}`, 'k', 1).flat().map((value) => `LOCK_interop${version}_${value}`);
+    for (const key of keys) {
+      for (const [holder, waiter] of [[ioredisStore, nodeRedis], [nodeRedis, ioredisStore]] as const) {
+        const heard = new Map<string, (passedTo: string | undefined) => void>();
+        const holderToken = randomUUID();
+        t.true(await holder.tryAcquire(key, holderToken, 10_000));
+        await waiter.listen(key, (noticed, passedTo) => heard.get(noticed)?.(passedTo));
+        const place: PlaceInLine = { token: randomUUID(), leaseMs: 10_000, placeLastsMs: 5_000, place: undefined };
+        t.false(await waiter.tryAcquireInTurn(key, place));
+        const passed = nextNotice(heard, key, 5_000);
+        t.is(await holder.release(key, holderToken), 'passed');
+        t.is(await passed, place.token, `${key}: the notice crossed client families`);
+        t.true(await waiter.tryAcquireInTurn(key, place));
+        t.is(await waiter.release(key, place.token), 'freed');
+        waiter.unlisten(key);
+      }
+    }
   });
 }
 
