@@ -93,11 +93,12 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
  * No autopipelining: ioredis 5.8's Cluster pipelines fail whole when their keys' slots span nodes
  * ("All keys in the pipeline should belong to the same slots allocation group").
  */
-function ownedClusterOptions(user: ClusterOptions, fromUrls: RedisOptions): ClusterOptions {
+function ownedClusterOptions(user: ClusterOptions, fromUrls: RedisOptions, inUse: () => boolean): ClusterOptions {
   const { retryStrategy: _perNode, enableAutoPipelining: _pipelined, ...perNode } = OWNED_CLIENT_OPTIONS;
   return {
     retryDelayOnFailover: 0,
-    clusterRetryStrategy: (attempt: number) => Math.min(attempt * 50, RECONNECT_MAX_MS),
+    // Reconnects while the store is in use; an unused one ends, and its next command reconnects it.
+    clusterRetryStrategy: (attempt: number) => (inUse() ? Math.min(attempt * 50, RECONNECT_MAX_MS) : null),
     ...user,
     redisOptions: { ...perNode, ...fromUrls, ...user.redisOptions },
   };
@@ -234,9 +235,10 @@ function createStore(options: ConfigureOptions): LockStore {
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
   const { Redis, Cluster } = ioredis();
   let client: Redis | Cluster;
+  let store: RedisLockStore | undefined;
   if (isClusterConfig(redis)) {
     const { startupNodes, redisOptions, clusterOptions } = clusterSetup(redis);
-    client = new Cluster(startupNodes, ownedClusterOptions(clusterOptions, redisOptions));
+    client = new Cluster(startupNodes, ownedClusterOptions(clusterOptions, redisOptions, () => store?.recentlyUsed() ?? true));
   } else {
     client =
       typeof redis === 'object'
@@ -245,7 +247,7 @@ function createStore(options: ConfigureOptions): LockStore {
   }
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);
-  return new RedisLockStore(client, { channel, ownsClient: true });
+  return (store = new RedisLockStore(client, { channel, ownsClient: true }));
 }
 
 function isIORedisClient(redis: unknown): redis is Redis | Cluster {

@@ -54,3 +54,27 @@ export class ClusterPrimaries {
     return owners;
   }
 }
+
+/** How long a command waits for a Cluster that is not ready (its first connection, or all nodes lost). */
+export const CLUSTER_READY_WAIT_MS = 3_000;
+
+/**
+ * Resolves when the Cluster is ready; rejects after CLUSTER_READY_WAIT_MS. A command is sent only
+ * then: ioredis would hold it in its offline queue with no bound, and send it whenever the cluster
+ * came back — an attempt its caller had given up on could then take the key.
+ */
+export function clusterReady(cluster: Cluster): Promise<void> {
+  if (cluster.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cluster.off('ready', ready);
+      reject(new Error(`Redis Cluster not ready after ${CLUSTER_READY_WAIT_MS} ms (status ${cluster.status})`));
+    }, CLUSTER_READY_WAIT_MS);
+    timer.unref();
+    const ready = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    cluster.once('ready', ready);
+  });
+}

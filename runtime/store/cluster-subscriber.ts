@@ -10,30 +10,13 @@
 // few seconds), each channel is moved to its slot's primary of now, and a connection that ends
 // (its node died) has its channels subscribed again where the map says, retried until that works.
 import type { Cluster, Redis } from 'ioredis';
+import { clusterReady } from './cluster-primaries';
 import { slotOf } from './cluster-slot';
 import { unrefConnection } from './connection-ref';
 import type { OpenSubscriber, Subscriber } from './redis-notices';
 
 /** How soon channels left without a connection are subscribed again (and the slot map refreshed). */
 const RESUBSCRIBE_MS = 250;
-
-/** Resolves when the Cluster is ready; rejects after READY_WAIT_MS (the waiter falls back to its schedule). */
-function whenReady(cluster: Cluster): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      cluster.off('ready', ready);
-      reject(new Error(`lockweave: Redis Cluster not ready after ${READY_WAIT_MS} ms (status ${cluster.status}); release notices wait`));
-    }, READY_WAIT_MS);
-    timer.unref();
-    const ready = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    cluster.once('ready', ready);
-  });
-}
-
-const READY_WAIT_MS = 3_000;
 
 export function clusterSubscriber(cluster: Cluster): OpenSubscriber {
   return (onMessage) => new ShardSubscriber(cluster, onMessage);
@@ -57,7 +40,7 @@ class ShardSubscriber implements Subscriber {
   subscribe(channel: string): Promise<unknown> {
     // The slot map comes with the Cluster's first connection; a store listens only after an
     // attempt, so that is rarely waited for.
-    if (this.cluster.status !== 'ready') return whenReady(this.cluster).then(() => this.subscribe(channel));
+    if (this.cluster.status !== 'ready') return clusterReady(this.cluster).then(() => this.subscribe(channel));
     const node = this.primaryOf(channel);
     if (!node) {
       this.channels.set(channel, undefined);

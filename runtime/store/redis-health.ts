@@ -13,7 +13,7 @@
 //     cannot keep the process alive.
 import type { Cluster, Redis } from 'ioredis';
 import { RedisConnectionError } from '../base/errors';
-import { ClusterPrimaries } from './cluster-primaries';
+import { clusterReady, ClusterPrimaries } from './cluster-primaries';
 import type { NodeRedisClient } from './node-redis-client';
 import type { NodeRedisCluster } from './node-redis-cluster';
 
@@ -25,13 +25,16 @@ type WatchedClient = Redis | Cluster | NodeRedisClient | NodeRedisCluster;
  * The clients' own words for "the command never got an answer because the connection is gone":
  * ioredis's, then node-redis's (its command timeout gets its message in node-redis-client.ts).
  */
-const CONNECTION_GONE = /max retries per request|Connection is closed|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout/i;
+const CONNECTION_GONE = /max retries per request|Connection is closed|Cluster not ready|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout/i;
 /** What retrying cannot fix, by what the server or TLS said. */
 const FATAL = {
   tls: /SSL|TLS|wrong version number|EPROTO|certificate|self.signed/i,
   credentials: /WRONGPASS|NOAUTH|invalid (user|password)|AUTH failed|invalid username-password/i,
   database: /DB index is out of range|invalid DB index/i,
 };
+
+/** How long after its last command an owned Cluster keeps trying to reconnect. */
+const RECONNECT_WHILE_USED_MS = 10_000;
 
 export class RedisHealth {
   readonly address: string;
@@ -45,6 +48,7 @@ export class RedisHealth {
   /** Told once, at the next 'ready' after the connection was lost (on a Cluster, also a failover). */
   private readonly reconnected = new Set<() => void>();
   private readonly primaries: ClusterPrimaries | undefined;
+  private lastSentAt = Date.now();
 
   constructor(
     private readonly client: WatchedClient,
@@ -87,12 +91,29 @@ export class RedisHealth {
     return () => this.reconnected.delete(listener);
   }
 
+  /**
+   * Whether a command was sent lately. A Cluster the runtime opened keeps reconnecting only while
+   * so (configure.ts): each try of ioredis's leaves ref'd timers behind, which would keep a process
+   * whose work is done alive for as long as the cluster is down.
+   */
+  get recentlyUsed(): boolean {
+    return Date.now() - this.lastSentAt < RECONNECT_WHILE_USED_MS;
+  }
+
   /** Sends `command` unless Redis is known to be unusable; its connection errors come back explained. */
   send<T>(command: () => Promise<T>): Promise<T> {
+    this.lastSentAt = Date.now();
+    // An owned Cluster that stopped reconnecting (unused while down) connects again on demand.
+    if (this.primaries && this.owned && (this.client as Cluster).status === 'end') {
+      this.downWith = undefined;
+      (this.client as Cluster).connect().catch(() => undefined);
+    }
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
     // The hot path adds one promise to the command's own: the handler that explains its failure.
-    const sent = this.databaseOk ? command() : this.databaseReady().then(command);
+    const sent = this.primaries && (this.client as Cluster).status !== 'ready'
+      ? clusterReady(this.client as Cluster).then(command)
+      : this.databaseOk ? command() : this.databaseReady().then(command);
     return sent.catch((error: unknown) => Promise.reject(this.explain(error)));
   }
 

@@ -29,14 +29,19 @@ export class RedisLockStore extends ScriptedLockStore {
     const channels = releaseChannels(options.channel ?? DEFAULT_RELEASE_CHANNEL, client.isCluster);
     const notices = new RedisNotices(ioredisSubscriber(client), channels);
     const ref = options.ownsClient ? new ConnectionRef(client) : undefined;
+    const health = new RedisHealth(client, options.ownsClient === true, () => void notices.close());
     super({
       channels,
       notices,
       sender: commandSender(client),
-      health: new RedisHealth(client, options.ownsClient === true, () => void notices.close()),
+      health,
       track: ref && ((command) => ref.track(command)),
     });
+    this.recentlyUsed = () => health.recentlyUsed;
   }
+
+  /** Whether a command was sent lately (see RedisHealth.recentlyUsed). */
+  readonly recentlyUsed: () => boolean;
 
   override async close(): Promise<void> {
     await super.close();

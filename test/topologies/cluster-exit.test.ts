@@ -41,3 +41,22 @@ for (const value of ['plain', '{tagged}:x']) {
     t.true(at - gotAt < EXIT_BOUND_MS, `exited ${at - gotAt} ms after its last lock`);
   });
 }
+
+test('with every node unreachable, a lock fails within its bound and the process still exits by itself', async (t) => {
+  // Ports nothing listens on: the cluster the runtime opens can never become ready.
+  const child = spawn(process.execPath, [join(__dirname, 'programs', 'cluster-wait-exit.js'), 'unreachable', 'k', '500'], {
+    env: { ...process.env, CLUSTER_URLS: JSON.stringify(['redis://127.0.0.1:1', 'redis://127.0.0.1:2']) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (chunk) => (err += chunk));
+  const startedAt = Date.now();
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  t.teardown(() => clearTimeout(killer));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const tookMs = Date.now() - startedAt;
+  t.log(`failed and exited ${tookMs} ms after it started (the first command waits up to 3 s for the cluster to be ready, later ones fail at once; the cluster stops reconnecting 10 s after the last command)`);
+  t.is(code, 1);
+  t.regex(err, /LockAcquireError[\s\S]*unreachable/);
+  t.true(tookMs < 40_000, `exited after ${tookMs} ms`);
+});
