@@ -49,6 +49,11 @@ test.after.always(async () => {
   await cluster?.stop();
 });
 
+/** `promise`, failing with what it was doing in its message (ioredis's errors name no command). */
+function step<T>(what: string, promise: Promise<T>): Promise<T> {
+  return promise.catch((error: Error) => Promise.reject(new Error(`${what}: ${error.message}`, { cause: error })));
+}
+
 /** Resolves with the notice of `key`, or rejects after `ms`. */
 function nextNotice(notices: Map<string, (passedTo: string | undefined) => void>, key: string, ms: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
@@ -67,22 +72,23 @@ for (const tagged of [false, true]) {
     const keys = keysPerShard((value) => `LOCK_notice_${value}`, tagged ? 'tag' : 'plain', 2, tagged).flat().map((value) => `LOCK_notice_${value}`);
     t.is(keys.length, 6);
     const heard = new Map<string, (passedTo: string | undefined) => void>();
-    const publishedBefore = await cluster.messagesSent('publish');
-    const shardBefore = await cluster.messagesSent('publishshard');
+    const publishedBefore = await step('bus counts', cluster.messagesSent('publish'));
+    const shardBefore = await step('bus counts', cluster.messagesSent('publishshard'));
     for (const key of keys) {
       const channel = releaseChannels('lockweave:released:', true).of(key);
-      t.is(Number(await clients[0]!.call('cluster', 'keyslot', channel)), Number(await clients[0]!.call('cluster', 'keyslot', key)), `${channel} hashes to the slot of ${key}`);
+      const slots = await step('CLUSTER KEYSLOT', Promise.all([channel, key].map((name) => cluster.nodes[0]!.admin.call('cluster', 'keyslot', name))));
+      t.is(Number(slots[0]), Number(slots[1]), `${channel} hashes to the slot of ${key}`);
       const holderToken = randomUUID();
-      t.true(await holder.tryAcquire(key, holderToken, 10_000));
-      await waiter.listen(key, (noticed, passedTo) => heard.get(noticed)?.(passedTo));
+      t.true(await step('holder tryAcquire', holder.tryAcquire(key, holderToken, 10_000)));
+      await step('waiter listen', waiter.listen(key, (noticed, passedTo) => heard.get(noticed)?.(passedTo)));
       const place: PlaceInLine = { token: randomUUID(), leaseMs: 10_000, placeLastsMs: 5_000, place: undefined };
-      t.false(await waiter.tryAcquireInTurn(key, place), 'the key is held: the waiter takes its place in line');
+      t.false(await step('waiter tryAcquireInTurn', waiter.tryAcquireInTurn(key, place)), 'the key is held: the waiter takes its place in line');
       const passed = nextNotice(heard, key, 5_000);
-      t.is(await holder.release(key, holderToken), 'passed');
+      t.is(await step('holder release', holder.release(key, holderToken)), 'passed');
       t.is(await passed, place.token, `the notice of ${key} names the waiter it was passed to`);
-      t.true(await waiter.tryAcquireInTurn(key, place), 'the waiter confirms its claim');
+      t.true(await step('waiter confirms', waiter.tryAcquireInTurn(key, place)), 'the waiter confirms its claim');
       const freed = nextNotice(heard, key, 5_000);
-      t.is(await waiter.release(key, place.token), 'freed');
+      t.is(await step('waiter release', waiter.release(key, place.token)), 'freed');
       t.is(await freed, undefined, `a free ${key} is announced with an empty notice`);
       waiter.unlisten(key);
     }
