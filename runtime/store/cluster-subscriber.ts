@@ -3,12 +3,14 @@
 // primary, opened when a caller there first has to wait.
 //
 // Why not ioredis's own `shardedSubscribers` (ClusterSubscriberGroup, 5.8): it opens a subscriber
-// for each node that joins as a primary, but a replica promoted by a failover joined as a replica
-// and gets none, so its slots' channels are never subscribed again; its connections are its own,
-// so they could not be unref'd and kept a finished process alive. Here the Cluster's slot map is
-// the one truth: after every refresh of it (ioredis refreshes on MOVED, on a lost node, and every
-// few seconds), each channel is moved to its slot's primary of now, and a connection that ends
-// (its node died) has its channels subscribed again where the map says, retried until that works.
+// for each node that joins as a primary, and a replica promoted by a failover joined as a replica,
+// so it gets none. Tried on this repo's cluster: after its primary was killed and the replica
+// promoted, a subscribed channel received nothing more, and SSUBSCRIBE on that slot threw
+// "Cannot read properties of undefined (reading 'getInstance')". Its connections are its own, too,
+// so they could not be unref'd. Here the Cluster's slot map is the one truth: after every refresh
+// of it (ioredis refreshes on MOVED, and this subscriber asks while a channel has no connection),
+// each channel is moved to its slot's primary of now, and a connection that ends (its node died)
+// has its channels subscribed again where the map says, retried until that works.
 import type { Cluster, Redis } from 'ioredis';
 import { clusterReady } from './cluster-primaries';
 import { slotOf } from './cluster-slot';
@@ -49,8 +51,8 @@ class ShardSubscriber implements Subscriber {
     }
     this.channels.set(channel, node);
     return this.connectionTo(node).ssubscribe(channel).catch((error: unknown) => {
-      // Left to route(): a connection that ended subscribes its channels again elsewhere.
-      this.retrySoon();
+      // The listener is dropped with this failure (redis-notices.ts), and its next listen() subscribes again.
+      if (this.channels.get(channel) === node) this.channels.delete(channel);
       throw error;
     });
   }
