@@ -13,5 +13,6 @@ export type { LockStore, PlaceInLine, Released, Notice, Grant } from './store/lo
 export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
 export { NodeRedisLockStore } from './store/node-redis-store';
 export type { NodeRedisClientLike } from './store/node-redis-client';
+export type { NodeRedisClusterLike } from './store/node-redis-cluster';
 export { MemoryLockStore } from './store/memory-store';
 export { RedlockStore, type RedlockNode } from './store/redlock-store';

@@ -4,29 +4,32 @@
 // redis://127.0.0.1:6379. Settings are versioned so that each woven method resolves its
 // options once and again only after a later configure().
 import type * as IORedis from 'ioredis';
-import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
 import { LockError } from '../base/errors';
 import type { LockStore } from '../store/lock-store';
 import { isIORedisClient } from '../store/ioredis-client';
-import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisSentinel, type NodeRedisClientLike } from '../store/node-redis-client';
+import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisSentinel, type NodeRedisClient, type NodeRedisClientLike } from '../store/node-redis-client';
+import type { NodeRedisCluster, NodeRedisClusterLike } from '../store/node-redis-cluster';
 import { assertOpenNodeRedisClient, NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
 import { RedlockStore } from '../store/redlock-store';
+import { clusterSetup, isClusterConfig, type ClusterConfig } from './cluster-config';
 
 /** One of Redlock's servers: a URL (the runtime opens the client), an ioredis `Redis`, or a connected node-redis client. */
 export type RedlockServer = string | Redis | NodeRedisClientLike;
 
 export interface ConfigureOptions {
   /**
-   * An ioredis `Redis` or `Cluster` (ioredis 5 or 6), or a connected node-redis client (`createClient()` of `redis`
-   * v5 or v6) — a client passed in is left open by close() — or a URL or ioredis options, for
-   * which the runtime opens an ioredis client (Sentinel options `{ sentinels, name }` too: it
-   * follows failovers).
+   * An ioredis `Redis` or `Cluster` (ioredis 5 or 6), or a connected node-redis client or cluster
+   * (`createClient()` or `createCluster()` of `redis` v5 or v6) — a client passed in is left open by
+   * close() — or a URL or ioredis options, for which the runtime opens an ioredis client (Sentinel
+   * options `{ sentinels, name }` too: it follows failovers); or, for a Redis Cluster it opens, a
+   * list of node URLs or `{ cluster: [URL or { host, port }, …], clusterOptions? }` (see cluster-config.ts).
    */
-  redis?: Redis | Cluster | NodeRedisClientLike | string | RedisOptions;
+  redis?: Redis | Cluster | NodeRedisClientLike | NodeRedisClusterLike | string | RedisOptions | readonly string[] | ClusterConfig;
   /** Any other store, e.g. `new MemoryLockStore()` for unit tests. Takes precedence over `redis`. */
   store?: LockStore;
   /** The key prefix when neither the tag nor the plugin sets one. Default `LOCK_`. */
@@ -113,6 +116,25 @@ const OWNED_SENTINEL_OPTIONS: RedisOptions = {
   // answers (a paused or overloaded host) would stall the client for good, the other Sentinels unasked.
   sentinelCommandTimeout: 1_000,
 };
+
+/**
+ * For a Cluster the runtime opens: the same promises on each node connection, and on the cluster
+ * itself no re-send either — ioredis sends a command whose node connection closed again to the
+ * slot's next primary (`retryDelayOnFailover`), though the lost primary may have applied it. A
+ * command refused with CLUSTERDOWN or TRYAGAIN was not applied, and is retried as ioredis does.
+ * No autopipelining: ioredis 5.8's Cluster pipelines fail whole when their keys' slots span nodes
+ * ("All keys in the pipeline should belong to the same slots allocation group").
+ */
+function ownedClusterOptions(user: ClusterOptions, fromUrls: RedisOptions, inUse: () => boolean): ClusterOptions {
+  const { retryStrategy: _perNode, enableAutoPipelining: _pipelined, ...perNode } = OWNED_CLIENT_OPTIONS;
+  return {
+    retryDelayOnFailover: 0,
+    // Reconnects while the store is in use; an unused one ends, and its next command reconnects it.
+    clusterRetryStrategy: (attempt: number) => (inUse() ? Math.min(attempt * 50, RECONNECT_MAX_MS) : null),
+    ...user,
+    redisOptions: { ...perNode, ...fromUrls, ...user.redisOptions },
+  };
+}
 
 const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, slot: undefined, redlockSlot: undefined };
 
@@ -244,25 +266,21 @@ export function settingsVersion(): number {
  * default, 127.0.0.1:6379: locks on a different Redis than the one the caller meant.
  */
 function assertRedisOption(redis: unknown): void {
-  if (redis === undefined || typeof redis === 'string') return;
+  if (redis === undefined || typeof redis === 'string' || isClusterConfig(redis)) return;
   if (typeof redis === 'object' && redis !== null) {
     const proto = Object.getPrototypeOf(redis);
     if (proto === Object.prototype || proto === null) return;
     // node-redis first: a user with only node-redis need not load ioredis to be told yes or no.
-    if (isNodeRedisCluster(redis)) {
-      throw new TypeError('lockweave: configure({ redis }) does not support a node-redis cluster (createCluster) yet; '
-        + 'pass an ioredis Cluster, or a node-redis client of one node.');
-    }
     if (isNodeRedisSentinel(redis)) {
       throw new TypeError('lockweave: configure({ redis }) does not support a node-redis Sentinel client (createSentinel) yet; '
         + 'pass ioredis options `{ sentinels: [{ host, port }], name }` (the runtime opens a client that follows failovers), or an ioredis Redis made with them.');
     }
-    if (isNodeRedisClient(redis)) return assertOpenNodeRedisClient(redis);
+    if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) return assertOpenNodeRedisClient(redis);
     if (isIORedisClient(redis)) return;
   }
   const what = typeof redis === 'object' && redis !== null ? `an instance of ${redis.constructor?.name || 'an unknown class'}` : typeof redis;
   throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, or ioredis options; got ${what}. `
-    + '(Any other object would be read as options and connect to 127.0.0.1:6379.)');
+    + '(Any other object would be read as options and connect to 127.0.0.1:6379. For a Redis Cluster the runtime opens, pass its node URLs.)');
 }
 
 function createStore(options: ConfigureOptions): LockStore {
@@ -274,18 +292,28 @@ function createRedlockStore(servers: readonly RedlockServer[], channel: string |
   return new RedlockStore(servers.map((server) => ({ store: singleStore(server, channel), address: serverAddress(server) })));
 }
 
-/** The store on one Redis: the client passed in (left open), or one the runtime opens (and closes). */
+/**
+ * The store on one Redis (or Sentinel's primary, or one Cluster): the client passed in (left
+ * open), or one the runtime opens (and closes).
+ */
 function singleStore(redis: ConfigureOptions['redis'], channel: string | undefined): LockStore {
-  if (isNodeRedisClient(redis)) return new NodeRedisLockStore(redis, { channel });
+  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
-  const { Redis } = ioredis();
-  const client =
-    typeof redis === 'object'
-      ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...((redis as RedisOptions).sentinels ? OWNED_SENTINEL_OPTIONS : {}), ...redis })
-      : new Redis(redis ?? process.env.REDIS_URL ?? DEFAULT_URL, OWNED_CLIENT_OPTIONS);
+  const { Redis, Cluster } = ioredis();
+  let client: Redis | Cluster;
+  let store: RedisLockStore | undefined;
+  if (isClusterConfig(redis)) {
+    const { startupNodes, redisOptions, clusterOptions } = clusterSetup(redis);
+    client = new Cluster(startupNodes, ownedClusterOptions(clusterOptions, redisOptions, () => store?.recentlyUsed() ?? true));
+  } else {
+    client =
+      typeof redis === 'object'
+        ? new Redis({ ...OWNED_CLIENT_OPTIONS, ...((redis as RedisOptions).sentinels ? OWNED_SENTINEL_OPTIONS : {}), ...(redis as RedisOptions) })
+        : new Redis(redis ?? process.env.REDIS_URL ?? DEFAULT_URL, OWNED_CLIENT_OPTIONS);
+  }
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);
-  return new RedisLockStore(client, { channel, ownsClient: true });
+  return (store = new RedisLockStore(client, { channel, ownsClient: true }));
 }
 
 /**

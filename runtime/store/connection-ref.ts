@@ -69,6 +69,8 @@ function onEverySocket(client: Client, apply: () => void): void {
   client.on('connecting', () => setImmediate(apply));
   client.on('connect', apply);
   client.on('ready', apply);
+  // A Cluster opens a connection to each node it learns of (and again after a failover).
+  if (client.isCluster) client.on('+node', (node: Redis) => onEverySocket(node, apply));
 }
 
 /**

@@ -73,14 +73,16 @@ function hasClientShape(value: unknown): value is NodeRedisClient {
 export function nodeRedisSender(client: NodeRedisClient): CommandSender {
   const options = { timeout: COMMAND_TIMEOUT_MS };
   return {
-    send: (name, args) =>
-      client.sendCommand([name, ...args.map(String)], options).catch((error: unknown) => {
-        if (error instanceof Error && error.constructor.name === 'TimeoutError') {
-          throw new Error(`Command timed out after ${COMMAND_TIMEOUT_MS} ms`, { cause: error });
-        }
-        throw error;
-      }),
+    send: (name, args) => client.sendCommand([name, ...args.map(String)], options).catch(explainTimeout),
   };
+}
+
+/** node-redis's timeout error (v5's has no message) as one the health check reads as a lost connection. */
+export function explainTimeout(error: unknown): never {
+  if (error instanceof Error && error.constructor.name === 'TimeoutError') {
+    throw new Error(`Command timed out after ${COMMAND_TIMEOUT_MS} ms`, { cause: error });
+  }
+  throw error;
 }
 
 /** The longest pause between the subscriber's reconnects (as for connections the runtime opens). */
@@ -125,7 +127,7 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
  * the waiter that listens must not wait with it. When it is given up, `undo` unsubscribes (after
  * it, on the same connection), so a late subscription delivers nothing twice.
  */
-function bounded<T>(subscribed: Promise<T>, undo: () => void): Promise<T> {
+export function bounded<T>(subscribed: Promise<T>, undo: () => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       undo();

@@ -13,23 +13,28 @@
 //     cannot keep the process alive.
 import type { Cluster, Redis } from 'ioredis';
 import { RedisConnectionError } from '../base/errors';
+import { clusterReady, ClusterPrimaries } from './cluster-primaries';
 import type { NodeRedisClient } from './node-redis-client';
+import type { NodeRedisCluster } from './node-redis-cluster';
 
 /** An ioredis client, or a node-redis one (which the runtime never owns: no SELECT, no disconnect). */
-type WatchedClient = Redis | Cluster | NodeRedisClient;
+type WatchedClient = Redis | Cluster | NodeRedisClient | NodeRedisCluster;
 
 
 /**
  * The clients' own words for "the command never got an answer because the connection is gone":
  * ioredis's, then node-redis's (its command timeout gets its message in node-redis-client.ts).
  */
-const CONNECTION_GONE = /max retries per request|Connection is closed|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout/i;
+const CONNECTION_GONE = /max retries per request|Connection is closed|Cluster not ready|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout/i;
 /** What retrying cannot fix, by what the server or TLS said. */
 const FATAL = {
   tls: /SSL|TLS|wrong version number|EPROTO|certificate|self.signed/i,
   credentials: /WRONGPASS|NOAUTH|invalid (user|password)|AUTH failed|invalid username-password/i,
   database: /DB index is out of range|invalid DB index/i,
 };
+
+/** How long after its last command an owned Cluster keeps trying to reconnect. */
+const RECONNECT_WHILE_USED_MS = 10_000;
 
 export class RedisHealth {
   readonly address: string;
@@ -40,8 +45,10 @@ export class RedisHealth {
   private databaseChecked: Promise<void> | undefined;
   /** The database is 0 or its SELECT succeeded: commands go straight out. */
   private databaseOk: boolean;
-  /** Told once, at the next 'ready' after the connection was lost. */
+  /** Told once, at the next 'ready' after the connection was lost (on a Cluster, also a failover). */
   private readonly reconnected = new Set<() => void>();
+  private readonly primaries: ClusterPrimaries | undefined;
+  private lastSentAt = Date.now();
 
   constructor(
     private readonly client: WatchedClient,
@@ -57,10 +64,17 @@ export class RedisHealth {
     events.on('error', (error: Error) => this.onError(error));
     events.on('ready', () => {
       this.downWith = undefined;
-      const listeners = [...this.reconnected];
-      this.reconnected.clear();
-      for (const listener of listeners) listener();
+      this.tellReconnected();
     });
+    if ((client as Cluster).isCluster) this.primaries = new ClusterPrimaries(client as Cluster, () => this.tellReconnected());
+    // A node-redis cluster says so of each node (one reconnected, a promoted replica connected).
+    if ('masters' in client) events.on('node-ready' as 'ready', () => this.tellReconnected());
+  }
+
+  private tellReconnected(): void {
+    const listeners = [...this.reconnected];
+    this.reconnected.clear();
+    for (const listener of listeners) listener();
   }
 
   /** The error a command must fail with right away, if any. */
@@ -73,15 +87,33 @@ export class RedisHealth {
   /** See LockStore.onceReconnected. */
   onceReconnected(listener: () => void): () => void {
     this.reconnected.add(listener);
+    this.primaries?.watchWhile(() => this.reconnected.size > 0);
     return () => this.reconnected.delete(listener);
+  }
+
+  /**
+   * Whether a command was sent lately. A Cluster the runtime opened keeps reconnecting only while
+   * so (configure.ts): each try of ioredis's leaves ref'd timers behind, which would keep a process
+   * whose work is done alive for as long as the cluster is down.
+   */
+  get recentlyUsed(): boolean {
+    return Date.now() - this.lastSentAt < RECONNECT_WHILE_USED_MS;
   }
 
   /** Sends `command` unless Redis is known to be unusable; its connection errors come back explained. */
   send<T>(command: () => Promise<T>): Promise<T> {
+    this.lastSentAt = Date.now();
+    // An owned Cluster that stopped reconnecting (unused while down) connects again on demand.
+    if (this.primaries && this.owned && (this.client as Cluster).status === 'end') {
+      this.downWith = undefined;
+      (this.client as Cluster).connect().catch(() => undefined);
+    }
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
     // The hot path adds one promise to the command's own: the handler that explains its failure.
-    const sent = this.databaseOk ? command() : this.databaseReady().then(command);
+    const sent = this.primaries && (this.client as Cluster).status !== 'ready'
+      ? clusterReady(this.client as Cluster).then(command)
+      : this.databaseOk ? command() : this.databaseReady().then(command);
     return sent.catch((error: unknown) => Promise.reject(this.explain(error)));
   }
 
@@ -166,6 +198,9 @@ function addressOf(client: WatchedClient): string {
   }
   if (options?.path) return options.path;
   if (options?.host || options?.port) return `${options.host ?? 'localhost'}:${options.port ?? 6379}`;
+  // A node-redis cluster: its first root node.
+  const rootNodes = (client as { _options?: { rootNodes?: Array<{ url?: string; socket?: { host?: string; port?: number } }> } })._options?.rootNodes;
+  if (rootNodes?.[0]) return rootNodes[0].url?.replace(/^rediss?:\/\/([^@]*@)?/, '') ?? `${rootNodes[0].socket?.host ?? 'localhost'}:${rootNodes[0].socket?.port ?? 6379}`;
   // node-redis keeps the address (parsed from its URL too) under `socket`; its defaults are ioredis's.
   if (!('status' in client)) {
     const socket = (client as NodeRedisClient).options?.socket;

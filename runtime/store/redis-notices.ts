@@ -1,4 +1,5 @@
-// Release notices from Redis: the release script PUBLISHes on a channel named after the key
+// Release notices from Redis: the release script PUBLISHes (on Cluster SPUBLISHes: release-channel.ts)
+// on a channel named after the key
 // (an empty message when the key was freed, the next holder's token when it was passed on), and
 // each process keeps one subscriber connection, subscribed to the channels of the keys it has
 // waiters for, which hands the notices to the lock layer.
@@ -11,6 +12,7 @@
 // that managed Redis often forbids, and they fire on every write. The subscriber connection is
 // opened only when a caller first has to wait, so uncontended use opens one connection, not two.
 import type { Notice } from './lock-store';
+import type { ReleaseChannels } from './release-channel';
 
 /**
  * The subscriber connection as the notices use it; each client family opens its own
@@ -31,12 +33,13 @@ export type OpenSubscriber = (onMessage: (channel: string, message: string) => v
 
 export class RedisNotices {
   private readonly listeners = new Map<string, { notice: Notice; subscribed: Promise<unknown> }>();
+  /** The key of each channel listened to. */
+  private readonly keys = new Map<string, string>();
   private subscriber: Subscriber | undefined;
 
   constructor(
     private readonly openSubscriber: OpenSubscriber,
-    /** Channel name = this prefix + the key. */
-    readonly channelPrefix: string,
+    readonly channels: ReleaseChannels,
   ) {}
 
   /** Whether anyone here waits for notices (a subscriber may stop reconnecting when nobody does). */
@@ -47,38 +50,48 @@ export class RedisNotices {
   async listen(key: string, notice: Notice): Promise<void> {
     let listener = this.listeners.get(key);
     if (!listener) {
-      listener = { notice, subscribed: this.connect().subscribe(this.channelPrefix + key) };
+      const channel = this.channels.of(key);
+      this.keys.set(channel, key);
+      listener = { notice, subscribed: this.connect().subscribe(channel) };
       this.listeners.set(key, listener);
     }
     try {
       await listener.subscribed;
     } catch (error) {
       // A later listen() subscribes again; meanwhile waiters wake at their scheduled attempts.
-      if (this.listeners.get(key) === listener) this.listeners.delete(key);
+      if (this.listeners.get(key) === listener) this.forget(key);
       throw error;
     }
   }
 
   unlisten(key: string): void {
-    if (!this.listeners.delete(key) || !this.subscriber) return;
+    if (!this.listeners.has(key)) return;
+    const channel = this.forget(key);
     // Commands on one connection stay in order, so a later SUBSCRIBE of this key lands after it.
-    this.subscriber.unsubscribe(this.channelPrefix + key).catch(() => undefined);
+    this.subscriber?.unsubscribe(channel).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     this.listeners.clear();
+    this.keys.clear();
     if (subscriber) await subscriber.close();
+  }
+
+  private forget(key: string): string {
+    const channel = this.channels.of(key);
+    this.listeners.delete(key);
+    this.keys.delete(channel);
+    return channel;
   }
 
   private connect(): Subscriber {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.openSubscriber(
       (channel, message) => {
-        if (!channel.startsWith(this.channelPrefix)) return;
-        const key = channel.slice(this.channelPrefix.length);
-        this.listeners.get(key)?.notice(key, message === '' ? undefined : message);
+        const key = this.keys.get(channel);
+        if (key !== undefined) this.listeners.get(key)?.notice(key, message === '' ? undefined : message);
       },
       () => {
         // Gone for good: its subscriptions with it. The next listen() opens another subscriber and
@@ -86,6 +99,7 @@ export class RedisNotices {
         if (this.subscriber !== subscriber) return;
         this.subscriber = undefined;
         this.listeners.clear();
+        this.keys.clear();
       },
     );
     return (this.subscriber = subscriber);

@@ -121,13 +121,14 @@ return {0, place}
 `);
 
 /**
- * KEYS[1] key, KEYS[2] line, KEYS[3] lapses, KEYS[4] the fencing counter (only when ARGV[8] is
- * '1'); ARGV[1] token, ARGV[2] channel prefix, ARGV[3] how
+ * KEYS[1] key, KEYS[2] line, KEYS[3] lapses, KEYS[4] the fencing counter (only when ARGV[9] is
+ * '1'); ARGV[1] token, ARGV[2] the key's release channel, ARGV[3] how
  * long a waiter in another process has to claim the key (ms), ARGV[4] a waiter of the caller's own
  * process ('' for none), ARGV[5] its lease (ms), ARGV[6] '1' when the caller may stand in the line
  * (a waiter giving up: it leaves the line this way), ARGV[7] '1' when that waiter may go ahead of
- * the line (see Waiters.reserveSuccessor: a few times in a row at most), ARGV[8] '1' when that
- * waiter wants a fencing token.
+ * the line (see Waiters.reserveSuccessor: a few times in a row at most), ARGV[8] the command that
+ * announces: 'publish', or 'spublish' on Redis Cluster (release-channel.ts), ARGV[9] '1' when
+ * that waiter wants a fencing token.
  *
  * If the key holds `token`, passes it on:
  * - to the caller's own waiter, when it stands in line and may go ahead: with its full lease, no
@@ -147,7 +148,7 @@ if redis.call('get', key) ~= token then return 0 end
 -- The common case, nobody waiting, stays as cheap as a plain compare-and-delete.
 if redis.call('exists', line) == 0 then
   redis.call('del', key)
-  redis.call('publish', ARGV[2] .. key, '')
+  redis.call(ARGV[8], ARGV[2], '')
   return 1
 end
 local now = now_ms()
@@ -155,18 +156,18 @@ drop_lapsed(line, lapses, now)
 local first = redis.call('zrange', line, 0, 0)[1]
 if not first then
   redis.call('del', key)
-  redis.call('publish', ARGV[2] .. key, '')
+  redis.call(ARGV[8], ARGV[2], '')
   return 1
 end
 if ARGV[7] == '1' and first ~= ARGV[4] and redis.call('zscore', line, ARGV[4]) then first = ARGV[4] end
 leave(line, lapses, first)
 if first == ARGV[4] then
   redis.call('set', key, first, 'PX', ARGV[5])
-  if ARGV[8] == '1' then return {2, next_fence('1', KEYS[4])} end
+  if ARGV[9] == '1' then return {2, next_fence('1', KEYS[4])} end
   return 2
 end
 redis.call('set', key, first, 'PX', ARGV[3])
-redis.call('publish', ARGV[2] .. key, first)
+redis.call(ARGV[8], ARGV[2], first)
 return 3
 `);
 

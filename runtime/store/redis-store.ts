@@ -2,19 +2,20 @@
 // them ioredis's parts (commands of one tick share a write: command-batch.ts).
 // It works with an ioredis `Redis` (single node or Sentinel) or `Cluster`: the lock key and its
 // line of waiters share one hash slot (waiting-line.ts), so Cluster sends each script to the node
-// that owns the key.
+// that owns the key, and its releases are announced on that key's shard (release-channel.ts).
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { COMMAND_TIMEOUT_MS, commandSender, isCluster } from './command-batch';
 import { ConnectionRef } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
 import { RedisNotices } from './redis-notices';
+import { releaseChannels } from './release-channel';
 import { DEFAULT_RELEASE_CHANNEL, ScriptedLockStore } from './scripted-lock-store';
 
 export { DEFAULT_RELEASE_CHANNEL } from './scripted-lock-store';
 
 export interface RedisStoreOptions {
-  /** The prefix of release channels (channel = prefix + key). All processes sharing locks must agree. */
+  /** The prefix of release channels (release-channel.ts). All processes sharing locks must agree. */
   channel?: string;
   /** True when the store created the client, and so closes it and keeps it from holding the process open. */
   ownsClient?: boolean;
@@ -25,26 +26,24 @@ export class RedisLockStore extends ScriptedLockStore {
     readonly client: Redis | Cluster,
     private readonly options: RedisStoreOptions = {},
   ) {
-    const channel = options.channel ?? DEFAULT_RELEASE_CHANNEL;
-    const notices = new RedisNotices(ioredisSubscriber(client), channel);
+    const channels = releaseChannels(options.channel ?? DEFAULT_RELEASE_CHANNEL, client.isCluster);
+    const notices = new RedisNotices(ioredisSubscriber(client), channels);
     const ref = options.ownsClient ? new ConnectionRef(client) : undefined;
     if (!options.ownsClient) warnAboutSettings(client);
+    const health = new RedisHealth(client, options.ownsClient === true, () => void notices.close());
     super({
-      channel,
+      channels,
+      cluster: isCluster(client),
       notices,
       sender: commandSender(client, hasCommandTimeout(client) ? undefined : COMMAND_TIMEOUT_MS),
-      health: new RedisHealth(client, options.ownsClient === true, () => void notices.close()),
+      health,
       track: ref && ((command) => ref.track(command)),
     });
+    this.recentlyUsed = () => health.recentlyUsed;
   }
 
-  override waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
-    if (isCluster(this.client)) {
-      return Promise.reject(new TypeError('lockweave: option replicas > 0 is not supported on an ioredis Cluster: WAIT names no key, so '
-        + 'the Cluster client would send it to any node rather than to the primary that made the grant'));
-    }
-    return super.waitForReplicas(replicas, timeoutMs);
-  }
+  /** Whether a command was sent lately (see RedisHealth.recentlyUsed). */
+  readonly recentlyUsed: () => boolean;
 
   override async close(): Promise<void> {
     await super.close();

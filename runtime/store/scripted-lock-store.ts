@@ -2,7 +2,8 @@
 //   tryAcquire        SET key token NX PX lease (with a fencing token: EVALSHA set-and-count)
 //   tryAcquireInTurn  EVALSHA take-your-place-and-maybe-the-key (see redis-scripts.ts)
 //   renew             EVALSHA compare-and-PEXPIRE
-//   release           EVALSHA compare-and-pass-on (or DEL), which PUBLISHes a notice to waiters
+//   release           EVALSHA compare-and-pass-on (or DEL), which PUBLISHes (on Cluster SPUBLISHes)
+//                     a notice to waiters
 //   waitForReplicas   WAIT replicas timeout, on the connection that made the grant
 // Written once so that every client family keeps the same promises with the same commands: an
 // ioredis process and a node-redis process share keys, lines of waiters and release channels.
@@ -12,6 +13,7 @@ import type { CommandSender } from './command-batch';
 import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
 import type { RedisHealth } from './redis-health';
 import type { RedisNotices } from './redis-notices';
+import type { ReleaseChannels } from './release-channel';
 import { ACQUIRE_IN_TURN_SCRIPT, FENCED_ACQUIRE_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
 import { fenceCounterOf, waitingLineOf } from './waiting-line';
 
@@ -22,8 +24,10 @@ export interface StoreParts {
   readonly sender: CommandSender;
   readonly notices: RedisNotices;
   readonly health: RedisHealth;
-  /** The release channels' prefix, which the release script publishes on. */
-  readonly channel: string;
+  /** The channels and command the release script announces with (release-channel.ts). */
+  readonly channels: ReleaseChannels;
+  /** The client is a Redis Cluster's: commands without a key go to any node. */
+  readonly cluster: boolean;
   /** Keeps the process up while a command is pending (a connection the runtime owns). */
   readonly track?: <T>(command: Promise<T>) => Promise<T>;
 }
@@ -35,11 +39,12 @@ export abstract class ScriptedLockStore implements LockStore {
   private readonly sender: CommandSender;
   private readonly notices: RedisNotices;
   private readonly health: RedisHealth;
-  private readonly channel: string;
+  private readonly channels: ReleaseChannels;
   private readonly track: (<T>(command: Promise<T>) => Promise<T>) | undefined;
+  private readonly cluster: boolean;
 
   constructor(parts: StoreParts) {
-    ({ sender: this.sender, notices: this.notices, health: this.health, channel: this.channel, track: this.track } = parts);
+    ({ sender: this.sender, notices: this.notices, health: this.health, channels: this.channels, track: this.track, cluster: this.cluster } = parts);
   }
 
   // The verbs are not async: each is one command, so each adds one promise, not an async frame.
@@ -67,14 +72,19 @@ export abstract class ScriptedLockStore implements LockStore {
 
   release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {
     const own = successor ? [successor.token, successor.leaseMs] : ['', 0];
-    return this.runRelease(key, [token, this.channel, CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '', successor?.fenced ? '1' : ''], successor);
+    const { of, publish } = this.channels;
+    return this.runRelease(key, [token, of(key), CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '', publish, successor?.fenced ? '1' : ''], successor);
   }
 
   leave(key: string, token: string): Promise<Released> {
-    return this.runRelease(key, [token, this.channel, CLAIM_MS, '', 0, '1', '', '']);
+    return this.runRelease(key, [token, this.channels.of(key), CLAIM_MS, '', 0, '1', '', this.channels.publish, '']);
   }
 
   waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
+    if (this.cluster) {
+      return Promise.reject(new TypeError('lockweave: option replicas > 0 is not supported on Redis Cluster: WAIT names no key, so '
+        + 'the Cluster client would send it to any node rather than to the primary that made the grant'));
+    }
     // WAIT counts the replicas that have this connection's writes: the store's commands share one
     // connection (command-batch.ts; node-redis's client has one), so the grant is among them.
     return this.send(() => this.sender.send('wait', [replicas, timeoutMs])).then(Number);
@@ -97,6 +107,7 @@ export abstract class ScriptedLockStore implements LockStore {
     await this.notices.close();
   }
 
+  /** `args`: the release script's ARGV, in its order (redis-scripts.ts). */
   private runRelease(key: string, args: (string | number)[], successor?: PlaceInLine): Promise<Released> {
     const { line, lapses } = waitingLineOf(key);
     const keys = successor?.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];

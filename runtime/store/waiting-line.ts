@@ -27,7 +27,7 @@ export function fenceCounterOf(key: string): string {
  * A name that hashes to the slot of `key`. Cluster hashes only the text between the first `{`
  * and the first `}` after it, when that text is not empty; else the whole key.
  */
-function sameSlotBase(key: string): string {
+export function sameSlotBase(key: string): string {
   const open = key.indexOf('{');
   const close = open < 0 ? -1 : key.indexOf('}', open + 1);
   if (close > open + 1) return key; // the key has a hash tag: anything after it keeps it

@@ -40,11 +40,11 @@ test.serial('configure({ redis }) refuses a client it does not understand instea
     t.regex(error!.message, /takes an ioredis Redis or Cluster, a node-redis client, a redis:\/\/ URL, or ioredis options; got /);
   }
   t.regex(t.throws(() => configure({ redis: new RedisClient() as never }))!.message, /got an instance of RedisClient/);
-  // node-redis itself: a client not connected yet, and a cluster, are refused saying why.
+  // node-redis itself: a client or cluster not connected yet is refused saying why.
   const notOpen = createClient({ url: 'redis://127.0.0.1:1' });
   t.regex(t.throws(() => configure({ redis: notOpen }), { instanceOf: TypeError })!.message, /not open: call `await client.connect\(\)`/);
   const cluster = createCluster({ rootNodes: [{ url: 'redis://127.0.0.1:1' }] });
-  t.regex(t.throws(() => configure({ redis: cluster as never }), { instanceOf: TypeError })!.message, /does not support a node-redis cluster/);
+  t.regex(t.throws(() => configure({ redis: cluster as never }), { instanceOf: TypeError })!.message, /node-redis cluster is not open: call `await cluster.connect\(\)`/);
   t.notThrows(() => configure({ redis: { host: '127.0.0.1', port: 1, lazyConnect: true } }));
   t.notThrows(() => configure({ redis: 'redis://127.0.0.1:1' }));
   configure({ store: new MemoryLockStore() });

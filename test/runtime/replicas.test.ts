@@ -57,7 +57,7 @@ test.serial('on an ioredis Cluster replicas > 0 is refused, not sent to whicheve
   const { Cluster } = await import('ioredis');
   const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
   const store = new RedisLockStore(cluster);
-  await t.throwsAsync(store.waitForReplicas(1, 100), { instanceOf: TypeError, message: /replicas > 0 is not supported on an ioredis Cluster/ });
+  await t.throwsAsync(store.waitForReplicas(1, 100), { instanceOf: TypeError, message: /replicas > 0 is not supported on Redis Cluster/ });
   await store.close();
   cluster.disconnect();
 });

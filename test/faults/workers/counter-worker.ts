@@ -19,6 +19,8 @@ import { countingLogger, describeError, exitAfter, onCommands, readConfig, send,
 
 export interface CounterWorkerConfig {
   readonly url: string;
+  /** The node URLs of a Redis Cluster the locks go to instead of `url` (the data stays on `url`). */
+  readonly lockCluster?: readonly string[];
   readonly workerId: string;
   readonly keys: readonly string[];
   /** Concurrent callers in this process. */
@@ -54,7 +56,7 @@ const logger: LockLogger = (event) => {
   if (event.type === 'lost') send('trace', { key: event.key, token: event.token, events: recent.filter((entry) => entry.key === event.key).slice(-60) });
 };
 lockweave.configure({
-  redis: config.url,
+  redis: config.lockCluster ?? config.url,
   logger,
   defaults: { lockTime: config.lockTime, retries: config.retries, waitTime: config.waitTime },
 });

@@ -12,6 +12,8 @@ import { countingLogger, describeError, exitAfter, onCommands, readConfig, send 
 
 export interface HolderWorkerConfig {
   readonly url: string;
+  /** The node URLs of a Redis Cluster the locks go to instead of `url` (the data stays on `url`). */
+  readonly lockCluster?: readonly string[];
   readonly key: string;
   readonly lockTime: number;
   readonly retries: number;
@@ -35,7 +37,7 @@ const { logger: forward } = countingLogger(['acquired', 'waiting', 'failed', 're
 /** The body cannot see its lease; the `acquired` event tells it the key and token it holds. */
 let lastAcquired: Extract<LockEvent, { type: 'acquired' }> | undefined;
 lockweave.configure({
-  redis: config.url,
+  redis: config.lockCluster ?? config.url,
   logger: (event) => {
     if (event.type === 'acquired') lastAcquired = event;
     forward(event);

@@ -1,0 +1,80 @@
+// Noticing that a Redis Cluster's primaries changed — a failover promoted a replica — so that a
+// release that failed on the lost primary is sent again at once (LockStore.onceReconnected).
+//
+// A Cluster never emits 'ready' again for the loss of one node: it stays ready, and learns the new
+// primary only when it next refreshes its slot map (on a MOVED, or when asked). So while a release
+// waits to be sent again, the map is asked for every POLL_MS, and every refresh that names other
+// primaries than before counts as "reconnected".
+import type { Cluster } from 'ioredis';
+
+const POLL_MS = 200;
+
+export class ClusterPrimaries {
+  private last: string;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly cluster: Cluster,
+    changed: () => void,
+  ) {
+    this.last = this.owners();
+    cluster.on('refresh', () => {
+      const now = this.owners();
+      if (now === this.last) return;
+      this.last = now;
+      changed();
+    });
+  }
+
+  /** Refreshes the slot map every POLL_MS for as long as `wanted()`. */
+  watchWhile(wanted: () => boolean): void {
+    if (this.timer) return;
+    const tick = () => {
+      this.timer = undefined;
+      if (!wanted() || this.cluster.status === 'end') return;
+      (this.cluster as unknown as { refreshSlotsCache(done?: () => void): void }).refreshSlotsCache();
+      this.timer = setTimeout(tick, POLL_MS);
+      // A finished process leaves the key to its lease (see Lease.retryRelease): no timer keeps it up.
+      this.timer.unref();
+    };
+    this.timer = setTimeout(tick, POLL_MS);
+    this.timer.unref();
+  }
+
+  /** The primary of each slot range, in slot order. */
+  private owners(): string {
+    const slots = (this.cluster as unknown as { slots: string[][] }).slots;
+    let owners = '';
+    let previous: string | undefined;
+    for (const nodes of slots) {
+      const primary = nodes?.[0];
+      if (primary !== previous) owners += `${primary};`;
+      previous = primary;
+    }
+    return owners;
+  }
+}
+
+/** How long a command waits for a Cluster that is not ready (its first connection, or all nodes lost). */
+export const CLUSTER_READY_WAIT_MS = 3_000;
+
+/**
+ * Resolves when the Cluster is ready; rejects after CLUSTER_READY_WAIT_MS. A command is sent only
+ * then: ioredis would hold it in its offline queue with no bound, and send it whenever the cluster
+ * came back — an attempt its caller had given up on could then take the key.
+ */
+export function clusterReady(cluster: Cluster): Promise<void> {
+  if (cluster.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cluster.off('ready', ready);
+      reject(new Error(`Redis Cluster not ready after ${CLUSTER_READY_WAIT_MS} ms (status ${cluster.status})`));
+    }, CLUSTER_READY_WAIT_MS);
+    timer.unref();
+    const ready = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    cluster.once('ready', ready);
+  });
+}

@@ -1,0 +1,137 @@
+// The subscriber of release notices (redis-notices.ts) on an ioredis Cluster: SSUBSCRIBE to each
+// key's shard channel (release-channel.ts) on the primary that serves its slot, one connection per
+// primary, opened when a caller there first has to wait.
+//
+// Why not ioredis's own `shardedSubscribers` (ClusterSubscriberGroup, 5.8): it opens a subscriber
+// for each node that joins as a primary, and a replica promoted by a failover joined as a replica,
+// so it gets none. Tried on this repo's cluster: after its primary was killed and the replica
+// promoted, a subscribed channel received nothing more, and SSUBSCRIBE on that slot threw
+// "Cannot read properties of undefined (reading 'getInstance')". Its connections are its own, too,
+// so they could not be unref'd. Here the Cluster's slot map is the one truth: after every refresh
+// of it (ioredis refreshes on MOVED, and this subscriber asks while a channel has no connection),
+// each channel is moved to its slot's primary of now, and a connection that ends (its node died)
+// has its channels subscribed again where the map says, retried until that works.
+import type { Cluster, Redis } from 'ioredis';
+import { clusterReady } from './cluster-primaries';
+import { slotOf } from './cluster-slot';
+import { unrefConnection } from './connection-ref';
+import type { OpenSubscriber, Subscriber } from './redis-notices';
+
+/** How soon channels left without a connection are subscribed again (and the slot map refreshed). */
+const RESUBSCRIBE_MS = 250;
+
+export function clusterSubscriber(cluster: Cluster): OpenSubscriber {
+  return (onMessage) => new ShardSubscriber(cluster, onMessage);
+}
+
+class ShardSubscriber implements Subscriber {
+  /** Each channel, and the primary ("host:port") it is subscribed on; undefined until that is known. */
+  private readonly channels = new Map<string, string | undefined>();
+  private readonly connections = new Map<string, Redis>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly onRefresh = () => this.route();
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly onMessage: (channel: string, message: string) => void,
+  ) {
+    cluster.on('refresh', this.onRefresh);
+  }
+
+  subscribe(channel: string): Promise<unknown> {
+    // The slot map comes with the Cluster's first connection; a store listens only after an
+    // attempt, so that is rarely waited for.
+    if (this.cluster.status !== 'ready') return clusterReady(this.cluster).then(() => this.subscribe(channel));
+    const node = this.primaryOf(channel);
+    if (!node) {
+      this.channels.set(channel, undefined);
+      this.retrySoon();
+      return Promise.reject(new Error(`lockweave: no primary of Redis Cluster is known for the slot of ${channel}`));
+    }
+    this.channels.set(channel, node);
+    return this.connectionTo(node).ssubscribe(channel).catch((error: unknown) => {
+      // The listener is dropped with this failure (redis-notices.ts), and its next listen() subscribes again.
+      if (this.channels.get(channel) === node) this.channels.delete(channel);
+      throw error;
+    });
+  }
+
+  unsubscribe(channel: string): Promise<unknown> {
+    const node = this.channels.get(channel);
+    this.channels.delete(channel);
+    const connection = node === undefined ? undefined : this.connections.get(node);
+    return connection ? connection.sunsubscribe(channel) : Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cluster.off('refresh', this.onRefresh);
+    clearTimeout(this.retryTimer);
+    this.channels.clear();
+    const connections = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(connections.map((connection) => connection.quit().then(() => undefined, () => connection.disconnect())));
+  }
+
+  private primaryOf(channel: string): string | undefined {
+    return (this.cluster as unknown as { slots: string[][] }).slots[slotOf(channel)]?.[0];
+  }
+
+  /** Moves every channel whose slot has another primary now (or none yet) to that primary. */
+  private route(): void {
+    if (this.closed) return;
+    for (const [channel, node] of this.channels) {
+      const now = this.primaryOf(channel);
+      if (now === node && node !== undefined && this.connections.has(node)) continue;
+      if (node !== undefined) this.connections.get(node)?.sunsubscribe(channel).catch(() => undefined);
+      this.channels.set(channel, now);
+      if (now === undefined) this.retrySoon();
+      else this.connectionTo(now).ssubscribe(channel).catch(() => this.retrySoon());
+    }
+  }
+
+  private retrySoon(): void {
+    if (this.closed || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.channels.size === 0) return;
+      // The map may still name a dead primary (its replica not yet promoted): ask again. A refresh
+      // that changes nothing emits no 'refresh', so route() also runs now.
+      (this.cluster as unknown as { refreshSlotsCache(done?: () => void): void }).refreshSlotsCache(() => this.route());
+      this.route();
+    }, RESUBSCRIBE_MS);
+    // A waiter's own timers keep a process alive while it waits; this retry must not.
+    this.retryTimer.unref();
+  }
+
+  private connectionTo(node: string): Redis {
+    const open = this.connections.get(node);
+    if (open) return open;
+    const known = this.cluster.nodes('master').find((redis) => `${redis.options.host}:${redis.options.port}` === node);
+    const [host, port] = [node.slice(0, node.lastIndexOf(':')), Number(node.slice(node.lastIndexOf(':') + 1))];
+    const { Redis: RedisClass } = require('ioredis') as typeof import('ioredis');
+    const connection = new RedisClass({
+      ...known?.options,
+      host,
+      port,
+      lazyConnect: false,
+      enableOfflineQueue: true,
+      // Not reconnected here: a node that went away is replaced by the one the slot map names.
+      retryStrategy: () => null,
+      autoResubscribe: false,
+      readOnly: false,
+    });
+    unrefConnection(connection);
+    connection.on('error', () => undefined);
+    connection.on('smessage', (channel: string, message: string) => this.onMessage(channel, message));
+    connection.once('end', () => {
+      if (this.connections.get(node) !== connection) return;
+      this.connections.delete(node);
+      for (const [channel, on] of this.channels) if (on === node) this.channels.set(channel, undefined);
+      this.retrySoon();
+    });
+    this.connections.set(node, connection);
+    return connection;
+  }
+}

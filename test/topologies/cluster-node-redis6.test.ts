@@ -1,0 +1,6 @@
+// The lock's promises on a Redis Cluster through a node-redis v6 `createCluster()`.
+import test from 'ava';
+import { createCluster } from 'redis';
+import { nodeRedisClusterLockSemantics } from './cluster-node-redis';
+
+nodeRedisClusterLockSemantics(test, createCluster as never);
