@@ -18,7 +18,13 @@ export interface StoreProbe {
 const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
 const spec = (label: string, options: Partial<LockSpec> = {}) => defineLock({ businessFlag: flag(label), ...options });
 
-export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
+/** What a store offers beyond the promises every store keeps. */
+export interface StoreOffers {
+  /** Fencing tokens (default true); Redlock has none, and must refuse a lock that asks for them. */
+  fencing?: boolean;
+}
+
+export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: StoreOffers = {}): void {
   test('acquire stores the lease token under the key with the lease as TTL; release deletes it', async (t) => {
     const L = spec('basic', { lockTime: 10_000 });
     const lease = await L.acquire('Test001');
@@ -243,6 +249,17 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe): void {
     }
     t.falsy(await probe().holder(`LOCK_${businessFlag}_["U1","O2"]`));
   });
+
+  if (offers.fencing === false) {
+    test('a lock that asks for fencing is refused, saying why; nothing is locked', async (t) => {
+      const businessFlag = flag('fenced');
+      // Refused where the options meet (defineLock, or the first acquire when configure() brings one of them).
+      const error = await t.throwsAsync(async () => defineLock({ businessFlag, fencing: true, retries: 0 }).acquire('A'));
+      t.regex(error!.message, /fencing/);
+      t.falsy(await probe().holder(`LOCK_${businessFlag}_A`));
+    });
+    return;
+  }
 
   test('with fencing, each grant (first attempts, a hand-over) carries a larger number', async (t) => {
     const L = spec('fenced', { fencing: true, retries: 50, waitTime: 100 });
