@@ -7,8 +7,10 @@ import { createSesamecareRedlock } from './sesamecare-redlock';
 import { createRedisSemaphoreMutex } from './redis-semaphore-mutex';
 import { createRedlockUniversal } from './redlock-universal';
 import { createNodeRedisson } from './node-redisson';
+import { createLockweaveCluster, createLockweaveNodeRedis, createLockweaveRedlock } from './lockweave-topologies';
 
-export const CONTENDERS: Record<string, () => Contender> = {
+/** The headline's contenders: every lock on the same single Redis. */
+const SINGLE_NODE: Record<string, () => Contender> = {
   floor: createFloor,
   lockweave: createLockweave,
   'lockweave-not-reentrant': createLockweaveNotReentrant,
@@ -19,5 +21,16 @@ export const CONTENDERS: Record<string, () => Contender> = {
   'node-redisson': createNodeRedisson,
 };
 
-export const CONTENDER_IDS = Object.keys(CONTENDERS);
+/** lockweave on the other clients and topologies (bench/topologies.ts starts their servers). */
+const TOPOLOGIES: Record<string, () => Contender> = {
+  'lockweave-node-redis': createLockweaveNodeRedis,
+  'lockweave-cluster': createLockweaveCluster,
+  'lockweave-redlock': createLockweaveRedlock,
+};
+
+export const CONTENDERS: Record<string, () => Contender> = { ...SINGLE_NODE, ...TOPOLOGIES };
+
+export const CONTENDER_IDS = Object.keys(SINGLE_NODE);
+/** What bench/topologies.ts runs: the floor and lockweave on the single Redis, then each variant. */
+export const TOPOLOGY_IDS = ['floor', 'lockweave', ...Object.keys(TOPOLOGIES)];
 export const BASELINE_ID = 'floor';

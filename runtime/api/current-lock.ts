@@ -1,10 +1,9 @@
-// A locked body's own lock, reached without a parameter the method did not declare:
+// A locked body's own lock, reached without a parameter the method did not declare: a method
+// tagged `businessFlag=stock keyName=sku fencing=true` writes
 //
-//   /** @redisLock businessFlag=stock keyName=sku fencing=true */
-//   async restock(sku: string, count: number) {
-//     await storage.write(sku, count, currentLock().fence); // the storage refuses a stale fence
-//   }
+//   await storage.write(sku, count, currentLock().fence); // the storage refuses a stale fence
 //
+// (The tag itself is not quoted here: the plugin reads a tag in a line comment as a mistake.)
 // The lock is the innermost one its async call chain runs under (lock/held-locks.ts): in a body
 // nested in another lock's body, the nested one; in a reentrant call, the outer lease's grant
 // (same key, same fence). Outside any locked body it throws: a write meant to be fenced must never

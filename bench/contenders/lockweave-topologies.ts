@@ -1,0 +1,54 @@
+// lockweave on the other clients and topologies it supports, for bench/topologies.ts: the same
+// woven BenchService as the headline contender, configured on a node-redis client, a Redis Cluster
+// (3 primaries + 3 replicas) or Redlock over 3 independent primaries. The scenario's body (the
+// hot key's counter) stays on the single server of the run; only the lock moves. The servers'
+// URLs come from the parent in BENCH_CLUSTER_URLS and BENCH_REDLOCK_URLS.
+import type { Redis } from 'ioredis';
+import { close, configure } from 'lockweave/runtime';
+import { createClient } from 'redis';
+import { BenchService, isWoven, TAGGED_SETTINGS } from './lockweave-tagged';
+import type { Contender } from './contender';
+
+function urlsFrom(variable: string): string[] {
+  const urls = process.env[variable]?.split(',').filter(Boolean) ?? [];
+  if (urls.length === 0) throw new Error(`${variable} is not set: run this contender from bench/topologies.ts, which starts the servers`);
+  return urls;
+}
+
+function woven(name: string, settings: string, configureFor: (client: Redis) => Promise<() => Promise<void>>): () => Contender {
+  return () => {
+    const service = new BenchService();
+    let closeClient: () => Promise<void> = async () => undefined;
+    return {
+      name,
+      settings: `${settings}; @redisLock ${TAGGED_SETTINGS}; woven by tspc`,
+      async setup(client) {
+        if (!isWoven()) throw new Error('the topology contenders need the woven build (npm run bench builds it with tspc)');
+        closeClient = await configureFor(client);
+      },
+      lock: (key, body) => service.critical(key, body),
+      async teardown() {
+        await close();
+        await closeClient();
+      },
+    };
+  };
+}
+
+export const createLockweaveNodeRedis = woven('lockweave on node-redis', 'configure({ redis: createClient() of redis 6, connected })', async (client) => {
+  const nodeRedis = createClient({ socket: { host: client.options.host, port: client.options.port } });
+  nodeRedis.on('error', () => undefined);
+  await nodeRedis.connect();
+  configure({ redis: nodeRedis });
+  return async () => void (await nodeRedis.close());
+});
+
+export const createLockweaveCluster = woven('lockweave on Redis Cluster', 'configure({ redis: [6 node URLs] }) (3 primaries + 3 replicas)', async () => {
+  configure({ redis: urlsFrom('BENCH_CLUSTER_URLS') });
+  return async () => undefined;
+});
+
+export const createLockweaveRedlock = woven('lockweave on Redlock ×3', 'configure({ redlock: [3 primary URLs], defaults: { redlock: true } })', async (client) => {
+  configure({ redis: client, redlock: urlsFrom('BENCH_REDLOCK_URLS'), defaults: { redlock: true } });
+  return async () => undefined;
+});

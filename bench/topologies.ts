@@ -1,0 +1,93 @@
+// `npm run bench`, part 2: lockweave on each client and topology it supports, beside the floor on
+// one Redis (issue #9). scripts/bench.sh runs this compiled, on Node 24, after the headline.
+//
+// It starts one redis-server (the floor, lockweave on ioredis and on node-redis, and every
+// scenario's body), a Redis Cluster of 3 primaries + 3 replicas, and 3 independent primaries for
+// Redlock, all on loopback; runs the Redis scenarios of the headline with the contenders of
+// TOPOLOGY_IDS in alternating order; and writes bench/results-topologies.md. What it shows is what
+// a topology costs the lock — more servers to ask, more hops — on one machine: on a network the
+// round trips weigh more, and a Cluster's shards spread over machines gain what this one cannot.
+// BENCH_QUICK=1: a smoke run (bench/.tmp/quick/). BENCH_TOPOLOGY_REPS=n: repetitions (default 3).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startPrimaries, stopPrimaries } from '../test/helpers/redis-primaries';
+import { startRedisCluster } from '../test/helpers/redis-cluster';
+import { startRedisServer } from '../test/helpers/redis-server';
+import { runJob } from './child/spawn-child';
+import { benchConfig } from './config';
+import { BASELINE_ID, TOPOLOGY_IDS } from './contenders';
+import { machineFacts } from './machine';
+import { BENCH_DIR, TMP_DIR } from './paths';
+import { summarise, type ContenderRow, type Summary } from './report/summary';
+import { runSuite } from './suite';
+
+const log = (line: string) => console.log(line);
+
+async function main(): Promise<void> {
+  const quick = process.env.BENCH_QUICK === '1';
+  const config = benchConfig(quick, Number(process.env.BENCH_TOPOLOGY_REPS) || (quick ? 1 : 3));
+  const machine = machineFacts();
+  const startedAt = Date.now();
+  log(`lockweave bench, topologies: node ${machine.node}, redis ${machine.redis}, ${config.reps} reps`);
+  const contenders = (await runJob({ kind: 'describe' }, 'described', 30_000)).contenders.filter((c) => TOPOLOGY_IDS.includes(c.id));
+  const [single, cluster, primaries] = await Promise.all([startRedisServer(), startRedisCluster(), startPrimaries(3)]);
+  let summary: Summary;
+  try {
+    // The children (fork) inherit the environment: the topology contenders read their servers here.
+    process.env.BENCH_CLUSTER_URLS = cluster.urls.join(',');
+    process.env.BENCH_REDLOCK_URLS = primaries.urls.join(',');
+    const samples = await runSuite(config, single.url, TOPOLOGY_IDS, log);
+    summary = summarise(samples, contenders, BASELINE_ID, undefined, undefined);
+  } finally {
+    await Promise.all([single.stop(), cluster.stop(), stopPrimaries(primaries)]);
+  }
+  const markdown = render(summary, machine, config.reps, quick, Date.now() - startedAt);
+  log('');
+  log(markdown);
+  const outDir = quick ? join(TMP_DIR, 'quick') : BENCH_DIR;
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'results-topologies.md'), markdown);
+  log(`wrote ${quick ? 'bench/.tmp/quick' : 'bench'}/results-topologies.md`);
+}
+
+function render(summary: Summary, machine: ReturnType<typeof machineFacts>, reps: number, quick: boolean, tookMs: number): string {
+  const row = (scenario: string, id: string): ContenderRow | undefined =>
+    summary.scenarios.find((table) => table.id === scenario)?.rows.find((r) => r.id === id);
+  const cell = (scenario: string, id: string, p99: boolean): string => {
+    const r = row(scenario, id);
+    if (!r) return '—';
+    const bad = r.failures || r.lostUpdates ? ` (${r.failures} failed, ${r.lostUpdates ?? 0} lost)` : '';
+    return `${r.throughput.ratio.toFixed(2)}× · ${r.throughput.value.toFixed(0)}/s${p99 ? ` · p99 ${r.p99Ms.value.toFixed(1)} ms` : ''}${bad}`;
+  };
+  const handoff = (id: string) => {
+    const r = row('handoff', id);
+    return r?.handoffP50Ms ? `${r.handoffP50Ms.value.toFixed(2)} / ${r.handoffP99Ms!.value.toFixed(2)} ms` : '—';
+  };
+  const out: string[] = [];
+  out.push(`# lockweave on each topology${quick ? ' (BENCH_QUICK smoke run: indicative only)' : ''}`);
+  out.push('');
+  out.push('Produced by `npm run bench` (bench/topologies.ts). The scenarios of [results.md](results.md); each cell is throughput × the');
+  out.push('floor (a hand-written `SET NX PX` + compare-and-delete on the single Redis) measured in the same repetition, then');
+  out.push('sections per second and, where the issue sets a target for the single Redis, p99 per section. The lock moves to the');
+  out.push('topology; the body (GET+SET of a counter on the hot key) stays on the single Redis. Every server runs on this');
+  out.push('machine, on loopback: a topology costs here what its extra round trips and servers cost one 2-core machine.');
+  out.push('');
+  out.push('| lockweave on | S1 uncontended | S2 hot key | S3 hot key, processes | handoff p50 / p99 |');
+  out.push('|---|---|---|---|---|');
+  for (const contender of summary.contenders) {
+    out.push(`| ${contender.name} | ${cell('uncontended', contender.id, false)} | ${cell('hot-key', contender.id, true)} | ${cell('multi-process', contender.id, true)} | ${handoff(contender.id)} |`);
+  }
+  out.push('');
+  out.push('Settings:');
+  out.push('');
+  for (const contender of summary.contenders) out.push(`- **${contender.name}**: ${contender.settings}`);
+  out.push('');
+  out.push(`Machine: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis-server ${machine.redis}; load average at the start ${machine.loadAverage}; ${machine.date.slice(0, 10)}; medians of ${reps} repetitions; took ${(tookMs / 1000).toFixed(0)} s.`);
+  out.push('');
+  return out.join('\n');
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
