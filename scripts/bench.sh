@@ -2,7 +2,8 @@
 # `npm run bench`: set up what is missing, build the bench with tspc (which weaves the tagged
 # contenders — the product being measured), then run it with plain node.
 # BENCH_QUICK=1 npm run bench: a smoke run of about a minute.
-# Results: bench/results.md and bench/results.svg; generated files stay in bench/.tmp.
+# Results: bench/results.md, results.svg, results-node-lines.md and results-topologies.md;
+# generated files stay in bench/.tmp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -32,6 +33,10 @@ done
 lines_out=bench/results-node-lines.md
 if [ -n "${BENCH_QUICK:-}" ]; then lines_out=bench/.tmp/quick/results-node-lines.md; fi
 node bench/.tmp/build/bench/report/node-lines.js "$lines_out" bench/.tmp/node-lines/*.json
+
+# lockweave on node-redis, Redis Cluster and Redlock beside the floor on one Redis (bench/topologies.ts).
+echo "bench: lockweave on each client and topology (bench/topologies.ts)"
+"$(node_bin 24)" bench/.tmp/build/bench/topologies.js
 
 # What the routes (bundler plugins, Node's loader) add to a build or a start of a generated project.
 if [ -n "${BENCH_QUICK:-}" ]; then export BENCH_ROUNDS="${BENCH_ROUNDS:-3}"; fi
