@@ -56,3 +56,20 @@ test.serial('{ cluster: [{ host, port }], clusterOptions } opens a Cluster the l
   t.true(named.filter(Boolean).length >= 3, `clusterOptions.redisOptions reach the node connections: ${named}`);
   await close();
 });
+
+test.serial('an ioredis 6 Cluster passed in locks on every shard (taken by its shape) and is left open by close()', async (t) => {
+  const { Cluster: Cluster6 } = await import('ioredis6');
+  const client = new Cluster6([...cluster.urls], { redisOptions: { autoResendUnfulfilledCommands: false } });
+  client.on('error', () => undefined);
+  t.teardown(() => client.disconnect());
+  configure({ redis: client as never });
+  const lock = defineLock({ businessFlag: 'configure_cluster6' });
+  for (const value of ['a', 'b', 'c', 'd', 'e', 'f']) {
+    const lease = await lock.acquire(value);
+    t.is(await client.get(lease!.key), (lease as unknown as { token: string }).token);
+    await lease!.release();
+    t.is(await client.get(lease!.key), null);
+  }
+  await close();
+  t.is(await client.ping(), 'PONG', 'the caller\'s client is still open');
+});
