@@ -132,7 +132,9 @@ test.serial('a call on the one Redis inside a Redlock body for the same key is a
   const key = `LOCK_${businessFlag}_A`;
   const seen = await withLock({ businessFlag, key: 'A', redlock: true }, async () =>
     withLock({ businessFlag, key: 'A', retries: 0 }, async () => ({ single: await singleClient.exists(key), redlock: await heldOn(primaries.clients, key) })));
-  t.deepEqual(seen, { single: 1, redlock: 3 }, 'the inner call held the key on the one Redis while the Redlock lock held it on all three');
+  // A Redlock acquire returns once a majority said yes; the third server may answer a moment later.
+  t.is(seen!.single, 1, 'the inner call held the key on the one Redis');
+  t.true(seen!.redlock >= 2, `while the Redlock lock held it on a majority (${seen!.redlock} of 3)`);
   // And the reverse: a Redlock call nested in a single-Redis body locks on Redlock.
   const reverse = await withLock({ businessFlag, key: 'A' }, async () =>
     withLock({ businessFlag, key: 'A', redlock: true, retries: 0 }, async () => heldOn(primaries.clients, key)));
