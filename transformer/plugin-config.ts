@@ -1,7 +1,7 @@
 // The plugin entry's own options in tsconfig: `prefix` and `defaults`. They become part of every
 // woven spec (below the tag's own attributes), so a bad one is a build error, not a runtime one.
 import { Code, LockweaveDiagnostic, type Span } from './diagnostics';
-import type { SpecOptions } from './check/attributes';
+import { OPTION_NAMES, type SpecOptions } from './check/attributes';
 import { didYouMean } from './check/suggest';
 import { readBoolean, readDuration, readPrefix, readReplicas, readRetries, type Result } from './check/values';
 
@@ -14,7 +14,7 @@ export interface PluginOptions {
 /** Keys ts-patch itself reads from a plugin entry. */
 const TS_PATCH_KEYS = ['transform', 'after', 'afterDeclarations', 'name', 'type', 'transformProgram', 'import', 'isEsm', 'tsConfig', 'resolvePathAliases'];
 
-const DEFAULTABLE = ['lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock'] as const;
+const DEFAULTABLE = OPTION_NAMES;
 
 const NOWHERE: Span = { file: undefined, start: 0, length: 0 };
 

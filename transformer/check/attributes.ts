@@ -39,10 +39,15 @@ export interface TagModel {
   readonly tagSpan: Span;
 }
 
-export const ATTRIBUTES = [
-  'businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime',
-  'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock',
-] as const;
+/**
+ * The lock options a tag may set, in the order the woven spec writes them; the plugin's `defaults`
+ * may set the same ones (plugin-config.ts). One list, so a new option is added in one place.
+ */
+export const OPTION_NAMES = [
+  'lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock',
+] as const satisfies readonly (keyof SpecOptions)[];
+
+export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyType', 'fieldName', ...OPTION_NAMES] as const;
 
 export function readTagModel(tag: TagText): TagModel {
   const byName = new Map<string, Attribute>();

@@ -3,15 +3,13 @@
 // Every value is a literal built by the factory from checked data.
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
-import type { SpecOptions } from '../check/attributes';
-
-const OPTION_ORDER: readonly (keyof SpecOptions)[] = ['lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock'];
+import { OPTION_NAMES } from '../check/attributes';
 
 export function lockSpecStatement(factory: ts.NodeFactory, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier, plan: LockPlan): ts.Statement {
   const properties = [
     property(factory, 'site', factory.createStringLiteral(plan.target.site)),
     property(factory, 'businessFlag', factory.createStringLiteral(plan.businessFlag)),
-    ...OPTION_ORDER.filter((name) => plan.options[name] !== undefined)
+    ...OPTION_NAMES.filter((name) => plan.options[name] !== undefined)
       .map((name) => property(factory, name, literal(factory, plan.options[name]!))),
   ];
   const call = factory.createCallExpression(

@@ -6,7 +6,7 @@
 // newlines (a tag's lines need their ` * ` prefix) — those are separate, hand-written cases.
 import fc from 'fast-check';
 
-export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'redlock'] as const;
+export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyType', 'fieldName', 'lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock'] as const;
 
 const BASE = 'businessFlag=pay keyName=orderNo';
 const isRealName = (name: string) => ATTRIBUTES.some((real) => real.toLowerCase() === name.toLowerCase());
