@@ -20,6 +20,7 @@
 // later: that is any lost answer's case, and is handled as one (one token per caller, see
 // lock/acquire.ts). One timer per write, not per command.
 import type { Cluster, Redis } from 'ioredis';
+import { isCluster } from './ioredis-client';
 
 /**
  * How long a command may wait for its answer, on every connection: the `commandTimeout` of the
@@ -69,10 +70,6 @@ function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number): N
   // A command pending on the caller's client keeps the process up by itself; its bound need not.
   timer.unref();
   return timer;
-}
-
-export function isCluster(client: Redis | Cluster): client is Cluster {
-  return 'nodes' in client && typeof client.nodes === 'function';
 }
 
 class CommandBatch implements CommandSender {

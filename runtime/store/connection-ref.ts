@@ -5,6 +5,7 @@
 // though, lets the process exit in the middle of an `await`. So a connection we own is
 // unref'd while idle and ref'd while a command is pending.
 import type { Cluster, Redis } from 'ioredis';
+import { isCluster } from './ioredis-client';
 
 type Client = Redis | Cluster;
 
@@ -14,7 +15,7 @@ function socketsOf(client: Client): Socket[] {
   const sockets: Socket[] = [];
   const stream = (client as unknown as { stream?: Socket }).stream;
   if (stream) sockets.push(stream);
-  if ('nodes' in client && typeof client.nodes === 'function') {
+  if (isCluster(client)) {
     for (const node of client.nodes()) sockets.push(...socketsOf(node));
   }
   return sockets;
@@ -70,7 +71,7 @@ function onEverySocket(client: Client, apply: () => void): void {
   client.on('connect', apply);
   client.on('ready', apply);
   // A Cluster opens a connection to each node it learns of (and again after a failover).
-  if (client.isCluster) client.on('+node', (node: Redis) => onEverySocket(node, apply));
+  if (isCluster(client)) client.on('+node', (node: Redis) => onEverySocket(node, apply));
 }
 
 /**

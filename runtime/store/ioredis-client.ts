@@ -16,3 +16,8 @@ export function isIORedisClient(value: unknown): value is Redis | Cluster {
     && typeof client.pipeline === 'function'
     && typeof client.duplicate === 'function';
 }
+
+/** An ioredis `Cluster`, by the flag ioredis itself sets (false on a `Redis`, Sentinel's included). */
+export function isCluster(client: Redis | Cluster): client is Cluster {
+  return client.isCluster === true;
+}

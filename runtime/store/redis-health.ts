@@ -12,6 +12,7 @@
 //     it, acquire gives up at once, and a connection the runtime owns stops reconnecting, so it
 //     cannot keep the process alive.
 import type { Cluster, Redis } from 'ioredis';
+import { isCluster } from './ioredis-client';
 import { RedisConnectionError } from '../base/errors';
 import { clusterReady, ClusterPrimaries } from './cluster-primaries';
 import type { NodeRedisClient } from './node-redis-client';
@@ -66,7 +67,7 @@ export class RedisHealth {
       this.downWith = undefined;
       this.tellReconnected();
     });
-    if ((client as Cluster).isCluster) this.primaries = new ClusterPrimaries(client as Cluster, () => this.tellReconnected());
+    if ('status' in client && isCluster(client)) this.primaries = new ClusterPrimaries(client, () => this.tellReconnected());
     // A node-redis cluster says so of each node (one reconnected, a promoted replica connected).
     if ('masters' in client) events.on('node-ready' as 'ready', () => this.tellReconnected());
   }

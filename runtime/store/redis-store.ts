@@ -4,7 +4,8 @@
 // line of waiters share one hash slot (waiting-line.ts), so Cluster sends each script to the node
 // that owns the key, and its releases are announced on that key's shard (release-channel.ts).
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import { COMMAND_TIMEOUT_MS, commandSender, isCluster } from './command-batch';
+import { COMMAND_TIMEOUT_MS, commandSender } from './command-batch';
+import { isCluster } from './ioredis-client';
 import { ConnectionRef } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
@@ -26,7 +27,7 @@ export class RedisLockStore extends ScriptedLockStore {
     readonly client: Redis | Cluster,
     private readonly options: RedisStoreOptions = {},
   ) {
-    const channels = releaseChannels(options.channel ?? DEFAULT_RELEASE_CHANNEL, client.isCluster);
+    const channels = releaseChannels(options.channel ?? DEFAULT_RELEASE_CHANNEL, isCluster(client));
     const notices = new RedisNotices(ioredisSubscriber(client), channels);
     const ref = options.ownsClient ? new ConnectionRef(client) : undefined;
     if (!options.ownsClient) warnAboutSettings(client);
