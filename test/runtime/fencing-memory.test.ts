@@ -96,11 +96,15 @@ test('nested locks: currentLock() is the innermost; a reentrant call keeps the o
   const inner = defineLock({ businessFlag: flag('inner'), fencing: true });
   await outer.run('a', async () => {
     const mine = currentLock();
-    await inner.run('b', async () => {
+    // Fences count per key: another key's may equal this one's (two grants in one millisecond).
+    // So the inner body's lock is told by its key and by its own lease's fence.
+    const innerLease = (await inner.acquire('b'))!;
+    await innerLease.run(async () => {
       t.not(currentLock().key, mine.key);
       t.true(currentLock().fence! > 0);
-      t.not(currentLock().fence, mine.fence);
+      t.is(currentLock().fence, innerLease.fence);
     });
+    await innerLease.release();
     await outer.run('a', async () => {
       t.is(currentLock().key, mine.key);
       t.is(currentLock().fence, mine.fence, 'a reentrant call runs under the outer grant');
