@@ -56,6 +56,17 @@ if [ "$topology_run" = 1 ] && [ -n "$(ls test/topologies/*.test.ts 2>/dev/null)"
   done
 fi
 # ava's own closing lines read "13 tests passed" / "1 test failed"; CI reads the plain form.
+# ava also fails a run whose tests all passed (an uncaught exception or unhandled rejection in a
+# worker, a test file that exits non-zero or times out): those lines are repeated here, at the end,
+# where a CI log's tail shows them, so a red run never ends on "0 failed" alone.
 count() { awk -v what="$1" '$2 ~ /^tests?$/ && $3 == what { n += $1 } END { print n + 0 }' "$log"; }
+problems=$(grep -E '^(Uncaught exception in|Unhandled rejection in) |^ *✘ |^ *[0-9]+ (uncaught exceptions?|unhandled rejections?|tests? remained pending)$' "$log" || true)
+if [ -n "$problems" ]; then
+  echo "test: what failed a run (from $log):"
+  echo "$problems" | sed 's/^ */  /'
+fi
 echo "$(count passed) passed, $(count failed) failed"
+if [ "$status" != 0 ] && [ -z "$problems" ] && [ "$(count failed)" = 0 ]; then
+  echo "test: an ava run exited with $status without a failed test or a reported error; see $log"
+fi
 exit "$status"
