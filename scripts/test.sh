@@ -60,7 +60,7 @@ fi
 # worker, a test file that exits non-zero or times out): those lines are repeated here, at the end,
 # where a CI log's tail shows them, so a red run never ends on "0 failed" alone.
 count() { awk -v what="$1" '$2 ~ /^tests?$/ && $3 == what { n += $1 } END { print n + 0 }' "$log"; }
-problems=$(grep -E '^(Uncaught exception in|Unhandled rejection in) |^ *✘ |^ *[0-9]+ (uncaught exceptions?|unhandled rejections?|tests? remained pending)$' "$log" || true)
+problems=$(grep -E '^(Uncaught exception in|Unhandled rejection in) |^ *✘ |^ *[0-9]+ (uncaught exceptions?|unhandled rejections?|tests? remained pending after a timeout)$' "$log" || true)
 if [ -n "$problems" ]; then
   echo "test: what failed a run (from $log):"
   echo "$problems" | sed 's/^ */  /'

@@ -204,12 +204,20 @@ class StoreSlot {
   }
 
   ended(): void {
-    if (--this.uses === 0 && this.retired) void this.store.close();
+    if (--this.uses === 0 && this.retired) this.closeInBackground();
   }
 
   retire(): void {
     this.retired = true;
-    if (this.uses === 0) void this.store.close();
+    if (this.uses === 0) this.closeInBackground();
+  }
+
+  /**
+   * Nobody awaits this close: a connection that fails to close cleanly (already gone, or closed
+   * by its client meanwhile) must not become an unhandled rejection, which ends a Node process.
+   */
+  private closeInBackground(): void {
+    this.store.close().catch(() => undefined);
   }
 }
 

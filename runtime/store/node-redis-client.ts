@@ -116,7 +116,10 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
       close: async () => {
         if (!subscriber.isOpen) return;
         const closing = subscriber.close ?? subscriber.quit;
-        await closing!.call(subscriber).catch(() => subscriber.destroy());
+        // destroy() throws when the client closed itself meanwhile (a reconnect given up): then it is closed.
+        await closing!.call(subscriber).catch(() => {
+          if (subscriber.isOpen) subscriber.destroy();
+        });
       },
     };
   };
