@@ -91,7 +91,9 @@ const OWNED_CLIENT_OPTIONS: RedisOptions = {
   connectTimeout: 3_000,
   maxRetriesPerRequest: 1,
   autoResendUnfulfilledCommands: false,
-  enableAutoPipelining: true,
+  // The store writes its commands a few at a time itself (store/command-batch.ts); ioredis's own
+  // pipelining would hold each of them to the end of the tick.
+  enableAutoPipelining: false,
   // ioredis waits min(50 ms × attempt, 2 s) between reconnects: after an outage of a few seconds it
   // comes back a second or more after Redis does, and keys whose release failed wait for it.
   retryStrategy: (attempt: number) => Math.min(attempt * 50, RECONNECT_MAX_MS),
@@ -126,7 +128,7 @@ const OWNED_SENTINEL_OPTIONS: RedisOptions = {
  * ("All keys in the pipeline should belong to the same slots allocation group").
  */
 function ownedClusterOptions(user: ClusterOptions, fromUrls: RedisOptions, inUse: () => boolean): ClusterOptions {
-  const { retryStrategy: _perNode, enableAutoPipelining: _pipelined, ...perNode } = OWNED_CLIENT_OPTIONS;
+  const { retryStrategy: _perNode, ...perNode } = OWNED_CLIENT_OPTIONS;
   return {
     retryDelayOnFailover: 0,
     // Reconnects while the store is in use; an unused one ends, and its next command reconnects it.

@@ -1,11 +1,21 @@
-// The store's commands of one tick, written to Redis together.
+// The store's commands of one tick, written to Redis together, a few at a time.
 //
-// Why: on a busy process most of a lock's cost is not Redis and not our code but the socket
-// write of each command — one system call apiece (half the CPU of an uncontended run, measured
-// with --cpu-prof). Many callers locking at once send their SETs and releases in the same tick;
-// gathered into one pipeline they cost one write. ioredis does this itself with
-// `enableAutoPipelining`, which the runtime turns on for connections it opens; a client the user
-// passes in keeps its own options, so the store gathers its own commands the same way.
+// Why together: on a busy process much of a lock's cost is not Redis and not our code but the
+// socket write of each command — one system call apiece (half the CPU of an uncontended run,
+// measured with --cpu-prof). Many callers locking at once send their SETs and releases in the same
+// tick; gathered, they cost one write.
+//
+// Why a few at a time (MAX_BATCH): a whole tick's commands in one write — what ioredis's
+// `enableAutoPipelining` does — make Redis and this process take turns instead of working at once.
+// The commands wait until every caller of the tick has run, Redis then answers them all together,
+// and each pipeline's callers wait for its last answer. Measured with 64 callers on their own keys
+// (Node 24, 2 cores): a tick per write made 0.75× the throughput of plain commands, one write per
+// 16 commands 1.3×, with less CPU than either. So a batch is written as soon as it holds
+// MAX_BATCH commands, the rest at the end of the tick; and each command is answered as soon as
+// its own reply comes (the batch's commands are written as one by corking the socket, not as a
+// pipeline, whose callers would wait for its last reply). A client that auto-pipelines (its own
+// option) would hold the commands to the end of the tick again: the batch goes to it as one
+// explicit pipeline instead, which it writes at once.
 //
 // What it does not change: each command is still its own command, answered and failed on its
 // own (an error fails only the caller it belongs to), with the client's command timeout; they
@@ -27,6 +37,9 @@ import { isCluster } from './ioredis-client';
  * ones the runtime opens, the store's own bound on a caller's client that has none.
  */
 export const COMMAND_TIMEOUT_MS = 2_000;
+
+/** The most commands written as one: see above. */
+const MAX_BATCH = 16;
 
 type Reply = unknown;
 
@@ -74,32 +87,53 @@ function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number): N
 
 class CommandBatch implements CommandSender {
   private queue: Queued[] = [];
+  /** The client holds each command to the end of the tick itself (ioredis's enableAutoPipelining). */
+  private readonly autoPipelines: boolean;
 
   constructor(
     private readonly client: Redis,
     private readonly timeoutMs: number | undefined,
-  ) {}
+  ) {
+    this.autoPipelines = client.options?.enableAutoPipelining === true;
+  }
 
   send(name: string, args: readonly (string | number)[]): Promise<Reply> {
     return new Promise((resolve, reject) => {
       if (this.queue.length === 0) process.nextTick(() => this.flush());
       this.queue.push({ name, args, resolve, reject });
+      if (this.queue.length >= MAX_BATCH) this.flush();
     });
   }
 
   private flush(): void {
     const batch = this.queue;
+    if (batch.length === 0) return; // written already: it filled up before the end of the tick
     this.queue = [];
     const timer = this.timeoutMs ? rejectLate(batch.map((command) => command.reject), this.timeoutMs) : undefined;
-    if (batch.length === 1) {
-      const [only] = batch;
-      const sent = this.client.call(only.name, ...only.args).then(only.resolve, only.reject);
-      if (timer) void sent.finally(() => clearTimeout(timer));
-      return;
+    const sent = batch.length > 1 && this.autoPipelines ? this.sendPipeline(batch) : this.sendCorked(batch);
+    if (timer) void sent.finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Each command on its own, answered on its own; the socket corked so they leave in one write.
+   * Settles with the last command: one connection answers in order.
+   */
+  private sendCorked(batch: readonly Queued[]): Promise<unknown> {
+    const stream = batch.length > 1 ? this.client.stream : undefined;
+    stream?.cork();
+    let last: Promise<unknown> | undefined;
+    try {
+      for (const command of batch) last = this.client.call(command.name, ...command.args).then(command.resolve, command.reject);
+    } finally {
+      stream?.uncork();
     }
+    return last!;
+  }
+
+  private sendPipeline(batch: readonly Queued[]): Promise<unknown> {
     const pipeline = this.client.pipeline();
     for (const command of batch) pipeline.call(command.name, ...command.args);
-    const sent = pipeline.exec().then(
+    return pipeline.exec().then(
       (replies) => {
         batch.forEach((command, index) => {
           const [error, reply] = replies?.[index] ?? [new Error('lockweave: no reply for a pipelined command'), undefined];
@@ -109,6 +143,5 @@ class CommandBatch implements CommandSender {
       },
       (error: unknown) => batch.forEach((command) => command.reject(error)),
     );
-    if (timer) void sent.finally(() => clearTimeout(timer));
   }
 }

@@ -1,0 +1,52 @@
+// The store's command batch (runtime/store/command-batch.ts) writes a tick's commands a few at a
+// time. What must not change with how they are written: each command gets its own reply, in the
+// order given, an error fails only its own command, and a batch larger than one write (more than
+// 16 commands) loses nothing — on a plain client, on one that auto-pipelines, and on one the
+// store bounds itself (no commandTimeout).
+import test from 'ava';
+import { Redis, type RedisOptions } from 'ioredis';
+import { commandSender } from '../../runtime/store/command-batch';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { uniqueId } from '../helpers/redis-fixture';
+
+let server: RedisServer;
+const clients: Redis[] = [];
+
+test.before(async () => {
+  server = await startRedisServer();
+});
+
+test.after.always(async () => {
+  for (const client of clients) client.disconnect();
+  await server?.stop();
+});
+
+const CLIENTS: Array<[string, RedisOptions, number | undefined]> = [
+  ['a plain client', { commandTimeout: 2_000 }, undefined],
+  ['an auto-pipelining client', { enableAutoPipelining: true, commandTimeout: 2_000 }, undefined],
+  ['a client the store bounds (no commandTimeout)', {}, 2_000],
+];
+
+for (const [name, options, timeoutMs] of CLIENTS) {
+  test(`${name}: 100 commands of one tick each get their own reply, in order`, async (t) => {
+    const client = new Redis(server.url, options);
+    clients.push(client);
+    const sender = commandSender(client, timeoutMs);
+    const key = uniqueId('batch');
+    const replies = await Promise.all(Array.from({ length: 100 }, () => sender.send('incr', [key])));
+    t.deepEqual(replies, Array.from({ length: 100 }, (_, index) => index + 1));
+  });
+
+  test(`${name}: an error fails only its own command, in a batch of one write and across writes`, async (t) => {
+    const client = new Redis(server.url, options);
+    clients.push(client);
+    const sender = commandSender(client, timeoutMs);
+    const key = uniqueId('batch');
+    const sent = Array.from({ length: 40 }, (_, index) => (index % 7 === 3 ? sender.send('hget', [key]) : sender.send('incr', [key])));
+    const settled = await Promise.allSettled(sent);
+    const failed = settled.flatMap((outcome, index) => (outcome.status === 'rejected' ? [index] : []));
+    t.deepEqual(failed, [3, 10, 17, 24, 31, 38]);
+    const counts = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    t.deepEqual(counts, Array.from({ length: 34 }, (_, index) => index + 1));
+  });
+}
