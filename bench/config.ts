@@ -34,13 +34,16 @@ export function benchConfig(quick: boolean, reps?: number): BenchConfig {
     : {
         quick,
         // 7 repetitions and 400 sections per caller: shorter uncontended runs (~0.15 s) swung by
-        // ±20% from one repetition to the next on this 2-core machine.
+        // ±20% from one repetition to the next on this 2-core machine. The hot-key runs were as
+        // short (400 sections, 320 across processes, after 20 per caller to warm up) and measured
+        // mostly the JIT: lockweave made 0.66× the floor across processes there, 0.95× in 6,400
+        // sections. They now run about a second each, after about half a second of warm-up.
         reps: 7,
         uncontended: { callers: 64, iterations: 400 },
-        hotKey: { callers: 16, iterations: 25 },
-        handoff: { callers: 16, iterations: 25 },
-        multiProcess: { processes: 4, callersPerProcess: 4, iterations: 20 },
-        warmupIterations: 20,
+        hotKey: { callers: 16, iterations: 150 },
+        handoff: { callers: 16, iterations: 150 },
+        multiProcess: { processes: 4, callersPerProcess: 4, iterations: 100 },
+        warmupIterations: 100,
         compile: { runs: 5 },
         weave: { batches: 20, callsPerBatch: 20_000 },
         runDeadlineMs: 60_000,
