@@ -112,7 +112,15 @@ async function waitForLease(
   let waiter: Waiter;
   try {
     const listenWaitMs = Math.min(settings.waitTime, LISTEN_WAIT_MS);
-    waiter = await waitersOf(store).add(key, token, settings.lockTime, settings.waitTime + PLACE_GRACE_MS, listenWaitMs, settings.fencing);
+    const terms = {
+      leaseMs: settings.lockTime,
+      placeLastsMs: settings.waitTime + PLACE_GRACE_MS,
+      fenced: settings.fencing === true,
+      // A grant taken over is renewed by the watchdog, and is not a new grant: no new fencing token,
+      // no new write for replicas to acknowledge. Those waiters get their own grant from the store.
+      takesOver: settings.watchdog && settings.fencing !== true && !(settings.replicas > 0),
+    };
+    waiter = await waitersOf(store).add(key, token, terms, listenWaitMs);
   } catch (error) {
     context.claim?.end();
     throw error;
@@ -149,11 +157,16 @@ async function waitForLease(
         await waiter.sleep(seen, waitMs);
         stopWaitingForReconnect?.();
       }
-      const handedAt = waiter.takeHanded();
-      if (handedAt !== undefined) {
+      const handover = waiter.takeHandover();
+      if (handover?.grant) {
+        attempts.count++;
+        lease = Lease.takeOver(key, handover.grant, waiter.token, store, settings, logger, context.claim);
+        break;
+      }
+      if (handover) {
         attempts.count++;
         try {
-          lease = new Lease(key, token, store, settings, logger, handedAt, context.claim, fenceOf(waiter.fence, settings, key));
+          lease = new Lease(key, token, store, settings, logger, handover.sentAt, context.claim, fenceOf(waiter.fence, settings, key));
         } catch (error) {
           attempts.lastError = error; // a hand-over without the fencing token asked for: failed() gives the key back
         }

@@ -8,7 +8,7 @@ import type { LockLogger } from './events';
 import { runHolding, type HeldLock } from './held-locks';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
-import { waitersOf } from './waiters';
+import { waitersOf, type Waiter } from './waiters';
 import { timerDelay } from '../base/timer-delay';
 
 /** A lease's hold on the store it was taken through (see api/configure.ts): ended once the lease is done with it. */
@@ -40,6 +40,8 @@ export class Lease implements HeldLock, AsyncDisposable {
   private lostWith: LockLostError | undefined;
   /** Made on the first nested call: most leases have none. */
   private gate: ReentryGate | undefined;
+  /** A take-over's renewal, until it is answered (see takeOver). */
+  private takingOver: Promise<void> | undefined;
 
   constructor(
     readonly key: string,
@@ -52,12 +54,49 @@ export class Lease implements HeldLock, AsyncDisposable {
     private readonly claim?: StoreClaim,
     /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
     readonly fence?: number,
+    /** For a grant taken over: the last moment its former holder knew it was ours. */
+    knownUntil?: number,
   ) {
     // A grant is known to last its lease less the clocks' drift (only a Redlock store has any): the
     // holder counts no further, and renews or is lost within that.
     this.validMs = settings.lockTime - (store.clockDriftMs?.(settings.lockTime) ?? 0);
-    this.expiresAt = acquiredAt + this.validMs;
+    this.expiresAt = knownUntil ?? acquiredAt + this.validMs;
     if (settings.watchdog) this.scheduleRenewal();
+  }
+
+  /**
+   * The lease of a waiter that takes over a holder's grant (see release()): the key keeps the
+   * grant's token and is known ours until the holder knew it was; the store renews it for this
+   * lease and takes the waiter out of the line, in the background, while the body runs — the
+   * renewal the watchdog would make, made at once.
+   */
+  static takeOver(
+    key: string,
+    grant: { readonly token: string; readonly expiresAt: number },
+    waiterToken: string,
+    store: LockStore,
+    settings: LeaseSettings,
+    logger: LockLogger | undefined,
+    claim: StoreClaim | undefined,
+  ): Lease {
+    const takenAt = Date.now();
+    // Until the renewal answers, the key lasts the former holder's lease — or less, should the
+    // renewal land and set a shorter one: the earlier of the two is what is known.
+    const knownUntil = Math.min(grant.expiresAt, takenAt + settings.lockTime - (store.clockDriftMs?.(settings.lockTime) ?? 0));
+    const lease = new Lease(key, grant.token, store, settings, logger, takenAt, claim, undefined, knownUntil);
+    lease.takingOver = store.takeOver!(key, grant.token, settings.lockTime, waiterToken).then(
+      (stillOurs) => {
+        lease.takingOver = undefined;
+        lease.renewed(stillOurs, takenAt, 'the take-over found the key no longer ours');
+      },
+      (error: unknown) => {
+        lease.takingOver = undefined;
+        lease.renewFailed(error);
+        // Its place in line may be left behind; a release could pass the key to it. Taken out again.
+        store.leave(key, waiterToken).catch(() => undefined);
+      },
+    );
+    return lease;
   }
 
   /** True until released, lost, or past the last moment the key was known to be ours. */
@@ -95,6 +134,10 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 
   async release(): Promise<void> {
+    // A take-over's renewal still unanswered goes first: a release sent after it could overtake it
+    // (a script the server had to be sent again, NOSCRIPT) and pass the key to our own stale place
+    // in line. It is answered within a round trip, mostly while the body runs.
+    if (this.takingOver) await this.takingOver;
     if (this.state === 'released') return;
     // A lease the watchdog gave up on may still be ours (Redis was only unreachable), and the
     // release is token-checked, so it is still attempted; it just is not reported lost twice.
@@ -112,17 +155,30 @@ export class Lease implements HeldLock, AsyncDisposable {
     const waiters = waitersOf(this.store);
     const next = waiters.reserveSuccessor(this.key);
     const successor = next?.successor;
+    if (next?.goesAhead && !alreadyLost && this.canBeTakenOverBy(next.successor)) {
+      // Take-over: the successor gets this grant as it stands, and its body starts now — no round
+      // trip between one body and the next. Safe because the key is ours until `expiresAt` (the
+      // margin below keeps at least half the successor's lease of that), the successor's lease
+      // counts from no later, and its store renewal, sent now, either extends the key for its full
+      // lease or finds it lost, as a watchdog renewal would (its signal aborts then). Across
+      // processes nothing changes: the same cohort rule bounds how often this happens in a row.
+      waiters.released(this.key, true);
+      this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
+      next.successor.handed({ sentAt: Date.now(), grant: { token: this.token, expiresAt: this.expiresAt } });
+      this.claim?.end();
+      return;
+    }
     const sentAt = Date.now();
     try {
       const released = await this.store.release(this.key, this.token, successor, next?.goesAhead);
-      if (next) waiters.released(this.key, released);
+      if (next) waiters.released(this.key, released === 'handed' && next.goesAhead);
       if (released === 'not-ours') {
         successor?.unreserve(false);
         if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
       } else {
         // Reported before the successor wakes, so logs read "released", then "acquired".
         this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-        if (released === 'handed') successor!.handed(sentAt);
+        if (released === 'handed') successor!.handed({ sentAt });
         else successor?.unreserve(released === 'freed');
       }
       this.claim?.end();
@@ -176,21 +232,38 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.renewTimer.unref();
   }
 
+  /**
+   * Whether `successor` may take over this grant rather than have the store pass the key on: it
+   * asks for nothing a new grant must be made for (waiters.ts, `takesOver`), the store can renew a
+   * grant for a new holder, and the key is known ours for at least half the successor's lease.
+   */
+  private canBeTakenOverBy(successor: Waiter): boolean {
+    return successor.takesOver && this.store.takeOver !== undefined && this.expiresAt - Date.now() >= successor.leaseMs / 2;
+  }
+
   private async renew(): Promise<void> {
     const startedAt = Date.now();
     try {
-      const stillOurs = await this.store.renew(this.key, this.token, this.settings.lockTime);
-      if (this.state !== 'held') return;
-      if (!stillOurs) return this.reportLost('the watchdog found the key no longer ours');
-      this.expiresAt = startedAt + this.validMs;
-      this.logger?.({ type: 'renewed', key: this.key, token: this.token });
+      this.renewed(await this.store.renew(this.key, this.token, this.settings.lockTime), startedAt);
     } catch (error) {
-      if (this.state !== 'held') return;
-      this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'renew', error: error as Error });
-      // We cannot know it is ours past the last confirmed expiry.
-      if (Date.now() >= this.expiresAt) return this.reportLost('the lease ended while Redis could not be reached');
+      this.renewFailed(error);
     }
-    this.scheduleRenewal();
+    if (this.state === 'held') this.scheduleRenewal();
+  }
+
+  /** A renewal sent at `sentAt` came back. */
+  private renewed(stillOurs: boolean, sentAt: number, lostBecause = 'the watchdog found the key no longer ours'): void {
+    if (this.state !== 'held') return;
+    if (!stillOurs) return this.reportLost(lostBecause);
+    this.expiresAt = sentAt + this.validMs;
+    this.logger?.({ type: 'renewed', key: this.key, token: this.token });
+  }
+
+  private renewFailed(error: unknown): void {
+    if (this.state !== 'held') return;
+    this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'renew', error: error as Error });
+    // We cannot know it is ours past the last confirmed expiry.
+    if (Date.now() >= this.expiresAt) this.reportLost('the lease ended while Redis could not be reached');
   }
 
   private stopWatchdog(): void {

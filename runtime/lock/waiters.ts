@@ -15,6 +15,9 @@
 // If the store finds that waiter first in line, the key goes to it with its full lease, and the
 // holder wakes it with the key already its own — no notice and no round trip. The successor is
 // reserved first, so its own timer cannot make it give up while the release is in flight.
+// Take-over: when the successor may go ahead of the line (below), the holder does not release at
+// all — it gives the successor its grant, which the successor renews in the background while its
+// body runs (see lock/lease.ts, Lease.release, for when that is allowed and why it is safe).
 //
 // Cohorts: strict arrival order would send nearly every release of a key that several processes
 // contend for across to another process, each pass costing a notice and a confirming round trip
@@ -23,8 +26,24 @@
 // goes to the first in line, whichever process it is in. Who goes next across processes is still
 // the line's decision, and a waiter is overtaken by at most MAX_COHORT sections per turn of
 // another process: waits stay bounded, and well within a caller's wait bound.
-import type { LockStore, PlaceInLine, Released } from '../store/lock-store';
+import type { LockStore, PlaceInLine } from '../store/lock-store';
 import { timerDelay } from '../base/timer-delay';
+
+/** How a waiter got the key without an attempt of its own. */
+export type Handover =
+  /** The release script handed it the key under its own token; the release was sent at `sentAt`, so its lease began no earlier. */
+  | { readonly sentAt: number; readonly grant?: undefined }
+  /** The holder gave it its grant: the key holds the grant's token, known to be ours until `expiresAt`. */
+  | { readonly sentAt: number; readonly grant: { readonly token: string; readonly expiresAt: number } };
+
+/** What a waiter asks of the lease it waits for (see acquire.ts). */
+export interface WaiterTerms {
+  readonly leaseMs: number;
+  readonly placeLastsMs: number;
+  readonly fenced: boolean;
+  /** It may take over a holder's grant: its watchdog will renew the grant, and it needs nothing a grant must be made for. */
+  readonly takesOver: boolean;
+}
 
 export class Waiter implements PlaceInLine {
   /** Notices meant for this waiter since it began to wait. */
@@ -34,17 +53,30 @@ export class Waiter implements PlaceInLine {
   private wake: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private reserved = false;
-  /** When the key was handed to this waiter: the release was sent then, so its lease began no earlier. */
-  private handedAt: number | undefined;
+  private handover: Handover | undefined;
 
   constructor(
     readonly key: string,
     readonly token: string,
-    readonly leaseMs: number,
-    readonly placeLastsMs: number,
+    private readonly terms: WaiterTerms,
     private readonly detach: (waiter: Waiter) => void,
-    readonly fenced = false,
   ) {}
+
+  get leaseMs(): number {
+    return this.terms.leaseMs;
+  }
+
+  get placeLastsMs(): number {
+    return this.terms.placeLastsMs;
+  }
+
+  get fenced(): boolean {
+    return this.terms.fenced;
+  }
+
+  get takesOver(): boolean {
+    return this.terms.takesOver;
+  }
 
   /** Asleep and free to be woken or reserved. */
   get available(): boolean {
@@ -53,7 +85,7 @@ export class Waiter implements PlaceInLine {
 
   /** Sleeps until a notice after `seenEpoch`, a hand-over, or `timeoutMs`; returns at once if a notice came already. */
   sleep(seenEpoch: number, timeoutMs: number): Promise<void> {
-    if (this.epoch !== seenEpoch || this.handedAt !== undefined || timeoutMs <= 0) return Promise.resolve();
+    if (this.epoch !== seenEpoch || this.handover !== undefined || timeoutMs <= 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.wake = resolve;
       // Ref'd on purpose: someone is awaiting this lock, so the process must stay up for it.
@@ -62,11 +94,11 @@ export class Waiter implements PlaceInLine {
     });
   }
 
-  /** When the key was handed to this waiter, if it was: taken once. */
-  takeHanded(): number | undefined {
-    const handedAt = this.handedAt;
-    this.handedAt = undefined;
-    return handedAt;
+  /** How the key was handed to this waiter, if it was: taken once. */
+  takeHandover(): Handover | undefined {
+    const handover = this.handover;
+    this.handover = undefined;
+    return handover;
   }
 
   /** A notice for this waiter came. */
@@ -80,10 +112,10 @@ export class Waiter implements PlaceInLine {
     this.reserved = true;
   }
 
-  /** The release handed the key over: wake with the key already ours. */
-  handed(sentAt: number): void {
+  /** The key was handed over (by the release script, or as the holder's grant): wake with it already ours. */
+  handed(handover: Handover): void {
     this.reserved = false;
-    this.handedAt = sentAt;
+    this.handover = handover;
     this.awaken();
   }
 
@@ -131,8 +163,8 @@ export class Waiters {
    * a subscription that hangs (Redis down, and a client with no command timeout) must not hold a
    * caller past its wait bound.
    */
-  async add(key: string, token: string, leaseMs: number, placeLastsMs: number, listenWaitMs: number, fenced = false): Promise<Waiter> {
-    const waiter = new Waiter(key, token, leaseMs, placeLastsMs, (done) => this.remove(done), fenced);
+  async add(key: string, token: string, terms: WaiterTerms, listenWaitMs: number): Promise<Waiter> {
+    const waiter = new Waiter(key, token, terms, (done) => this.remove(done));
     const list = this.byKey.get(key);
     if (list) list.push(waiter);
     else this.byKey.set(key, [waiter]);
@@ -159,9 +191,13 @@ export class Waiters {
     return { successor, goesAhead: (this.cohorts.get(key) ?? 0) < MAX_COHORT };
   }
 
-  /** What the release that named a successor did: a hand-over adds to the cohort, else it ends. */
-  released(key: string, released: Released): void {
-    if (released === 'handed') this.cohorts.set(key, (this.cohorts.get(key) ?? 0) + 1);
+  /**
+   * The key left a holder that named a successor: a hand-over (or take-over) that went ahead of the
+   * line adds to the cohort; anything else — the key went to the first in line, whoever it was —
+   * ends it.
+   */
+  released(key: string, wentAhead: boolean): void {
+    if (wentAhead) this.cohorts.set(key, (this.cohorts.get(key) ?? 0) + 1);
     else this.cohorts.delete(key);
   }
 

@@ -74,6 +74,13 @@ export interface LockStore {
    */
   release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead?: boolean): Promise<Released>;
   /**
+   * A waiter of this process takes over the grant of a holder that is done with it, without a
+   * release (see lock/lease.ts, Lease.release): when the key still holds `token`, renews it for
+   * `leaseMs` and takes `waiterToken` out of the key's line. False when the key is no longer ours.
+   * A store without it passes a key on by release() only.
+   */
+  takeOver?(key: string, token: string, leaseMs: number, waiterToken: string): Promise<boolean>;
+  /**
    * A waiter gives up: takes `token` out of the key's line, and releases the key as release() does
    * should it hold `token` after all (an attempt whose answer was lost, or a pass just made).
    */

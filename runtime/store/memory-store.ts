@@ -54,6 +54,11 @@ export class MemoryLockStore implements LockStore {
     return true;
   }
 
+  async takeOver(key: string, token: string, leaseMs: number, waiterToken: string): Promise<boolean> {
+    this.leaveLine(key, waiterToken);
+    return this.renew(key, token, leaseMs);
+  }
+
   /**
    * As many as asked: what `replicas` guards against — a failover that loses a grant — cannot
    * happen to a store in the process's own memory, and code unit-tested on this store with

@@ -171,6 +171,21 @@ redis.call(ARGV[8], ARGV[2], first)
 return 3
 `);
 
+/**
+ * A waiter of the holder's process takes over the holder's grant (Lease.release): KEYS[1] key,
+ * KEYS[2] line, KEYS[3] lapses; ARGV[1] the grant's token, ARGV[2] the waiter's lease ms, ARGV[3]
+ * the waiter's own token, which leaves the line — it holds the key now, under the grant's token.
+ * Returns 1 when extended, 0 when the key was no longer ours.
+ */
+export const TAKE_OVER_SCRIPT = script(`
+redis.call('zrem', KEYS[2], ARGV[3])
+redis.call('zrem', KEYS[3], ARGV[3])
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0
+`);
+
 /** KEYS[1] key, ARGV[1] token, ARGV[2] lease in ms. Returns 1 when extended, 0 when not ours. */
 export const RENEW_SCRIPT = script(`
 if redis.call('get', KEYS[1]) == ARGV[1] then

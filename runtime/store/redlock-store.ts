@@ -103,6 +103,11 @@ export class RedlockStore implements LockStore {
     return Date.now() - startedAt < validMs;
   }
 
+  /** The grant stays the holder's token on a majority: renewed there for the new holder (no line to leave). */
+  takeOver(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return this.renew(key, token, leaseMs);
+  }
+
   /**
    * Compare-and-delete on every node (each announces the free key). `freed` once a majority freed
    * it; `not-ours` when so many did not hold our token that it cannot have been held; else it throws,

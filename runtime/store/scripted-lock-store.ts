@@ -14,7 +14,7 @@ import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, ty
 import type { RedisHealth } from './redis-health';
 import type { RedisNotices } from './redis-notices';
 import type { ReleaseChannels } from './release-channel';
-import { ACQUIRE_IN_TURN_SCRIPT, FENCED_ACQUIRE_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, runScript } from './redis-scripts';
+import { ACQUIRE_IN_TURN_SCRIPT, FENCED_ACQUIRE_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, TAKE_OVER_SCRIPT, runScript } from './redis-scripts';
 import { fenceCounterOf, waitingLineOf } from './waiting-line';
 
 /** A released key is announced on the channel `lockweave:released:<key>`. */
@@ -68,6 +68,11 @@ export abstract class ScriptedLockStore implements LockStore {
 
   renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     return this.send(() => runScript(this.sender, RENEW_SCRIPT, [key], [token, leaseMs])).then(isOne);
+  }
+
+  takeOver(key: string, token: string, leaseMs: number, waiterToken: string): Promise<boolean> {
+    const { line, lapses } = waitingLineOf(key);
+    return this.send(() => runScript(this.sender, TAKE_OVER_SCRIPT, [key, line, lapses], [token, leaseMs, waiterToken])).then(isOne);
   }
 
   release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {

@@ -4,7 +4,7 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { defineLock, type Lease } from 'lockweave';
+import { configure, defineLock, type Lease, type LockEvent } from 'lockweave';
 import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
 import { waitingLineOf } from '../../runtime/store/waiting-line';
 
@@ -12,8 +12,12 @@ const fixture = useRedis(test);
 
 const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
 
-test('a release hands the key to a waiter in this process: the key is never free in between', async (t) => {
-  const L = defineLock({ businessFlag: flag('handoff'), retries: 1, waitTime: 60_000 });
+test('a holder done with the key gives its grant to a waiter in this process: no release, no notice, the key never free', async (t) => {
+  const businessFlag = flag('takeover');
+  const L = defineLock({ businessFlag, retries: 1, waitTime: 60_000, lockTime: 30_000 });
+  const W = defineLock({ businessFlag, retries: 1, waitTime: 60_000, lockTime: 40_000 });
+  const events: LockEvent[] = [];
+  configure({ logger: (event) => event.key.includes(businessFlag) && events.push(event) }); // names only a logger: the connection stays
   const holder = (await L.acquire('A')) as Lease;
   // Listen on the key's release channel as another process would.
   const listener = new Redis(fixture.server.url);
@@ -21,19 +25,76 @@ test('a release hands the key to a waiter in this process: the key is never free
   listener.on('message', (channel) => notices.push(channel));
   await listener.subscribe(`lockweave:released:${holder.key}`);
 
-  const waiter = L.acquire('A') as Promise<Lease>;
-  await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 1); // the waiter stands in line
+  const waiter = W.acquire('A') as Promise<Lease>;
+  const { line } = waitingLineOf(holder.key);
+  await until(async () => (await fixture.redis.zcard(line)) === 1); // the waiter stands in line
   await holder.release();
-  const tokenRightAfterRelease = await fixture.redis.get(holder.key);
   const next = await waiter;
-  t.is(tokenRightAfterRelease, next.token, 'the key went straight from holder to waiter');
-  t.not(next.token, holder.token);
+  t.is(next.token, holder.token, 'the waiter holds the grant the holder had');
+  t.is(await fixture.redis.get(holder.key), holder.token, 'the key was never free');
+  // The take-over renews the key for the waiter's own lease and takes it out of the line.
+  await until(async () => (await fixture.redis.pttl(holder.key)) > 30_000);
+  t.is(await fixture.redis.zcard(line), 0);
+  t.deepEqual(events.map((event) => [event.type, 'token' in event ? event.token : undefined]), [
+    ['acquired', holder.token], ['waiting', undefined], ['released', holder.token], ['acquired', holder.token], ['renewed', holder.token],
+  ]);
   await next.release();
-  // Notices on one channel arrive in order: had the hand-over published one, it would come first.
+  t.is(await fixture.redis.get(holder.key), null);
+  // Notices on one channel arrive in order: had the take-over published one, it would come first.
   await until(async () => notices.length > 0);
   t.deepEqual(notices, [`lockweave:released:${holder.key}`], 'only the final, real release was announced');
   listener.disconnect();
 });
+
+test('a taken-over grant that turns out lost is reported lost: its signal aborts', async (t) => {
+  const L = defineLock({ businessFlag: flag('takeover_lost'), retries: 1, waitTime: 60_000 });
+  const holder = (await L.acquire('A')) as Lease;
+  const waiter = L.acquire('A') as Promise<Lease>;
+  await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 1);
+  // The key is gone behind the holder's back (a failover that lost it, say): the holder cannot tell.
+  await fixture.redis.set(holder.key, 'someone-else');
+  await holder.release();
+  const next = await waiter;
+  await until(async () => next.signal.aborted);
+  t.regex(String((next.signal.reason as Error).message), /lost the lock .*: the take-over found the key no longer ours/);
+  await next.release();
+  t.is(await fixture.redis.get(holder.key), 'someone-else', 'the release did not touch what is not ours');
+});
+
+test('a taken-over grant released at once, on a server that forgot its scripts, still frees the key', async (t) => {
+  const L = defineLock({ businessFlag: flag('takeover_noscript'), retries: 1, waitTime: 60_000 });
+  const holder = (await L.acquire('A')) as Lease;
+  const waiter = L.acquire('A') as Promise<Lease>;
+  const { line } = waitingLineOf(holder.key);
+  await until(async () => (await fixture.redis.zcard(line)) === 1);
+  // The take-over's script is sent again after NOSCRIPT: the release behind it must not overtake it,
+  // or it would pass the key to the waiter's own place, still in line.
+  await fixture.redis.script('FLUSH');
+  await holder.release();
+  await (await waiter).release();
+  t.is(await fixture.redis.get(holder.key), null);
+  t.is(await fixture.redis.zcard(line), 0);
+});
+
+for (const [why, holderOptions, waiterOptions] of [
+  ['the waiter has no watchdog to renew the grant', {}, { watchdog: false, lockTime: 5_000 }],
+  ['the holder\'s grant has less than half the waiter\'s lease left', { watchdog: false, lockTime: 1_000 }, {}],
+] as const) {
+  test(`a release hands the key to a waiter in this process under its own token when ${why}`, async (t) => {
+    const businessFlag = flag('handoff');
+    const L = defineLock({ businessFlag, retries: 1, waitTime: 60_000, ...holderOptions });
+    const W = defineLock({ businessFlag, retries: 1, waitTime: 60_000, ...waiterOptions });
+    const holder = (await L.acquire('A')) as Lease;
+    const waiter = W.acquire('A') as Promise<Lease>;
+    await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 1);
+    await holder.release();
+    const tokenRightAfterRelease = await fixture.redis.get(holder.key);
+    const next = await waiter;
+    t.is(tokenRightAfterRelease, next.token, 'the key went straight from holder to waiter');
+    t.not(next.token, holder.token);
+    await next.release();
+  });
+}
 
 test('waiters in another process still get their turn while this process keeps handing the key on', async (t) => {
   const businessFlag = flag('fair');

@@ -115,7 +115,7 @@ test('the line and the fencing counter of a key hash to the key\'s own Cluster s
 });
 
 test('a waiter reserved as successor, whose timer came due meanwhile, wakes when the release goes to another', async (t) => {
-  const waiter = new Waiter('k', 'token', 10_000, 10_000, () => undefined);
+  const waiter = new Waiter('k', 'token', { leaseMs: 10_000, placeLastsMs: 10_000, fenced: false, takesOver: false }, () => undefined);
   let woke = false;
   const slept = waiter.sleep(waiter.epoch, 50).then(() => (woke = true));
   waiter.reserve(); // a release that names it is in flight
