@@ -6,7 +6,7 @@
 // then results.md, results.svg and the same tables on the terminal.
 // BENCH_QUICK=1: a smoke run of about a minute, written to bench/.tmp/quick/. BENCH_ONLY=scenarios,weave,compile: a subset
 // (for working on one part; results are then not written unless BENCH_WRITE=1). BENCH_REPS=n and
-// BENCH_CONTENDERS=a,b change the repetitions and the contenders; BENCH_SUMMARY_JSON=file also writes the
+// BENCH_CONTENDERS=a,b and BENCH_SCENARIOS=hot-key,multi-process change the repetitions, contenders and scenarios; BENCH_SUMMARY_JSON=file also writes the
 // figures as JSON (scripts/bench.sh runs the scenarios on every Node line that way, see report/node-lines.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -74,6 +74,13 @@ function toSample(result: RunResult): RepSample {
   };
 }
 
+/** Every scenario, or those BENCH_SCENARIOS names (comma-separated ids: for working on one). */
+function scenarioIds(): ScenarioId[] {
+  const all = Object.keys(SCENARIOS) as ScenarioId[];
+  const wanted = process.env.BENCH_SCENARIOS?.split(',');
+  return wanted ? all.filter((id) => wanted.includes(id)) : all;
+}
+
 export async function runSuite(
   config: BenchConfig,
   redisUrl: string,
@@ -84,7 +91,7 @@ export async function runSuite(
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   const childTimeoutMs = config.runDeadlineMs * 2 + 30_000;
   try {
-    for (const scenario of Object.keys(SCENARIOS) as ScenarioId[]) {
+    for (const scenario of scenarioIds()) {
       samples[scenario] = Object.fromEntries(contenderIds.map((id) => [id, [] as RepSample[]]));
       for (let rep = 0; rep < config.reps; rep++) {
         for (const contender of alternatingOrder(contenderIds, rep)) {
