@@ -8,7 +8,7 @@ import type { LockLogger } from './events';
 import { runHolding, type HeldLock } from './held-locks';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
-import { waitersOf, type Waiter } from './waiters';
+import { waitersOf, type TakenOverGrant, type Waiter } from './waiters';
 import { timerDelay } from '../base/timer-delay';
 
 /** A lease's hold on the store it was taken through (see api/configure.ts): ended once the lease is done with it. */
@@ -40,8 +40,11 @@ export class Lease implements HeldLock, AsyncDisposable {
   private lostWith: LockLostError | undefined;
   /** Made on the first nested call: most leases have none. */
   private gate: ReentryGate | undefined;
-  /** A take-over's renewal, until it is answered (see takeOver). */
-  private takingOver: Promise<void> | undefined;
+  /**
+   * The waiters whose take-over of this grant (see takeOver) is not answered yet: shared by the
+   * leases the grant passes through, and named to the release, which takes them out of the line.
+   */
+  private leavingLine: Set<string> | undefined;
 
   constructor(
     readonly key: string,
@@ -72,7 +75,7 @@ export class Lease implements HeldLock, AsyncDisposable {
    */
   static takeOver(
     key: string,
-    grant: { readonly token: string; readonly expiresAt: number },
+    grant: TakenOverGrant,
     waiterToken: string,
     store: LockStore,
     settings: LeaseSettings,
@@ -84,17 +87,17 @@ export class Lease implements HeldLock, AsyncDisposable {
     // renewal land and set a shorter one: the earlier of the two is what is known.
     const knownUntil = Math.min(grant.expiresAt, takenAt + settings.lockTime - (store.clockDriftMs?.(settings.lockTime) ?? 0));
     const lease = new Lease(key, grant.token, store, settings, logger, takenAt, claim, undefined, knownUntil);
-    lease.takingOver = store.takeOver!(key, grant.token, settings.lockTime, waiterToken).then(
+    // Until the take-over is answered, a release of the grant also takes this waiter out of the line:
+    // sent after it, the release could still overtake it (a script the server had to be sent again,
+    // NOSCRIPT) and pass the key to the waiter's old place. Take-overs may overtake each other.
+    const leavingLine = (lease.leavingLine = grant.leavingLine ?? new Set());
+    leavingLine.add(waiterToken);
+    store.takeOver!(key, grant.token, settings.lockTime, waiterToken).then(
       (stillOurs) => {
-        lease.takingOver = undefined;
+        leavingLine.delete(waiterToken);
         lease.renewed(stillOurs, takenAt, 'the take-over found the key no longer ours');
       },
-      (error: unknown) => {
-        lease.takingOver = undefined;
-        lease.renewFailed(error);
-        // Its place in line may be left behind; a release could pass the key to it. Taken out again.
-        store.leave(key, waiterToken).catch(() => undefined);
-      },
+      (error: unknown) => lease.renewFailed(error), // the waiter stays named: the release takes it out
     );
     return lease;
   }
@@ -134,10 +137,6 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 
   async release(): Promise<void> {
-    // A take-over's renewal still unanswered goes first: a release sent after it could overtake it
-    // (a script the server had to be sent again, NOSCRIPT) and pass the key to our own stale place
-    // in line. It is answered within a round trip, mostly while the body runs.
-    if (this.takingOver) await this.takingOver;
     if (this.state === 'released') return;
     // A lease the watchdog gave up on may still be ours (Redis was only unreachable), and the
     // release is token-checked, so it is still attempted; it just is not reported lost twice.
@@ -164,13 +163,13 @@ export class Lease implements HeldLock, AsyncDisposable {
       // processes nothing changes: the same cohort rule bounds how often this happens in a row.
       waiters.released(this.key, true);
       this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-      next.successor.handed({ sentAt: Date.now(), grant: { token: this.token, expiresAt: this.expiresAt } });
+      next.successor.handed({ sentAt: Date.now(), grant: { token: this.token, expiresAt: this.expiresAt, leavingLine: this.leavingLine } });
       this.claim?.end();
       return;
     }
     const sentAt = Date.now();
     try {
-      const released = await this.store.release(this.key, this.token, successor, next?.goesAhead);
+      const released = await this.store.release(this.key, this.token, successor, next?.goesAhead, this.leftLine());
       if (next) waiters.released(this.key, released === 'handed' && next.goesAhead);
       if (released === 'not-ours') {
         successor?.unreserve(false);
@@ -207,7 +206,7 @@ export class Lease implements HeldLock, AsyncDisposable {
       sent = true;
       clearTimeout(timer);
       stopWaitingForReconnect?.();
-      this.store.release(this.key, this.token).then(
+      this.store.release(this.key, this.token, undefined, false, this.leftLine()).then(
         (released) => {
           // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
           if (released !== 'not-ours') this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
@@ -230,6 +229,11 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.renewTimer = setTimeout(() => void this.renew(), timerDelay(this.settings.lockTime / 3));
     // The body keeps the process alive while it works; the watchdog alone must not.
     this.renewTimer.unref();
+  }
+
+  /** The waiters a release must take out of the line: their take-overs are not answered yet. */
+  private leftLine(): readonly string[] | undefined {
+    return this.leavingLine?.size ? [...this.leavingLine] : undefined;
   }
 
   /**

@@ -29,12 +29,21 @@
 import type { LockStore, PlaceInLine } from '../store/lock-store';
 import { timerDelay } from '../base/timer-delay';
 
+/** A grant a holder gives a waiter of its own process (see lock/lease.ts, Lease.release). */
+export interface TakenOverGrant {
+  readonly token: string;
+  /** The last moment the holder knew the key was ours. */
+  readonly expiresAt: number;
+  /** The waiters whose take-over of the grant is not answered yet (see Lease.takeOver). */
+  readonly leavingLine?: Set<string>;
+}
+
 /** How a waiter got the key without an attempt of its own. */
 export type Handover =
   /** The release script handed it the key under its own token; the release was sent at `sentAt`, so its lease began no earlier. */
   | { readonly sentAt: number; readonly grant?: undefined }
   /** The holder gave it its grant: the key holds the grant's token, known to be ours until `expiresAt`. */
-  | { readonly sentAt: number; readonly grant: { readonly token: string; readonly expiresAt: number } };
+  | { readonly sentAt: number; readonly grant: TakenOverGrant };
 
 /** What a waiter asks of the lease it waits for (see acquire.ts). */
 export interface WaiterTerms {

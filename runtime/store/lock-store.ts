@@ -71,8 +71,10 @@ export interface LockStore {
    * When the key holds `token`, gives it to the first waiter in line, or frees it when nobody
    * waits. A `successor` of this process gets it with its full lease when it is first in line, or
    * when it stands in line and `successorGoesAhead` (and, for a `fenced` successor, its `fence`).
+   * `leavingLine`: waiters to take out of the line first — they took the grant over, and their
+   * takeOver() may not have been applied yet.
    */
-  release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead?: boolean): Promise<Released>;
+  release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead?: boolean, leavingLine?: readonly string[]): Promise<Released>;
   /**
    * A waiter of this process takes over the grant of a holder that is done with it, without a
    * release (see lock/lease.ts, Lease.release): when the key still holds `token`, renews it for

@@ -128,7 +128,8 @@ return {0, place}
  * (a waiter giving up: it leaves the line this way), ARGV[7] '1' when that waiter may go ahead of
  * the line (see Waiters.reserveSuccessor: a few times in a row at most), ARGV[8] the command that
  * announces: 'publish', or 'spublish' on Redis Cluster (release-channel.ts), ARGV[9] '1' when
- * that waiter wants a fencing token.
+ * that waiter wants a fencing token; ARGV[10] and on, waiters that leave the line first (they took
+ * the caller's grant over, and their TAKE_OVER_SCRIPT may not have run yet).
  *
  * If the key holds `token`, passes it on:
  * - to the caller's own waiter, when it stands in line and may go ahead: with its full lease, no
@@ -144,6 +145,7 @@ return {0, place}
 export const RELEASE_SCRIPT = script(`${LINE_HELPERS}${FENCE_HELPERS}
 local key, line, lapses, token = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
 if ARGV[6] == '1' then leave(line, lapses, token) end
+for i = 10, #ARGV do leave(line, lapses, ARGV[i]) end
 if redis.call('get', key) ~= token then return 0 end
 -- The common case, nobody waiting, stays as cheap as a plain compare-and-delete.
 if redis.call('exists', line) == 0 then

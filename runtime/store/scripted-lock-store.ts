@@ -75,10 +75,11 @@ export abstract class ScriptedLockStore implements LockStore {
     return this.send(() => runScript(this.sender, TAKE_OVER_SCRIPT, [key, line, lapses], [token, leaseMs, waiterToken])).then(isOne);
   }
 
-  release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {
+  release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false, leavingLine: readonly string[] = []): Promise<Released> {
     const own = successor ? [successor.token, successor.leaseMs] : ['', 0];
     const { of, publish } = this.channels;
-    return this.runRelease(key, [token, of(key), CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '', publish, successor?.fenced ? '1' : ''], successor);
+    const args = [token, of(key), CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '', publish, successor?.fenced ? '1' : '', ...leavingLine];
+    return this.runRelease(key, args, successor);
   }
 
   leave(key: string, token: string): Promise<Released> {
