@@ -19,6 +19,8 @@ export interface GeneratedProject {
   /** tsconfig with the lockweave plugin, and the same without it. */
   readonly withPlugin: string;
   readonly withoutPlugin: string;
+  /** The same with reading-floor.ts as its plugin: re-reads the tagged files' JSDoc, nothing else. */
+  readonly withReadingFloor: string;
   readonly taggedMethods: number;
 }
 
@@ -61,7 +63,7 @@ export interface OrderLine { sku: string; quantity: number; price: number }
 export interface AuditEntry { id: number; at: Date; note?: string }
 `;
 
-export function generateProject(root: string, shape: ProjectShape, transformPath: string): GeneratedProject {
+export function generateProject(root: string, shape: ProjectShape, transformPath: string, readingFloorPath: string): GeneratedProject {
   rmSync(root, { recursive: true, force: true });
   const src = join(root, 'src');
   mkdirSync(src, { recursive: true });
@@ -102,5 +104,8 @@ export function generateProject(root: string, shape: ProjectShape, transformPath
   const plugins = [{ transform: relative(root, transformPath) }];
   writeFileSync(withPlugin, JSON.stringify({ compilerOptions: { ...compilerOptions, plugins }, include: ['src'] }, null, 2));
   writeFileSync(withoutPlugin, JSON.stringify({ compilerOptions, include: ['src'] }, null, 2));
-  return { dir: root, withPlugin, withoutPlugin, taggedMethods };
+  const withReadingFloor = join(root, 'tsconfig.reading-floor.json');
+  const floorPlugins = [{ transform: relative(root, readingFloorPath) }];
+  writeFileSync(withReadingFloor, JSON.stringify({ compilerOptions: { ...compilerOptions, plugins: floorPlugins }, include: ['src'] }, null, 2));
+  return { dir: root, withPlugin, withoutPlugin, withReadingFloor, taggedMethods };
 }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { GeneratedProject } from './generate-project';
 import { CPU_MARK } from './cpu-mark';
 
-export const BUILDS = ['plain', 'plugin'] as const;
+/** `floor`: tspc with reading-floor.ts, what reading the tags alone costs. */
+export const BUILDS = ['plain', 'floor', 'plugin'] as const;
 export type Build = (typeof BUILDS)[number];
 
 export interface CompileTimes {
@@ -25,7 +26,7 @@ const TSPC = require.resolve('ts-patch/bin/tspc');
 const REPORT_CPU = join(__dirname, 'report-cpu.js');
 
 function tsconfigOf(project: GeneratedProject, build: Build): string {
-  return build === 'plain' ? project.withoutPlugin : project.withPlugin;
+  return { plain: project.withoutPlugin, floor: project.withReadingFloor, plugin: project.withPlugin }[build];
 }
 
 function compileOnce(project: GeneratedProject, tsconfig: string): { ms: number; cpuMs: number; ok: boolean; output: string } {
@@ -49,8 +50,8 @@ function countWoven(project: GeneratedProject): number {
 }
 
 export function timeCompile(project: GeneratedProject, runs: number, log: (line: string) => void): CompileTimes {
-  const ms: Record<Build, number[]> = { plain: [], plugin: [] };
-  const cpuMs: Record<Build, number[]> = { plain: [], plugin: [] };
+  const ms: Record<Build, number[]> = { plain: [], floor: [], plugin: [] };
+  const cpuMs: Record<Build, number[]> = { plain: [], floor: [], plugin: [] };
   let wovenMethods = 0;
   let pluginError: string | undefined;
   // One unmeasured build each first: the first build after the project is written reads cold

@@ -39,6 +39,10 @@ export interface CompileFigures extends ShapeTimes {
   readonly ratio: number;
   /** The same in CPU time, which other work on a shared machine disturbs less. */
   readonly cpuRatio: number;
+  /** The build with bench/compile/reading-floor.ts: reading the tags' JSDoc alone. */
+  readonly floorMs: number;
+  readonly floorRatio: number;
+  readonly floorCpuRatio: number;
 }
 
 export interface Summary {
@@ -91,13 +95,16 @@ export function summarise(
     contenders,
     scenarios,
     compile: compile?.map((shape) => {
-      const { plain, plugin } = shape.times.ms;
+      const { plain, floor, plugin } = shape.times.ms;
       return {
         ...shape,
         plainMs: median(plain),
         pluginMs: median(plugin),
         ratio: medianRatio(plugin, plain),
         cpuRatio: medianRatio(shape.times.cpuMs.plugin, shape.times.cpuMs.plain),
+        floorMs: median(floor),
+        floorRatio: medianRatio(floor, plain),
+        floorCpuRatio: medianRatio(shape.times.cpuMs.floor, shape.times.cpuMs.plain),
       };
     }),
     weave: weave && {
