@@ -100,7 +100,7 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
     for (const site of ['app', 'orders']) {
       t.is(printed.results[site].length, 3, site);
       for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
-      t.is(new Set(printed.results[site]).size, 3, `${site}: each call held a lease of its own`);
+      // Not one token per call: a call that waited may take over the grant of the one before it, token and all (take-over).
     }
     t.deepEqual(printed.most, { app: 1, orders: 1 });
   });

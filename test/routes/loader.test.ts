@@ -66,7 +66,7 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
       for (const site of ['ts', 'mts', 'cts']) {
         t.is(printed.results[site].length, 3, site);
         for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
-        t.is(new Set(printed.results[site]).size, 3, `${site}: each call held a lease of its own`);
+        // Not one token per call: a call that waited may take over the grant of the one before it, token and all (take-over).
       }
       t.deepEqual(printed.most, { ts: 1, mts: 1, cts: 1 });
     });
