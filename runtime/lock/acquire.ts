@@ -158,15 +158,12 @@ async function waitForLease(
         stopWaitingForReconnect?.();
       }
       const handover = waiter.takeHandover();
-      if (handover?.grant) {
-        attempts.count++;
-        lease = Lease.takeOver(key, handover.grant, waiter.token, store, settings, logger, context.claim);
-        break;
-      }
       if (handover) {
         attempts.count++;
         try {
-          lease = new Lease(key, token, store, settings, logger, handover.sentAt, context.claim, fenceOf(waiter.fence, settings, key));
+          lease = handover.grant
+            ? Lease.takeOver(key, handover.grant, waiter.token, store, settings, logger, context.claim)
+            : new Lease(key, token, store, settings, logger, handover.sentAt, context.claim, fenceOf(waiter.fence, settings, key));
         } catch (error) {
           attempts.lastError = error; // a hand-over without the fencing token asked for: failed() gives the key back
         }

@@ -57,13 +57,11 @@ export class Lease implements HeldLock, AsyncDisposable {
     private readonly claim?: StoreClaim,
     /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
     readonly fence?: number,
-    /** For a grant taken over: the last moment its former holder knew it was ours. */
-    knownUntil?: number,
   ) {
     // A grant is known to last its lease less the clocks' drift (only a Redlock store has any): the
     // holder counts no further, and renews or is lost within that.
     this.validMs = settings.lockTime - (store.clockDriftMs?.(settings.lockTime) ?? 0);
-    this.expiresAt = knownUntil ?? acquiredAt + this.validMs;
+    this.expiresAt = acquiredAt + this.validMs;
     if (settings.watchdog) this.scheduleRenewal();
   }
 
@@ -83,10 +81,10 @@ export class Lease implements HeldLock, AsyncDisposable {
     claim: StoreClaim | undefined,
   ): Lease {
     const takenAt = Date.now();
+    const lease = new Lease(key, grant.token, store, settings, logger, takenAt, claim);
     // Until the renewal answers, the key lasts the former holder's lease — or less, should the
     // renewal land and set a shorter one: the earlier of the two is what is known.
-    const knownUntil = Math.min(grant.expiresAt, takenAt + settings.lockTime - (store.clockDriftMs?.(settings.lockTime) ?? 0));
-    const lease = new Lease(key, grant.token, store, settings, logger, takenAt, claim, undefined, knownUntil);
+    lease.expiresAt = Math.min(grant.expiresAt, lease.expiresAt);
     // Until the take-over is answered, a release of the grant also takes this waiter out of the line:
     // sent after it, the release could still overtake it (a script the server had to be sent again,
     // NOSCRIPT) and pass the key to the waiter's old place. Take-overs may overtake each other.
