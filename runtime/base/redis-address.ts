@@ -26,6 +26,9 @@ export interface RedisUrl {
 
 const REDIS_PROTOCOLS: Readonly<Record<string, boolean>> = { 'redis:': false, 'rediss:': true };
 
+/** A socket is named by options, one way only: ioredis's reading of path strings differs from a URL's. */
+const SOCKET_HINT = 'for a Unix socket, pass options { path: "/path/to/redis.sock" }';
+
 /** Why a URL that does not parse most often does not: said without repeating the text. */
 const ENCODE_HINT = 'a user name or password holding / ? # @ : or % must be percent-encoded (encodeURIComponent)';
 
@@ -39,11 +42,12 @@ export function parseRedisUrl(text: unknown, where: string): RedisUrl {
   try {
     url = new URL(text);
   } catch {
-    throw new TypeError(`${where} is not a redis:// or rediss:// URL: it does not parse (${ENCODE_HINT})`);
+    const hint = text.startsWith('/') ? SOCKET_HINT : ENCODE_HINT;
+    throw new TypeError(`${where} is not a redis:// or rediss:// URL: it does not parse (${hint})`);
   }
   const tls = REDIS_PROTOCOLS[url.protocol];
   // The protocol parsed, so it is letters, digits and + - . only: safe to print.
-  if (tls === undefined) throw new TypeError(`${where} is not a redis:// or rediss:// URL (${url.protocol} is not redis: or rediss:)`);
+  if (tls === undefined) throw new TypeError(`${where} is not a redis:// or rediss:// URL (${url.protocol} is not redis: or rediss:${url.protocol === 'unix:' ? `; ${SOCKET_HINT}` : ''})`);
   // An @ after the host is a password's @ or / that was not encoded: the "host" is part of it.
   if (/@|%40/i.test(url.pathname + url.search + url.hash)) throw new TypeError(`${where} holds an @ after its host (${ENCODE_HINT})`);
   if (url.hash) throw new TypeError(`${where} has a #fragment, which means nothing to Redis (${ENCODE_HINT})`);

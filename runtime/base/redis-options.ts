@@ -79,7 +79,7 @@ export function checkNodeOptions(options: unknown, where: string): void {
   const given = definedEntries(options);
   const named = ['host', 'port', 'path', 'sentinels', 'name'].filter((key) => given.has(key));
   if (named.length) throw new TypeError(`${where}: ${named.join(', ')} is not read for a Cluster's nodes; name the nodes in \`cluster\``);
-  if (given.has('db') && given.get('db') !== 0) throw new TypeError(`${where}: a Redis Cluster has only database 0`);
+  if (given.has('db') && Number(given.get('db')) !== 0) throw new TypeError(`${where}: a Redis Cluster has only database 0`);
   checkCommonValues(given, where);
 }
 
@@ -157,7 +157,8 @@ function checkSentinels(sentinels: unknown, name: unknown, where: string): void 
 
 /** The values that decide where and as whom the client connects, whatever named the server. */
 function checkCommonValues(given: ReadonlyMap<string, unknown>, where: string): void {
-  const db = given.get('db');
+  // A string of digits is read as its number, as ioredis does (a database number from an environment variable).
+  const db = typeof given.get('db') === 'string' && /^\d{1,9}$/.test(given.get('db') as string) ? Number(given.get('db')) : given.get('db');
   if (db !== undefined && !(Number.isInteger(db) && (db as number) >= 0)) throw new TypeError(`${where}: db must be a whole number >= 0; got ${describeValue(db)}`);
   const family = given.get('family');
   if (family !== undefined && family !== 0 && family !== 4 && family !== 6) throw new TypeError(`${where}: family must be 0, 4 or 6; got ${describeValue(family)}`);

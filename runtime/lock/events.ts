@@ -67,7 +67,14 @@ export function guardedLogger(logger: LockLogger): LockLogger {
   const report = (error: unknown, event: LockEvent) => {
     if (reported) return;
     reported = true;
-    const what = error instanceof Error ? error.name || error.constructor?.name || 'Error' : typeof error;
+    // Nothing here may throw in turn: the thrown value's `name` may be a getter that throws, and
+    // process.emitWarning may be patched; the lock goes on either way.
+    let what = 'a value whose name cannot be read';
+    try {
+      what = error instanceof Error ? String(error.name || 'Error') : typeof error;
+    } catch {
+      // keep the placeholder
+    }
     try {
       process.emitWarning(
         `the logger passed to configure() failed (${printable(String(what)).slice(0, 60)}) on an event of type '${event.type}'; `
@@ -75,7 +82,7 @@ export function guardedLogger(logger: LockLogger): LockLogger {
         { code: 'LOCKWEAVE_LOGGER_FAILED', type: 'lockweave' },
       );
     } catch {
-      // A process whose warnings throw (--throw-deprecation does not, but a patched emitWarning may) still locks.
+      // reported as far as it could be
     }
   };
   return (event) => {

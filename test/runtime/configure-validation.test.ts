@@ -3,6 +3,9 @@
 // configure() (not a connection to localhost found out at the first lock), and a later call that
 // names no server — a release channel, a logger — never moves locks to REDIS_URL or localhost.
 import test from 'ava';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { close, configure, MemoryLockStore, withLock, type ConfigureOptions } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
@@ -72,6 +75,24 @@ test.serial('a store named after redis takes over, and redis named after a store
   await close();
 });
 
+test.serial('{ path } names a server on a Unix socket, and locks go there', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'lockweave-sock-'));
+  const path = join(dir, 'redis.sock');
+  const own = await startRedisServer(['--unixsocket', path, '--unixsocketperm', '700']);
+  const look = new Redis(own.url);
+  try {
+    configure({ redis: { path } });
+    const key = uniqueId('socket');
+    const seen = await withLock({ businessFlag: 'where', key, lockTime: 5_000, retries: 0 }, () => look.exists(`LOCK_where_${key}`));
+    t.is(seen, 1);
+  } finally {
+    await close();
+    look.disconnect();
+    await own.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 const refusals: Array<[string, ConfigureOptions, RegExp]> = [
   ['{ redis: undefined }', { redis: undefined }, /redis is undefined, which names no server/],
   ['{ store: undefined }', { store: undefined }, /store is undefined, which names no server/],
@@ -92,6 +113,8 @@ const refusals: Array<[string, ConfigureOptions, RegExp]> = [
   ['a URL with port 0', { redis: 'redis://127.0.0.1:0' }, /port must be a port from 1 to 65535/],
   ['an http:// URL', { redis: 'http://127.0.0.1:6379' }, /is not a redis:\/\/ or rediss:\/\/ URL \(http: is not redis: or rediss:\)/],
   ['"not a url"', { redis: 'not a url' }, /is not a redis:\/\/ or rediss:\/\/ URL: it does not parse/],
+  ['a socket path as a string', { redis: '/tmp/redis.sock' }, /for a Unix socket, pass options \{ path/],
+  ['a unix: URL', { redis: 'unix:///tmp/redis.sock' }, /unix: is not redis: or rediss:; for a Unix socket, pass options \{ path/],
   ['a URL without a host', { redis: 'redis:///0' }, /names no host/],
   ['a URL with a port and no host', { redis: 'redis://:6379' }, /does not parse/],
   ['a URL whose path is not a database', { redis: 'redis://127.0.0.1:6379/x' }, /must be a database number/],

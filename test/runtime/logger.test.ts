@@ -43,6 +43,11 @@ const failingLoggers: Array<[string, () => unknown]> = [
   ['throws a non-Error', () => {
     throw 'a string';
   }],
+  ['throws an error whose name cannot be read', () => {
+    const error = new Error('the log sink is down');
+    Object.defineProperty(error, 'name', { get: () => { throw new Error('and neither is its name'); } });
+    throw error;
+  }],
 ];
 
 for (const [what, logger] of failingLoggers) {
