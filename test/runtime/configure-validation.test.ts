@@ -3,13 +3,17 @@
 // configure() (not a connection to localhost found out at the first lock), and a later call that
 // names no server — a release channel, a logger — never moves locks to REDIS_URL or localhost.
 import test from 'ava';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { close, configure, MemoryLockStore, withLock, type ConfigureOptions } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
+
+const run = promisify(execFile);
 
 /** `named` is the server configure() names; `fallback` is what REDIS_URL points at (the default the old code fell back to). */
 let named: RedisServer;
@@ -137,3 +141,11 @@ for (const [what, options, message] of refusals) {
     t.throws(() => configure(options), { instanceOf: TypeError, message });
   });
 }
+
+test.serial('without configure(), a REDIS_URL that cannot work fails the first lock with a TypeError, not "unreachable"', async (t) => {
+  const program = join(__dirname, 'programs', 'fail-and-exit.js');
+  for (const url of ['redis://127.0.0.1:99999', 'http://127.0.0.1:6379', 'not a url']) {
+    const { stdout } = await run(process.execPath, [program], { env: { ...process.env, REDIS_URL: url }, timeout: 20_000 });
+    t.is(stdout.trim(), 'TypeError', url);
+  }
+});
