@@ -6,7 +6,7 @@
 import type { ClusterNode, ClusterOptions } from 'ioredis';
 import { printable } from '../base/printable';
 import { checkHost, checkPort, describeValue, parseRedisUrl, printAddress, type RedisUrl } from '../base/redis-address';
-import { checkClusterOptions, isPlainObject } from '../base/redis-options';
+import { checkClusterOptions, CLUSTER_OPTION_KEYS, isPlainObject, REDIS_OPTION_KEYS } from '../base/redis-options';
 
 export interface ClusterConfig {
   /** The startup nodes: any few of the cluster's nodes; the others are found from them. */
@@ -23,8 +23,11 @@ export interface ClusterSetup {
 }
 
 const WHERE = 'lockweave: configure({ redis })';
-/** Settings only ioredis's ClusterOptions has: a plain options object naming them meant a Cluster. */
-const CLUSTER_ONLY = ['clusterOptions', 'startupNodes', 'redisOptions', 'scaleReads', 'natMap', 'clusterRetryStrategy', 'shardedSubscribers', 'slotsRefreshTimeout'];
+/**
+ * Settings only a Cluster has (ioredis's ClusterOptions less what one server's options share, and
+ * the names of its parts): a plain options object naming them meant a Cluster.
+ */
+const CLUSTER_ONLY = ['clusterOptions', 'startupNodes', ...CLUSTER_OPTION_KEYS.filter((key) => !REDIS_OPTION_KEYS.includes(key))];
 
 /** True when `redis` asks for a Cluster; throws a TypeError when it is ambiguous or malformed. */
 export function isClusterConfig(redis: unknown): redis is readonly string[] | ClusterConfig {

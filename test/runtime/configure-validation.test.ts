@@ -149,3 +149,19 @@ test.serial('without configure(), a REDIS_URL that cannot work fails the first l
     t.is(stdout.trim(), 'TypeError', url);
   }
 });
+
+test.serial('what names a server is taken (no connection is opened before the first lock)', (t) => {
+  const accepted: ConfigureOptions[] = [
+    { redis: 'redis://127.0.0.1:6390' },
+    { redis: 'rediss://user:p%40ss%2Fw%3Ard@redis.internal:6390/3' },
+    { redis: 'redis://[::1]:6390/2?family=6&connectionName=x' },
+    { redis: { host: 'redis.internal', port: '6390' as never, db: '2' as never, password: undefined } },
+    { redis: { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', natMap: {} } },
+    { redis: { path: '/tmp/redis.sock' } },
+    { redis: ['redis://127.0.0.1:7000', 'redis://127.0.0.1:7001'] },
+    { redlock: ['redis://127.0.0.1:7001', 'redis://127.0.0.1:7002', 'redis://:p%40ss@127.0.0.1:7003'] },
+    { redlock: undefined },
+  ];
+  for (const options of accepted) t.notThrows(() => configure(options), JSON.stringify(options));
+  configure({ redis: named.url });
+});
