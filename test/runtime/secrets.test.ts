@@ -143,3 +143,31 @@ test('refused configuration never prints a password: raw / @ : % # ? in URLs, Cl
     }
   }
 });
+
+test.serial('a node-redis client whose password the server stops taking: the errors passed on hold no trace of it', async (t) => {
+  const { createClient } = await import('redis');
+  // Its own server: the password is changed under the client, then its connection is cut.
+  const own = await startRedisServer();
+  const admin = new Redis(own.url);
+  const old = 'Narwhal/Pangolin@Quetzal:Manatee%Ocelot';
+  await admin.config('SET', 'requirepass', old);
+  await admin.auth(old);
+  const client = createClient({ url: `redis://:${encodeURIComponent(old)}@127.0.0.1:${own.port}`, socket: { reconnectStrategy: () => 50 } });
+  client.on('error', () => undefined);
+  await client.connect();
+  t.teardown(async () => {
+    client.destroy();
+    admin.disconnect();
+    await own.stop();
+  });
+  const events: LockEvent[] = [];
+  configure({ redis: client as never, logger: (event) => events.push(event) });
+  await admin.config('SET', 'requirepass', RIGHT);
+  await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+  const error = await failedLock('secret_node_redis', events);
+  t.true(error instanceof Error);
+  const pieces = old.split(/[/@:%]/);
+  assertNoSecret(t, exposed(error), old, pieces);
+  assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), old, pieces);
+  await close();
+});
