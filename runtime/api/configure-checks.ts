@@ -46,7 +46,8 @@ function assertDefaults(defaults: unknown): void {
 
 /** A LockStore by the verbs every store has: anything else would fail at the first lock. */
 function assertStore(store: unknown): void {
-  const verbs = ['tryAcquire', 'tryAcquireInTurn', 'renew', 'release', 'close'];
+  // The members LockStore requires (store/lock-store.ts); the optional ones are looked for where used.
+  const verbs = ['tryAcquire', 'tryAcquireInTurn', 'renew', 'release', 'leave', 'listen', 'unlisten', 'close'];
   if (typeof store !== 'object' || store === null || verbs.some((verb) => typeof (store as Record<string, unknown>)[verb] !== 'function')) {
     throw new TypeError(`${WHERE}: store must be a LockStore (with ${verbs.join(', ')}), e.g. new MemoryLockStore(); got ${describeValue(store)}`);
   }
