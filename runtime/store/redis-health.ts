@@ -17,7 +17,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from './ioredis-client';
 import { RedisConnectionError } from '../base/errors';
-import { printAddress, printUrlAddress } from '../base/redis-address';
+import { DEFAULT_SENTINEL_PORT, printAddress, printUrlAddress } from '../base/redis-address';
 import { withoutSecrets } from '../base/safe-error';
 import { clusterReady, ClusterPrimaries } from './cluster-primaries';
 import type { NodeRedisClient } from './node-redis-client';
@@ -199,7 +199,7 @@ function addressOf(client: WatchedClient): string {
   // A Sentinel client's host and port are ioredis's defaults, not where it connects: name the
   // primary it asks for and the Sentinels it asks.
   if (options?.sentinels?.length) {
-    const sentinels = options.sentinels.map((node) => `${node.host ?? 'localhost'}:${node.port ?? 26379}`).join(', ');
+    const sentinels = options.sentinels.map((node) => printAddress({ host: node.host, port: node.port ?? DEFAULT_SENTINEL_PORT })).join(', ');
     return `the primary ${options.name ?? 'mymaster'} of Sentinels ${sentinels}`;
   }
   if (options?.path) return options.path;
