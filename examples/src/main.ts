@@ -14,8 +14,10 @@ async function main(): Promise<void> {
     console.log('(no Redis at hand: running on the in-process store, which locks within this process only)');
     configure({ store: new MemoryLockStore(), logger });
   } else {
-    console.log(`(Redis at ${process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'})`);
-    configure({ redis: process.env.REDIS_URL, logger });
+    // Named, not left undefined: configure({ redis: undefined }) names no server and is refused.
+    const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    console.log(`(Redis at ${new URL(url).host})`); // host:port only: a URL may hold a password
+    configure({ redis: url, logger });
   }
   const service = new OrderService();
 

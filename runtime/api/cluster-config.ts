@@ -4,6 +4,9 @@
 // name cluster settings without `cluster`, `cluster` beside single-node settings, URLs that
 // disagree on TLS or credentials, a database other than 0 (a Cluster has only database 0).
 import type { ClusterNode, ClusterOptions } from 'ioredis';
+import { printable } from '../base/printable';
+import { checkHost, checkPort, describeValue, parseRedisUrl, printAddress, type RedisUrl } from '../base/redis-address';
+import { checkClusterOptions, CLUSTER_OPTION_KEYS, isPlainObject, REDIS_OPTION_KEYS } from '../base/redis-options';
 
 export interface ClusterConfig {
   /** The startup nodes: any few of the cluster's nodes; the others are found from them. */
@@ -20,15 +23,16 @@ export interface ClusterSetup {
 }
 
 const WHERE = 'lockweave: configure({ redis })';
-/** Settings only ioredis's ClusterOptions has: a plain options object naming them meant a Cluster. */
-const CLUSTER_ONLY = ['clusterOptions', 'startupNodes', 'redisOptions', 'scaleReads', 'natMap', 'clusterRetryStrategy', 'shardedSubscribers', 'slotsRefreshTimeout'];
+/**
+ * Settings only a Cluster has (ioredis's ClusterOptions less what one server's options share, and
+ * the names of its parts): a plain options object naming them meant a Cluster.
+ */
+const CLUSTER_ONLY = ['clusterOptions', 'startupNodes', ...CLUSTER_OPTION_KEYS.filter((key) => !REDIS_OPTION_KEYS.includes(key))];
 
 /** True when `redis` asks for a Cluster; throws a TypeError when it is ambiguous or malformed. */
 export function isClusterConfig(redis: unknown): redis is readonly string[] | ClusterConfig {
   if (Array.isArray(redis)) return checkNodes(redis, 'a list of URLs'), clusterSetup(redis), true;
-  if (typeof redis !== 'object' || redis === null) return false;
-  const proto = Object.getPrototypeOf(redis);
-  if (proto !== Object.prototype && proto !== null) return false; // a client: configure.ts tells which
+  if (!isPlainObject(redis)) return false; // a client, or not a configuration at all: configure-checks.ts tells which
   const keys = Object.keys(redis);
   if (!keys.includes('cluster')) {
     const clusterish = keys.filter((key) => CLUSTER_ONLY.includes(key));
@@ -40,14 +44,12 @@ export function isClusterConfig(redis: unknown): redis is readonly string[] | Cl
   }
   const others = keys.filter((key) => key !== 'cluster' && key !== 'clusterOptions');
   if (others.length) {
-    throw new TypeError(`${WHERE}: { cluster } takes only \`cluster\` and \`clusterOptions\`; got also ${others.join(', ')} `
+    throw new TypeError(`${WHERE}: { cluster } takes only \`cluster\` and \`clusterOptions\`; got also ${others.map((key) => printable(key).slice(0, 40)).join(', ')} `
       + '(settings of every node connection go in clusterOptions.redisOptions).');
   }
   const { cluster, clusterOptions } = redis as ClusterConfig;
-  if (!Array.isArray(cluster)) throw new TypeError(`${WHERE}: \`cluster\` must be a list of node URLs or { host, port }; got ${typeof cluster}`);
-  if (clusterOptions !== undefined && (typeof clusterOptions !== 'object' || clusterOptions === null || Array.isArray(clusterOptions))) {
-    throw new TypeError(`${WHERE}: \`clusterOptions\` must be ioredis ClusterOptions (an object); got ${typeof clusterOptions}`);
-  }
+  if (!Array.isArray(cluster)) throw new TypeError(`${WHERE}: \`cluster\` must be a list of node URLs or { host, port }; got ${describeValue(cluster)}`);
+  checkClusterOptions(clusterOptions, `${WHERE}: clusterOptions`);
   checkNodes(cluster, '`cluster`');
   clusterSetup(redis as ClusterConfig);
   return true;
@@ -59,26 +61,27 @@ export function clusterSetup(redis: readonly string[] | ClusterConfig): ClusterS
   const clusterOptions = Array.isArray(redis) ? {} : ((redis as ClusterConfig).clusterOptions ?? {});
   const startupNodes: ClusterNode[] = [];
   let urlOptions: ClusterSetup['redisOptions'] | undefined;
-  let firstUrl = '';
-  for (const node of nodes) {
-    if (typeof node !== 'string') {
-      startupNodes.push({ host: node.host, port: node.port });
-      continue;
-    }
-    const url = new URL(node);
-    startupNodes.push({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) });
+  let firstUrl: RedisUrl | undefined;
+  nodes.forEach((node, index) => {
+    if (typeof node !== 'string') return void startupNodes.push({ host: node.host, port: checkPort(node.port, `${WHERE}: node ${index}`) });
+    const url = parseRedisUrl(node, `${WHERE}: node ${index}`);
+    startupNodes.push({ host: url.host, port: url.port });
     const options: ClusterSetup['redisOptions'] = {
-      ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
-      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      ...(url.tls ? { tls: {} } : {}),
+      ...(url.username !== undefined ? { username: url.username } : {}),
+      ...(url.password !== undefined ? { password: url.password } : {}),
     };
-    if (urlOptions && JSON.stringify(options) !== JSON.stringify(urlOptions)) {
-      throw new TypeError(`${WHERE}: the cluster's URLs disagree on TLS or credentials (${redact(firstUrl)} and ${redact(node)}); one cluster has one setting`);
+    if (urlOptions && !sameSettings(options, urlOptions)) {
+      throw new TypeError(`${WHERE}: the cluster's URLs disagree on TLS or credentials (${printAddress(firstUrl!)} and ${printAddress(url)}); one cluster has one setting`);
     }
     urlOptions ??= options;
-    firstUrl ||= node;
-  }
+    firstUrl ??= url;
+  });
   return { startupNodes, redisOptions: urlOptions ?? {}, clusterOptions };
+}
+
+function sameSettings(a: ClusterSetup['redisOptions'], b: ClusterSetup['redisOptions']): boolean {
+  return Boolean(a.tls) === Boolean(b.tls) && a.username === b.username && a.password === b.password;
 }
 
 function checkNodes(nodes: readonly unknown[], what: string): void {
@@ -86,29 +89,23 @@ function checkNodes(nodes: readonly unknown[], what: string): void {
   nodes.forEach((node, index) => {
     const where = `${WHERE}: ${what}[${index}]`;
     if (typeof node === 'string') return checkUrl(node, where);
-    const { host, port } = (node ?? {}) as { host?: unknown; port?: unknown };
-    const extra = typeof node === 'object' && node !== null ? Object.keys(node).filter((key) => key !== 'host' && key !== 'port') : [];
-    if (typeof host !== 'string' || host === '' || !Number.isInteger(port) || (port as number) <= 0 || (port as number) > 65_535 || extra.length) {
-      throw new TypeError(`${where} must be a redis:// URL or { host, port }; got ${typeof node === 'object' ? JSON.stringify(node) : typeof node}`);
+    // Never printed: a node object may hold a password (`{ host, port, password }`), which ioredis would not read there anyway.
+    const usage = `${where} must be a redis:// URL or { host, port }`;
+    if (!isPlainObject(node)) throw new TypeError(`${usage}; got ${describeValue(node)}`);
+    const extra = Object.keys(node).filter((key) => key !== 'host' && key !== 'port');
+    if (extra.length) {
+      throw new TypeError(`${usage}; got also ${extra.map((key) => printable(key).slice(0, 40)).join(', ')} `
+        + '(credentials and TLS of every node go in clusterOptions.redisOptions, or in the URLs)');
     }
+    const { host, port } = node as { host?: unknown; port?: unknown };
+    if (host === undefined || port === undefined) throw new TypeError(`${usage}; it lacks ${host === undefined ? 'host' : 'port'}`);
+    checkHost(host, `${where}.host`);
+    checkPort(port, `${where}.port`);
   });
 }
 
 function checkUrl(text: string, where: string): void {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new TypeError(`${where} is not a URL: ${redact(text)}`);
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`${where}: ${url.protocol} is not redis: or rediss: (${redact(text)})`);
-  if (!url.hostname) throw new TypeError(`${where} names no host: ${redact(text)}`);
-  if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0') {
-    throw new TypeError(`${where} names database ${url.pathname.slice(1)}, but a Redis Cluster has only database 0: ${redact(text)}`);
-  }
-  if (url.search || url.hash) throw new TypeError(`${where}: query parameters are not read for a cluster; use clusterOptions (${redact(text)})`);
-}
-
-function redact(text: string): string {
-  return text.replace(/\/\/[^@/]*@/, '//…@');
+  const url = parseRedisUrl(text, where);
+  if (url.db !== 0) throw new TypeError(`${where} names database ${url.db}, but a Redis Cluster has only database 0`);
+  if (url.query.size) throw new TypeError(`${where}: query parameters are not read for a cluster; use clusterOptions`);
 }

@@ -1,10 +1,13 @@
 // The errors a caller of a locked method can see. Each sets `name` to its class name (so it
 // survives minification and reads well in logs) and carries the Redis key it is about.
+// A `cause` is kept without what a client attached to it (safe-error.ts): a JSON logger of errors
+// prints the whole chain, and an ioredis ReplyError carries its command's arguments.
+import { withoutSecrets } from './safe-error';
 
 export class LockError extends Error {
   override name = 'LockError';
   constructor(message: string, readonly key: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, safeOptions(options));
   }
 }
 
@@ -46,6 +49,10 @@ export class RedisConnectionError extends Error {
     readonly fatal: boolean,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message, safeOptions(options));
   }
+}
+
+function safeOptions(options: { cause?: unknown } | undefined): { cause?: unknown } | undefined {
+  return options && 'cause' in options ? { cause: withoutSecrets(options.cause) } : options;
 }

@@ -10,10 +10,15 @@
 //     caller's attempts keep their schedule and its error comes within its wait bound;
 //   - a fatal error for what retrying cannot fix (TLS, auth, database): every command fails with
 //     it, acquire gives up at once, and a connection the runtime owns stops reconnecting, so it
-//     cannot keep the process alive.
+//     cannot keep the process alive;
+//   - errors without what the client attached to them: an ioredis ReplyError carries its command's
+//     arguments (AUTH's are the password), and every error that leaves here, or is a cause of one,
+//     is a copy without them (base/safe-error.ts). Addresses are host:port (base/redis-address.ts).
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from './ioredis-client';
 import { RedisConnectionError } from '../base/errors';
+import { DEFAULT_SENTINEL_PORT, printAddress, printUrlAddress } from '../base/redis-address';
+import { withoutSecrets } from '../base/safe-error';
 import { clusterReady, ClusterPrimaries } from './cluster-primaries';
 import type { NodeRedisClient } from './node-redis-client';
 import type { NodeRedisCluster } from './node-redis-cluster';
@@ -119,9 +124,9 @@ export class RedisHealth {
   }
 
   private explain(error: unknown): unknown {
-    if (error instanceof RedisConnectionError || !(error instanceof Error)) return error;
+    if (error instanceof RedisConnectionError || !(error instanceof Error)) return withoutSecrets(error);
     if (this.fatalError) return this.fatalError;
-    return CONNECTION_GONE.test(error.message) ? this.unreachable(this.downWith ?? error, error) : error;
+    return CONNECTION_GONE.test(error.message) ? this.unreachable(this.downWith ?? error, error) : withoutSecrets(error);
   }
 
   private unreachable(cause: Error, command?: Error): RedisConnectionError {
@@ -194,21 +199,20 @@ function addressOf(client: WatchedClient): string {
   // A Sentinel client's host and port are ioredis's defaults, not where it connects: name the
   // primary it asks for and the Sentinels it asks.
   if (options?.sentinels?.length) {
-    const sentinels = options.sentinels.map((node) => `${node.host ?? 'localhost'}:${node.port ?? 26379}`).join(', ');
+    const sentinels = options.sentinels.map((node) => printAddress({ host: node.host, port: node.port ?? DEFAULT_SENTINEL_PORT })).join(', ');
     return `the primary ${options.name ?? 'mymaster'} of Sentinels ${sentinels}`;
   }
   if (options?.path) return options.path;
-  if (options?.host || options?.port) return `${options.host ?? 'localhost'}:${options.port ?? 6379}`;
+  if (options?.host || options?.port) return printAddress(options);
   // A node-redis cluster: its first root node.
   const rootNodes = (client as { _options?: { rootNodes?: Array<{ url?: string; socket?: { host?: string; port?: number } }> } })._options?.rootNodes;
-  if (rootNodes?.[0]) return rootNodes[0].url?.replace(/^rediss?:\/\/([^@]*@)?/, '') ?? `${rootNodes[0].socket?.host ?? 'localhost'}:${rootNodes[0].socket?.port ?? 6379}`;
+  if (rootNodes?.[0]) return rootNodes[0].url !== undefined ? printUrlAddress(rootNodes[0].url) : printAddress({ ...rootNodes[0].socket });
   // node-redis keeps the address (parsed from its URL too) under `socket`; its defaults are ioredis's.
-  if (!('status' in client)) {
-    const socket = (client as NodeRedisClient).options?.socket;
-    return socket?.path ?? `${socket?.host ?? 'localhost'}:${socket?.port ?? 6379}`;
-  }
+  if (!('status' in client)) return printAddress({ ...(client as NodeRedisClient).options?.socket });
+  // An ioredis Cluster: its first startup node, an object, a port, or a URL (whose credentials stay out).
   const nodes = (client as { startupNodes?: Array<string | number | { host?: string; port?: number }> }).startupNodes;
   const first = nodes?.[0];
-  if (typeof first === 'object' && first) return `${first.host ?? 'localhost'}:${first.port ?? 6379}`;
-  return first === undefined ? 'unknown address' : String(first);
+  if (typeof first === 'object' && first) return printAddress(first);
+  if (typeof first === 'number') return printAddress({ port: first });
+  return first === undefined ? 'unknown address' : printUrlAddress(first.includes('//') ? first : `redis://${first}`);
 }

@@ -1,0 +1,75 @@
+// The settings of the connections the runtime opens itself (from a URL or options), which a
+// client passed in keeps as its owner made it.
+import type { ClusterOptions, RedisOptions } from 'ioredis';
+import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
+
+/**
+ * For connections the runtime opens. Fail rather than hang: a command Redis does not answer in
+ * time rejects, and the lock attempt counts as failed. Never re-send a command after a
+ * reconnect: a re-sent SET NX that had already been applied would find the key "taken" (by
+ * ourselves) and strand it until its lease ends, and a re-sent release would find the key gone
+ * and report a lost lock that was not lost. A command that errors instead is handled: an attempt
+ * whose answer was lost is found ours by the caller's next attempt (one token per caller), a failed
+ * release is sent again when the connection is back.
+ */
+/** The longest pause between reconnects of a connection the runtime opened. */
+const RECONNECT_MAX_MS = 250;
+
+export const OWNED_CLIENT_OPTIONS: RedisOptions = {
+  commandTimeout: COMMAND_TIMEOUT_MS,
+  // A server that accepts the connection but never answers (a rediss:// URL for a plain server)
+  // is reported in 3 s, not ioredis's 10, and later attempts fail at once (store/redis-health.ts).
+  connectTimeout: 3_000,
+  maxRetriesPerRequest: 1,
+  autoResendUnfulfilledCommands: false,
+  // The store writes its commands a few at a time itself (store/command-batch.ts); ioredis's own
+  // pipelining would hold each of them to the end of the tick.
+  enableAutoPipelining: false,
+  // ioredis waits min(50 ms × attempt, 2 s) between reconnects: after an outage of a few seconds it
+  // comes back a second or more after Redis does, and keys whose release failed wait for it.
+  retryStrategy: (attempt: number) => Math.min(attempt * 50, RECONNECT_MAX_MS),
+  // A restarted Redis loading its data answers ioredis's ready check with `loading:1`, and ioredis
+  // then waits (ETA || 1 s) before looking again: a second after a small data set loaded in
+  // milliseconds. Look again sooner.
+  maxLoadingRetryTime: RECONNECT_MAX_MS,
+};
+
+/**
+ * For a Sentinel client the runtime opens. When no Sentinel answers, ioredis tries them all again
+ * after a timer of its own that is ref'd and that nothing can reach: a process whose work is done
+ * would stay alive for as long as the Sentinels are gone. So it tries a few rounds at the reconnect
+ * pace, then gives up, and the store connects the client again later on an unref'd timer
+ * (store/connection-ref.ts). (In a failover the Sentinels answer — with the dead primary until the
+ * promotion — and the ordinary reconnects, retryStrategy's, carry the client to the new primary.)
+ */
+const SENTINEL_ROUNDS = 3;
+const OWNED_SENTINEL_OPTIONS: RedisOptions = {
+  sentinelRetryStrategy: (round: number) => (round <= SENTINEL_ROUNDS ? Math.min(round * 50, RECONNECT_MAX_MS) : null),
+  // ioredis waits for a Sentinel's answer without a timeout: one that takes the connection but never
+  // answers (a paused or overloaded host) would stall the client for good, the other Sentinels unasked.
+  sentinelCommandTimeout: 1_000,
+};
+
+/** One server's (or Sentinel's primary's) client: the runtime's settings, then the user's own. */
+export function ownedClientOptions(user: RedisOptions): RedisOptions {
+  return { ...OWNED_CLIENT_OPTIONS, ...(user.sentinels ? OWNED_SENTINEL_OPTIONS : {}), ...user };
+}
+
+/**
+ * For a Cluster the runtime opens: the same promises on each node connection, and on the cluster
+ * itself no re-send either — ioredis sends a command whose node connection closed again to the
+ * slot's next primary (`retryDelayOnFailover`), though the lost primary may have applied it. A
+ * command refused with CLUSTERDOWN or TRYAGAIN was not applied, and is retried as ioredis does.
+ * No autopipelining: ioredis 5.8's Cluster pipelines fail whole when their keys' slots span nodes
+ * ("All keys in the pipeline should belong to the same slots allocation group").
+ */
+export function ownedClusterOptions(user: ClusterOptions, fromUrls: RedisOptions, inUse: () => boolean): ClusterOptions {
+  const { retryStrategy: _perNode, ...perNode } = OWNED_CLIENT_OPTIONS;
+  return {
+    retryDelayOnFailover: 0,
+    // Reconnects while the store is in use; an unused one ends, and its next command reconnects it.
+    clusterRetryStrategy: (attempt: number) => (inUse() ? Math.min(attempt * 50, RECONNECT_MAX_MS) : null),
+    ...user,
+    redisOptions: { ...perNode, ...fromUrls, ...user.redisOptions },
+  };
+}

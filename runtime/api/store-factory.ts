@@ -1,0 +1,79 @@
+// From what configure() was given to a store: a client passed in is recognised and used as is
+// (left open), a URL or options become a client the runtime opens (and closes).
+import type * as IORedis from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import { printAddress, parseRedisUrl } from '../base/redis-address';
+import { serverOptions } from '../base/redis-options';
+import type { LockStore } from '../store/lock-store';
+import { isIORedisClient } from '../store/ioredis-client';
+import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClient } from '../store/node-redis-client';
+import type { NodeRedisCluster } from '../store/node-redis-cluster';
+import { NodeRedisLockStore } from '../store/node-redis-store';
+import { RedisLockStore } from '../store/redis-store';
+import { RedlockStore } from '../store/redlock-store';
+import { clusterSetup, isClusterConfig } from './cluster-config';
+import { ownedClientOptions, ownedClusterOptions } from './owned-connection';
+import type { ConfigureOptions, RedlockServer } from './settings';
+
+const DEFAULT_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * ioredis, loaded when the first store is made (or a client is passed in): importing a module with
+ * a tagged method then costs no ~50 ms of ioredis loading, which matters to a command-line tool or
+ * a test file that never takes a lock, and to every start under lockweave/register.
+ */
+let ioredisModule: typeof IORedis | undefined;
+const ioredis = () => (ioredisModule ??= require('ioredis') as typeof IORedis);
+
+export function createStore(options: ConfigureOptions): LockStore {
+  if (options.store) return options.store;
+  // Without configure({ redis }): REDIS_URL, read (and checked like any URL) when the first lock needs it.
+  if (options.redis === undefined) {
+    const fromEnv = process.env.REDIS_URL;
+    return singleStore(fromEnv || DEFAULT_URL, options.releaseChannel, fromEnv ? 'lockweave: REDIS_URL' : 'lockweave: the default URL');
+  }
+  return singleStore(options.redis, options.releaseChannel, 'lockweave: configure({ redis })');
+}
+
+export function createRedlockStore(servers: readonly RedlockServer[], channel: string | undefined): LockStore {
+  return new RedlockStore(servers.map((server, index) => ({
+    store: singleStore(server, channel, `lockweave: configure({ redlock }): server ${index}`),
+    address: serverAddress(server),
+  })));
+}
+
+/**
+ * The store on one Redis (or Sentinel's primary, or one Cluster): the client passed in (left
+ * open), or one the runtime opens (and closes) with what the checks read from the URL or options.
+ */
+function singleStore(redis: NonNullable<ConfigureOptions['redis']>, channel: string | undefined, where: string): LockStore {
+  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
+  if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
+  const { Redis, Cluster } = ioredis();
+  let client: Redis | Cluster;
+  let store: RedisLockStore | undefined;
+  if (isClusterConfig(redis)) {
+    const { startupNodes, redisOptions, clusterOptions } = clusterSetup(redis);
+    client = new Cluster(startupNodes, ownedClusterOptions(clusterOptions, redisOptions, () => store?.recentlyUsed() ?? true));
+  } else {
+    client = new Redis(ownedClientOptions(serverOptions(redis, where) as RedisOptions));
+  }
+  // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
+  client.on('error', () => undefined);
+  return (store = new RedisLockStore(client, { channel, ownsClient: true }));
+}
+
+/** host:port of a Redlock server, as far as its URL or client says (for duplicates and errors; never credentials). */
+export function serverAddress(server: RedlockServer): string {
+  if (typeof server === 'string') {
+    const { host, port } = parseRedisUrl(server, 'a Redlock server');
+    return printAddress({ host, port });
+  }
+  const options = (server as { options?: { host?: string; port?: number; path?: string; url?: string; socket?: { host?: string; port?: number; path?: string } } }).options;
+  if (options?.url) return serverAddress(options.url);
+  return printAddress({
+    path: options?.path ?? options?.socket?.path,
+    host: options?.host ?? options?.socket?.host,
+    port: options?.port ?? options?.socket?.port,
+  });
+}
