@@ -9,6 +9,7 @@ import { findHeld } from '../lock/held-locks';
 import { compositeLockKey, lockKey } from '../lock/key';
 import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
 import { LockAcquireError } from '../base/errors';
+import { businessFlagProblem } from '../base/key-names';
 
 /** What the transformer writes into defineLock(): the tag's attributes, with times in ms. */
 export interface LockSpec extends Partial<LockOptions> {
@@ -24,9 +25,10 @@ export class MethodLock {
   private options!: LockOptions;
 
   constructor(readonly spec: LockSpec) {
-    if (typeof spec?.businessFlag !== 'string' || spec.businessFlag === '') {
-      throw new TypeError('lockweave: defineLock() needs a businessFlag');
-    }
+    // The tag's own rule (base/key-names.ts): a flag the tag would refuse could make a key that
+    // reads as another (flag, value) pair, or carry a brace into the key.
+    const badFlag = businessFlagProblem(spec?.businessFlag);
+    if (badFlag) throw new TypeError(`lockweave: ${badFlag}${spec?.site ? ` (${spec.site})` : ''}`);
     this.resolve(); // fail at module load, not at the first call, if the spec is invalid
   }
 

@@ -10,7 +10,7 @@ import { waitingLineOf } from '../../runtime/store/waiting-line';
 
 const fixture = useRedis(test);
 
-const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
+const flag = (label: string) => uniqueId(label);
 
 test('a holder done with the key gives its grant to a waiter in this process: no release, no notice, the key never free', async (t) => {
   const businessFlag = flag('takeover');
