@@ -69,13 +69,17 @@ export class MethodLock {
     value: V,
     onFail: FailureClass | undefined,
   ): Promise<AnyLease | undefined> {
-    const options = this.resolve();
-    let key: string;
+    // Whatever throws on the way — a bad key, options a later configure() made invalid, a store
+    // that cannot be used — rejects instead: callers of a Promise-returning method expect that.
     try {
-      key = keyOf(options.prefix, this.spec.businessFlag, value);
+      const options = this.resolve();
+      return this.acquireKey(keyOf(options.prefix, this.spec.businessFlag, value), options, onFail);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  private acquireKey(key: string, options: LockOptions, onFail: FailureClass | undefined): Promise<AnyLease | undefined> {
     const logger = currentLogger();
     if (options.reentrant) {
       const held = findHeld(key, options.redlock);
@@ -85,12 +89,7 @@ export class MethodLock {
         return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, options, onFail)));
       }
     }
-    let use: StoreUse;
-    try {
-      use = options.redlock ? useRedlockStore(key, this.spec.site) : useCurrentStore();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const use: StoreUse = options.redlock ? useRedlockStore(key, this.spec.site) : useCurrentStore();
     const context = { store: use.store, claim: use, logger, site: this.spec.site, onFail: onFail ?? options.onFail };
     return acquireLease(key, options, context);
   }

@@ -172,3 +172,21 @@ test('a value that names another key\'s fencing counter or line locks a key of i
     }
   }
 });
+
+test.serial('acquire, run and runComposite return a rejected promise, never throw, whatever fails on the way', async (t) => {
+  configure({ store: new MemoryLockStore() });
+  const redlocked = defineLock({ businessFlag: 'sync', redlock: true });
+  configure({ defaults: { fencing: true } }); // valid alone; together with the spec's redlock, refused when resolved
+  try {
+    for (const call of [() => redlocked.acquire('k'), () => redlocked.run('k', async () => 'ran'), () => redlocked.runComposite(['a', 'b'], async () => 'ran')]) {
+      let returned: Promise<unknown> | undefined;
+      t.notThrows(() => (returned = call()));
+      await t.throwsAsync(returned!, { instanceOf: TypeError, message: /redlock and fencing/ });
+    }
+    for (const bad of [undefined, 'not an array', {}] as unknown as unknown[][]) {
+      await t.throwsAsync(payOrder.acquireComposite(bad), { instanceOf: LockKeyError });
+    }
+  } finally {
+    configure({ defaults: {} });
+  }
+});
