@@ -13,7 +13,7 @@ export function setTimer(callback: () => void, ms: number): NodeJS.Timeout {
   return setTimeout(callback, timerDelay(ms));
 }
 
-export function timerDelay(ms: number): number {
+function timerDelay(ms: number): number {
   return Number.isNaN(ms) ? 1 : Math.min(Math.max(ms, 1), MAX_TIMER_DELAY_MS);
 }
 
