@@ -9,6 +9,7 @@ import { findHeld } from '../lock/held-locks';
 import { compositeLockKey, lockKey } from '../lock/key';
 import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
 import { LockAcquireError } from '../base/errors';
+import { businessFlagProblem } from '../base/key-names';
 
 /** What the transformer writes into defineLock(): the tag's attributes, with times in ms. */
 export interface LockSpec extends Partial<LockOptions> {
@@ -24,9 +25,10 @@ export class MethodLock {
   private options!: LockOptions;
 
   constructor(readonly spec: LockSpec) {
-    if (typeof spec?.businessFlag !== 'string' || spec.businessFlag === '') {
-      throw new TypeError('lockweave: defineLock() needs a businessFlag');
-    }
+    // The tag's own rule (base/key-names.ts): a flag the tag would refuse could make a key that
+    // reads as another (flag, value) pair, or carry a brace into the key.
+    const badFlag = businessFlagProblem(spec?.businessFlag);
+    if (badFlag) throw new TypeError(`lockweave: ${badFlag}${spec?.site ? ` (${spec.site})` : ''}`);
     this.resolve(); // fail at module load, not at the first call, if the spec is invalid
   }
 
@@ -67,13 +69,17 @@ export class MethodLock {
     value: V,
     onFail: FailureClass | undefined,
   ): Promise<AnyLease | undefined> {
-    const options = this.resolve();
-    let key: string;
+    // Whatever throws on the way — a bad key, options a later configure() made invalid, a store
+    // that cannot be used — rejects instead: callers of a Promise-returning method expect that.
     try {
-      key = keyOf(options.prefix, this.spec.businessFlag, value);
+      const options = this.resolve();
+      return this.acquireKey(keyOf(options.prefix, this.spec.businessFlag, value), options, onFail);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  private acquireKey(key: string, options: LockOptions, onFail: FailureClass | undefined): Promise<AnyLease | undefined> {
     const logger = currentLogger();
     if (options.reentrant) {
       const held = findHeld(key, options.redlock);
@@ -83,12 +89,7 @@ export class MethodLock {
         return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, options, onFail)));
       }
     }
-    let use: StoreUse;
-    try {
-      use = options.redlock ? useRedlockStore(key, this.spec.site) : useCurrentStore();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const use: StoreUse = options.redlock ? useRedlockStore(key, this.spec.site) : useCurrentStore();
     const context = { store: use.store, claim: use, logger, site: this.spec.site, onFail: onFail ?? options.onFail };
     return acquireLease(key, options, context);
   }

@@ -3,6 +3,8 @@
 // A method's options come from, most specific first: its tag, the plugin's compile-time
 // `defaults`, the runtime's `configure({ defaults })`, then DEFAULT_LOCK_OPTIONS. The first
 // two are baked into the woven spec; the last two are read when the lock is first used.
+import { prefixProblem } from './key-names';
+import { MAX_TIMER_DELAY_MS } from './timer-delay';
 
 export type OnFail = 'throw' | 'skip';
 
@@ -78,15 +80,25 @@ export function validateOptions(options: LockOptions): LockOptions {
   if (!Number.isInteger(options.retries) || options.retries < 0) {
     throw new TypeError(`lockweave: option retries must be a whole number >= 0, got ${String(options.retries)}`);
   }
+  // Every wait and lease is a timer somewhere (a store's expiry, the watchdog, a waiter's bound,
+  // a nested call's bound of retries × waitTime), and Node fires a timer set past 2^31 − 1 ms at
+  // once. A time no timer can keep is refused here rather than cut short later.
+  const timed = (name: string, ms: number) => {
+    if (ms > MAX_TIMER_DELAY_MS) {
+      throw new TypeError(`lockweave: option ${name} is ${ms} ms; the most a lock can keep is ${MAX_TIMER_DELAY_MS} ms (about 24.8 days, Node's longest timer)`);
+    }
+  };
+  timed('lockTime', options.lockTime);
+  timed('waitTime', options.waitTime);
+  timed('retries × waitTime (the longest wait)', options.retries * options.waitTime);
   if (options.onFail !== 'throw' && options.onFail !== 'skip') {
     throw new TypeError(`lockweave: option onFail must be "throw" or "skip", got ${String(options.onFail)}`);
   }
   if (!Number.isSafeInteger(options.replicas) || options.replicas < 0) {
     throw new TypeError(`lockweave: option replicas must be a whole number >= 0, got ${String(options.replicas)}`);
   }
-  if (typeof options.prefix !== 'string') {
-    throw new TypeError(`lockweave: option prefix must be a string`);
-  }
+  const badPrefix = prefixProblem(options.prefix);
+  if (badPrefix) throw new TypeError(`lockweave: option prefix: ${badPrefix}`);
   if (typeof options.fencing !== 'boolean') {
     throw new TypeError(`lockweave: option fencing must be true or false, got ${String(options.fencing)}`);
   }

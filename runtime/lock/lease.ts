@@ -9,7 +9,7 @@ import { runHolding, type HeldLock } from './held-locks';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
 import { waitersOf, type TakenOverGrant, type Waiter } from './waiters';
-import { timerDelay } from '../base/timer-delay';
+import { setTimer } from '../base/timer-delay';
 
 /** A lease's hold on the store it was taken through (see api/configure.ts): ended once the lease is done with it. */
 export interface StoreClaim {
@@ -213,7 +213,7 @@ export class Lease implements HeldLock, AsyncDisposable {
         () => this.retryRelease(retry + 1),
       );
     };
-    const timer = setTimeout(send, delay);
+    const timer = setTimer(send, delay);
     timer.unref();
     const stopWaitingForReconnect = this.store.onceReconnected?.(send);
   }
@@ -224,7 +224,7 @@ export class Lease implements HeldLock, AsyncDisposable {
 
   private scheduleRenewal(): void {
     // A third of the lease: two renewals can fail (a slow or restarting Redis) before it ends.
-    this.renewTimer = setTimeout(() => void this.renew(), timerDelay(this.settings.lockTime / 3));
+    this.renewTimer = setTimer(() => void this.renew(), this.settings.lockTime / 3);
     // The body keeps the process alive while it works; the watchdog alone must not.
     this.renewTimer.unref();
   }

@@ -12,6 +12,7 @@
 //   - any other nested call (a sibling of the one running) waits, in arrival order, for its parent
 //     to be `current` again — at most its wait bound, as a call waiting on Redis would.
 // So a call nested in a nested call still enters at once, and siblings run one at a time.
+import { setTimer } from '../base/timer-delay';
 
 export interface Hold {
   readonly key: string;
@@ -45,7 +46,8 @@ export class ReentryGate {
     }
     return new Promise<void>((resolve, reject) => {
       const entry: Waiting = { parent, child, admit: () => (clearTimeout(timer), this.admit(parent, child), resolve()) };
-      const timer = setTimeout(() => {
+      // waitMs is retries × waitTime, which options.ts keeps within what a timer can keep.
+      const timer = setTimer(() => {
         this.waiting.splice(this.waiting.indexOf(entry), 1);
         reject(onTimeout());
       }, waitMs);

@@ -27,7 +27,7 @@
 // the line's decision, and a waiter is overtaken by at most MAX_COHORT sections per turn of
 // another process: waits stay bounded, and well within a caller's wait bound.
 import type { LockStore, PlaceInLine } from '../store/lock-store';
-import { timerDelay } from '../base/timer-delay';
+import { setTimer } from '../base/timer-delay';
 
 /** A grant a holder gives a waiter of its own process (see lock/lease.ts, Lease.release). */
 export interface TakenOverGrant {
@@ -99,7 +99,7 @@ export class Waiter implements PlaceInLine {
       this.wake = resolve;
       // Ref'd on purpose: someone is awaiting this lock, so the process must stay up for it.
       // A clamped wait wakes early: the caller then makes a scheduled attempt and waits again.
-      this.timer = setTimeout(() => this.reserved || this.awaken(), timerDelay(timeoutMs));
+      this.timer = setTimer(() => this.reserved || this.awaken(), timeoutMs);
     });
   }
 
@@ -179,7 +179,7 @@ export class Waiters {
     else this.byKey.set(key, [waiter]);
     const listening = this.store.listen(key, (noticed, passedTo) => this.notice(noticed, passedTo)).catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
-    const givenUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, listenWaitMs)));
+    const givenUp = new Promise<void>((resolve) => (timer = setTimer(resolve, listenWaitMs)));
     await Promise.race([listening, givenUp]);
     clearTimeout(timer);
     return waiter;

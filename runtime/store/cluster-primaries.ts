@@ -6,6 +6,7 @@
 // waits to be sent again, the map is asked for every POLL_MS, and every refresh that names other
 // primaries than before counts as "reconnected".
 import type { Cluster } from 'ioredis';
+import { setTimer } from '../base/timer-delay';
 
 const POLL_MS = 200;
 
@@ -33,11 +34,11 @@ export class ClusterPrimaries {
       this.timer = undefined;
       if (!wanted() || this.cluster.status === 'end') return;
       (this.cluster as unknown as { refreshSlotsCache(done?: () => void): void }).refreshSlotsCache();
-      this.timer = setTimeout(tick, POLL_MS);
+      this.timer = setTimer(tick, POLL_MS);
       // A finished process leaves the key to its lease (see Lease.retryRelease): no timer keeps it up.
       this.timer.unref();
     };
-    this.timer = setTimeout(tick, POLL_MS);
+    this.timer = setTimer(tick, POLL_MS);
     this.timer.unref();
   }
 
@@ -66,7 +67,7 @@ export const CLUSTER_READY_WAIT_MS = 3_000;
 export function clusterReady(cluster: Cluster): Promise<void> {
   if (cluster.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const timer = setTimer(() => {
       cluster.off('ready', ready);
       reject(new Error(`Redis Cluster not ready after ${CLUSTER_READY_WAIT_MS} ms (status ${cluster.status})`));
     }, CLUSTER_READY_WAIT_MS);

@@ -16,6 +16,7 @@ import { clusterReady } from './cluster-primaries';
 import { slotOf } from './cluster-slot';
 import { unrefConnection } from './connection-ref';
 import type { OpenSubscriber, Subscriber } from './redis-notices';
+import { setTimer } from '../base/timer-delay';
 
 /** How soon channels left without a connection are subscribed again (and the slot map refreshed). */
 const RESUBSCRIBE_MS = 250;
@@ -93,7 +94,7 @@ class ShardSubscriber implements Subscriber {
 
   private retrySoon(): void {
     if (this.closed || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = setTimer(() => {
       this.retryTimer = undefined;
       if (this.channels.size === 0) return;
       // The map may still name a dead primary (its replica not yet promoted): ask again. A refresh

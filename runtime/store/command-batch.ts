@@ -31,6 +31,7 @@
 // lock/acquire.ts). One timer per write, not per command.
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from './ioredis-client';
+import { setTimer } from '../base/timer-delay';
 
 /**
  * How long a command may wait for its answer, on every connection: the `commandTimeout` of the
@@ -75,7 +76,7 @@ export function commandSender(client: Redis | Cluster, timeoutMs?: number): Comm
 
 /** Rejects the commands of one write once `ms` passed; the returned timer is cleared when they settle. */
 function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number): NodeJS.Timeout {
-  const timer = setTimeout(() => {
+  const timer = setTimer(() => {
     // Worded as the clients word it, so redis-health.ts explains it as an unreachable server.
     const error = new Error(`Command timed out after ${ms} ms`);
     for (const reject of rejects) reject(error);

@@ -6,6 +6,7 @@
 // unref'd while idle and ref'd while a command is pending.
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from './ioredis-client';
+import { setTimer } from '../base/timer-delay';
 
 type Client = Redis | Cluster;
 
@@ -51,7 +52,7 @@ const SENTINELS_GONE_RETRY_MS = 2_500;
 function reconnectWhenNoSentinelAnswers(client: Redis): void {
   client.on('error', (error: Error) => {
     if (!error.message.startsWith('All sentinels are unreachable and retry is disabled')) return;
-    setTimeout(() => {
+    setTimer(() => {
       // Not when the client was closed meanwhile (ioredis marks that on disconnect() and quit).
       const closed = (client as unknown as { manuallyClosing?: boolean }).manuallyClosing;
       if (client.status === 'end' && !closed) client.connect().catch(() => undefined);

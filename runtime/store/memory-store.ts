@@ -1,6 +1,7 @@
 // An in-process store with the Redis store's semantics — leases that expire, token-checked
 // renew and release, a line of waiters per key, release notices — for the demo when no Redis
 // is at hand and for users' own unit tests. It locks within one process only.
+import { checkedTimerDelay, setTimer } from '../base/timer-delay';
 import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
 
 interface Holder {
@@ -32,6 +33,7 @@ export class MemoryLockStore implements LockStore {
   }
 
   async tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
+    checkedTimerDelay(waiter.leaseMs, 'a lease');
     const holder = this.holders.get(key);
     if (holder?.token === waiter.token) return this.grantInTurn(key, waiter);
     const line = this.lines.get(key) ?? [];
@@ -55,6 +57,7 @@ export class MemoryLockStore implements LockStore {
   }
 
   async takeOver(key: string, token: string, leaseMs: number, waiterToken: string): Promise<boolean> {
+    checkedTimerDelay(leaseMs, 'a lease');
     this.leaveLine(key, waiterToken);
     return this.renew(key, token, leaseMs);
   }
@@ -74,6 +77,7 @@ export class MemoryLockStore implements LockStore {
   }
 
   async release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {
+    if (successor) checkedTimerDelay(successor.leaseMs, 'a lease');
     if (this.holders.get(key)?.token !== token) return 'not-ours';
     const inLine = (place: Place) => place.token === successor?.token;
     const first = (successorGoesAhead && this.lines.get(key)?.find(inLine)) || this.firstInLine(key);
@@ -131,10 +135,14 @@ export class MemoryLockStore implements LockStore {
   }
 
   private hold(key: string, token: string, leaseMs: number): void {
+    // Refused before anything changes: a lease no timer can keep would end at once (Node fires a
+    // longer timer immediately) and let a second caller in beside the first. Every verb that
+    // holds is async, so the refusal reaches its caller as a rejection.
+    checkedTimerDelay(leaseMs, 'a lease');
     clearTimeout(this.holders.get(key)?.timer);
     // Unref'd like Redis's own expiry: a lease alone never keeps the process running.
     // Unlike Redis (which does not publish expiries), expiry here notifies waiters too.
-    const timer = setTimeout(() => {
+    const timer = setTimer(() => {
       if (this.holders.get(key)?.token === token) this.free(key);
     }, leaseMs);
     timer.unref();

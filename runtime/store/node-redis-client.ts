@@ -5,6 +5,7 @@
 // be able to compile against lockweave's types and load it.
 import { COMMAND_TIMEOUT_MS, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
+import { setTimer } from '../base/timer-delay';
 
 /** What configure() accepts as a node-redis client: `createClient()`'s, connected. */
 export interface NodeRedisClientLike {
@@ -132,7 +133,7 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
  */
 export function bounded<T>(subscribed: Promise<T>, undo: () => void): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const timer = setTimer(() => {
       undo();
       reject(new Error(`lockweave: SUBSCRIBE got no answer in ${COMMAND_TIMEOUT_MS} ms`));
     }, COMMAND_TIMEOUT_MS);

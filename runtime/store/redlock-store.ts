@@ -25,6 +25,7 @@
 // and an attempt that fails after such a notice passes one on — the key may be free now.
 import { RedisConnectionError } from '../base/errors';
 import type { LockStore, Notice, PlaceInLine, Released } from './lock-store';
+import { setTimer } from '../base/timer-delay';
 
 /** The longest a verb waits for a node that does not answer (a paused node, a client without timeouts). */
 export const REDLOCK_NODE_BOUND_MS = 1_000;
@@ -177,7 +178,7 @@ export class RedlockStore implements LockStore {
       const split = outcome === 'split';
       if (listener && (split || (outcome !== 'took' && listener.heard !== heardBefore))) {
         const wake = () => this.listeners.get(key) === listener && listener.busy === 0 && listener.notice(key, undefined);
-        if (split) setTimeout(wake, Math.random() * SPLIT_PAUSE_MS).unref();
+        if (split) setTimer(wake, Math.random() * SPLIT_PAUSE_MS).unref();
         else setImmediate(wake);
       }
     }
@@ -271,7 +272,7 @@ export class RedlockStore implements LockStore {
         clearTimeout(timer);
         resolve({ verdict, answers: [...answers] });
       };
-      const timer = setTimeout(() => decide(true), withinMs);
+      const timer = setTimer(() => decide(true), withinMs);
       timer.unref();
       this.nodes.forEach(({ store }, index) => {
         let asked: Promise<boolean>;

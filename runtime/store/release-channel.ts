@@ -4,7 +4,9 @@
 // PUBLISH is broadcast over the cluster bus to every node, whoever listens; a sharded SPUBLISH
 // (Redis 7) goes only to the key's shard — its primary and replicas — and its subscribers listen
 // there with SSUBSCRIBE. A shard channel must hash to the slot of the key the script runs on, so
-// it is named the way the key's line of waiters is (waiting-line.ts): after the key's hash tag.
+// it is named after the key's hash tag, or with the whole key as its tag (sameSlotBase). Channels
+// are not keys, so they need none of the braces that keep a key's own keys out of every lock key's
+// reach (waiting-line.ts), and keep the names they had.
 import { sameSlotBase } from './waiting-line';
 
 export interface ReleaseChannels {

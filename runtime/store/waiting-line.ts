@@ -1,17 +1,27 @@
-// The names of a key's line of waiters (see redis-scripts.ts for how the line is used).
+// The names of lockweave's own keys beside a lock key: its line of waiters (see redis-scripts.ts
+// for how the line is used) and its fencing counter.
 //
 // Two sorted sets beside the lock key: `line` orders waiters by their place (their order of
 // arrival), `lapses` by when each entry lapses unless its waiter comes back.
-// A script touches the lock key and both sets at once, so under Redis Cluster all three must
-// hash to one slot: they share the lock key's hash tag, or take the whole key as their tag.
+// A script touches the lock key and these keys at once, so under Redis Cluster all must hash to
+// one slot: they share the lock key's hash tag, or take the whole key as their tag.
+//
+// And no lock key may ever be one of them: a value that named the fencing counter or the line
+// would break every lock of its key (WRONGTYPE for its waiters, a release that fails and strands
+// the key). Braces are what tell them apart. A lock key holds at most one `{` and one `}`, both in
+// its prefix's hash tag: neither a businessFlag nor an encoded value can hold one (base/key-names.ts,
+// lock/key.ts). So:
+//   - beside a key with a hash tag, the name adds a second `{`: `<key>:{lockweave}:line`;
+//   - beside a key without one, the name is `{<key>}:lockweave:line`. A lock key starting with
+//     `{` has its prefix's tag there, and after the tag's `}` comes `<businessFlag>_<value>`: a
+//     `_` that `:lockweave:line` (or `:lapses`, `:fence`) does not hold.
 export interface WaitingLine {
   readonly line: string;
   readonly lapses: string;
 }
 
 export function waitingLineOf(key: string): WaitingLine {
-  const base = sameSlotBase(key);
-  return { line: `${base}:lockweave:line`, lapses: `${base}:lockweave:lapses` };
+  return { line: ownKeyOf(key, 'line'), lapses: ownKeyOf(key, 'lapses') };
 }
 
 /**
@@ -20,20 +30,29 @@ export function waitingLineOf(key: string): WaitingLine {
  * given out — so a key locked with fencing leaves this one small key behind.
  */
 export function fenceCounterOf(key: string): string {
-  return `${sameSlotBase(key)}:lockweave:fence`;
+  return ownKeyOf(key, 'fence');
+}
+
+function ownKeyOf(key: string, name: 'line' | 'lapses' | 'fence'): string {
+  return hasHashTag(key) ? `${key}:{lockweave}:${name}` : `${sameSlotBase(key)}:lockweave:${name}`;
 }
 
 /**
- * A name that hashes to the slot of `key`. Cluster hashes only the text between the first `{`
- * and the first `}` after it, when that text is not empty; else the whole key.
+ * A name that hashes to the slot of `key`: used for the lock key's own names and, on Cluster, for
+ * its release channel (release-channel.ts).
  */
 export function sameSlotBase(key: string): string {
+  if (hasHashTag(key)) return key; // anything after the tag keeps it
+  // No tag: wrapping the whole key in braces makes it the tag — unless it holds a `}`, which would
+  // end the tag early. No key lockweave makes holds a stray `}` (see above); a key passed to a store
+  // directly may, and then keeps a plain suffix: right on one Redis, and on Cluster the scripts fail
+  // with CROSSSLOT, so the call fails with an error rather than locking without its line.
+  return key.includes('}') ? key : `{${key}}`;
+}
+
+/** Cluster hashes only the text between the first `{` and the first `}` after it, when that text is not empty. */
+function hasHashTag(key: string): boolean {
   const open = key.indexOf('{');
   const close = open < 0 ? -1 : key.indexOf('}', open + 1);
-  if (close > open + 1) return key; // the key has a hash tag: anything after it keeps it
-  // No tag: wrapping the whole key in braces makes it the tag — unless it holds a `}`, which would
-  // end the tag early. Such a key (rare: it comes from a user's value) keeps a plain suffix, which
-  // is right on one Redis; on Cluster the scripts then fail with CROSSSLOT, so the call fails
-  // with an error rather than locking without its line.
-  return key.includes('}') ? key : `{${key}}`;
+  return close > open + 1;
 }

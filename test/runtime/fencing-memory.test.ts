@@ -9,7 +9,7 @@ const store = new MemoryLockStore();
 configure({ store });
 
 let counter = 0;
-const flag = (label: string) => `${label}_${++counter}`;
+const flag = (label: string) => `${label}-${++counter}`;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 test('fences strictly increase over grants by every path: first attempt, in turn after waiting, handed over', async (t) => {

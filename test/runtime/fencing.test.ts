@@ -9,7 +9,7 @@ import { fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line'
 
 const fixture = useRedis(test);
 
-const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
+const flag = (label: string) => uniqueId(label);
 
 /** The server's clock in microseconds. */
 async function serverMicros(): Promise<number> {

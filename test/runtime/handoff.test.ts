@@ -10,7 +10,7 @@ import { waitingLineOf } from '../../runtime/store/waiting-line';
 
 const fixture = useRedis(test);
 
-const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
+const flag = (label: string) => uniqueId(label);
 
 test('a holder done with the key gives its grant to a waiter in this process: no release, no notice, the key never free', async (t) => {
   const businessFlag = flag('takeover');
@@ -47,7 +47,7 @@ test('a holder done with the key gives its grant to a waiter in this process: no
 });
 
 test('a taken-over grant that turns out lost is reported lost: its signal aborts', async (t) => {
-  const L = defineLock({ businessFlag: flag('takeover_lost'), retries: 1, waitTime: 60_000 });
+  const L = defineLock({ businessFlag: flag('takeover-lost'), retries: 1, waitTime: 60_000 });
   const holder = (await L.acquire('A')) as Lease;
   const waiter = L.acquire('A') as Promise<Lease>;
   await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 1);
@@ -62,7 +62,7 @@ test('a taken-over grant that turns out lost is reported lost: its signal aborts
 });
 
 test('a taken-over grant released at once, on a server that forgot the take-over script, still frees the key', async (t) => {
-  const L = defineLock({ businessFlag: flag('takeover_noscript'), retries: 1, waitTime: 60_000 });
+  const L = defineLock({ businessFlag: flag('takeover-noscript'), retries: 1, waitTime: 60_000 });
   const holder = (await L.acquire('A')) as Lease;
   const waiter = L.acquire('A') as Promise<Lease>;
   const { line } = waitingLineOf(holder.key);

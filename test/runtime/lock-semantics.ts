@@ -15,7 +15,7 @@ export interface StoreProbe {
   events: LockEvent[];
 }
 
-const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
+const flag = (label: string) => uniqueId(label);
 const spec = (label: string, options: Partial<LockSpec> = {}) => defineLock({ businessFlag: flag(label), ...options });
 
 /** What a store offers beyond the promises every store keeps. */

@@ -10,7 +10,7 @@ const events: LockEvent[] = [];
 const fixture = useRedis(test, { logger: (event) => events.push(event) });
 
 test.serial('replicas=1 with no replica: the acquire fails saying 0 of 1 acknowledged, and the key is given back', async (t) => {
-  const lock = defineLock({ businessFlag: uniqueId('noreplica').replace(/-/g, '_'), replicas: 1, waitTime: 300 });
+  const lock = defineLock({ businessFlag: uniqueId('noreplica'), replicas: 1, waitTime: 300 });
   const startedAt = Date.now();
   const error = await t.throwsAsync(lock.acquire('A'), { instanceOf: LockAcquireError });
   const tookMs = Date.now() - startedAt;
@@ -22,7 +22,7 @@ test.serial('replicas=1 with no replica: the acquire fails saying 0 of 1 acknowl
 
 test.serial('replicas=1 with no replica: onFail=skip resolves undefined; the body does not run', async (t) => {
   let ran = false;
-  const result = await withLock({ businessFlag: 'noreplica_skip', key: 'A', replicas: 1, waitTime: 100, onFail: 'skip' }, () => (ran = true));
+  const result = await withLock({ businessFlag: 'noreplica-skip', key: 'A', replicas: 1, waitTime: 100, onFail: 'skip' }, () => (ran = true));
   t.is(result, undefined);
   t.false(ran);
 });
@@ -30,8 +30,8 @@ test.serial('replicas=1 with no replica: onFail=skip resolves undefined; the bod
 test.serial('configure({ defaults: { replicas } }) applies to every lock; a tag (spec) of replicas=0 overrides it', async (t) => {
   try {
     configure({ defaults: { replicas: 1, waitTime: 100 } });
-    await t.throwsAsync(withLock({ businessFlag: 'defaults_replicas', key: 'A' }, () => 'ran'), { message: /0 of 1 replica/ });
-    t.is(await withLock({ businessFlag: 'defaults_replicas', key: 'A', replicas: 0 }, () => 'ran'), 'ran');
+    await t.throwsAsync(withLock({ businessFlag: 'defaults-replicas', key: 'A' }, () => 'ran'), { message: /0 of 1 replica/ });
+    t.is(await withLock({ businessFlag: 'defaults-replicas', key: 'A', replicas: 0 }, () => 'ran'), 'ran');
   } finally {
     configure({ defaults: { replicas: 0, waitTime: 5_000 } });
   }
@@ -39,7 +39,7 @@ test.serial('configure({ defaults: { replicas } }) applies to every lock; a tag 
 
 test.serial('replicas that is not a whole number >= 0 is refused before any attempt', async (t) => {
   for (const bad of [-1, 1.5, Number.NaN, '1' as unknown as number]) {
-    t.throws(() => defineLock({ businessFlag: 'bad_replicas', replicas: bad }), { instanceOf: TypeError, message: /option replicas must be a whole number >= 0/ }, String(bad));
+    t.throws(() => defineLock({ businessFlag: 'bad-replicas', replicas: bad }), { instanceOf: TypeError, message: /option replicas must be a whole number >= 0/ }, String(bad));
   }
   t.throws(() => configure({ defaults: { replicas: -1 } }), { message: /option replicas must be a whole number >= 0/ });
 });
@@ -47,7 +47,7 @@ test.serial('replicas that is not a whole number >= 0 is refused before any atte
 test.serial('on the in-process store replicas is met: code unit-tested there runs as on Redis with its replicas up', async (t) => {
   try {
     configure({ store: new MemoryLockStore() });
-    t.is(await withLock({ businessFlag: 'memory_replicas', key: 'A', replicas: 2 }, () => 'ran'), 'ran');
+    t.is(await withLock({ businessFlag: 'memory-replicas', key: 'A', replicas: 2 }, () => 'ran'), 'ran');
   } finally {
     configure({ redis: fixture.server.url });
   }
@@ -68,7 +68,7 @@ test.serial('through a node-redis client too: WAIT is sent and its count read', 
   await client.connect();
   try {
     configure({ redis: client });
-    await t.throwsAsync(withLock({ businessFlag: 'node_redis_replicas', key: 'A', replicas: 1, waitTime: 200 }, () => 'ran'), {
+    await t.throwsAsync(withLock({ businessFlag: 'node-redis-replicas', key: 'A', replicas: 1, waitTime: 200 }, () => 'ran'), {
       message: /0 of 1 replica\(s\) acknowledged the grant within 200 ms \(WAIT\)/,
     });
     t.is(await fixture.redis.get('LOCK_node_redis_replicas_A'), null);

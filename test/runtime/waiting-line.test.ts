@@ -11,7 +11,7 @@ import { CLAIM_MS } from '../../runtime/store/lock-store';
 import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
 
 const fixture = useRedis(test);
-const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
+const flag = (label: string) => uniqueId(label);
 
 const place = (token: string, placeLastsMs: number): PlaceInLine => ({ token, leaseMs: 10_000, placeLastsMs, place: undefined });
 

@@ -42,7 +42,7 @@ test.serial('{ cluster: [{ host, port }], clusterOptions } opens a Cluster the l
   const [first] = cluster.nodes;
   configure({ redis: { cluster: [{ host: '127.0.0.1', port: first!.server.port }], clusterOptions: { redisOptions: { connectionName: 'lockweave-configure-test' } } } });
   t.throws(() => configure({ redis: { cluster: [] } }), { instanceOf: TypeError });
-  const lock = defineLock({ businessFlag: 'configure_cluster' });
+  const lock = defineLock({ businessFlag: 'configure-cluster' });
   const probe = new Cluster([...cluster.urls]);
   t.teardown(() => probe.disconnect());
   // Keys in every shard: the runtime reaches all three primaries from one startup node.
@@ -63,7 +63,7 @@ test.serial('an ioredis 6 Cluster passed in locks on every shard (taken by its s
   client.on('error', () => undefined);
   t.teardown(() => client.disconnect());
   configure({ redis: client as never });
-  const lock = defineLock({ businessFlag: 'configure_cluster6' });
+  const lock = defineLock({ businessFlag: 'configure-cluster6' });
   for (const value of ['a', 'b', 'c', 'd', 'e', 'f']) {
     const lease = await lock.acquire(value);
     t.is(await client.get(lease!.key), (lease as unknown as { token: string }).token);

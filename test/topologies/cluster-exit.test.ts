@@ -14,7 +14,7 @@ const EXIT_BOUND_MS = 5_000;
 
 for (const value of ['plain', '{tagged}:x']) {
   test(`a process woken by a sharded notice exits within ${EXIT_BOUND_MS} ms of its last lock, without close() (key ${value})`, async (t) => {
-    const businessFlag = uniqueId('exit').replace(/-/g, '_');
+    const businessFlag = uniqueId('exit');
     const lock = defineLock({ businessFlag });
     const held = await lock.acquire(value);
     const child = spawn(process.execPath, [join(__dirname, 'programs', 'cluster-wait-exit.js'), businessFlag, value], {

@@ -1,5 +1,5 @@
 // Fault kind: a Redis Cluster primary dies. Eight processes, three callers each, make locked
-// read-modify-write increments on four hot keys spread over the three shards (one with a hash tag)
+// read-modify-write increments on four hot keys spread over the three shards (one a value with braces)
 // — the counter workers of test/faults — with the runtime opening the Cluster from its node URLs,
 // while the primary of shard 0 is SIGKILLed and its replica is promoted (cluster-node-timeout 1 s).
 // The counters live on a plain redis-server of their own, so the failover can lose no data the
@@ -16,6 +16,7 @@ import { addResults, lostUpdates, readRedisState } from '../faults/support/count
 import { opsOf, waitForSuccesses, type OpMessage } from '../faults/support/ops';
 import { Worker, waitForAll, type WorkerMessage } from '../faults/support/workers';
 import { keysPerShard, startRedisCluster } from '../helpers/redis-cluster';
+import { lockKey } from '../../runtime/lock/key';
 import { redisServerVersion, startRedisServer } from '../helpers/redis-server';
 
 const PROCESSES = 8;
@@ -29,8 +30,9 @@ const WAIT_TIME = 1_000;
 const HOLDER_RELEASES = [300, 700];
 /** A key whose release failed in the outage is free this soon after the promotion. */
 const FREED_WITHIN_MS = 1_000;
-const counterKey = (value: string) => `LOCK_faultCounter_${value}`;
-const holderKey = (value: string) => `LOCK_faultHold_${value}`;
+// The keys the workers lock, as the runtime encodes them (a value with braces is written quoted).
+const counterKey = (value: string) => lockKey('LOCK_', 'faultCounter', value);
+const holderKey = (value: string) => lockKey('LOCK_', 'faultHold', value);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -25,7 +25,7 @@ test.after.always(async () => {
   await Promise.all([single?.stop(), stopPrimaries(primaries), stopPrimaries(others)]);
 });
 
-const flag = (label: string) => uniqueId(label).replace(/-/g, '_');
+const flag = (label: string) => uniqueId(label);
 const heldOn = async (clients: Redis[], key: string) => (await Promise.all(clients.map((client) => client.exists(key)))).filter((n) => n === 1).length;
 // An acquire or release returns once a majority answered; the last server follows a moment later.
 const majorityHolds = async (clients: Redis[], key: string) => (await heldOn(clients, key)) >= 2;

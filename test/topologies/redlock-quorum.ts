@@ -13,7 +13,7 @@ export function redlockQuorum(test: TestFn, count: number): void {
 
   const minority = Math.floor((count - 1) / 2);
   const majority = count - minority;
-  const spec = (label: string, options: object = {}) => defineLock({ businessFlag: uniqueId(label).replace(/-/g, '_'), ...options });
+  const spec = (label: string, options: object = {}) => defineLock({ businessFlag: uniqueId(label), ...options });
   const holders = async (key: string, token: string) =>
     (await Promise.all(fixture.primaries.clients.map((client) => client.get(key).catch(() => null)))).filter((held) => held === token).length;
 

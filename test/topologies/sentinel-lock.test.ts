@@ -35,7 +35,7 @@ lockSemantics(test, () => ({
 }));
 
 test.serial('the lock is taken on the primary the Sentinels name, and reaches the replica', async (t) => {
-  const lock = defineLock({ businessFlag: 'sentinel_where' });
+  const lock = defineLock({ businessFlag: 'sentinel-where' });
   const lease = await lock.acquire('A');
   const replica = new Redis(topology.replica.url);
   try {
@@ -53,7 +53,7 @@ test.serial('an ioredis Sentinel client passed in locks on the primary and is le
   client.on('error', () => undefined);
   try {
     configure({ redis: client });
-    const lock = defineLock({ businessFlag: 'sentinel_passed_in' });
+    const lock = defineLock({ businessFlag: 'sentinel-passed-in' });
     const lease = await lock.acquire('A');
     t.is(await redis.get(lease!.key), (lease as { token: string }).token);
     await lease!.release();
@@ -69,7 +69,7 @@ test.serial('an ioredis Sentinel client passed in locks on the primary and is le
 test.serial('Sentinels that do not answer: the error names the primary asked for and the Sentinels, within the wait bound', async (t) => {
   try {
     configure({ redis: { sentinels: [{ host: '127.0.0.1', port: 1 }], name: 'nowhere' } });
-    const lock = defineLock({ businessFlag: 'sentinel_unreachable', retries: 1, waitTime: 500 });
+    const lock = defineLock({ businessFlag: 'sentinel-unreachable', retries: 1, waitTime: 500 });
     const startedAt = Date.now();
     const error = await t.throwsAsync(lock.acquire('A'), { instanceOf: LockAcquireError });
     t.true(Date.now() - startedAt < 10_000, `failed after ${Date.now() - startedAt} ms`);
@@ -104,7 +104,7 @@ test.serial('a Sentinel that takes connections but never answers (SIGSTOPped) do
   process.kill(stalled.pid, 'SIGSTOP');
   try {
     configure({ redis: topology.sentinelOptions, logger: (event) => events.push(event) });
-    const lock = defineLock({ businessFlag: 'sentinel_stalled', retries: 10, waitTime: 1_000 });
+    const lock = defineLock({ businessFlag: 'sentinel-stalled', retries: 10, waitTime: 1_000 });
     const startedAt = Date.now();
     const lease = await lock.acquire('A');
     t.log(`locked ${Date.now() - startedAt} ms after configure() with the first Sentinel stalled`);

@@ -35,7 +35,7 @@ lockSemantics(test, () => ({
 }));
 
 test('each holder of a contended key finds its grant on the replica when its body starts', async (t) => {
-  const lock = defineLock({ businessFlag: 'replicated_turns', retries: 20, waitTime: 1_000 });
+  const lock = defineLock({ businessFlag: 'replicated-turns', retries: 20, waitTime: 1_000 });
   const missing: string[] = [];
   await Promise.all(Array.from({ length: 6 }, async () => {
     for (let i = 0; i < 5; i++) {

@@ -112,7 +112,7 @@ test.serial('the cost of replicas=1 on an uncontended acquire (one more round tr
   configure({ redis: topology.sentinelOptions });
   const runs = 400;
   const measure = async (replicas: number) => {
-    const lock = defineLock({ businessFlag: `cost_${replicas}`, replicas });
+    const lock = defineLock({ businessFlag: `cost-${replicas}`, replicas });
     await (await lock.acquire('warm-up'))!.release();
     const startedAt = process.hrtime.bigint();
     for (let i = 0; i < runs; i++) await (await lock.acquire(`k${i % 8}`))!.release();

@@ -57,6 +57,21 @@ test.serial('a returned promise settles before the lock is released', async (t) 
   t.deepEqual(order, ['body', 'settled', 'released']);
 });
 
+test.serial('a method that is not async returns a rejected promise, never throws, when its key cannot be read', async (t) => {
+  const log: string[] = [];
+  let returned: unknown;
+  t.notThrows(() => (returned = probe.fromJson('{"orderNo": ', log)), 'bad JSON text');
+  t.true(returned instanceof Promise);
+  await t.throwsAsync(returned as Promise<unknown>, { instanceOf: runtime.LockKeyError, message: /does not parse/ });
+  const failing = { get orderNo(): string { throw new RangeError('no order number'); } };
+  t.notThrows(() => (returned = probe.fromGetter(failing, log)), 'a getter that throws');
+  await t.throwsAsync(returned as Promise<unknown>, { instanceOf: RangeError, message: 'no order number' });
+  t.deepEqual(log, [], 'the body did not run');
+  t.is(await probe.fromJson('{"orderNo": "J1"}', log), '{"orderNo": "J1"}');
+  t.is(await probe.fromGetter({ orderNo: 'G1' }, log), 'G1');
+  t.true(events.some((e) => e.type === 'acquired' && e.key === 'LOCK_jsonKey_J1'));
+});
+
 test.serial('a null key rejects with LockKeyError and the body does not run', async (t) => {
   const log: string[] = [];
   await t.throwsAsync(probe.slow(null, log), { instanceOf: runtime.LockKeyError });

@@ -13,7 +13,17 @@
 // runtime/lock/held-locks.ts). An arrow has no `this`, `arguments`, `super` or `new.target` of
 // its own, so the original statements keep their meaning. And the arrow's promise settles only
 // when what the body returns settles, so the lock is held until a returned promise is done.
-// A method that is not `async` but returns a Promise stays as it is: it returns run()'s promise.
+//
+// A method that is not `async` but returns a Promise stays so, and returns run()'s promise. Its
+// caller expects every failure as a rejection, but the arguments of run() are evaluated before
+// run() can catch anything — a getter on the key's path or bad JSON text throws right there — so
+// its call stands in a try whose catch returns the error as a rejected promise:
+//
+//   try { return cancel_lock_1.run(orderNo, async () => { ... }); }
+//   catch (error) { return Promise.reject(error); }
+//
+// An async method needs no such guard (a throw there already rejects) and gets none: its shape,
+// and its cost per call, stay the one call.
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { keyExpression } from './key-expression';
@@ -33,6 +43,19 @@ export function runCall(
   );
 }
 
+/** `return <call>;` — inside the try above when the target is not `async`. */
+export function lockedStatement(factory: ts.NodeFactory, tsApi: typeof ts, plan: LockPlan, call: ts.Expression): ts.Statement {
+  const returned = factory.createReturnStatement(call);
+  if ((tsApi.getCombinedModifierFlags(plan.target.node) & tsApi.ModifierFlags.Async) !== 0) return returned;
+  const error = factory.createIdentifier('error');
+  const rejected = factory.createCallExpression(factory.createPropertyAccessExpression(factory.createIdentifier('Promise'), 'reject'), undefined, [error]);
+  return factory.createTryStatement(
+    factory.createBlock([returned], true),
+    factory.createCatchClause(factory.createVariableDeclaration(error), factory.createBlock([factory.createReturnStatement(rejected)], true)),
+    undefined,
+  );
+}
+
 export function lockedBody(
   context: ts.TransformationContext, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier,
   failureClass: ts.Expression | undefined, plan: LockPlan, body: ts.Block,
@@ -44,6 +67,6 @@ export function lockedBody(
     factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
     tsApi.setTextRange(factory.createBlock(body.statements.slice(prologue.length), true), body),
   );
-  const woven = [...prologue, factory.createReturnStatement(runCall(factory, tsApi, runtime, lockName, failureClass, plan, bodyArrow))];
+  const woven = [...prologue, lockedStatement(factory, tsApi, plan, runCall(factory, tsApi, runtime, lockName, failureClass, plan, bodyArrow))];
   return tsApi.setOriginalNode(tsApi.setTextRange(factory.createBlock(woven, true), body), body);
 }

@@ -13,7 +13,7 @@ import MagicString from 'magic-string';
 import type * as ts from 'typescript';
 import type { FileAnalysis, LockPlan } from '../check/analyse';
 import { lockSpecStatement } from './lock-spec';
-import { runCall } from './method-body';
+import { lockedStatement, runCall } from './method-body';
 import { moduleImport, prologueLength, RUNTIME_SPECIFIER } from './runtime-import';
 import { refusalMessage } from './weave-file';
 
@@ -37,10 +37,10 @@ export function weaveText(tsApi: typeof ts, sourceFile: ts.SourceFile, analysis:
     const body = plan.target.node.body;
     // Printed with an empty arrow, then split around its braces: the original statements go
     // between them untouched.
-    const call = print(runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory)));
-    const [open, close] = splitAtEmptyBlock(call);
-    text.appendLeft(body.getStart(sourceFile) + 1, ` return ${open}`);
-    text.prependRight(body.end - 1, `${close}; `);
+    const call = runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory));
+    const [open, close] = splitAtEmptyBlock(print(lockedStatement(factory, tsApi, plan, call)));
+    text.appendLeft(body.getStart(sourceFile) + 1, ` ${open}`);
+    text.prependRight(body.end - 1, `${close} `);
   }
   for (const { node, error } of analysis.refused) refuse(tsApi, sourceFile, text, node, error.message);
 
