@@ -2,12 +2,15 @@
 // survives minification and reads well in logs) and carries the Redis key it is about.
 // A `cause` is kept without what a client attached to it (safe-error.ts): a JSON logger of errors
 // prints the whole chain, and an ioredis ReplyError carries its command's arguments.
+// A message is one printable line (printable.ts): it holds key values, and a key with a newline
+// would otherwise forge a line wherever `error.message` is logged. `key` keeps the key as it is.
+import { printable } from './printable';
 import { withoutSecrets } from './safe-error';
 
 export class LockError extends Error {
   override name = 'LockError';
   constructor(message: string, readonly key: string, options?: { cause?: unknown }) {
-    super(message, safeOptions(options));
+    super(printable(message), safeOptions(options));
   }
 }
 
@@ -49,7 +52,7 @@ export class RedisConnectionError extends Error {
     readonly fatal: boolean,
     options?: { cause?: unknown },
   ) {
-    super(message, safeOptions(options));
+    super(printable(message), safeOptions(options));
   }
 }
 

@@ -4,7 +4,7 @@
 // comes from outside (keys, sites, tokens, error messages) escaped: a key cannot forge a line.
 import test from 'ava';
 import { Redis } from 'ioredis';
-import { close, configure, consoleLogger, describeEvent, withLock, type LockEvent } from 'lockweave';
+import { close, configure, consoleLogger, describeEvent, LockAcquireError, withLock, type LockEvent } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
 
@@ -107,4 +107,16 @@ test('describeEvent escapes sites, tokens and error messages too', (t) => {
   ];
   for (const line of lines) t.false(/[\n\u2029\u2066]/.test(line), line);
   t.true(lines[0]!.includes('token=x\\ny\\u2029z\\u2066'));
+});
+
+test.serial('an error about a key with a newline has a one-line message, and its `key` as it is', async (t) => {
+  configure({ redis: server.url });
+  const key = `${uniqueId('forge')}\nlockweave: released LOCK_pay_ADMIN token=forged`;
+  const request = { businessFlag: 'logger', key, lockTime: 5_000, retries: 0, waitTime: 10, reentrant: false };
+  // The holder's own nested call, not reentrant, finds the key held and gives up at once.
+  const error = await withLock(request, () => t.throwsAsync(withLock(request, async () => 'never'), { instanceOf: LockAcquireError }));
+  t.false(/[\n\r]/.test(error!.message), error!.message);
+  t.true(error!.message.includes('\\nlockweave: released LOCK_pay_ADMIN'), error!.message);
+  t.true(error!.key.endsWith(key));
+  await close();
 });
