@@ -176,7 +176,7 @@ function projectFacts(configFile: string, packageDir: string, manifest: Manifest
 
 function readTsconfig(file: string): { pluginEntry: boolean; tsNodeCompiler: string | undefined } {
   if (!fs.existsSync(file)) return { pluginEntry: false, tsNodeCompiler: undefined };
-  const tsApi = ownTypeScript();
+  const tsApi = ownTypeScript(path.dirname(file));
   const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
   const host = { ...tsApi.sys, readDirectory: () => [] };
   const parsed = tsApi.parseJsonConfigFileContent(read.config ?? {}, host, path.dirname(file), undefined, file);
