@@ -6,6 +6,7 @@
 // toolchain hole, an unwoven method) or an input that cannot be read; 2 a wrong command line.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { BuildDependencyError } from '../transformer/build-dependency';
 import { CliError, UsageError } from './cli-error';
 import { flagKey, type Command, type Flag, type ParsedArgs } from './command';
 import { build } from './commands/build';
@@ -123,6 +124,11 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     if (error instanceof CliError) {
       console.error(`lockweave: ${error.message}`);
+      return 1;
+    }
+    // The compiler a command runs on is not installed: what to install, not a stack.
+    if (error instanceof BuildDependencyError) {
+      console.error(error.message);
       return 1;
     }
     throw error;

@@ -1,9 +1,10 @@
 // The project a command works on: its tsconfig, its own TypeScript, a program over its files.
 //
-// Two compilers are in play. The project's `typescript` decides what its own `tsc` would do (the
-// audit reads its version); lockweave's own TypeScript 6 (`ownTypeScript()`) is the compiler that
-// can run the weave — TypeScript 7 is native code with no transformer API. The type-aware commands
-// use the project's TypeScript when it is 5.x or 6.x (what tspc sees), and TypeScript 6 otherwise.
+// Two compilers may be in play. The project's `typescript` decides what its own `tsc` would do (the
+// audit reads its version); the compiler that can run the weave (`ownTypeScript()`) is a 5.x or
+// 6.x one — TypeScript 7 is native code with no transformer API, so a project on 7 has TypeScript
+// 6 beside it as `typescript6`. The type-aware commands use the project's TypeScript when it is
+// 5.x or 6.x (what tspc sees), and that TypeScript 6 otherwise.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
@@ -34,10 +35,15 @@ export function projectTypeScript(projectDir: string, override?: string): Instal
   return { version, major: Number(version.split('.')[0]), dir: path.dirname(manifest) };
 }
 
-/** The compiler API for type-aware work: the project's own if it has one (5.x, 6.x), else TypeScript 6. */
-export function compilerFor(installed: InstalledTypeScript | undefined): typeof ts {
-  if (installed?.dir && installed.major < 7) return require(installed.dir) as typeof ts;
-  return ownTypeScript();
+/** True when the project's own TypeScript (5.x, 6.x) is the one the type-aware commands run on. */
+export function hasCompilerApi(installed: InstalledTypeScript | undefined): installed is InstalledTypeScript & { dir: string } {
+  return installed?.dir !== undefined && (installed.major === 5 || installed.major === 6);
+}
+
+/** The compiler API for type-aware work: the project's own if it has one (5.x, 6.x), else the TypeScript 6 beside it. */
+export function compilerFor(installed: InstalledTypeScript | undefined, projectDir: string): typeof ts {
+  if (hasCompilerApi(installed)) return require(installed.dir) as typeof ts;
+  return ownTypeScript(projectDir);
 }
 
 export interface Project {

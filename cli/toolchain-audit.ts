@@ -41,6 +41,11 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
   const dirs = [...new Set([packageDir, tsconfigDir])];
   const read = (name: string) => readIn(dirs, name);
 
+  // A tool's config under its package.json key (jest's "jest"): what the tool reads when it has no config file.
+  const packageConfig = (rule: ToolRule): Found | undefined => (packageJson && rule.packageKey && manifest[rule.packageKey] !== undefined
+    ? { file: packageJson, label: `package.json "${rule.packageKey}"`, text: JSON.stringify(manifest[rule.packageKey]) }
+    : undefined);
+
   const holes: Hole[] = [];
   const reportedConfigs = new Set<string>();
   let seen = 0;
@@ -59,10 +64,10 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
       seen++;
       if (hold(rule, { text: found.text, config: found.text, project: facts }, found.label)) reportedConfigs.add(`${rule.tool}:${found.file}`);
     }
-    if (rule.packageKey && manifest[rule.packageKey] !== undefined) {
+    const inPackage = packageConfig(rule);
+    if (inPackage) {
       seen++;
-      const text = JSON.stringify(manifest[rule.packageKey]);
-      if (hold(rule, { text, config: text, project: facts }, `package.json "${rule.packageKey}"`)) reportedConfigs.add(`${rule.tool}:package.json`);
+      if (hold(rule, { text: inPackage.text, config: inPackage.text, project: facts }, inPackage.label)) reportedConfigs.add(`${rule.tool}:${inPackage.file}`);
     }
   }
 
@@ -79,7 +84,7 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
     seen++;
     for (const rule of TOOLCHAIN_RULES) {
       if (!rule.command?.test(command)) continue;
-      const config = rule.configFiles ? configOf(command, rule, dirs, read) : undefined;
+      const config = rule.configFiles ? configOf(command, rule, dirs, read) ?? packageConfig(rule) : undefined;
       // The config file's own hole already names this use.
       if (config?.file && reportedConfigs.has(`${rule.tool}:${config.file}`)) break;
       if (hold(rule, { text: command, config: config?.text ?? '', project: facts }, where, command)) break;
@@ -170,19 +175,22 @@ function projectFacts(configFile: string, packageDir: string, manifest: Manifest
       return tsconfig(target).pluginEntry;
     },
     tsNodeCompiler: tsconfig(configFile).tsNodeCompiler,
+    transpilesToNodeModules: tsconfig(configFile).transpilesToNodeModules,
     readConfig: (names) => names.map((name) => readIn([packageDir, path.dirname(configFile)], name)).find(Boolean)?.text ?? '',
   };
 }
 
-function readTsconfig(file: string): { pluginEntry: boolean; tsNodeCompiler: string | undefined } {
-  if (!fs.existsSync(file)) return { pluginEntry: false, tsNodeCompiler: undefined };
-  const tsApi = ownTypeScript();
+function readTsconfig(file: string): { pluginEntry: boolean; tsNodeCompiler: string | undefined; transpilesToNodeModules: boolean } {
+  if (!fs.existsSync(file)) return { pluginEntry: false, tsNodeCompiler: undefined, transpilesToNodeModules: false };
+  const tsApi = ownTypeScript(path.dirname(file));
   const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
   const host = { ...tsApi.sys, readDirectory: () => [] };
   const parsed = tsApi.parseJsonConfigFileContent(read.config ?? {}, host, path.dirname(file), undefined, file);
   const pluginEntry = weavingEntry(parsed.options.plugins) !== undefined;
   const tsNode = (read.config as { 'ts-node'?: { compiler?: string } } | undefined)?.['ts-node'];
-  return { pluginEntry, tsNodeCompiler: tsNode?.compiler };
+  const { isolatedModules, module } = parsed.options;
+  const nodeModules = module !== undefined && /^Node(?:16|18|20|Next)$/.test(String(tsApi.ModuleKind[module]));
+  return { pluginEntry, tsNodeCompiler: tsNode?.compiler, transpilesToNodeModules: isolatedModules === true && nodeModules };
 }
 
 function resolves(specifier: string, dir: string): boolean {

@@ -23,6 +23,8 @@ export interface ProjectFacts {
   hasPluginEntry(command: string): boolean;
   /** The tsconfig's `"ts-node": { "compiler" }`. */
   readonly tsNodeCompiler: string | undefined;
+  /** The tsconfig has isolatedModules and a Node module kind (node16, node18, node20, nodenext). */
+  readonly transpilesToNodeModules: boolean;
   /** Text of another config file of the project ('' when absent), e.g. vitest reading vite.config. */
   readConfig(names: readonly string[]): string;
 }
@@ -49,6 +51,25 @@ const mentions = (specifier: string) => (use: Use) => use.config.includes(specif
 const writesNothing = (command: string) => /(?:^|\s)--noEmit(?!\s+false)(?=\s|$)/.test(command);
 const REGISTER = 'lockweave/register';
 
+/**
+ * ts-jest in isolatedModules mode (its own option, or the tsconfig's) with a Node module kind
+ * transpiles through its own program of plain `typescript`, ignoring `compiler`: ts-patch's
+ * plugins never run, unless `ts-patch install` patched that typescript itself.
+ */
+function tsJestSkipsCompiler(use: Use): boolean {
+  const isolated = /isolatedModules['"]?\s*:\s*true/.test(use.config);
+  const nodeModules = /['"]?module['"]?\s*:\s*['"]node(?:16|18|20|next)['"]/i.test(use.config);
+  return !use.project.typescriptPatched && (use.project.transpilesToNodeModules || (isolated && nodeModules));
+}
+
+/** The tsconfig `nest build` compiles: -p/--path, else nest-cli.json's tsConfigPath, else tsconfig.build.json when there is one. */
+function nestTsconfig(use: Use): string {
+  const named = /(?:^|\s)(?:-p|--path)[\s=]+(\S+)/.exec(use.text)?.[1]
+    ?? /"tsConfigPath"\s*:\s*"([^"]+)"/.exec(use.project.readConfig(['nest-cli.json']))?.[1]
+    ?? (use.project.readConfig(['tsconfig.build.json']) ? 'tsconfig.build.json' : undefined);
+  return named ? `-p ${named}` : '';
+}
+
 const VITE = exts('vite.config');
 const VITEST = exts('vitest.config');
 
@@ -58,7 +79,7 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     command: bin('tsc'),
     safe: (use) => writesNothing(use.text) || (use.project.typescriptMajor ?? 0) < 7,
     runsUnlocked: (use) => `TypeScript ${use.project.typescriptVersion}'s tsc is the native compiler: it ignores compilerOptions.plugins and emits every tagged method without its lock, exit 0`,
-    fix: 'replace `tsc` with `lockweave build` (same -p): lockweave\'s TypeScript 6 with the weave',
+    fix: 'replace `tsc` with `lockweave build` (same -p), with TypeScript 6 beside 7 to weave with: npm i -D typescript6@npm:typescript@^6',
   },
   {
     tool: 'tsc',
@@ -152,9 +173,19 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   },
   {
     tool: 'jest', command: bin('jest'), configFiles: [...exts('jest.config'), 'jest.config.json'], packageKey: 'jest',
-    safe: (use) => /lockweave\/jest|ts-patch\/compiler/.test(use.config),
-    runsUnlocked: (use) => `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: the tests call every tagged method unlocked`,
-    fix: "jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }  (or ts-jest with compiler: 'ts-patch/compiler' and the plugin entry)",
+    safe: (use) => use.config.includes('lockweave/jest') || (use.config.includes('ts-patch/compiler') && !tsJestSkipsCompiler(use)),
+    runsUnlocked: (use) => (use.config.includes('ts-patch/compiler') && tsJestSkipsCompiler(use)
+      ? 'ts-jest with isolatedModules and a Node module kind (node16/nodenext) transpiles with plain `typescript`, not the ts-patch compiler it is given: the tests call every tagged method unlocked'
+      : `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: the tests call every tagged method unlocked`),
+    fix: "jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }  (or ts-jest with compiler: 'ts-patch/compiler' and the plugin entry, without isolatedModules when module is node16/nodenext)",
+  },
+  {
+    // The Nest CLI compiles with the project's `typescript` API (builder tsc, the default), webpack
+    // with ts-loader, or swc; the first two run tsconfig plugins only when `ts-patch install` patched it.
+    tool: 'nest build', command: /(?:^|[\s/])nest\s+(?:build|start)(?=\s|$)/, configFiles: ['nest-cli.json'],
+    safe: (use) => !/\bswc\b/.test(`${use.text}\n${use.config}`) && use.project.typescriptPatched && use.project.hasPluginEntry(nestTsconfig(use)),
+    runsUnlocked: 'the Nest CLI compiles with plain TypeScript (or swc), which runs no tsconfig plugin: every tagged method is emitted unlocked',
+    fix: 'build with `lockweave build -p tsconfig.build.json` (or tspc) and start the output with node; or keep nest build (builder tsc) with the plugin entry and "postinstall": "ts-patch install"',
   },
   {
     tool: 'swc', command: bin('swc', 'swcx'), configFiles: ['.swcrc'], safe: () => false,

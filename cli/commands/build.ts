@@ -1,6 +1,7 @@
-// `lockweave build`: tsc with the weave, on lockweave's own TypeScript 6 — the route for projects
-// whose `typescript` is 7 (the native compiler, no transformer API), and one that needs neither
-// ts-patch nor the plugin entry on 5.x and 6.x. It emits what tsc would from the same tsconfig
+// `lockweave build`: tsc with the weave, on the project's TypeScript when it is 5.x or 6.x, else on
+// TypeScript 6 installed beside it as `typescript6` — the route for projects whose `typescript` is 7
+// (the native compiler, no transformer API), and one that needs neither ts-patch nor the plugin
+// entry on 5.x and 6.x. It emits what tsc would from the same tsconfig
 // (outDir, module, declarations, source maps) and reports errors as tsc does; a tag error fails it.
 import * as path from 'node:path';
 import type * as ts from 'typescript';
@@ -20,8 +21,9 @@ export const build: Command = {
   ],
   operands: { min: 0, max: 0, name: '' },
   details: [
-    'Compiles with lockweave\'s own TypeScript 6 and the lockweave transformer, whatever the project\'s',
-    '`typescript` is: TypeScript 7\'s tsc ignores "plugins" and would emit every tagged method unlocked.',
+    'Compiles with the project\'s `typescript` when it is 5.x or 6.x, else with TypeScript 6 installed beside it',
+    '(npm install -D typescript6@npm:typescript@^6): TypeScript 7\'s tsc ignores "plugins" and would emit every',
+    'tagged method unlocked.',
     'Needs no ts-patch and no plugin entry; a "lockweave/transformer" entry\'s prefix and defaults apply.',
     'TypeScript 6 deprecation errors (5101, 5107: options TypeScript 7 removed) are silenced, as',
     '"ignoreDeprecations": "6.0" would; other transformer plugins in the tsconfig are not run (it says so).',
@@ -37,15 +39,19 @@ export const build: Command = {
 };
 
 function runBuild(args: ParsedArgs): number {
-  const tsApi = ownTypeScript();
-  const overrides: ts.CompilerOptions = { ignoreDeprecations: '6.0' };
+  const configFile = tsconfigPath(args.flags.project);
+  const tsApi = ownTypeScript(path.dirname(configFile));
+  // TypeScript 5.x knows no "6.0" (and has no 6.0 deprecations to silence).
+  const overrides: ts.CompilerOptions = Number.parseInt(tsApi.version, 10) >= 6 ? { ignoreDeprecations: '6.0' } : {};
   if (args.flags.outDir) overrides.outDir = path.resolve(args.flags.outDir);
   if (args.flags.noEmit) overrides.noEmit = true;
-  const project = readProject(tsApi, tsconfigPath(args.flags.project), overrides);
+  const project = readProject(tsApi, configFile, overrides);
   if (project.otherPlugins.length) {
     console.error(`lockweave build: not running the other plugins of ${path.basename(project.configFile)}: ${project.otherPlugins.join(', ')}`);
   }
-  const program = createProgram(tsApi, project.parsed);
+  // Without its "plugins": a project's TypeScript that `ts-patch install` patched would run them in
+  // emit, and weave a second time; lockweave's own weave below is the one this build runs.
+  const program = createProgram(tsApi, { ...project.parsed, options: { ...project.parsed.options, plugins: undefined } });
   const config = { ...pluginOptions(project) };
   // The program entry adds tag errors to the program's own diagnostics (as with tspc); the emit
   // entry then weaves from the same analysis without reporting them twice.

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
-import { compilerFor, createProgram, formatDiagnostics, plural, pluginOptions, projectTypeScript, readProject, tsconfigPath } from '../project';
+import { compilerFor, createProgram, hasCompilerApi, formatDiagnostics, plural, pluginOptions, projectTypeScript, readProject, tsconfigPath } from '../project';
 import { projectSources, tagReport } from '../tagged-methods';
 import { auditToolchain, type Audit } from '../toolchain-audit';
 import { AUDIT_BLIND_SPOTS } from '../toolchain-rules';
@@ -43,7 +43,7 @@ export const check: Command = {
 function runCheck(args: ParsedArgs): number {
   const configFile = tsconfigPath(args.flags.project);
   const installed = projectTypeScript(path.dirname(configFile), args.flags.typescript);
-  const tsApi = compilerFor(installed);
+  const tsApi = compilerFor(installed, path.dirname(configFile));
   const project = readProject(tsApi, configFile);
   const program = createProgram(tsApi, project.parsed);
   const tags = tagReport(tsApi, projectSources(program), pluginOptions(project), program);
@@ -54,7 +54,7 @@ function runCheck(args: ParsedArgs): number {
 
   if (errors.length) console.error(formatDiagnostics(tsApi, errors));
   printHoles(audit);
-  const compiler = installed && installed.major < 7 ? `TypeScript ${tsApi.version}` : `lockweave's TypeScript ${tsApi.version} (the project's is ${installed?.version ?? 'not installed'})`;
+  const compiler = hasCompilerApi(installed) ? `TypeScript ${tsApi.version}` : `lockweave's TypeScript ${tsApi.version} (the project's is ${installed?.version ?? 'not installed'})`;
   console.log(`lockweave check: ${plural(tags.methods.length, 'tagged method')} in ${plural(tags.files, 'file')} (checked with ${compiler}); ` +
     `${plural(errors.length, 'error')}; ${plural(audit.holes.length, 'toolchain hole')} (audited ${plural(audit.seen, "script command or config file", "script commands and config files")})`);
   return errors.length > 0 || audit.holes.length > 0 ? 1 : 0;

@@ -48,7 +48,7 @@ function showSource(file: string, project: string | undefined): number {
 }
 
 function showTspc(file: string, projectFlag: string | undefined): number {
-  const tsApi = compilerFor(projectTypeScript(path.dirname(file)));
+  const tsApi = compilerFor(projectTypeScript(path.dirname(file)), path.dirname(file));
   // The file's own project (nearest tsconfig.json) unless -p names one; show needs no plugin entry.
   const configFile = projectFlag ? path.resolve(projectFlag) : tsApi.findConfigFile(path.dirname(file), tsApi.sys.fileExists);
   const project = configFile ? readProject(tsApi, configFile, silenceDeprecations(tsApi)) : undefined;

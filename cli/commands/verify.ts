@@ -38,8 +38,9 @@ export const verify: Command = {
 const SITE = /\bsite\s*:\s*(["'`])((?:\\.|(?!\1).)*?)\1/g;
 
 function runVerify(args: ParsedArgs): number {
-  const tsApi = ownTypeScript();
-  const project = readProject(tsApi, tsconfigPath(args.flags.project));
+  const configFile = tsconfigPath(args.flags.project);
+  const tsApi = ownTypeScript(path.dirname(configFile));
+  const project = readProject(tsApi, configFile);
   // Each source on its own, no type check: the weave's analysis finds the same locks, quickly.
   const files = project.parsed.fileNames.filter((name) => !name.endsWith('.d.ts') && /\.[cm]?tsx?$/.test(name))
     .map((name) => tsApi.createSourceFile(name, fs.readFileSync(name, 'utf8'), tsApi.ScriptTarget.Latest, true));

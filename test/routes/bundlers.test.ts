@@ -192,7 +192,7 @@ test('TypeScript is loaded for a tagged file only, and not again once the woven 
     const plugin = require(${JSON.stringify(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'rollup.js'))})();
     const watched = [];
     const context = { addWatchFile: (file) => watched.push(file) };
-    const loaded = () => Object.keys(require.cache).some((file) => file.includes('typescript6'));
+    const loaded = () => Object.keys(require.cache).some((file) => /[\\/]node_modules[\\/]typescript6?[\\/]/.test(file));
     const unplugin = () => Object.keys(require.cache).some((file) => file.includes('/unplugin/'));
     const untagged = plugin.transform.handler.call(context, 'export const a: number = 1;', ${JSON.stringify(path.join(APP_DIR, 'src', 'plain.ts'))});
     const before = loaded();

@@ -26,6 +26,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import type { UnpluginInstance, UnpluginOptions } from 'unplugin';
+import { loadBuildDependency } from '../build-dependency';
 import { MAY_HOLD_TAG, mayHoldTag } from '../parse/find-tags';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
@@ -125,7 +126,7 @@ let unplugin: UnpluginInstance<LockweaveBundlerOptions | undefined, false> | und
 
 /** The hooks as unplugin's webpack and rspack plugins. */
 export function lockweaveUnplugin(): UnpluginInstance<LockweaveBundlerOptions | undefined, false> {
-  return (unplugin ??= (require('unplugin') as typeof import('unplugin')).createUnplugin<LockweaveBundlerOptions | undefined, false>((options, meta) => ({
+  return (unplugin ??= loadBuildDependency<typeof import('unplugin')>('unplugin').createUnplugin<LockweaveBundlerOptions | undefined, false>((options, meta) => ({
     ...lockweaveHooks(options),
     // webpack and rspack run the transform loader for every file the rule takes, whatever its
     // text; a loader call costs more (in rspack, a call from Rust into JavaScript) than a look at

@@ -14,6 +14,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ownTypeScriptPackage } from '../typescript';
 import type { SourceMapV3 } from '../weave-source';
 
 export interface CachedWeave {
@@ -42,7 +43,7 @@ export class WovenCache {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       // In a shared tmpdir, a directory someone else made could hold entries of their choosing.
       if (process.getuid && fs.statSync(dir).uid !== process.getuid()) return undefined;
-      return new WovenCache(dir, JSON.stringify([lockweaveStamp(), packageVersion(require.resolve('typescript6/package.json'))]));
+      return new WovenCache(dir, JSON.stringify([lockweaveStamp(), ownTypeScriptPackage().version]));
     } catch {
       return undefined;
     }

@@ -9,8 +9,9 @@
 // map is read (Node without --enable-source-maps). The header, key expressions and specs are
 // the AST the tspc route weaves (weave/*.ts), printed: one shape, two ways of writing it.
 // Every name and value printed comes from checked data; tag text never becomes code.
-import MagicString from 'magic-string';
+import type MagicString from 'magic-string';
 import type * as ts from 'typescript';
+import { loadBuildDependency } from '../build-dependency';
 import type { FileAnalysis, LockPlan } from '../check/analyse';
 import { lockSpecStatement } from './lock-spec';
 import { lockedStatement, runCall } from './method-body';
@@ -23,7 +24,7 @@ export interface WovenText {
 }
 
 export function weaveText(tsApi: typeof ts, sourceFile: ts.SourceFile, analysis: FileAnalysis, commonJs: boolean): WovenText {
-  const text = new MagicString(sourceFile.text);
+  const text = new (loadBuildDependency<typeof import('magic-string')>('magic-string').default)(sourceFile.text);
   const factory = tsApi.factory;
   const printer = tsApi.createPrinter({ removeComments: true, newLine: tsApi.NewLineKind.LineFeed });
   const print = (node: ts.Node) => printer.printNode(tsApi.EmitHint.Unspecified, node, sourceFile).replace(/\s*\n\s*/g, ' ');

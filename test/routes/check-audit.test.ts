@@ -1,0 +1,103 @@
+// `lockweave check` against setups that weave or not, each shown on the real tool where it is installed:
+//   ts-jest with ts-patch's compiler, isolatedModules and module nodenext runs the method unlocked
+//   (ts-jest transpiles through plain `typescript` then) — check reports it; with module commonjs
+//   the same setup locks — check passes it.
+//   lockweave/jest under package.json's "jest" key is the `jest` script's transform — no hole.
+//   `nest build` compiles with plain TypeScript — a hole (the Nest CLI is not installed here: read).
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLI, ROOT, linkPackage } from '../transformer/helpers';
+import { childRunner, type Ran } from '../helpers/child-process';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'routes', 'check');
+const JEST_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'jest');
+const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'check');
+const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
+const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
+const TS_JEST_HOLE = /ts-jest with isolatedModules and a Node module kind \(node16\/nodenext\) transpiles with plain `typescript`/;
+
+let redis: RedisServer;
+
+test.before(async () => {
+  linkPackage();
+  fs.rmSync(TMP, { recursive: true, force: true });
+  redis = await startRedisServer();
+});
+
+test.after.always(async () => {
+  await redis?.stop();
+});
+
+const runChild = childRunner(2);
+
+function check(tsconfig: string): Promise<Ran> {
+  return runChild(process.execPath, [CLI, 'check', '-p', tsconfig], { cwd: ROOT });
+}
+
+/** The jest route fixture run by `npm test` as ts-jest with ts-patch's compiler, its tsconfig on `module` with isolatedModules. */
+function tsJestProject(module: string): string {
+  const dir = path.join(TMP, `ts-jest-isolated-${module}`);
+  fs.cpSync(JEST_FIXTURE, dir, { recursive: true });
+  const tsconfig = path.join(dir, 'tsconfig.json');
+  fs.writeFileSync(tsconfig, fs.readFileSync(tsconfig, 'utf8').replace('"module": "commonjs",', `"module": "${module}", "isolatedModules": true,`));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, scripts: { test: 'jest -c jest.ts-jest.config.cjs' } }));
+  return dir;
+}
+
+function runJest(dir: string, runId: string): Promise<Ran> {
+  return runChild(NODE24, [JEST, '--rootDir', dir, '--ci', '--no-cache', '--colors=false', '-c', 'jest.ts-jest.config.cjs', 'tests/locks'], {
+    cwd: dir, env: { REDIS_URL: redis.url, RUN_ID: runId, FORCE_COLOR: '0' },
+  });
+}
+
+test('ts-jest, ts-patch compiler, isolatedModules, module nodenext: the method runs unlocked, and check reports the hole', async (t) => {
+  const dir = tsJestProject('nodenext');
+  const ran = await runJest(dir, 'iso-nodenext');
+  t.not(ran.status, 0, ran.output);
+  t.regex(ran.output, /LOCK_payOrder_iso-nodenext-Test001 is not in Redis while the body runs/);
+  const checked = await check(path.join(dir, 'tsconfig.json'));
+  t.is(checked.status, 1, checked.output);
+  t.regex(checked.stderr, /package\.json scripts\.test: jest -c jest\.ts-jest\.config\.cjs\n {4}unlocked: ts-jest with isolatedModules/);
+  t.regex(checked.stderr, /fix: jest config: transform: \{ '\^\.\+\\\\\.tsx\?\$': 'lockweave\/jest' \}/);
+});
+
+test('ts-jest, ts-patch compiler, isolatedModules, module commonjs: the method locks, and check passes it', async (t) => {
+  const dir = tsJestProject('commonjs');
+  const ran = await runJest(dir, 'iso-commonjs');
+  t.is(ran.status, 0, ran.output);
+  t.regex(ran.output, /✓ a tagged method holds its key in Redis, one body at a time/);
+  const checked = await check(path.join(dir, 'tsconfig.json'));
+  // (Its status is 1: the fixture's src/bad-tag.ts is a tag error on purpose.)
+  t.regex(checked.stdout, /; 0 toolchain holes/, checked.output);
+});
+
+test('check reads the ts-jest options and tsconfig: isolatedModules with nodenext is a hole, with commonjs it is not', async (t) => {
+  const nodenext = await check(path.join(FIXTURES, 'ts-jest-isolated', 'tsconfig.json'));
+  t.is(nodenext.status, 1, nodenext.output);
+  t.regex(nodenext.stderr, TS_JEST_HOLE);
+  const commonjs = await check(path.join(FIXTURES, 'ts-jest-isolated-commonjs', 'tsconfig.json'));
+  t.is(commonjs.status, 0, commonjs.output);
+});
+
+test('check: lockweave/jest under package.json\'s "jest" key is what the `jest` script runs, no hole', async (t) => {
+  const result = await check(path.join(FIXTURES, 'jest-key', 'tsconfig.json'));
+  t.is(result.status, 0, result.output);
+  t.regex(result.stdout, /0 toolchain holes/);
+});
+
+test('check: `nest build` compiles with plain TypeScript, a hole with its fix', async (t) => {
+  const result = await check(path.join(FIXTURES, 'nest', 'tsconfig.json'));
+  t.is(result.status, 1, result.output);
+  t.regex(result.stderr, /nest-cli\.json\n {4}unlocked: the Nest CLI compiles with plain TypeScript \(or swc\), which runs no tsconfig plugin/);
+  t.regex(result.stderr, /fix: build with `lockweave build -p tsconfig\.build\.json`/);
+  // Patched by a postinstall `ts-patch install`, nest's TypeScript runs the plugin entry.
+  const patched = path.join(TMP, 'nest-patched');
+  fs.cpSync(path.join(FIXTURES, 'nest'), patched, { recursive: true });
+  const manifest = JSON.parse(fs.readFileSync(path.join(patched, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  manifest.scripts.postinstall = 'ts-patch install';
+  fs.writeFileSync(path.join(patched, 'package.json'), JSON.stringify(manifest));
+  const fixed = await check(path.join(patched, 'tsconfig.json'));
+  t.is(fixed.status, 0, fixed.output);
+});
