@@ -67,6 +67,59 @@ test('a file already woven is left alone, so two routes at once never lock twice
   t.is(twice.code, once.code);
 });
 
+test('a file woven twice (two routes at once) is woven once, whatever its first line holds', (t) => {
+  const file = path.join(FIXTURES, 'cjs', 'src', 'order-service.ts');
+  for (const name of ['order-service.ts', 'order-service.cts']) {
+    const once = weaveSource(name, fs.readFileSync(file, 'utf8'));
+    t.is(once.woven, 7, name);
+    const twice = weaveSource(name, once.code);
+    t.deepEqual(twice.errors, [], name);
+    t.is(twice.woven, 0, name);
+    t.is(twice.code, once.code, name);
+    t.deepEqual(twice.locked, once.locked, `${name}: each method found locked, by its site`);
+  }
+});
+
+test('text that quotes woven code — a comment, a string, a doc example — never stands for a lock', (t) => {
+  const tagged = '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n';
+  for (const quote of [
+    '// woven: const pay_lock_1 = lockweave_1.defineLock({ site: "pay", businessFlag: "pay" });\n',
+    'export const doc = \'lockweave_1.defineLock({ site: "pay", businessFlag: "pay" })\';\n',
+    '/** Example: `x.defineLock({ site: "pay" })` then `return pay_lock_1.run(orderNo, async () => { ... })` */\nexport const a = 1;\n',
+  ]) {
+    const result = weaveSource('a.ts', quote + tagged);
+    t.deepEqual(result.errors, []);
+    t.is(result.woven, 1, quote);
+    t.regex(result.code, /return pay_lock_\d+\.run\(orderNo, async \(\) => \{ return orderNo; \}\); \}/, quote);
+  }
+});
+
+test('a body that looks woven but is not lockweave\'s lock, exactly as the tag says, is woven', (t) => {
+  // The shape of woven text, a line below the top (the weave writes its header on line 1).
+  const woven = weaveSource('a.ts', '// orders\n/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n').code;
+  t.is(weaveSource('a.ts', woven).woven, 0, 'the real thing is left as it is');
+  const forgeries: Record<string, string> = {
+    'a runtime that is not lockweave\'s': woven.replace('"lockweave/runtime"', '"./my-runtime"'),
+    'a lock assigned again': `${woven}pay_lock_1 = { run: (_key: unknown, body: () => unknown) => body() } as never;\n`,
+    'the runtime\'s defineLock replaced': `${woven}(lockweave_1 as any).defineLock = () => null;\n`,
+    'a runtime handed on': `${woven}export const r = lockweave_1;\n`,
+    'a lock handed on': `${woven}export const l = pay_lock_1;\n`,
+    'another key': woven.replace('run(orderNo,', 'run("fixed",'),
+    'another business': woven.replace('businessFlag: "pay"', 'businessFlag: "other"'),
+    'another site': woven.replace('site: "pay"', 'site: "elsewhere"'),
+    'a statement before the call': woven.replace('{ return pay_lock_1', '{ audit(); return pay_lock_1'),
+    'a lock shadowed': woven.replace('pay(orderNo: string)', 'pay(orderNo: string, pay_lock_1: any = { run: (_k: unknown, f: () => unknown) => f() })'),
+    'a with statement': `${woven}with ({}) {}\n`,
+    'an eval': `${woven}eval("");\n`,
+    'a require of its own': woven.replace('import * as lockweave_1 from "lockweave/runtime";', 'const require = (_: string) => ({ defineLock: () => ({ run: (_k: unknown, f: () => unknown) => f() }) }); const lockweave_1 = require("lockweave/runtime");'),
+  };
+  for (const [what, text] of Object.entries(forgeries)) {
+    const result = weaveSource('a.ts', text);
+    t.deepEqual(result.errors, [], what);
+    t.is(result.woven, 1, `${what}: woven`);
+  }
+});
+
 test('tag text in strings and templates is not a tag; a file without any is returned untouched', (t) => {
   const source = 'export const a = "@RedisLock businessFlag=x";\nexport const b = `// @redisLock ${a}`;\n';
   const result = weaveSource('a.ts', source);
