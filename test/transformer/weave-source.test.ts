@@ -8,7 +8,7 @@ import { HAND_WRITTEN } from '../fixtures/faults/compile-corpus';
 import { FIXTURES, TMP, linkPackage } from './helpers';
 
 // The compiled core, as the routes load it.
-const { weaveSource, LockweaveBuildError, assertNoErrors } = require('../../dist/transformer/weave-source') as typeof import('../../transformer/weave-source');
+const { weaveSource, lockedSitesOf, LockweaveBuildError, assertNoErrors } = require('../../dist/transformer/weave-source') as typeof import('../../transformer/weave-source');
 const { sourceTransformer } = require('../../dist/transformer/index') as typeof import('../../transformer/index');
 const ts6 = require('typescript6') as typeof ts;
 
@@ -118,6 +118,29 @@ test('a body that looks woven but is not lockweave\'s lock, exactly as the tag s
     t.deepEqual(result.errors, [], what);
     t.is(result.woven, 1, `${what}: woven`);
   }
+});
+
+test('compiled JavaScript locks a site only where a function of that name holds the woven call (what the require hook trusts)', (t) => {
+  const file = path.join(FIXTURES, 'cjs', 'src', 'order-service.ts');
+  const options: ts.CompilerOptions = { target: ts6.ScriptTarget.ES2022, module: ts6.ModuleKind.CommonJS, skipLibCheck: true, types: [], removeComments: true };
+  const program = ts6.createProgram([file], options);
+  const emitted = (transformers?: ts.CustomTransformers) => {
+    let js = '';
+    program.emit(program.getSourceFile(file), (name, text) => { if (name.endsWith('.js')) js = text; }, undefined, false, transformers);
+    return js;
+  };
+  // ts-node with ts-patch, comments dropped: every tagged method is found locked, by its site.
+  const woven = emitted({ before: [sourceTransformer(program, {}, { ts: ts6, addDiagnostic: () => 0 })] });
+  t.deepEqual(lockedSitesOf(file, woven).sort(), weaveSource(file, fs.readFileSync(file, 'utf8')).locked.slice().sort());
+  // Plain tsc: none; nor text that quotes the woven code.
+  const plain = emitted();
+  t.deepEqual(lockedSitesOf(file, plain), []);
+  const quoted = `${plain}\nexports.doc = 'const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay" }); // return pay_lock_1.run(order, async () => {})';\n`;
+  t.deepEqual(lockedSitesOf(file, quoted), []);
+  // A lock of the right site on another function is not the method's lock.
+  const decoy = 'const lockweave_1 = require("lockweave/runtime");\nconst pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });\n'
+    + 'async function decoy(k) { return pay_lock_1.run(k, async () => { }); }\n';
+  t.deepEqual(lockedSitesOf(file, decoy), []);
 });
 
 test('tag text in strings and templates is not a tag; a file without any is returned untouched', (t) => {

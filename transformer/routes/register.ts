@@ -106,7 +106,8 @@ function moduleFormat(format: string | null | undefined): 'esm' | 'cjs' | undefi
 
 function strippedError(file: string): Error {
   return new Error(`lockweave/register: ${file} holds @redisLock tags, but another loader turned it into JavaScript without them `
-    + 'before lockweave saw it, so its methods would run unlocked. Load lockweave/register BEFORE the other loader: '
+    + '(or without a lock lockweave can confirm on each tagged method) before lockweave saw it, so its methods would run unlocked. '
+    + 'Load lockweave/register BEFORE the other loader: '
     + '`node --import lockweave/register --import tsx app.ts` (not the reverse; with the tsx command: '
     + '`NODE_OPTIONS="--import lockweave/register" tsx app.ts`). A loader that reads files its own way cannot be woven: '
     + 'build with tspc or a lockweave bundler plugin instead.');

@@ -97,23 +97,16 @@ export function withoutHeader(bindings: WovenBindings): string {
  * file). The plan may come from the file read without its header (same positions).
  */
 export function isWoven(tsApi: typeof ts, bindings: WovenBindings, plan: LockPlan): boolean {
-  const call = wovenCall(tsApi, plan.target.node.body);
-  if (!call) return false;
-  const lock = call.lockName.text;
-  const spec = bindings.locks.get(lock);
-  if (!spec) return false;
-  const runtimeName = ((spec.expression as ts.PropertyAccessExpression).expression as ts.Identifier).text;
-  if (!bindings.runtimes.has(runtimeName)) return false;
-  // The declaration and this call: no other use could reassign, shadow or hand on the lock.
-  if ((bindings.uses.get(lock) ?? []).length !== 2) return false;
-
+  const held = heldLock(tsApi, bindings, plan.target.node.body);
+  if (!held) return false;
+  const { call, spec, lock, runtimeName } = held;
   const factory = tsApi.factory;
   const runtime = factory.createIdentifier(runtimeName);
   const lockName = factory.createIdentifier(lock);
   const expectedSpec = (lockSpecStatement(factory, tsApi, runtime, lockName, plan) as ts.VariableStatement).declarationList.declarations[0].initializer!;
   const expectedCall = runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory));
-  const actualCall = factory.updateCallExpression(call.call, call.call.expression, call.call.typeArguments,
-    call.call.arguments.map((argument, index) => (index === 1 ? emptyAsyncArrow(tsApi, factory) : argument)));
+  const actualCall = factory.updateCallExpression(call, call.expression, call.typeArguments,
+    call.arguments.map((argument, index) => (index === 1 ? emptyAsyncArrow(tsApi, factory) : argument)));
   const print = printerOf(tsApi, bindings.sourceFile);
   const printCall = printerOf(tsApi, plan.target.node.getSourceFile());
   return print(expectedSpec) === print(spec) && printCall(expectedCall) === printCall(actualCall);
@@ -141,14 +134,25 @@ export function lockedSites(tsApi: typeof ts, sourceFile: ts.SourceFile): string
 }
 
 function lockedSite(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block): string | undefined {
-  const call = wovenCall(tsApi, body);
-  const spec = call && bindings.locks.get(call.lockName.text);
-  if (!call || !spec || (bindings.uses.get(call.lockName.text) ?? []).length !== 2) return undefined;
-  const runtimeName = ((spec.expression as ts.PropertyAccessExpression).expression as ts.Identifier).text;
-  const literal = spec.arguments[0];
-  if (!bindings.runtimes.has(runtimeName) || spec.arguments.length !== 1 || !literal || !tsApi.isObjectLiteralExpression(literal)) return undefined;
+  const spec = heldLock(tsApi, bindings, body)?.spec;
+  const literal = spec?.arguments.length === 1 ? spec.arguments[0] : undefined;
+  if (!literal || !tsApi.isObjectLiteralExpression(literal)) return undefined;
   const site = literal.properties.find((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && property.name.text === 'site');
   return site && tsApi.isPropertyAssignment(site) && tsApi.isStringLiteral(site.initializer) ? site.initializer.text : undefined;
+}
+
+/**
+ * The lock a body holds: its woven call, on a lock bound to the runtime's defineLock that nothing
+ * else in the file names (the declaration and this call: nothing reassigns, shadows or hands it on).
+ */
+function heldLock(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block) {
+  const woven = wovenCall(tsApi, body);
+  if (!woven) return undefined;
+  const lock = woven.lockName.text;
+  const spec = bindings.locks.get(lock);
+  if (!spec || (bindings.uses.get(lock) ?? []).length !== 2) return undefined;
+  const runtimeName = ((spec.expression as ts.PropertyAccessExpression).expression as ts.Identifier).text;
+  return bindings.runtimes.has(runtimeName) ? { call: woven.call, spec, lock, runtimeName } : undefined;
 }
 
 /**
