@@ -140,50 +140,55 @@ for (const routeName of ['node --import lockweave/register --import tsx', 'NODE_
   });
 }
 
-test('the woven-file cache reads no entry another user could have written: a forged entry, a linked or group-writable directory', async (t) => {
-  const dir = path.join(TMP, 'loader', 'poison-app');
-  const cacheDir = path.join(TMP, 'loader', 'cache-of-poison-app');
+/**
+ * A copy of the app whose woven-file cache another local user has written over after a first
+ * start: each entry (same name: the key is no secret) holds the file's own text, unwoven and
+ * without a map, with a line of theirs — what a reader that trusts entries would run.
+ */
+async function poisonedCache(t: import('ava').ExecutionContext, name: string) {
+  const dir = path.join(TMP, 'loader', name);
+  const cacheDir = path.join(TMP, 'loader', `cache-of-${name}`);
   fs.cpSync(FIXTURE, dir, { recursive: true });
   const start = (cache: string) => node(NODES['Node 24'], [...REGISTER, 'app.ts'], { RUN_ID: `run${++runs}`, LOCKWEAVE_CACHE_DIR: cache }, dir);
   const first = await start(cacheDir);
   t.is(first.status, 0, first.output);
-  const entries = () => fs.readdirSync(cacheDir).filter((name) => name.endsWith('.json'));
+  const entries = () => fs.readdirSync(cacheDir).filter((entry) => entry.endsWith('.json')).map((entry) => path.join(cacheDir, entry));
   t.is(entries().length, 3, 'one entry per tagged file');
-
-  // What another local user writes over each entry (same name: the key is no secret): the file's
-  // own text, unwoven and without a map, with a line of theirs.
   const sources: Record<string, string> = { 'class Payments': 'app.ts', 'class Orders': 'orders.mts', 'class Ledger': 'ledger.cts' };
-  const poison = () => {
-    for (const name of entries()) {
-      const text = fs.readFileSync(path.join(cacheDir, name), 'utf8');
-      const [, file] = Object.entries(sources).find(([marker]) => text.includes(marker))!;
-      const forged = JSON.stringify({ code: `console.log('POISONED'); ${fs.readFileSync(path.join(dir, file), 'utf8')}`, configs: {} });
-      fs.writeFileSync(path.join(cacheDir, name), forged, { mode: 0o600 });
-    }
-  };
-  const assertWoven = (result: Ran, what: string) => {
-    t.is(result.status, 0, `${what}: ${result.output}`);
-    t.notRegex(result.output, /POISONED/, what);
-    t.deepEqual(lastReport(result).most, { ts: 1, mts: 1, cts: 1 }, what);
-  };
-
-  poison();
-  assertWoven(await start(cacheDir), 'forged entries in our own directory');
-  t.false(entries().some((name) => fs.readFileSync(path.join(cacheDir, name), 'utf8').includes('POISONED')), 'each forged entry was woven again');
-
-  const link = path.join(TMP, 'loader', 'cache-link');
-  fs.symlinkSync(cacheDir, link, 'dir');
-  poison();
-  assertWoven(await start(link), 'a cache directory that is a symbolic link');
-  t.true(entries().every((name) => fs.readFileSync(path.join(cacheDir, name), 'utf8').includes('POISONED')), 'nothing was written through the link');
-
-  fs.chmodSync(cacheDir, 0o770);
-  try {
-    assertWoven(await start(cacheDir), 'a group-writable cache directory');
-    t.true(entries().every((name) => fs.readFileSync(path.join(cacheDir, name), 'utf8').includes('POISONED')), 'the directory was not used');
-  } finally {
-    fs.chmodSync(cacheDir, 0o700);
+  for (const entry of entries()) {
+    const text = fs.readFileSync(entry, 'utf8');
+    const [, file] = Object.entries(sources).find(([marker]) => text.includes(marker))!;
+    fs.writeFileSync(entry, JSON.stringify({ code: `console.log('POISONED'); ${fs.readFileSync(path.join(dir, file), 'utf8')}`, configs: {} }), { mode: 0o600 });
   }
+  const stillPoisoned = () => entries().every((entry) => fs.readFileSync(entry, 'utf8').includes('POISONED'));
+  return { cacheDir, start, entries, stillPoisoned };
+}
+
+function assertWovenStart(t: import('ava').ExecutionContext, result: Ran): void {
+  t.is(result.status, 0, result.output);
+  t.notRegex(result.output, /POISONED/);
+  if (result.status === 0) t.deepEqual(lastReport(result).most, { ts: 1, mts: 1, cts: 1 });
+}
+
+test('the woven-file cache does not read an entry it did not write (another user\'s, without a map): the file is woven again', async (t) => {
+  const cache = await poisonedCache(t, 'forged-entry');
+  assertWovenStart(t, await cache.start(cache.cacheDir));
+  t.false(cache.entries().some((entry) => fs.readFileSync(entry, 'utf8').includes('POISONED')), 'each forged entry was woven again');
+});
+
+test('the woven-file cache refuses a directory that is a symbolic link', async (t) => {
+  const cache = await poisonedCache(t, 'linked-dir');
+  const link = path.join(TMP, 'loader', 'cache-link');
+  fs.symlinkSync(cache.cacheDir, link, 'dir');
+  assertWovenStart(t, await cache.start(link));
+  t.true(cache.stillPoisoned(), 'nothing was read or written through the link');
+});
+
+test('the woven-file cache refuses a directory that others can write (group-writable)', async (t) => {
+  const cache = await poisonedCache(t, 'group-writable-dir');
+  fs.chmodSync(cache.cacheDir, 0o770);
+  assertWovenStart(t, await cache.start(cache.cacheDir));
+  t.true(cache.stillPoisoned(), 'the directory was not used');
 });
 
 test('Node 20 (no module.registerHooks): lockweave/register refuses to start instead of doing nothing', async (t) => {
