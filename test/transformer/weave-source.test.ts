@@ -120,6 +120,14 @@ test('a body that looks woven but is not lockweave\'s lock, exactly as the tag s
   }
 });
 
+test('a tag hidden in what looks like the woven header is still read: woven or an error, never skipped', (t) => {
+  const once = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n').code;
+  const hidden = once.replace('defineLock({ site: "pay", businessFlag: "pay" })',
+    'defineLock({ site: "pay", businessFlag: "pay", x: { /** @redisLock businessFlag=h keyName=k */ async h(k: string) { return k; } } })');
+  const result = weaveSource('a.ts', hidden);
+  t.true(result.woven > 0 || result.errors.length > 0);
+});
+
 test('compiled JavaScript locks a site only where a function of that name holds the woven call (what the require hook trusts)', (t) => {
   const file = path.join(FIXTURES, 'cjs', 'src', 'order-service.ts');
   const options: ts.CompilerOptions = { target: ts6.ScriptTarget.ES2022, module: ts6.ModuleKind.CommonJS, skipLibCheck: true, types: [], removeComments: true };

@@ -49,7 +49,7 @@ export function wovenBindings(tsApi: typeof ts, sourceFile: ts.SourceFile): Wove
   const lockSpecs = [...specs].filter(([, { call }]) => {
     const callee = call.expression;
     return tsApi.isPropertyAccessExpression(callee) && callee.name.text === 'defineLock'
-      && tsApi.isIdentifier(callee.expression) && runtimes.has(callee.expression.text);
+      && tsApi.isIdentifier(callee.expression) && runtimes.has(callee.expression.text) && isLiteralSpec(tsApi, call);
   });
   if (lockSpecs.length === 0) return undefined;
   const locks = new Map(lockSpecs.map(([name, { call }]) => [name, call]));
@@ -60,7 +60,11 @@ export function wovenBindings(tsApi: typeof ts, sourceFile: ts.SourceFile): Wove
   let rebinds = false;
   const visit = (node: ts.Node): void => {
     if (tsApi.isWithStatement(node)) rebinds = true;
-    else if (tsApi.isIdentifier(node) && watched.has(node.text)) uses.set(node.text, [...(uses.get(node.text) ?? []), node]);
+    else if (tsApi.isIdentifier(node) && watched.has(node.text)) {
+      const named = uses.get(node.text);
+      if (named) named.push(node);
+      else uses.set(node.text, [node]);
+    }
     tsApi.forEachChild(node, visit);
   };
   visit(sourceFile);
@@ -79,17 +83,29 @@ export function wovenBindings(tsApi: typeof ts, sourceFile: ts.SourceFile): Wove
 /**
  * The file's text with its header blanked (same length, lines kept), for finding its tags: the
  * weave writes its header on the first line, where a tag that stood at the top of the file now
- * shares its line with code and, to the compiler, stands on nothing. Blanking only ever makes a
- * tag visible, never hides one a method carries.
+ * shares its line with code and, to the compiler, stands on nothing. The header holds no function
+ * (a runtime binding, specs of literals only), and a statement with a comment or tag text in it is
+ * kept: blanking only ever makes a tag visible, never hides one.
  */
 export function withoutHeader(bindings: WovenBindings): string {
   const { sourceFile } = bindings;
   let text = sourceFile.text;
   for (const statement of bindings.header) {
     const start = statement.getStart(sourceFile);
-    text = text.slice(0, start) + text.slice(start, statement.end).replace(/[^\n]/g, ' ') + text.slice(statement.end);
+    const written = text.slice(start, statement.end);
+    if (/@|\/\*|\/\//.test(written)) continue; // a comment or tag text inside: kept, to be read as ever
+    text = text.slice(0, start) + written.replace(/[^\n]/g, ' ') + text.slice(statement.end);
   }
   return text;
+}
+
+/** `({ site: "…", businessFlag: "…", lockTime: 20, … })`: one object literal of plain literals, as the weave writes a spec. */
+function isLiteralSpec(tsApi: typeof ts, call: ts.CallExpression): boolean {
+  const [spec, ...more] = call.arguments;
+  if (!spec || more.length > 0 || !tsApi.isObjectLiteralExpression(spec)) return false;
+  return spec.properties.every((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && (
+    tsApi.isStringLiteral(property.initializer) || tsApi.isNumericLiteral(property.initializer)
+    || property.initializer.kind === tsApi.SyntaxKind.TrueKeyword || property.initializer.kind === tsApi.SyntaxKind.FalseKeyword));
 }
 
 /**
