@@ -19,6 +19,7 @@ export { mayHoldTag };
 import { readPluginOptions } from './plugin-config';
 import { ownTypeScript } from './typescript';
 import { weaveText } from './weave/weave-text';
+import { isWoven, lockedSites, withoutHeader, wovenBindings } from './weave/woven-shape';
 
 export interface WeaveSourceOptions {
   /** The plugin options, as in the tsconfig plugin entry. */
@@ -56,8 +57,13 @@ export interface WovenSource {
   readonly code: string;
   /** Original → woven; undefined when nothing changed. */
   readonly map: SourceMapV3 | undefined;
-  /** How many methods now hold a lock. */
+  /** How many methods this weave locked (0: the code is the source as it came). */
   readonly woven: number;
+  /**
+   * The site of every tagged method the code locks: woven now, or found woven already by a route
+   * before this one (woven-shape.ts decides that from the method's own syntax, never from text).
+   */
+  readonly locked: readonly string[];
   /** Non-empty: the route must fail (a build error, a refusal to load). */
   readonly errors: readonly LockweaveError[];
 }
@@ -69,23 +75,33 @@ export class LockweaveBuildError extends Error {
   }
 }
 
-/** A second pass over woven text (two routes configured at once) must not lock twice. */
-const WOVEN_MARK = /\.defineLock\(\{ site: "/;
-
 export function weaveSource(fileName: string, code: string, options: WeaveSourceOptions = {}): WovenSource {
-  const unchanged: WovenSource = { code, map: undefined, woven: 0, errors: [] };
-  if (!mayHoldTag(code) || tagMentions(code).length === 0 || WOVEN_MARK.test(code)) return unchanged;
+  const unchanged: WovenSource = { code, map: undefined, woven: 0, locked: [], errors: [] };
+  if (!mayHoldTag(code) || tagMentions(code).length === 0) return unchanged;
   const tsApi = ownTypeScript();
-  const sourceFile = tsApi.createSourceFile(fileName, code, tsApi.ScriptTarget.Latest, true, scriptKind(tsApi, fileName));
+  const parse = (text: string) => tsApi.createSourceFile(fileName, text, tsApi.ScriptTarget.Latest, true, scriptKind(tsApi, fileName));
+  const sourceFile = parse(code);
   const plugin = readPluginOptions({ prefix: options.prefix, defaults: options.defaults });
-  const analysis = analyseFile(tsApi, undefined, sourceFile, plugin.defaults);
+  // Text a route before this one wove (two configured at once): its tags are found with the
+  // header blanked, and a method it locked is left as it is — judged by the method's own syntax
+  // (woven-shape.ts), so a comment or string that looks woven changes nothing.
+  const bindings = wovenBindings(tsApi, sourceFile);
+  const analysis = analyseFile(tsApi, undefined, bindings ? parse(withoutHeader(bindings)) : sourceFile, plugin.defaults);
   const errors = [...plugin.errors, ...analysis.errors].map((error) => toLockweaveError(sourceFile, error));
-  if (analysis.plans.length === 0 && analysis.refused.length === 0) return { ...unchanged, errors };
+  const locked = analysis.plans.map((plan) => plan.target.site);
+  const plans = bindings ? analysis.plans.filter((plan) => !isWoven(tsApi, bindings, plan)) : analysis.plans;
+  if (plans.length === 0 && analysis.refused.length === 0) return { ...unchanged, locked, errors };
   const commonJs = (options.format ?? moduleFormat(fileName, sourceFile)) === 'cjs';
-  const { text, woven } = weaveText(tsApi, sourceFile, analysis, commonJs);
+  const { text, woven } = weaveText(tsApi, sourceFile, { ...analysis, plans }, commonJs);
   const map = options.sourceMap === false ? undefined
     : text.generateMap({ source: path.basename(fileName), file: path.basename(fileName), includeContent: true, hires: true });
-  return { code: text.toString(), map: map && { ...map, sources: map.sources, names: map.names }, woven, errors };
+  return { code: text.toString(), map: map && { ...map, sources: map.sources, names: map.names }, woven, locked, errors };
+}
+
+/** The sites of the functions a compiled file (JavaScript) locks as lockweave locks them; see woven-shape.ts. */
+export function lockedSitesOf(fileName: string, code: string): string[] {
+  const tsApi = ownTypeScript();
+  return lockedSites(tsApi, tsApi.createSourceFile(fileName, code, tsApi.ScriptTarget.Latest, true, tsApi.ScriptKind.JS));
 }
 
 export function assertNoErrors(result: WovenSource): void {

@@ -2,13 +2,19 @@
 // sources leaves `defineLock({ site: "OrderService.pay", … })` in what a weaving build writes —
 // tspc, lockweave build, the bundler plugins, ESM or CommonJS (`lockweave_1.defineLock(…)`).
 // Bundlers merge files and minifiers rename identifiers, but neither changes a string literal, so
-// counting sites in the output's JavaScript catches any tool that skipped the weave.
+// each tagged method is looked up by its site among the lock specs the output's JavaScript really
+// creates (lock-sites.ts: parsed calls, never text in a comment or a string), one call per method.
+//
+// What it proves: each tagged method's lock spec is created by the output, as often as the method
+// is tagged. What it cannot: that the method's body calls that lock (a minifier renames methods),
+// or that the files checked are the ones deployed. The weave itself decides what a body holds.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ownTypeScript } from '../../transformer/typescript';
 import { CliError } from '../cli-error';
 import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
 import { formatDiagnostics, plural, pluginOptions, readProject, tsconfigPath } from '../project';
+import { lockSitesIn } from '../lock-sites';
 import { tagReport, type TaggedMethod } from '../tagged-methods';
 
 export const verify: Command = {
@@ -18,9 +24,11 @@ export const verify: Command = {
   flags: [PROJECT_FLAG],
   operands: { min: 1, max: Infinity, name: '<output dir or file>' },
   details: [
-    'Counts the tagged methods of the tsconfig\'s sources (ignored and erroneous tags are not locks) and',
-    'looks for each one\'s `site: "Class.method"` in the JavaScript files (.js .mjs .cjs .jsx) under the',
-    'given directories and files, as many times as it is tagged. .map, .d.ts and other files are ignored.',
+    'Finds the tagged methods of the tsconfig\'s sources (ignored and erroneous tags are not locks) and',
+    'looks up each one by its site ("Class.method") among the lock specs that the JavaScript files',
+    '(.js .mjs .cjs .jsx) under the given directories and files create: parsed `defineLock({ site: … })`',
+    'calls, one per tagged method; text in comments and strings does not count. .map, .d.ts and other',
+    'files are ignored.',
     'Works on tsc/tspc output, bundles and minified bundles. A tsconfig that lists sources a bundle does',
     'not include reports them missing: point -p at a tsconfig for that bundle.',
     '',
@@ -33,9 +41,6 @@ export const verify: Command = {
   ].join('\n'),
   run: runVerify,
 };
-
-/** `site: "OrderService.pay"` as any printer writes it: spaces or none, either quote. */
-const SITE = /\bsite\s*:\s*(["'`])((?:\\.|(?!\1).)*?)\1/g;
 
 function runVerify(args: ParsedArgs): number {
   const configFile = tsconfigPath(args.flags.project);
@@ -50,7 +55,7 @@ function runVerify(args: ParsedArgs): number {
   if (outputs.length === 0) throw new CliError(`no JavaScript file (.js .mjs .cjs .jsx) in ${args.operands.join(', ')}`);
   const found = new Map<string, number>();
   for (const file of outputs) {
-    for (const match of fs.readFileSync(file, 'utf8').matchAll(SITE)) found.set(match[2], (found.get(match[2]) ?? 0) + 1);
+    for (const site of lockSitesIn(tsApi, file, fs.readFileSync(file, 'utf8'))) found.set(site, (found.get(site) ?? 0) + 1);
   }
 
   const missing: TaggedMethod[] = [];

@@ -180,9 +180,9 @@ test('require() of each entry point is the plugin factory itself, and its .defau
   }
 });
 
-test('weaves .ts, .mts, .cts and .tsx sources, with or without a query; not declarations, virtual modules or ?raw text', (t) => {
+test('weaves .ts, .mts, .cts and .tsx sources, with or without a query, under node_modules too; not declarations, virtual modules or ?raw text', (t) => {
   const { isWeavable } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'unplugin.js')) as { isWeavable: (id: string) => boolean };
-  for (const id of ['/p/a.ts', '/p/a.mts', '/p/a.cts', '/p/a.tsx', '/p/a.ts?v=3f2a', '/p/a.ts?import&t=1']) t.true(isWeavable(id), id);
+  for (const id of ['/p/a.ts', '/p/a.mts', '/p/a.cts', '/p/a.tsx', '/p/a.ts?v=3f2a', '/p/a.ts?import&t=1', '/p/node_modules/lib/a.ts']) t.true(isWeavable(id), id);
   for (const id of ['/p/a.d.ts', '/p/a.d.mts', '\0virtual:a.ts', '/p/a.ts?raw', '/p/a.ts?url', '/p/a.js', '/p/a.mjs']) t.false(isWeavable(id), id);
 });
 

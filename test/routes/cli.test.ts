@@ -225,6 +225,24 @@ test('verify: tspc output passes; plain tsc output and an esbuild bundle without
   t.is(wovenBundle.status, 0, wovenBundle.output);
 });
 
+test('verify counts only lock specs the output really creates: woven code quoted in comments and strings is not a lock', async (t) => {
+  const dir = appCopy('verify-quoted');
+  // Documentation that quotes what the weave writes, for both tagged methods, once in a comment and
+  // once in a string — as a user's docs or a test fixture might. Plain tsc keeps both in its output.
+  fs.writeFileSync(path.join(dir, 'src', 'docs.ts'), [
+    '// The weave writes: const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });',
+    'export const EXAMPLE = \'lockweave_1.defineLock({ site: "ship", businessFlag: "ship" })\';',
+    'export const MINIFIED = `o.defineLock({site:"OrderService.pay"}); o.defineLock({site:"ship"})`;',
+    '',
+  ].join('\n'));
+  const tsc = await run(TSC5, ['-p', 'tsconfig.json', '--outDir', 'out-tsc'], dir);
+  t.is(tsc.status, 0, tsc.output);
+  const plain = await lockweave(['verify', 'out-tsc'], dir);
+  t.is(plain.status, 1, plain.output);
+  t.regex(plain.stderr, /2 tagged methods NOT woven into out-tsc/);
+  t.regex(plain.stdout, /0 of 2 tagged methods woven/);
+});
+
 test('show --route tspc prints woven JavaScript; --route source the woven TypeScript the bundler and loader routes see', async (t) => {
   const file = path.join(FIXTURE, 'app', 'src', 'orders.ts');
   const js = await lockweave(['show', file]);

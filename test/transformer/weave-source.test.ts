@@ -8,7 +8,7 @@ import { HAND_WRITTEN } from '../fixtures/faults/compile-corpus';
 import { FIXTURES, TMP, linkPackage } from './helpers';
 
 // The compiled core, as the routes load it.
-const { weaveSource, LockweaveBuildError, assertNoErrors } = require('../../dist/transformer/weave-source') as typeof import('../../transformer/weave-source');
+const { weaveSource, lockedSitesOf, LockweaveBuildError, assertNoErrors } = require('../../dist/transformer/weave-source') as typeof import('../../transformer/weave-source');
 const { sourceTransformer } = require('../../dist/transformer/index') as typeof import('../../transformer/index');
 const ts6 = require('typescript6') as typeof ts;
 
@@ -65,6 +65,90 @@ test('a file already woven is left alone, so two routes at once never lock twice
   const twice = weaveSource('a.ts', once.code);
   t.is(twice.woven, 0);
   t.is(twice.code, once.code);
+});
+
+test('a file woven twice (two routes at once) is woven once, whatever its first line holds', (t) => {
+  const file = path.join(FIXTURES, 'cjs', 'src', 'order-service.ts');
+  for (const name of ['order-service.ts', 'order-service.cts']) {
+    const once = weaveSource(name, fs.readFileSync(file, 'utf8'));
+    t.is(once.woven, 7, name);
+    const twice = weaveSource(name, once.code);
+    t.deepEqual(twice.errors, [], name);
+    t.is(twice.woven, 0, name);
+    t.is(twice.code, once.code, name);
+    t.deepEqual(twice.locked, once.locked, `${name}: each method found locked, by its site`);
+  }
+});
+
+test('text that quotes woven code — a comment, a string, a doc example — never stands for a lock', (t) => {
+  const tagged = '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n';
+  for (const quote of [
+    '// woven: const pay_lock_1 = lockweave_1.defineLock({ site: "pay", businessFlag: "pay" });\n',
+    'export const doc = \'lockweave_1.defineLock({ site: "pay", businessFlag: "pay" })\';\n',
+    '/** Example: `x.defineLock({ site: "pay" })` then `return pay_lock_1.run(orderNo, async () => { ... })` */\nexport const a = 1;\n',
+  ]) {
+    const result = weaveSource('a.ts', quote + tagged);
+    t.deepEqual(result.errors, []);
+    t.is(result.woven, 1, quote);
+    t.regex(result.code, /return pay_lock_\d+\.run\(orderNo, async \(\) => \{ return orderNo; \}\); \}/, quote);
+  }
+});
+
+test('a body that looks woven but is not lockweave\'s lock, exactly as the tag says, is woven', (t) => {
+  // The shape of woven text, a line below the top (the weave writes its header on line 1).
+  const woven = weaveSource('a.ts', '// orders\n/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n').code;
+  t.is(weaveSource('a.ts', woven).woven, 0, 'the real thing is left as it is');
+  const forgeries: Record<string, string> = {
+    'a runtime that is not lockweave\'s': woven.replace('"lockweave/runtime"', '"./my-runtime"'),
+    'a lock assigned again': `${woven}pay_lock_1 = { run: (_key: unknown, body: () => unknown) => body() } as never;\n`,
+    'the runtime\'s defineLock replaced': `${woven}(lockweave_1 as any).defineLock = () => null;\n`,
+    'a runtime handed on': `${woven}export const r = lockweave_1;\n`,
+    'a lock handed on': `${woven}export const l = pay_lock_1;\n`,
+    'another key': woven.replace('run(orderNo,', 'run("fixed",'),
+    'another business': woven.replace('businessFlag: "pay"', 'businessFlag: "other"'),
+    'another site': woven.replace('site: "pay"', 'site: "elsewhere"'),
+    'a statement before the call': woven.replace('{ return pay_lock_1', '{ audit(); return pay_lock_1'),
+    'a lock shadowed': woven.replace('pay(orderNo: string)', 'pay(orderNo: string, pay_lock_1: any = { run: (_k: unknown, f: () => unknown) => f() })'),
+    'a with statement': `${woven}with ({}) {}\n`,
+    'an eval': `${woven}eval("");\n`,
+    'a require of its own': woven.replace('import * as lockweave_1 from "lockweave/runtime";', 'const require = (_: string) => ({ defineLock: () => ({ run: (_k: unknown, f: () => unknown) => f() }) }); const lockweave_1 = require("lockweave/runtime");'),
+  };
+  for (const [what, text] of Object.entries(forgeries)) {
+    const result = weaveSource('a.ts', text);
+    t.deepEqual(result.errors, [], what);
+    t.is(result.woven, 1, `${what}: woven`);
+  }
+});
+
+test('a tag hidden in what looks like the woven header is still read: woven or an error, never skipped', (t) => {
+  const once = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n').code;
+  const hidden = once.replace('defineLock({ site: "pay", businessFlag: "pay" })',
+    'defineLock({ site: "pay", businessFlag: "pay", x: { /** @redisLock businessFlag=h keyName=k */ async h(k: string) { return k; } } })');
+  const result = weaveSource('a.ts', hidden);
+  t.true(result.woven > 0 || result.errors.length > 0);
+});
+
+test('compiled JavaScript locks a site only where a function of that name holds the woven call (what the require hook trusts)', (t) => {
+  const file = path.join(FIXTURES, 'cjs', 'src', 'order-service.ts');
+  const options: ts.CompilerOptions = { target: ts6.ScriptTarget.ES2022, module: ts6.ModuleKind.CommonJS, skipLibCheck: true, types: [], removeComments: true };
+  const program = ts6.createProgram([file], options);
+  const emitted = (transformers?: ts.CustomTransformers) => {
+    let js = '';
+    program.emit(program.getSourceFile(file), (name, text) => { if (name.endsWith('.js')) js = text; }, undefined, false, transformers);
+    return js;
+  };
+  // ts-node with ts-patch, comments dropped: every tagged method is found locked, by its site.
+  const woven = emitted({ before: [sourceTransformer(program, {}, { ts: ts6, addDiagnostic: () => 0 })] });
+  t.deepEqual(lockedSitesOf(file, woven).sort(), weaveSource(file, fs.readFileSync(file, 'utf8')).locked.slice().sort());
+  // Plain tsc: none; nor text that quotes the woven code.
+  const plain = emitted();
+  t.deepEqual(lockedSitesOf(file, plain), []);
+  const quoted = `${plain}\nexports.doc = 'const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay" }); // return pay_lock_1.run(order, async () => {})';\n`;
+  t.deepEqual(lockedSitesOf(file, quoted), []);
+  // A lock of the right site on another function is not the method's lock.
+  const decoy = 'const lockweave_1 = require("lockweave/runtime");\nconst pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });\n'
+    + 'async function decoy(k) { return pay_lock_1.run(k, async () => { }); }\n';
+  t.deepEqual(lockedSitesOf(file, decoy), []);
 });
 
 test('tag text in strings and templates is not a tag; a file without any is returned untouched', (t) => {

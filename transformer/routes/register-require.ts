@@ -6,8 +6,11 @@
 // and its tags are gone with the comments. Two measures, whichever loader was installed first:
 //   - weave: while such a handler loads a tagged file, its one read of that file returns the
 //     woven TypeScript (valid TypeScript, so the loader compiles it as it would the original);
-//   - refuse: any TypeScript file compiled that lockweave neither wove nor found tag-free, yet
-//     whose text on disk holds tags that weave, throws instead of running unlocked.
+//   - check: any TypeScript file compiled that lockweave neither wove nor found tag-free, yet
+//     whose text on disk holds tags, runs only if the compiled text locks every one of those
+//     tagged methods itself — found by site, each a function whose body is the woven call on a
+//     lock of lockweave's runtime (weave/woven-shape.ts: ts-node with ts-patch weaves so) — and
+//     throws otherwise, instead of running unlocked. Text in a comment or string vouches for nothing.
 
 // The module object itself (not an import-star copy): its readFileSync is what other loaders call.
 import fs = require('node:fs');
@@ -15,6 +18,7 @@ import nodeModule = require('node:module');
 import * as path from 'node:path';
 import { mayHoldTag } from '../parse/find-tags';
 import { weaver } from './lazy-weaver';
+import type { CachedWeave } from './woven-cache';
 
 interface CommonJsModule {
   load(this: CommonJsModule, filename: string): void;
@@ -28,8 +32,8 @@ export interface RequireWeaving {
   /** Files the load hook wove or found tag-free: they need no second look. */
   readonly handled: Set<string>;
   readonly isWeavable: (file: string) => boolean;
-  /** The text to hand on: woven, or the source when it holds no tag; throws on tag errors. */
-  readonly weave: (file: string, source: string) => string;
+  /** The text to hand on (woven, or the source when nothing is to lock) and what it locks; throws on tag errors. */
+  readonly weave: (file: string, source: string) => CachedWeave;
   /** The error for a file that reached Node already stripped of its tags. */
   readonly strippedError: (file: string) => Error;
 }
@@ -49,10 +53,7 @@ export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
   };
   const compile = Module.prototype._compile;
   Module.prototype._compile = function (content, filename, ...rest) {
-    // The tspc route's output (ts-node with ts-patch) is woven already: it calls defineLock.
-    if (weaving.isWeavable(filename) && !weaving.handled.has(filename) && !/\bdefineLock\(/.test(content) && tagsWeaveOnDisk(filename)) {
-      throw weaving.strippedError(filename);
-    }
+    if (weaving.isWeavable(filename) && !weaving.handled.has(filename)) assertLocked(filename, content, weaving);
     return compile.call(this, content, filename, ...rest);
   };
 }
@@ -76,7 +77,7 @@ function withWovenRead(file: string, weaving: RequireWeaving, loadModule: () => 
     if (!active || typeof args[0] !== 'string' || path.resolve(args[0]) !== file) return readFileSync.apply(this, args);
     // One read, then out of the way: the module's own code runs after it and must see the real fs.
     active = false;
-    const code = weaving.weave(file, readDisk(file, 'utf8'));
+    const code = weaving.weave(file, readDisk(file, 'utf8')).code;
     const encoding = typeof args[1] === 'string' ? args[1] : args[1]?.encoding;
     return encoding ? code : Buffer.from(code);
   } as typeof fs.readFileSync;
@@ -93,15 +94,41 @@ function withWovenRead(file: string, weaving: RequireWeaving, loadModule: () => 
   }
 }
 
+/**
+ * Throws unless the text compiled past the load hook (JavaScript another loader made) locks every
+ * tagged method of the file on disk — by site, as many of each.
+ */
+function assertLocked(file: string, content: string, weaving: RequireWeaving): void {
+  const onDisk = locksOnDisk(file);
+  if (!onDisk) return;
+  if (onDisk.errors || !holdsEvery(weaver().lockedSitesOf(file, content), onDisk.sites)) throw weaving.strippedError(file);
+}
+
 /** True when the file on disk has tags that weave (or fail): a copy without them was not ours to run. */
 export function tagsWeaveOnDisk(file: string): boolean {
+  return locksOnDisk(file) !== undefined;
+}
+
+/** The sites the file on disk locks, and whether its tags have errors; undefined when it has neither. */
+function locksOnDisk(file: string): { sites: readonly string[]; errors: boolean } | undefined {
   let onDisk: string;
   try {
     onDisk = readDisk(file, 'utf8');
   } catch {
-    return false; // virtual or removed: nothing on disk that could have been lost
+    return undefined; // virtual or removed: nothing on disk that could have been lost
   }
-  if (!mayHoldTag(onDisk)) return false;
+  if (!mayHoldTag(onDisk)) return undefined;
   const check = weaver().weaveSource(file, onDisk, { sourceMap: false });
-  return check.woven > 0 || check.errors.length > 0;
+  return check.locked.length > 0 || check.errors.length > 0 ? { sites: check.locked, errors: check.errors.length > 0 } : undefined;
+}
+
+/** True when `locked` has each of `wanted`, counted: two methods of one site need two locks. */
+export function holdsEvery(locked: readonly string[], wanted: readonly string[]): boolean {
+  const left = new Map<string, number>();
+  for (const site of locked) left.set(site, (left.get(site) ?? 0) + 1);
+  return wanted.every((site) => {
+    const count = left.get(site) ?? 0;
+    left.set(site, count - 1);
+    return count > 0;
+  });
 }

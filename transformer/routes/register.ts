@@ -15,7 +15,6 @@
 // a method without its lock; and a file whose tags another loader stripped before we saw it (tsx
 // registered before us hands us JavaScript without comments) throws too, naming the fix.
 import * as nodeModule from 'node:module';
-import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mayHoldTag } from '../parse/find-tags';
 import { cancelWovenRead, tagsWeaveOnDisk, weaveRequiredTypeScript } from './register-require';
@@ -57,7 +56,9 @@ registerHooks({
       return loaded;
     }
     const woven = weave(file, source, moduleFormat(loaded.format));
-    if (!woven.map) return loaded;
+    // The weave decides: its text is what runs (the source itself when nothing was to lock).
+    if (woven.code === source) return loaded;
+    if (!woven.map) return { ...loaded, source: woven.code };
     // Weaving keeps every line where it was; the map fixes the columns of the woven lines for
     // --enable-source-maps (and costs a base64 pass and a longer text to strip, so only then).
     // Type stripping keeps comments and positions, so the map stays valid.
@@ -71,7 +72,7 @@ registerHooks({
 weaveRequiredTypeScript({
   handled,
   isWeavable,
-  weave: (file, source) => (mayHoldTag(source) ? weave(file, source, undefined).code : source),
+  weave: (file, source) => (mayHoldTag(source) ? weave(file, source, undefined) : { code: source, map: undefined, locked: [] }),
   strippedError,
 });
 
@@ -82,9 +83,13 @@ function weave(file: string, source: string, format: 'esm' | 'cjs' | undefined):
   return woven;
 }
 
-/** TypeScript sources, not declaration files (no bodies), not node_modules (not the user's code). */
+/**
+ * TypeScript sources wherever they live — node_modules too (a workspace package, a linked
+ * library, a package that ships .ts): a tagged method runs unlocked wherever its file is. Not
+ * declaration files (no bodies). Files without a tag cost one cheap look (mayHoldTag).
+ */
 function isWeavable(file: string): boolean {
-  return /\.[cm]?tsx?$/.test(file) && !/\.d\.[cm]?ts$/.test(file) && !file.split(path.sep).includes('node_modules');
+  return /\.[cm]?tsx?$/.test(file) && !/\.d\.[cm]?tsx?$/.test(file);
 }
 
 /**
@@ -101,7 +106,8 @@ function moduleFormat(format: string | null | undefined): 'esm' | 'cjs' | undefi
 
 function strippedError(file: string): Error {
   return new Error(`lockweave/register: ${file} holds @redisLock tags, but another loader turned it into JavaScript without them `
-    + 'before lockweave saw it, so its methods would run unlocked. Load lockweave/register BEFORE the other loader: '
+    + '(or without a lock lockweave can confirm on each tagged method) before lockweave saw it, so its methods would run unlocked. '
+    + 'Load lockweave/register BEFORE the other loader: '
     + '`node --import lockweave/register --import tsx app.ts` (not the reverse; with the tsx command: '
     + '`NODE_OPTIONS="--import lockweave/register" tsx app.ts`). A loader that reads files its own way cannot be woven: '
     + 'build with tspc or a lockweave bundler plugin instead.');

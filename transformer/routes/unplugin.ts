@@ -58,7 +58,8 @@ export function lockweaveHooks(options: LockweaveBundlerOptions | undefined) {
         if (!isWeavable(id) || !mayHoldTag(code)) return undefined;
         const woven = weave(id.replace(/\?.*$/, ''), code, options);
         for (const config of woven.configFiles ?? []) this.addWatchFile(config);
-        return woven.map ? { code: woven.code, map: woven.map } : undefined;
+        // The weave decides, not whether it came with a map: its text is what the tool compiles.
+        return woven.code === code ? undefined : { code: woven.code, map: woven.map ?? null };
       },
     },
   } satisfies UnpluginOptions;

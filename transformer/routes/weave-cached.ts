@@ -31,7 +31,7 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
   const { weaveSource, LockweaveBuildError } = weaver();
   const woven = weaveSource(file, code, { ...project.plugin, format });
   if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
-  const result = { code: woven.code, map: woven.woven > 0 ? woven.map : undefined, configFiles: project.configFiles };
+  const result = { code: woven.code, map: woven.woven > 0 ? woven.map : undefined, locked: woven.locked, configFiles: project.configFiles };
   if (key) cache!.write(key, result, project.configFiles);
   return result;
 }

@@ -1,52 +1,71 @@
-// A disk cache of woven files for lockweave/register, so that a start whose tagged files have
-// not changed loads no TypeScript at all (loading TypeScript 6's parser alone costs ~300 ms).
+// A disk cache of woven files for lockweave/register and the bundler plugins, so that a start
+// whose tagged files have not changed loads no TypeScript at all (loading TypeScript 6's parser
+// alone costs ~300 ms).
 //
 // An entry is found by a hash of everything the weave reads — lockweave's code (its version and
 // its compiled transformer files' sizes and times: a rebuilt lockweave weaves afresh) and
 // TypeScript's version, the file's path and text, the module format, which tsconfig.json is nearest — and is
 // used only while every config file it was woven with (the tsconfig and its `extends` chain, where
 // `prefix` and `defaults` come from) still has the text it had. Only successful weaves are
-// stored: a tag error is found again on every start. Any trouble with the cache (unwritable,
-// corrupt, not ours) means weaving again, never a different result.
+// stored: a tag error is found again on every start.
 //
-// Where: $LOCKWEAVE_CACHE_DIR, else <tmpdir>/lockweave-<uid>. LOCKWEAVE_CACHE=off disables it.
+// A cache must never change what runs: a poisoned entry would run someone else's code, or a
+// tagged method unlocked. So (private-dir.ts) the directory must be this user's own, mode 0700,
+// not a link; every file is opened without following links and must be this user's, 0600, with
+// one link; and every entry carries an HMAC-SHA256 of its key and content under a secret only
+// this user can read. An entry that fails any of these is not read: the file is woven again.
+//
+// Where: $LOCKWEAVE_CACHE_DIR; else node_modules/.cache/lockweave of the package the process
+// runs in (where babel, eslint and vite keep theirs), else <tmpdir>/lockweave-<uid>.
+// LOCKWEAVE_CACHE=off disables it.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ownTypeScriptPackage } from '../typescript';
 import type { SourceMapV3 } from '../weave-source';
+import { privateDir, readPrivateFile, writePrivateFile } from './private-dir';
 
 export interface CachedWeave {
   readonly code: string;
   readonly map: SourceMapV3 | undefined;
+  /** The site of every tagged method the code locks. */
+  readonly locked: readonly string[];
   /** On a read: the config files the entry was woven with (a bundler declares them as dependencies). */
   readonly configFiles?: readonly string[];
 }
 
-interface Entry extends CachedWeave {
+interface Entry {
+  readonly code: string;
+  readonly map: SourceMapV3 | null;
+  readonly locked: readonly string[];
   /** Config file → sha256 of its text when the entry was written. */
   readonly configs: Record<string, string>;
 }
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+const SECRET_FILE = 'secret';
+const SECRET_BYTES = 32;
 
 export class WovenCache {
-  private constructor(private readonly dir: string, private readonly salt: string) {}
+  private constructor(private readonly dir: string, private readonly secret: Buffer, private readonly salt: string) {}
 
-  /** undefined when caching is off or the directory cannot be ours. */
+  /** undefined when caching is off or no directory can be ours alone. */
   static open(): WovenCache | undefined {
     if (process.env.LOCKWEAVE_CACHE === 'off') return undefined;
-    const uid = process.getuid?.() ?? 'user';
-    const dir = process.env.LOCKWEAVE_CACHE_DIR || path.join(os.tmpdir(), `lockweave-${uid}`);
-    try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // In a shared tmpdir, a directory someone else made could hold entries of their choosing.
-      if (process.getuid && fs.statSync(dir).uid !== process.getuid()) return undefined;
-      return new WovenCache(dir, JSON.stringify([lockweaveStamp(), ownTypeScriptPackage().version]));
-    } catch {
-      return undefined;
+    const named = process.env.LOCKWEAVE_CACHE_DIR;
+    const candidates = named ? [path.resolve(named)] : [projectCacheDir(), path.join(os.tmpdir(), `lockweave-${process.getuid?.() ?? 'user'}`)];
+    for (const dir of candidates) {
+      if (!dir || !privateDir(dir)) continue;
+      const secret = cacheSecret(dir);
+      if (!secret) continue;
+      try {
+        return new WovenCache(dir, secret, JSON.stringify([lockweaveStamp(), ownTypeScriptPackage().version]));
+      } catch {
+        return undefined;
+      }
     }
+    return undefined;
   }
 
   key(file: string, source: string, format: string | undefined, configFile: string | undefined): string {
@@ -54,12 +73,22 @@ export class WovenCache {
   }
 
   read(key: string): CachedWeave | undefined {
+    const stored = readPrivateFile(this.entryPath(key));
+    if (!stored) return undefined;
+    const text = stored.toString('utf8');
+    const newline = text.indexOf('\n');
+    const mac = Buffer.from(text.slice(0, newline), 'hex');
+    const body = text.slice(newline + 1);
+    const expected = this.mac(key, body);
+    // Bound to its key: an entry of ours renamed to another key does not verify either.
+    if (newline < 0 || mac.length !== expected.length || !crypto.timingSafeEqual(mac, expected)) return undefined;
     try {
-      const entry = JSON.parse(fs.readFileSync(this.entryPath(key), 'utf8')) as Entry;
+      const entry = JSON.parse(body) as Entry;
+      if (typeof entry.code !== 'string' || !Array.isArray(entry.locked) || typeof entry.configs !== 'object' || entry.configs === null) return undefined;
       for (const [config, hash] of Object.entries(entry.configs)) {
         if (sha256(fs.readFileSync(config, 'utf8')) !== hash) return undefined;
       }
-      return typeof entry.code === 'string' ? { code: entry.code, map: entry.map, configFiles: Object.keys(entry.configs) } : undefined;
+      return { code: entry.code, map: entry.map ?? undefined, locked: entry.locked, configFiles: Object.keys(entry.configs) };
     } catch {
       return undefined;
     }
@@ -68,18 +97,46 @@ export class WovenCache {
   write(key: string, woven: CachedWeave, configFiles: readonly string[]): void {
     try {
       const configs = Object.fromEntries(configFiles.map((config) => [config, sha256(fs.readFileSync(config, 'utf8'))]));
-      // Written whole under a temporary name, then renamed: a reader never sees half an entry.
-      const temporary = `${this.entryPath(key)}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, JSON.stringify({ code: woven.code, map: woven.map, configs } satisfies Entry), { mode: 0o600 });
-      fs.renameSync(temporary, this.entryPath(key));
+      const body = JSON.stringify({ code: woven.code, map: woven.map ?? null, locked: woven.locked, configs } satisfies Entry);
+      writePrivateFile(this.entryPath(key), `${this.mac(key, body).toString('hex')}\n${body}`);
     } catch {
       // A cache that cannot be written only costs the next start a weave.
     }
   }
 
+  private mac(key: string, body: string): Buffer {
+    return crypto.createHmac('sha256', this.secret).update(key).update('\n').update(body).digest();
+  }
+
   private entryPath(key: string): string {
     return path.join(this.dir, `${key}.json`);
   }
+}
+
+/** The secret entries are signed with: made once per directory, readable by this user alone. */
+function cacheSecret(dir: string): Buffer | undefined {
+  const file = path.join(dir, SECRET_FILE);
+  const read = () => {
+    const secret = readPrivateFile(file);
+    return secret?.length === SECRET_BYTES ? secret : undefined;
+  };
+  const existing = read();
+  if (existing) return existing;
+  // Another process may be making it at this moment: writePrivateFile never replaces one.
+  writePrivateFile(file, crypto.randomBytes(SECRET_BYTES), { replace: false });
+  return read();
+}
+
+/** node_modules/.cache/lockweave of the package the working directory is in, when it has node_modules. */
+function projectCacheDir(): string | undefined {
+  for (let dir = process.cwd(), depth = 0; depth < 100; dir = path.dirname(dir), depth++) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) {
+      const modules = path.join(dir, 'node_modules');
+      return fs.existsSync(modules) ? path.join(modules, '.cache', 'lockweave') : undefined;
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+  return undefined;
 }
 
 /** A package's version, read without loading the package. */

@@ -53,13 +53,13 @@ export function weaveText(tsApi: typeof ts, sourceFile: ts.SourceFile, analysis:
 }
 
 /** In the text route the class is named as the file names it; bundlers keep an import a body uses. */
-function failureClass(factory: ts.NodeFactory, plan: LockPlan): ts.Expression | undefined {
+export function failureClass(factory: ts.NodeFactory, plan: LockPlan): ts.Expression | undefined {
   const ref = plan.onFailClass;
   if (!ref) return undefined;
   return factory.createIdentifier(ref.kind === 'local' ? ref.name : ref.localName);
 }
 
-function emptyAsyncArrow(tsApi: typeof ts, factory: ts.NodeFactory): ts.ArrowFunction {
+export function emptyAsyncArrow(tsApi: typeof ts, factory: ts.NodeFactory): ts.ArrowFunction {
   return factory.createArrowFunction([factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)], undefined, [], undefined,
     factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken), factory.createBlock([], false));
 }

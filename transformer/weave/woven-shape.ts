@@ -1,0 +1,231 @@
+// Is a tagged function locked already, exactly as lockweave locks it? The one test of "woven"
+// every route shares (two routes configured at once must not lock twice), decided from the syntax
+// tree of the function and of its file's own bindings — never from text, which a comment, a
+// string or a doc example can hold.
+//
+// Woven means, for a tagged function with plan P in file F:
+//   - its body is [prologue] `return L.run(<key>, async () => { … }[, Fail]);` (runComposite for
+//     a composite key), key and Fail exactly as the weave writes them for P;
+//   - L is bound once, at the top of F, to `R.defineLock(<P's spec>)`, exactly as the weave writes it;
+//   - R is bound once, at the top of F, to the module "lockweave/runtime" (`import * as R`, or
+//     `R = require(…)` in a file that does not bind `require` itself);
+//   - nothing else in F names L; R is only ever called through (`R.defineLock(…)`); and F has no
+//     `with` and no `eval`, which could rebind either at run time.
+// Anything less is not woven, and the route weaves the function (again): a lock inside a lock of
+// the same key costs a reentrant entry, a function without its lock is what this guards against.
+//
+// The woven shape lives in weave/method-body.ts and weave/lock-spec.ts; this file compares against
+// what they print, so a change of shape changes `wovenCall` below and nothing else.
+import type * as ts from 'typescript';
+import type { LockPlan } from '../check/analyse';
+import { lockSpecStatement } from './lock-spec';
+import { runCall } from './method-body';
+import { prologueLength, RUNTIME_SPECIFIER } from './runtime-import';
+import { emptyAsyncArrow, failureClass } from './weave-text';
+
+/** What a file binds that woven code calls; read once per file. */
+export interface WovenBindings {
+  readonly sourceFile: ts.SourceFile;
+  /** The top-level statements that bind a runtime or a lock spec: the header a weave writes. */
+  readonly header: readonly ts.Statement[];
+  /** Names bound at the top of the file to the runtime module. */
+  readonly runtimes: ReadonlySet<string>;
+  /** Name → its `R.defineLock(…)` initializer, for top-level single declarations. */
+  readonly locks: ReadonlyMap<string, ts.CallExpression>;
+  /** Every identifier node of those names, anywhere in the file. */
+  readonly uses: ReadonlyMap<string, readonly ts.Identifier[]>;
+}
+
+/** undefined when the file binds no lock spec (nothing can be woven) or could rebind names at run time. */
+export function wovenBindings(tsApi: typeof ts, sourceFile: ts.SourceFile): WovenBindings | undefined {
+  const runtimes = new Map<string, ts.Statement>();
+  const specs = new Map<string, { call: ts.CallExpression; statement: ts.Statement }>();
+  for (const statement of sourceFile.statements) {
+    const namespace = runtimeNamespace(tsApi, statement);
+    if (namespace) runtimes.set(namespace, statement);
+    const declared = singleDeclaration(tsApi, statement);
+    if (declared?.initializer && tsApi.isCallExpression(declared.initializer)) specs.set(declared.name, { call: declared.initializer, statement });
+  }
+  const lockSpecs = [...specs].filter(([, { call }]) => {
+    const callee = call.expression;
+    return tsApi.isPropertyAccessExpression(callee) && callee.name.text === 'defineLock'
+      && tsApi.isIdentifier(callee.expression) && runtimes.has(callee.expression.text) && isLiteralSpec(tsApi, call);
+  });
+  if (lockSpecs.length === 0) return undefined;
+  const locks = new Map(lockSpecs.map(([name, { call }]) => [name, call]));
+  const header = [...runtimes.values(), ...lockSpecs.map(([, { statement }]) => statement)];
+
+  const watched = new Set([...runtimes.keys(), ...locks.keys(), 'require', 'eval']);
+  const uses = new Map<string, ts.Identifier[]>();
+  let rebinds = false;
+  const visit = (node: ts.Node): void => {
+    if (tsApi.isWithStatement(node)) rebinds = true;
+    else if (tsApi.isIdentifier(node) && watched.has(node.text)) {
+      const named = uses.get(node.text);
+      if (named) named.push(node);
+      else uses.set(node.text, [node]);
+    }
+    tsApi.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  if (rebinds || (uses.get('eval') ?? []).length > 0) return undefined;
+  // A `require` the file binds or hands around could return anything for "lockweave/runtime".
+  const ownRequire = (uses.get('require') ?? []).some((use) => !(tsApi.isCallExpression(use.parent) && use.parent.expression === use));
+  const trusted = new Set([...runtimes.keys()].filter((name) => {
+    if (ownRequire && !isNamespaceImport(tsApi, sourceFile, name)) return false;
+    // Declared once, and otherwise only called through: `R.x = …` or `f(R)` could replace what it calls.
+    const named = uses.get(name) ?? [];
+    return named.filter((use) => !isCalledThrough(tsApi, use)).length === 1;
+  }));
+  return { sourceFile, header, runtimes: trusted, locks, uses };
+}
+
+/**
+ * The file's text with its header blanked (same length, lines kept), for finding its tags: the
+ * weave writes its header on the first line, where a tag that stood at the top of the file now
+ * shares its line with code and, to the compiler, stands on nothing. The header holds no function
+ * (a runtime binding, specs of literals only), and a statement with a comment or tag text in it is
+ * kept: blanking only ever makes a tag visible, never hides one.
+ */
+export function withoutHeader(bindings: WovenBindings): string {
+  const { sourceFile } = bindings;
+  let text = sourceFile.text;
+  for (const statement of bindings.header) {
+    const start = statement.getStart(sourceFile);
+    const written = text.slice(start, statement.end);
+    if (/@|\/\*|\/\//.test(written)) continue; // a comment or tag text inside: kept, to be read as ever
+    text = text.slice(0, start) + written.replace(/[^\n]/g, ' ') + text.slice(statement.end);
+  }
+  return text;
+}
+
+/** `({ site: "…", businessFlag: "…", lockTime: 20, … })`: one object literal of plain literals, as the weave writes a spec. */
+function isLiteralSpec(tsApi: typeof ts, call: ts.CallExpression): boolean {
+  const [spec, ...more] = call.arguments;
+  if (!spec || more.length > 0 || !tsApi.isObjectLiteralExpression(spec)) return false;
+  return spec.properties.every((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && (
+    tsApi.isStringLiteral(property.initializer) || tsApi.isNumericLiteral(property.initializer)
+    || property.initializer.kind === tsApi.SyntaxKind.TrueKeyword || property.initializer.kind === tsApi.SyntaxKind.FalseKeyword));
+}
+
+/**
+ * True when the plan's function is locked already, as lockweave locks it (see the top of this
+ * file). The plan may come from the file read without its header (same positions).
+ */
+export function isWoven(tsApi: typeof ts, bindings: WovenBindings, plan: LockPlan): boolean {
+  const held = heldLock(tsApi, bindings, plan.target.node.body);
+  if (!held) return false;
+  const { call, spec, lock, runtimeName } = held;
+  const factory = tsApi.factory;
+  const runtime = factory.createIdentifier(runtimeName);
+  const lockName = factory.createIdentifier(lock);
+  const expectedSpec = (lockSpecStatement(factory, tsApi, runtime, lockName, plan) as ts.VariableStatement).declarationList.declarations[0].initializer!;
+  const expectedCall = runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory));
+  const actualCall = factory.updateCallExpression(call, call.expression, call.typeArguments,
+    call.arguments.map((argument, index) => (index === 1 ? emptyAsyncArrow(tsApi, factory) : argument)));
+  const print = printerOf(tsApi, bindings.sourceFile);
+  const printCall = printerOf(tsApi, plan.target.node.getSourceFile());
+  return print(expectedSpec) === print(spec) && printCall(expectedCall) === printCall(actualCall);
+}
+
+/**
+ * The site of every function of a file (JavaScript another tool compiled, say) that is locked as
+ * lockweave locks it, with no tag to compare against: its body is the woven call on a lock
+ * bound once to the runtime's defineLock, whose `site` names this function.
+ */
+export function lockedSites(tsApi: typeof ts, sourceFile: ts.SourceFile): string[] {
+  const bindings = wovenBindings(tsApi, sourceFile);
+  if (!bindings) return [];
+  const sites: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((tsApi.isMethodDeclaration(node) || tsApi.isFunctionDeclaration(node) || tsApi.isFunctionExpression(node)) && node.body) {
+      const site = lockedSite(tsApi, bindings, node.body);
+      const name = node.name && (tsApi.isIdentifier(node.name) || tsApi.isPrivateIdentifier(node.name) || tsApi.isStringLiteral(node.name)) ? node.name.text : undefined;
+      if (site !== undefined && name !== undefined && (site === name || site.endsWith(`.${name}`))) sites.push(site);
+    }
+    tsApi.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  return sites;
+}
+
+function lockedSite(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block): string | undefined {
+  const spec = heldLock(tsApi, bindings, body)?.spec;
+  const literal = spec?.arguments.length === 1 ? spec.arguments[0] : undefined;
+  if (!literal || !tsApi.isObjectLiteralExpression(literal)) return undefined;
+  const site = literal.properties.find((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && property.name.text === 'site');
+  return site && tsApi.isPropertyAssignment(site) && tsApi.isStringLiteral(site.initializer) ? site.initializer.text : undefined;
+}
+
+/**
+ * The lock a body holds: its woven call, on a lock bound to the runtime's defineLock that nothing
+ * else in the file names (the declaration and this call: nothing reassigns, shadows or hands it on).
+ */
+function heldLock(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block) {
+  const woven = wovenCall(tsApi, body);
+  if (!woven) return undefined;
+  const lock = woven.lockName.text;
+  const spec = bindings.locks.get(lock);
+  if (!spec || (bindings.uses.get(lock) ?? []).length !== 2) return undefined;
+  const runtimeName = ((spec.expression as ts.PropertyAccessExpression).expression as ts.Identifier).text;
+  return bindings.runtimes.has(runtimeName) ? { call: woven.call, spec, lock, runtimeName } : undefined;
+}
+
+/**
+ * The woven call of a body: `[prologue] return L.run(key, async () => { … }, …);`. The one place
+ * that knows the woven shape of a body.
+ */
+function wovenCall(tsApi: typeof ts, body: ts.Block): { call: ts.CallExpression; lockName: ts.Identifier } | undefined {
+  const statements = body.statements.slice(prologueLength(tsApi, body.statements));
+  if (statements.length !== 1) return undefined;
+  const returned = statements[0];
+  if (!tsApi.isReturnStatement(returned) || !returned.expression || !tsApi.isCallExpression(returned.expression)) return undefined;
+  const call = returned.expression;
+  const callee = call.expression;
+  if (!tsApi.isPropertyAccessExpression(callee) || callee.questionDotToken || !tsApi.isIdentifier(callee.expression)) return undefined;
+  if (callee.name.text !== 'run' && callee.name.text !== 'runComposite') return undefined;
+  const arrow = call.arguments[1];
+  if (!arrow || !tsApi.isArrowFunction(arrow) || arrow.parameters.length > 0 || arrow.typeParameters || arrow.type || !tsApi.isBlock(arrow.body)) return undefined;
+  const modifiers = arrow.modifiers ?? [];
+  if (modifiers.length !== 1 || modifiers[0].kind !== tsApi.SyntaxKind.AsyncKeyword) return undefined;
+  return { call, lockName: callee.expression };
+}
+
+/** `import * as R from "lockweave/runtime"` or `const R = require("lockweave/runtime")`: R. */
+function runtimeNamespace(tsApi: typeof ts, statement: ts.Statement): string | undefined {
+  if (tsApi.isImportDeclaration(statement)) {
+    const clause = statement.importClause;
+    const bindings = clause?.namedBindings;
+    if (!clause || clause.isTypeOnly || clause.name || !bindings || !tsApi.isNamespaceImport(bindings)) return undefined;
+    return tsApi.isStringLiteral(statement.moduleSpecifier) && statement.moduleSpecifier.text === RUNTIME_SPECIFIER ? bindings.name.text : undefined;
+  }
+  const declared = singleDeclaration(tsApi, statement);
+  const required = declared?.initializer;
+  if (!required || !tsApi.isCallExpression(required) || !tsApi.isIdentifier(required.expression) || required.expression.text !== 'require') return undefined;
+  const [specifier, ...more] = required.arguments;
+  return more.length === 0 && specifier && tsApi.isStringLiteral(specifier) && specifier.text === RUNTIME_SPECIFIER ? declared.name : undefined;
+}
+
+function isNamespaceImport(tsApi: typeof ts, sourceFile: ts.SourceFile, name: string): boolean {
+  return sourceFile.statements.some((statement) => tsApi.isImportDeclaration(statement) && runtimeNamespace(tsApi, statement) === name);
+}
+
+/** `<name> = <initializer>` when the statement declares exactly that one plain name. */
+function singleDeclaration(tsApi: typeof ts, statement: ts.Statement): { name: string; initializer: ts.Expression | undefined } | undefined {
+  if (!tsApi.isVariableStatement(statement) || statement.declarationList.declarations.length !== 1) return undefined;
+  const declaration = statement.declarationList.declarations[0];
+  if (!tsApi.isIdentifier(declaration.name) || declaration.exclamationToken) return undefined;
+  return { name: declaration.name.text, initializer: declaration.initializer };
+}
+
+/** `R.f(…)`: the identifier is the object of a property access that is called. */
+function isCalledThrough(tsApi: typeof ts, use: ts.Identifier): boolean {
+  const access = use.parent;
+  return tsApi.isPropertyAccessExpression(access) && access.expression === use && !access.questionDotToken
+    && tsApi.isCallExpression(access.parent) && access.parent.expression === access;
+}
+
+function printerOf(tsApi: typeof ts, sourceFile: ts.SourceFile): (node: ts.Node) => string {
+  const printer = tsApi.createPrinter({ removeComments: true, newLine: tsApi.NewLineKind.LineFeed });
+  return (node) => printer.printNode(tsApi.EmitHint.Unspecified, node, sourceFile).replace(/\s+/g, ' ');
+}
