@@ -5,7 +5,8 @@
 //
 // Woven means, for a tagged function with plan P in file F:
 //   - its body is [prologue] `return L.run(<key>, async () => { … }[, Fail]);` (runComposite for
-//     a composite key), key and Fail exactly as the weave writes them for P;
+//     a composite key; in a function that is not `async`, inside the weave's try that turns a throw
+//     into a rejection), key and Fail exactly as the weave writes them for P;
 //   - L is bound once, at the top of F, to `R.defineLock(<P's spec>)`, exactly as the weave writes it;
 //   - R is bound once, at the top of F, to the module "lockweave/runtime" (`import * as R`, or
 //     `R = require(…)` in a file that does not bind `require` itself);
@@ -172,14 +173,16 @@ function heldLock(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block) {
 }
 
 /**
- * The woven call of a body: `[prologue] return L.run(key, async () => { … }, …);`. The one place
- * that knows the woven shape of a body.
+ * The woven call of a body: `[prologue] return L.run(key, async () => { … }, …);`, or, for a
+ * function that is not `async` (weave/method-body.ts), that return inside
+ * `try { … } catch (error) { return Promise.reject(error); }`. The one place that knows the woven
+ * shape of a body.
  */
 function wovenCall(tsApi: typeof ts, body: ts.Block): { call: ts.CallExpression; lockName: ts.Identifier } | undefined {
   const statements = body.statements.slice(prologueLength(tsApi, body.statements));
   if (statements.length !== 1) return undefined;
-  const returned = statements[0];
-  if (!tsApi.isReturnStatement(returned) || !returned.expression || !tsApi.isCallExpression(returned.expression)) return undefined;
+  const returned = unguarded(tsApi, statements[0]);
+  if (!returned || !tsApi.isReturnStatement(returned) || !returned.expression || !tsApi.isCallExpression(returned.expression)) return undefined;
   const call = returned.expression;
   const callee = call.expression;
   if (!tsApi.isPropertyAccessExpression(callee) || callee.questionDotToken || !tsApi.isIdentifier(callee.expression)) return undefined;
@@ -189,6 +192,25 @@ function wovenCall(tsApi: typeof ts, body: ts.Block): { call: ts.CallExpression;
   const modifiers = arrow.modifiers ?? [];
   if (modifiers.length !== 1 || modifiers[0].kind !== tsApi.SyntaxKind.AsyncKeyword) return undefined;
   return { call, lockName: callee.expression };
+}
+
+/**
+ * The statement inside the guard of a function that is not `async`, exactly as the weave writes
+ * it (one statement tried, `catch (error) { return Promise.reject(error); }`, no finally); the
+ * statement itself when it is not a try.
+ */
+function unguarded(tsApi: typeof ts, statement: ts.Statement): ts.Statement | undefined {
+  if (!tsApi.isTryStatement(statement)) return statement;
+  const { tryBlock, catchClause, finallyBlock } = statement;
+  const caught = catchClause?.variableDeclaration;
+  if (finallyBlock || tryBlock.statements.length !== 1 || !catchClause || !caught || !tsApi.isIdentifier(caught.name) || caught.type || caught.initializer) return undefined;
+  const [rejects, ...more] = catchClause.block.statements;
+  if (!rejects || more.length > 0 || !tsApi.isReturnStatement(rejects) || !rejects.expression || !tsApi.isCallExpression(rejects.expression)) return undefined;
+  const reject = rejects.expression;
+  const rejected = reject.arguments.length === 1 ? reject.arguments[0] : undefined;
+  const isPromiseReject = tsApi.isPropertyAccessExpression(reject.expression) && tsApi.isIdentifier(reject.expression.expression)
+    && reject.expression.expression.text === 'Promise' && reject.expression.name.text === 'reject';
+  return isPromiseReject && rejected && tsApi.isIdentifier(rejected) && rejected.text === caught.name.text ? tryBlock.statements[0] : undefined;
 }
 
 /** `import * as R from "lockweave/runtime"` or `const R = require("lockweave/runtime")`: R. */
