@@ -18,7 +18,8 @@
 //
 // The deadline is the caller's own, whatever else this process or Redis is busy with: its last
 // scheduled attempt is made at startedAt + retries × waitTime, and the caller waits for that
-// attempt's answer no longer than one more wait (see deadlineOf). An answer still queued then —
+// attempt's answer no longer than one more wait (see deadlineOf), nor for any attempt's answer
+// longer than that one wait. An answer still queued then —
 // behind thousands of other waiters' scripts, in a client's offline queue, on a server that
 // stopped answering — is given up on: the caller fails at its deadline, and the attempt, should
 // it land later, is undone by the token-checked leave() that failed() sends after it on the same
@@ -74,18 +75,29 @@ const LISTEN_WAIT_MS = 2_000;
 const MIN_ANSWER_WAIT_MS = 250;
 
 /**
+ * How long an attempt's answer is waited for, at most: one more waitTime — at least
+ * MIN_ANSWER_WAIT_MS, at most the store's command bound.
+ */
+function answerWaitOf(settings: Pick<AcquireSettings, 'waitTime'>): number {
+  return Math.min(Math.max(settings.waitTime, MIN_ANSWER_WAIT_MS), COMMAND_TIMEOUT_MS);
+}
+
+/**
  * When the caller gives up: its last scheduled attempt is due at startedAt + retries × waitTime,
- * and its answer is waited for one more waitTime — at least MIN_ANSWER_WAIT_MS, at most the
- * store's command bound. With the default 3 × 5 s that is 17 s; with 1 × 300 ms, 600 ms.
+ * and its answer is waited for one answer wait more. With the default 3 × 5 s that is 17 s; with
+ * 1 × 300 ms, 600 ms. Only when answers come later than the schedule (a slow or loaded host) does
+ * the last attempt leave later; each attempt is then still waited for no more than one answer wait,
+ * so the caller makes its retries + 1 attempts and gives up one answer wait after the last.
  */
 export function deadlineOf(startedAt: number, settings: Pick<AcquireSettings, 'retries' | 'waitTime'>): number {
-  const answerWaitMs = Math.min(Math.max(settings.waitTime, MIN_ANSWER_WAIT_MS), COMMAND_TIMEOUT_MS);
-  return startedAt + settings.retries * settings.waitTime + answerWaitMs;
+  return startedAt + settings.retries * settings.waitTime + answerWaitOf(settings);
 }
 
 interface Attempts {
-  /** When the caller gives up (deadlineOf). */
+  /** When the caller gives up (deadlineOf), unless its last attempt left late. */
   readonly deadline: number;
+  /** The longest wait for one attempt's answer (answerWaitOf). */
+  readonly answerWaitMs: number;
   count: number;
   lastError: unknown;
   /** The latest attempt failed with an error rather than finding the key held. */
@@ -113,6 +125,7 @@ export async function acquireLease(key: string, settings: AcquireSettings, conte
 async function acquire(key: string, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
   const startedAt = Date.now();
   const deadline = deadlineOf(startedAt, settings);
+  const answerWaitMs = answerWaitOf(settings);
   // One token for the whole acquisition: an attempt that timed out may still have set it, and the
   // next attempt then finds the key holding it — ours — instead of stranding it until its lease ends.
   const token = newToken();
@@ -121,12 +134,12 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
   // That first attempt is answered in process (the key is known held), so it counts as one: a
   // caller that never gets the key makes `retries + 1` attempts either way.
   if (settings.retries > 0 && waitersOf(context.store).has(key)) {
-    return waitForLease(key, token, settings, context, startedAt, { deadline, count: 1, lastError: undefined, erred: false });
+    return waitForLease(key, token, settings, context, startedAt, { deadline, answerWaitMs, count: 1, lastError: undefined, erred: false });
   }
   // The uncontended path is this one attempt: keep it to a single await.
   let lastError: unknown;
   try {
-    const grant = await byDeadline(context.store.tryAcquire(key, token, settings.lockTime, settings.fencing), deadline);
+    const grant = await answered(context.store.tryAcquire(key, token, settings.lockTime, settings.fencing), context.store, Math.max(deadline, Date.now() + answerWaitMs));
     if (grant) {
       const fence = fenceOf(grant, settings, key);
       return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim, fence), 1, startedAt, settings, context);
@@ -134,8 +147,8 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
   }
-  const attempts = { deadline, count: 1, lastError, erred: lastError !== undefined };
-  if (settings.retries === 0 || isFatal(lastError) || Date.now() >= deadline) return failed(key, token, startedAt, attempts, context, lastError !== undefined);
+  const attempts = { deadline, answerWaitMs, count: 1, lastError, erred: lastError !== undefined };
+  if (settings.retries === 0 || isFatal(lastError)) return failed(key, token, startedAt, attempts, context, lastError !== undefined);
   return waitForLease(key, token, settings, context, startedAt, attempts);
 }
 
@@ -179,7 +192,7 @@ async function waitForLease(
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
     // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.
     let scheduled = 0;
-    while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError) && Date.now() < attempts.deadline) {
+    while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError)) {
       const dueAt = startedAt + (scheduled + 1) * settings.waitTime;
       const waitMs = dueAt - Date.now();
       let reconnected = false;
@@ -236,12 +249,12 @@ async function attemptInTurn(
   /** False for the look that takes the place in line: it counts only when it takes the key. */
   counts: boolean,
 ): Promise<Lease | undefined> {
-  if (Date.now() >= attempts.deadline) return undefined; // not sent: the caller gives up now
   if (counts) attempts.count++;
   attempts.erred = false;
   const sentAt = Date.now();
   try {
-    if (await byDeadline(context.store.tryAcquireInTurn(key, waiter), attempts.deadline)) {
+    const waitUntil = Math.max(attempts.deadline, Date.now() + attempts.answerWaitMs);
+    if (await answered(context.store.tryAcquireInTurn(key, waiter), context.store, waitUntil)) {
       if (!counts) attempts.count++;
       const fence = fenceOf(waiter.fence, settings, key);
       return new Lease(key, waiter.token, context.store, settings, context.logger, sentAt, context.claim, fence);
@@ -254,15 +267,17 @@ async function attemptInTurn(
 }
 
 /**
- * The attempt's answer, or an error at `deadline` when it has not come by then. The attempt is not
- * undone here: failed() sends a token-checked leave() after it, on the same connection.
+ * The attempt's answer, or, when it has not come by `until`, the store's error for a server that
+ * did not answer. The attempt is not undone here: failed() sends a token-checked leave() after
+ * it, on the same connection.
  */
-function byDeadline<T>(attempt: Promise<T>, deadline: number): Promise<T> {
+function answered<T>(attempt: Promise<T>, store: LockStore, until: number): Promise<T> {
   return new Promise((resolve, reject) => {
+    const waitMs = until - Date.now();
     const timer = setTimeout(() => {
-      reject(new Error(`lockweave: the attempt got no answer by the caller's deadline (its wait bound plus one wait for the last answer)`));
-    }, deadline - Date.now());
-    // The caller's hold keeps the process up (process-hold.ts); this timer only bounds the wait.
+      reject(store.silence?.(waitMs) ?? new Error(`lockweave: the store did not answer an attempt within ${waitMs} ms (the caller's wait bound)`));
+    }, waitMs);
+    // The caller's hold keeps the process up (base/process-hold.ts); this timer only bounds the wait.
     timer.unref();
     attempt.then(
       (answer) => {
@@ -313,7 +328,7 @@ async function replicated(lease: Lease, attempts: number, startedAt: number, set
   // Given back, token-checked (sent again in the background if Redis does not answer); the lease
   // keeps this acquisition's claim on the store until that is done.
   await lease.release();
-  return failed(lease.key, lease.token, startedAt, { deadline: 0, count: attempts, lastError: problem, erred: true }, { ...context, claim: undefined }, false);
+  return failed(lease.key, lease.token, startedAt, { deadline: 0, answerWaitMs: 0, count: attempts, lastError: problem, erred: true }, { ...context, claim: undefined }, false);
 }
 
 function logGranted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {

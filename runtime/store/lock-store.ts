@@ -117,6 +117,11 @@ export interface LockStore {
    * and the servers' over one lease (Redlock), by which a holder counts its lease short. 0 when absent.
    */
   clockDriftMs?(leaseMs: number): number;
+  /**
+   * The error for an attempt that got no answer within `waitedMs` (its caller gave up on it), naming
+   * the server and what is known of why. A store without one gets a generic error.
+   */
+  silence?(waitedMs: number): Error;
   /** Closes what the store opened; a store built around a caller's client leaves that client open. */
   close(): Promise<void>;
 }

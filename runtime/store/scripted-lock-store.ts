@@ -115,6 +115,10 @@ export abstract class ScriptedLockStore implements LockStore {
     return this.health.onceReconnected(listener);
   }
 
+  silence(waitedMs: number): Error {
+    return this.health.silence(waitedMs);
+  }
+
   /** Closes the subscriber; a store that owns its client closes that too (an override). */
   async close(): Promise<void> {
     await this.notices.close();
