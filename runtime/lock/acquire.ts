@@ -19,18 +19,18 @@
 // The deadline is the caller's own, whatever else this process or Redis is busy with: its last
 // scheduled attempt is made at startedAt + retries × waitTime, and the caller waits for that
 // attempt's answer no longer than one more wait (see deadlineOf), nor for any attempt's answer
-// longer than that one wait. An answer still queued then —
-// behind thousands of other waiters' scripts, in a client's offline queue, on a server that
-// stopped answering — is given up on: the caller fails at its deadline, and the attempt, should
-// it land later, is undone by the token-checked leave() that failed() sends after it on the same
-// connection. Until it settles, the call holds the process up (process-hold.ts).
+// longer than that one wait. An answer still queued then — behind thousands of other waiters'
+// scripts, in a client's offline queue, on a server that stopped answering — is given up on: the
+// caller fails at its deadline, and the attempt, should it land later, is undone by the
+// token-checked leave() that failed() sends after it on the same connection. Until it settles,
+// the call holds the process up (base/process-hold.ts).
 import { LockAcquireError, LockError } from '../base/errors';
 import type { OnFail } from '../base/options';
+import { holdProcess } from '../base/process-hold';
 import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
 import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreClaim } from './lease';
 import { replicaShortfall } from './replicas';
-import { holdProcess } from '../base/process-hold';
 import { newToken } from './token';
 import type { Grant, LockStore } from '../store/lock-store';
 import { waitersOf, type Waiter } from './waiters';
