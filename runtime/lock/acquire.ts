@@ -85,9 +85,10 @@ function answerWaitOf(settings: Pick<AcquireSettings, 'waitTime'>): number {
 /**
  * When the caller gives up: its last scheduled attempt is due at startedAt + retries × waitTime,
  * and its answer is waited for one answer wait more. With the default 3 × 5 s that is 17 s; with
- * 1 × 300 ms, 600 ms. Only when answers come later than the schedule (a slow or loaded host) does
- * the last attempt leave later; each attempt is then still waited for no more than one answer wait,
- * so the caller makes its retries + 1 attempts and gives up one answer wait after the last.
+ * 1 × 300 ms, 600 ms. No answer is waited for past it, nor longer than one answer wait from its
+ * attempt; an attempt whose answer did not come in that time ends the caller's attempts. Only when
+ * answers come, but later than the schedule (a loaded host), does the caller go on past it: it
+ * still makes its retries + 1 attempts, each waited for no more than one answer wait.
  */
 export function deadlineOf(startedAt: number, settings: Pick<AcquireSettings, 'retries' | 'waitTime'>): number {
   return startedAt + settings.retries * settings.waitTime + answerWaitOf(settings);
@@ -107,6 +108,17 @@ interface Attempts {
 /** An error retrying cannot fix (a wrong TLS setting, password or database): no point waiting. */
 function isFatal(error: unknown): boolean {
   return (error as { fatal?: unknown } | undefined)?.fatal === true;
+}
+
+/**
+ * The errors of attempts given up on for want of an answer (see answered()). One comes only at or
+ * past the caller's deadline, and the store is then slower than the caller's schedule: another
+ * attempt would only queue behind the same backlog and add to it, so the caller gives up.
+ */
+const unanswered = new WeakSet<object>();
+
+function isUnanswered(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && unanswered.has(error);
 }
 
 /**
@@ -148,7 +160,7 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
     lastError = attemptErrored(error, key, token, context);
   }
   const attempts = { deadline, answerWaitMs, count: 1, lastError, erred: lastError !== undefined };
-  if (settings.retries === 0 || isFatal(lastError)) return failed(key, token, startedAt, attempts, context, lastError !== undefined);
+  if (settings.retries === 0 || isFatal(lastError) || isUnanswered(lastError)) return failed(key, token, startedAt, attempts, context, lastError !== undefined);
   return waitForLease(key, token, settings, context, startedAt, attempts);
 }
 
@@ -192,7 +204,7 @@ async function waitForLease(
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
     // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.
     let scheduled = 0;
-    while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError)) {
+    while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError) && !(attempts.erred && isUnanswered(attempts.lastError))) {
       const dueAt = startedAt + (scheduled + 1) * settings.waitTime;
       const waitMs = dueAt - Date.now();
       let reconnected = false;
@@ -275,7 +287,9 @@ function answered<T>(attempt: Promise<T>, store: LockStore, until: number): Prom
   return new Promise((resolve, reject) => {
     const waitMs = until - Date.now();
     const timer = setTimeout(() => {
-      reject(store.silence?.(waitMs) ?? new Error(`lockweave: the store did not answer an attempt within ${waitMs} ms (the caller's wait bound)`));
+      const error = store.silence?.(waitMs) ?? new Error(`lockweave: the store did not answer an attempt within ${waitMs} ms (the caller's wait bound)`);
+      unanswered.add(error);
+      reject(error);
     }, waitMs);
     // The caller's hold keeps the process up (base/process-hold.ts); this timer only bounds the wait.
     timer.unref();
