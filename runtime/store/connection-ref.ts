@@ -67,7 +67,7 @@ function reconnectWhenNoSentinelAnswers(client: Redis): void {
  * that accepts connections and never answers, the handshake times out, the connection is dropped and
  * made again, and those timers follow one another for good: a finished process would never exit. On a
  * connection the runtime opened they are unref'd: a caller awaiting a command holds the process
- * itself (lock/process-hold.ts), and a command nobody awaits must not. A Cluster's commands time out
+ * itself (base/process-hold.ts), and a command nobody awaits must not. A Cluster's commands time out
  * on its node connections.
  */
 function unrefCommandTimers(client: Client): void {
