@@ -99,22 +99,22 @@ export class RedlockStore implements LockStore {
    * server after another, never a majority down at once — empties a majority of them in turn, and
    * the lease is lost though no majority was ever lost; node-redlock and redis-semaphore set the key
    * again in their refresh for the same reason. A server where another's token stands is never touched.
+   *
+   * Only the servers that still held our token count towards the majority. A re-grant restores a
+   * server for the renewals to come; it proves nothing about the time since the key was lost there —
+   * had a majority lost it, another caller could have taken and released it meanwhile, and the lease
+   * is lost (and its re-grants are undone, as a failed attempt's grants are).
    */
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const startedAt = Date.now();
     const validMs = leaseMs - this.clockDriftMs(leaseMs);
-    const outcomes: Array<Regranted | undefined> = new Array(this.nodes.length).fill(undefined);
     const renew = (node: LockStore, index: number) =>
-      this.inTurn(token, index, () => regrantOn(node, key, token, leaseMs)).then((outcome) => (outcomes[index] = outcome) !== 'not-ours');
+      this.inTurn(token, index, () => regrantOn(node, key, token, leaseMs)).then((outcome) => outcome === 'renewed');
     const { verdict, answers } = await this.vote(renew, Math.min(this.nodeBoundMs, validMs));
-    // A majority of re-grants alone is no renewal: every server that answered had let the key expire,
-    // so the lease had ended, and a lease that ended is lost — never quietly taken again under a body
-    // that ran unlocked meanwhile. Its re-grants are undone, as a failed attempt's grants are.
-    if (verdict === 'yes' && !outcomes.includes('renewed')) {
-      this.undo(key, token, outcomes.map((outcome) => outcome !== 'regranted'));
+    if (verdict === 'no') {
+      this.undo(key, token, answers.map((answer) => answer?.ok === true && answer.value));
       return false;
     }
-    if (verdict === 'no') return false;
     if (verdict === 'unreachable') throw this.unreachable('renew', key, answers);
     // A majority that came after the validity extended nothing we can count on.
     return Date.now() - startedAt < validMs;
