@@ -6,6 +6,7 @@
 import { LockLostError } from '../base/errors';
 import type { LockLogger } from './events';
 import { runHolding, type HeldLock } from './held-locks';
+import { holdProcess } from '../base/process-hold';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
 import { waitersOf, type TakenOverGrant, type Waiter } from './waiters';
@@ -136,6 +137,17 @@ export class Lease implements HeldLock, AsyncDisposable {
 
   async release(): Promise<void> {
     if (this.state === 'released') return;
+    // The woven method's caller awaits this release: the process stays up until it is answered
+    // (bounded by the store's command bound; a retry after that runs in the background, unheld).
+    const letGo = holdProcess();
+    try {
+      await this.releaseHeld();
+    } finally {
+      letGo();
+    }
+  }
+
+  private async releaseHeld(): Promise<void> {
     // A lease the watchdog gave up on may still be ours (Redis was only unreachable), and the
     // release is token-checked, so it is still attempted; it just is not reported lost twice.
     const alreadyLost = this.state === 'lost';

@@ -66,6 +66,8 @@ export const CLUSTER_READY_WAIT_MS = 3_000;
  */
 export function clusterReady(cluster: Cluster): Promise<void> {
   if (cluster.status === 'ready') return Promise.resolve();
+  // A Cluster made with `lazyConnect` connects on its first command, which is sent only after this.
+  if (cluster.status === 'wait') cluster.connect().catch(() => undefined);
   return new Promise((resolve, reject) => {
     const timer = setTimer(() => {
       cluster.off('ready', ready);

@@ -14,7 +14,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { clusterReady } from './cluster-primaries';
 import { slotOf } from './cluster-slot';
-import { unrefConnection } from './connection-ref';
+import { quitConnection, unrefConnection } from './connection-ref';
 import type { OpenSubscriber, Subscriber } from './redis-notices';
 import { setTimer } from '../base/timer-delay';
 
@@ -72,7 +72,7 @@ class ShardSubscriber implements Subscriber {
     this.channels.clear();
     const connections = [...this.connections.values()];
     this.connections.clear();
-    await Promise.all(connections.map((connection) => connection.quit().then(() => undefined, () => connection.disconnect())));
+    await Promise.all(connections.map(quitConnection));
   }
 
   private primaryOf(channel: string): string | undefined {

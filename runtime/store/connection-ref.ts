@@ -5,6 +5,8 @@
 // though, lets the process exit in the middle of an `await`. So a connection we own is
 // unref'd while idle and ref'd while a command is pending.
 import type { Cluster, Redis } from 'ioredis';
+import { holdProcess } from '../base/process-hold';
+import { COMMAND_TIMEOUT_MS } from './command-batch';
 import { isCluster } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
 
@@ -61,6 +63,34 @@ function reconnectWhenNoSentinelAnswers(client: Redis): void {
 }
 
 /**
+ * ioredis bounds each command of a connection with a `commandTimeout` on a ref'd timer — its own
+ * handshake too (INFO, CLIENT SETINFO), which it sends again on every reconnect. Against a server
+ * that accepts connections and never answers, the handshake times out, the connection is dropped and
+ * made again, and those timers follow one another for good: a finished process would never exit. On a
+ * connection the runtime opened they are unref'd: a caller awaiting a command holds the process
+ * itself (base/process-hold.ts), and a command nobody awaits must not. A Cluster's commands time out
+ * on its node connections.
+ */
+function unrefCommandTimers(client: Client): void {
+  if (isCluster(client)) {
+    for (const node of client.nodes()) unrefCommandTimers(node);
+    client.on('+node', (node: Redis) => unrefCommandTimers(node));
+    return;
+  }
+  const redis = client as unknown as { sendCommand(command: object, stream?: unknown): unknown; [unreffing]?: true };
+  if (redis[unreffing]) return;
+  redis[unreffing] = true;
+  const send = redis.sendCommand;
+  redis.sendCommand = function (this: unknown, command: { _commandTimeoutTimer?: { unref?(): void } }, stream?: unknown) {
+    const sent = send.call(this, command, stream);
+    command._commandTimeoutTimer?.unref?.();
+    return sent;
+  };
+}
+
+const unreffing = Symbol('lockweave.unrefCommandTimers');
+
+/**
  * Runs `apply` whenever the client has a socket: on 'connect' and 'ready', and also while it is
  * still connecting — a socket that never connects (a TLS handshake the server does not answer)
  * would otherwise stay ref'd from its creation until its connect timeout, and the next one after
@@ -94,6 +124,7 @@ export function unrefConnection(client: Client): void {
   const apply = () => socketsOf(client).forEach((socket) => setRef(socket, false));
   onEverySocket(client, apply);
   unrefReconnects(client);
+  unrefCommandTimers(client);
   apply();
 }
 
@@ -104,6 +135,7 @@ export class ConnectionRef {
   constructor(private readonly client: Client) {
     onEverySocket(client, () => this.apply());
     unrefReconnects(client);
+    unrefCommandTimers(client);
     this.apply();
   }
 
@@ -118,4 +150,28 @@ export class ConnectionRef {
   private apply(): void {
     for (const socket of socketsOf(this.client)) setRef(socket, this.pending > 0);
   }
+}
+
+/**
+ * Closes a connection the runtime opened: QUIT, and a plain disconnect when QUIT fails or has no
+ * answer within the command bound (a stalled or silent server). Its caller (close()) awaits it, so
+ * the process is held up until it is done: an unref'd socket would let the process exit in the
+ * middle of that await, and the code after `await close()` would never run.
+ */
+export function quitConnection(client: Client): Promise<void> {
+  const letGo = holdProcess();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      client.disconnect();
+      resolve();
+    }, COMMAND_TIMEOUT_MS);
+    timer.unref();
+    client.quit().then(
+      () => undefined,
+      () => client.disconnect(),
+    ).finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  }).finally(letGo);
 }

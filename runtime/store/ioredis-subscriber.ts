@@ -1,24 +1,57 @@
 // The subscriber of release notices (redis-notices.ts) on an ioredis client: a duplicate of it,
 // opened when a caller first has to wait; on a Cluster, sharded subscribers (cluster-subscriber.ts).
+//
+// Every promise made on the subscriber's behalf is handled here: an unhandled rejection ends a
+// Node process, and a network fault must never end the user's (CONTRACT §5). ioredis's own
+// resubscribe after a reconnect is such a promise — it sends SUBSCRIBE and drops the promise, which
+// rejects when the reply does not come within the `commandTimeout` the duplicate inherits, or when the
+// connection drops again first. So ioredis does not resubscribe (`autoResubscribe: false`); the
+// subscriber does it itself on every 'ready', and a resubscribe that fails makes the connection
+// again (and so tries again), while waiters meanwhile wake at their scheduled attempts.
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from './ioredis-client';
 import { clusterSubscriber } from './cluster-subscriber';
-import { unrefConnection } from './connection-ref';
+import { quitConnection, unrefConnection } from './connection-ref';
 import type { OpenSubscriber } from './redis-notices';
 
 export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
   if (isCluster(client)) return clusterSubscriber(client);
   return (onMessage) => {
-    const subscriber = client.duplicate();
-    // The subscriber never keeps a process alive: a waiter's own timer does that while it waits.
+    const subscriber = client.duplicate({ autoResubscribe: false });
+    /** The channels subscribed, or being subscribed: what a reconnect subscribes again. */
+    const channels = new Set<string>();
+    let closed = false;
+    let everReady = false;
+    // The subscriber never keeps a process alive: a waiter's own hold does that while it waits.
     unrefConnection(subscriber);
     subscriber.on('message', onMessage);
-    // Errors surface as failed subscriptions; ioredis resubscribes by itself after a reconnect.
+    // Errors surface as failed subscriptions.
     subscriber.on('error', () => undefined);
+    subscriber.on('ready', () => {
+      const again = everReady;
+      everReady = true;
+      if (!again || closed || channels.size === 0) return;
+      subscriber.subscribe(...channels).catch(() => {
+        if (!closed && subscriber.status === 'ready') subscriber.disconnect(true);
+      });
+    });
     return {
-      subscribe: (channel) => subscriber.subscribe(channel),
-      unsubscribe: (channel) => subscriber.unsubscribe(channel),
-      close: () => subscriber.quit().then(() => undefined, () => subscriber.disconnect()),
+      subscribe: (channel) => {
+        channels.add(channel);
+        return subscriber.subscribe(channel).catch((error: unknown) => {
+          channels.delete(channel);
+          throw error;
+        });
+      },
+      unsubscribe: (channel) => {
+        channels.delete(channel);
+        return subscriber.unsubscribe(channel);
+      },
+      close: () => {
+        closed = true;
+        channels.clear();
+        return quitConnection(subscriber);
+      },
     };
   };
 }

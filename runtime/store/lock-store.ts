@@ -36,6 +36,9 @@ export type Grant = boolean | number;
  */
 export type Released = 'not-ours' | 'freed' | 'handed' | 'passed';
 
+/** What a Redlock server's renewal did (LockStore.regrant): extended our key, set it again where it was absent, or neither. */
+export type Regranted = 'renewed' | 'regranted' | 'not-ours';
+
 /**
  * A release notice: `key` was freed (`passedTo` undefined), or passed with a claim to the waiter
  * whose token is `passedTo`. Notices reach every process that listens for the key, the
@@ -67,6 +70,12 @@ export interface LockStore {
   tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean>;
   /** Extends the lease when the key still holds `token`; false when it is no longer ours. */
   renew(key: string, token: string, leaseMs: number): Promise<boolean>;
+  /**
+   * A renewal as one of Redlock's servers makes it (redlock-store.ts): extends the key where it
+   * holds `token`, sets it to `token` for `leaseMs` where it is absent, and touches another's.
+   * A store that is no Redlock server needs none.
+   */
+  regrant?(key: string, token: string, leaseMs: number): Promise<Regranted>;
   /**
    * When the key holds `token`, gives it to the first waiter in line, or frees it when nobody
    * waits. A `successor` of this process gets it with its full lease when it is first in line, or
@@ -108,6 +117,11 @@ export interface LockStore {
    * and the servers' over one lease (Redlock), by which a holder counts its lease short. 0 when absent.
    */
   clockDriftMs?(leaseMs: number): number;
+  /**
+   * The error for an attempt that got no answer within `waitedMs` (its caller gave up on it), naming
+   * the server and what is known of why. A store without one gets a generic error.
+   */
+  silence?(waitedMs: number): Error;
   /** Closes what the store opened; a store built around a caller's client leaves that client open. */
   close(): Promise<void>;
 }

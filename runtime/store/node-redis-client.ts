@@ -3,6 +3,7 @@
 //
 // Described by shape, not imported: `redis` is an optional peer, and a user without it must
 // be able to compile against lockweave's types and load it.
+import { holdProcess } from '../base/process-hold';
 import { COMMAND_TIMEOUT_MS, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
 import { setTimer } from '../base/timer-delay';
@@ -117,10 +118,17 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
       close: async () => {
         if (!subscriber.isOpen) return;
         const closing = subscriber.close ?? subscriber.quit;
+        // Held up until closed, and bounded: see connection-ref.ts, quitConnection.
+        const letGo = holdProcess();
         // destroy() throws when the client closed itself meanwhile (a reconnect given up): then it is closed.
-        await closing!.call(subscriber).catch(() => {
+        const destroy = () => {
           if (subscriber.isOpen) subscriber.destroy();
-        });
+        };
+        try {
+          await bounded(closing!.call(subscriber), destroy).catch(destroy);
+        } finally {
+          letGo();
+        }
       },
     };
   };
@@ -129,13 +137,14 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
 /**
  * A SUBSCRIBE sent while the subscriber reconnects waits in its offline queue, with no timeout;
  * the waiter that listens must not wait with it. When it is given up, `undo` unsubscribes (after
- * it, on the same connection), so a late subscription delivers nothing twice.
+ * it, on the same connection), so a late subscription delivers nothing twice. (A close is bounded
+ * the same way; its `undo` destroys the connection.)
  */
 export function bounded<T>(subscribed: Promise<T>, undo: () => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimer(() => {
       undo();
-      reject(new Error(`lockweave: SUBSCRIBE got no answer in ${COMMAND_TIMEOUT_MS} ms`));
+      reject(new Error(`lockweave: the subscriber got no answer in ${COMMAND_TIMEOUT_MS} ms`));
     }, COMMAND_TIMEOUT_MS);
     timer.unref();
     subscribed.then(resolve, reject).finally(() => clearTimeout(timer));

@@ -123,6 +123,11 @@ export class RedisHealth {
     return sent.catch((error: unknown) => Promise.reject(this.explain(error)));
   }
 
+  /** An attempt got no answer within `waitedMs`: the connection's known trouble, else a timeout (see LockStore.silence). */
+  silence(waitedMs: number): RedisConnectionError {
+    return this.fatalError ?? this.unreachable(this.downWith ?? new Error(`an attempt timed out: no answer within ${waitedMs} ms (the caller's wait bound)`));
+  }
+
   private explain(error: unknown): unknown {
     if (error instanceof RedisConnectionError || !(error instanceof Error)) return withoutSecrets(error);
     if (this.fatalError) return this.fatalError;

@@ -197,6 +197,23 @@ return 0
 `);
 
 /**
+ * A Redlock server's renewal (redlock-store.ts): KEYS[1] key, ARGV[1] token, ARGV[2] lease in ms.
+ * Where the key holds our token, extends it (1); where it is absent — the server restarted empty,
+ * or lost it in a failover — sets it again with SET NX PX (2); where it holds another's token,
+ * touches nothing (0). On one server a re-grant would hide a loss; on Redlock the majority decides
+ * whether the lease still stands, and a re-grant keeps a restarted server from leaving it short.
+ */
+export const REGRANT_SCRIPT = script(`
+local holder = redis.call('get', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('pexpire', KEYS[1], ARGV[2])
+  return 1
+end
+if not holder and redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 2 end
+return 0
+`);
+
+/**
  * EVALSHA, falling back to EVAL when the server has not seen the script (first use, a
  * restart, a failover, SCRIPT FLUSH). EVAL also loads it, so the next call hits the cache.
  * Not async: it runs on every release, and each async frame is another promise for Node's

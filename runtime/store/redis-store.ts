@@ -6,7 +6,7 @@
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { COMMAND_TIMEOUT_MS, commandSender } from './command-batch';
 import { isCluster } from './ioredis-client';
-import { ConnectionRef } from './connection-ref';
+import { ConnectionRef, quitConnection } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
 import { RedisNotices } from './redis-notices';
@@ -48,7 +48,7 @@ export class RedisLockStore extends ScriptedLockStore {
 
   override async close(): Promise<void> {
     await super.close();
-    if (this.options.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
+    if (this.options.ownsClient) await quitConnection(this.client);
   }
 }
 

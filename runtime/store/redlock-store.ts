@@ -24,7 +24,7 @@
 // only when nobody here is trying for the key or releasing it; one that comes meanwhile is noted,
 // and an attempt that fails after such a notice passes one on — the key may be free now.
 import { RedisConnectionError } from '../base/errors';
-import type { LockStore, Notice, PlaceInLine, Released } from './lock-store';
+import type { LockStore, Notice, PlaceInLine, Regranted, Released } from './lock-store';
 import { setTimer } from '../base/timer-delay';
 
 /** The longest a verb waits for a node that does not answer (a paused node, a client without timeouts). */
@@ -93,12 +93,29 @@ export class RedlockStore implements LockStore {
     return this.attempt(key, waiter.token, waiter.leaseMs);
   }
 
+  /**
+   * Extends the key on every server that holds our token, and sets it again on every server where it
+   * is absent (LockStore.regrant): a server restarted empty, or failed over to a replica that missed
+   * the grant, holds the lease again after the next renewal. Without that a rolling restart — one
+   * server after another, never a majority down at once — empties a majority of them in turn, and
+   * the lease is lost though no majority was ever lost; node-redlock and redis-semaphore set the key
+   * again in their refresh for the same reason. A server where another's token stands is never touched.
+   *
+   * Only the servers that still held our token count towards the majority. A re-grant restores a
+   * server for the renewals to come; it proves nothing about the time since the key was lost there —
+   * had a majority lost it, another caller could have taken and released it meanwhile, and the lease
+   * is lost (and its re-grants are undone, as a failed attempt's grants are).
+   */
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const startedAt = Date.now();
     const validMs = leaseMs - this.clockDriftMs(leaseMs);
-    const renew = (node: LockStore, index: number) => this.inTurn(token, index, () => node.renew(key, token, leaseMs));
+    const renew = (node: LockStore, index: number) =>
+      this.inTurn(token, index, () => regrantOn(node, key, token, leaseMs)).then((outcome) => outcome === 'renewed');
     const { verdict, answers } = await this.vote(renew, Math.min(this.nodeBoundMs, validMs));
-    if (verdict === 'no') return false;
+    if (verdict === 'no') {
+      this.undo(key, token, answers.map((answer) => answer?.ok === true && answer.value));
+      return false;
+    }
     if (verdict === 'unreachable') throw this.unreachable('renew', key, answers);
     // A majority that came after the validity extended nothing we can count on.
     return Date.now() - startedAt < validMs;
@@ -237,13 +254,20 @@ export class RedlockStore implements LockStore {
     // and over, while another caller holds the key or the servers are down. Who needs to hear
     // instead: the callers that split a vote know it and try again; a holder's release announces.
     undone = true;
-    this.nodes.forEach(({ store }, index) => {
-      const answer = answers[index];
-      if (!(answer?.ok && answer.value === false)) this.inTurn(token, index, () => store.renew(key, token, 1)).catch(() => undefined);
-    });
+    this.undo(key, token, answers.map((answer) => answer?.ok === true && answer.value === false));
     if (verdict === 'unreachable') throw this.unreachable('acquire', key, answers);
     const othersHold = answers.filter((answer) => answer?.ok && answer.value === false).length >= this.quorum;
     return othersHold ? 'held' : 'split';
+  }
+
+  /**
+   * Lets our token's key expire in a millisecond on every node but those `spared` (token-checked,
+   * after the token's earlier commands there). Not awaited, silent: see attemptOnAll.
+   */
+  private undo(key: string, token: string, spared: readonly boolean[]): void {
+    this.nodes.forEach(({ store }, index) => {
+      if (!spared[index]) this.inTurn(token, index, () => store.renew(key, token, 1)).catch(() => undefined);
+    });
   }
 
   /**
@@ -310,4 +334,10 @@ export class RedlockStore implements LockStore {
       firstError === undefined ? undefined : { cause: firstError },
     );
   }
+}
+
+/** A server's renewal with re-grant; a store without one (no Redis server) only extends. */
+function regrantOn(node: LockStore, key: string, token: string, leaseMs: number): Promise<Regranted> {
+  if (node.regrant) return node.regrant(key, token, leaseMs);
+  return node.renew(key, token, leaseMs).then((renewed) => (renewed ? 'renewed' : 'not-ours'));
 }

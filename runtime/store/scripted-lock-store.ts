@@ -10,11 +10,11 @@
 // What differs between families — how a command is sent, how the subscriber is opened, how
 // the connection's health is read — comes in as parts (redis-store.ts, node-redis-store.ts).
 import type { CommandSender } from './command-batch';
-import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
+import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Regranted, type Released } from './lock-store';
 import type { RedisHealth } from './redis-health';
 import type { RedisNotices } from './redis-notices';
 import type { ReleaseChannels } from './release-channel';
-import { ACQUIRE_IN_TURN_SCRIPT, FENCED_ACQUIRE_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, TAKE_OVER_SCRIPT, runScript } from './redis-scripts';
+import { ACQUIRE_IN_TURN_SCRIPT, FENCED_ACQUIRE_SCRIPT, REGRANT_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, TAKE_OVER_SCRIPT, runScript } from './redis-scripts';
 import { fenceCounterOf, waitingLineOf } from './waiting-line';
 
 /** A released key is announced on the channel `lockweave:released:<key>`. */
@@ -31,6 +31,9 @@ export interface StoreParts {
   /** Keeps the process up while a command is pending (a connection the runtime owns). */
   readonly track?: <T>(command: Promise<T>) => Promise<T>;
 }
+
+/** The re-grant script's replies, in its order. */
+const REGRANTED: readonly Regranted[] = ['not-ours', 'renewed', 'regranted'];
 
 /** The release script's replies, in its order. */
 const RELEASED: readonly Released[] = ['not-ours', 'freed', 'handed', 'passed'];
@@ -70,6 +73,10 @@ export abstract class ScriptedLockStore implements LockStore {
     return this.send(() => runScript(this.sender, RENEW_SCRIPT, [key], [token, leaseMs])).then(isOne);
   }
 
+  regrant(key: string, token: string, leaseMs: number): Promise<Regranted> {
+    return this.send(() => runScript(this.sender, REGRANT_SCRIPT, [key], [token, leaseMs])).then((reply) => REGRANTED[reply as number] ?? 'not-ours');
+  }
+
   takeOver(key: string, token: string, leaseMs: number, waiterToken: string): Promise<boolean> {
     const { line, lapses } = waitingLineOf(key);
     return this.send(() => runScript(this.sender, TAKE_OVER_SCRIPT, [key, line, lapses], [token, leaseMs, waiterToken])).then(isOne);
@@ -106,6 +113,10 @@ export abstract class ScriptedLockStore implements LockStore {
 
   onceReconnected(listener: () => void): () => void {
     return this.health.onceReconnected(listener);
+  }
+
+  silence(waitedMs: number): Error {
+    return this.health.silence(waitedMs);
   }
 
   /** Closes the subscriber; a store that owns its client closes that too (an override). */
