@@ -12,13 +12,14 @@
 //
 // One interval for the whole process, ref'd while any hold is open and unref'd otherwise: a
 // lock costs a counter, not a timer.
+import { MAX_TIMER_DELAY_MS, setRepeatingTimer } from './timer-delay';
 
 let open = 0;
 let keepAlive: NodeJS.Timeout | undefined;
 
 /** Holds the process up until the returned function is called (idempotent). */
 export function holdProcess(): () => void {
-  if (open++ === 0) (keepAlive ??= setInterval(() => undefined, 2 ** 30)).ref();
+  if (open++ === 0) (keepAlive ??= setRepeatingTimer(() => undefined, MAX_TIMER_DELAY_MS)).ref();
   let released = false;
   return () => {
     if (released) return;

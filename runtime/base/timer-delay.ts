@@ -13,6 +13,11 @@ export function setTimer(callback: () => void, ms: number): NodeJS.Timeout {
   return setTimeout(callback, timerDelay(ms));
 }
 
+/** setInterval, likewise. */
+export function setRepeatingTimer(callback: () => void, ms: number): NodeJS.Timeout {
+  return setInterval(callback, timerDelay(ms));
+}
+
 function timerDelay(ms: number): number {
   return Number.isNaN(ms) ? 1 : Math.min(Math.max(ms, 1), MAX_TIMER_DELAY_MS);
 }

@@ -161,7 +161,7 @@ export class ConnectionRef {
 export function quitConnection(client: Client): Promise<void> {
   const letGo = holdProcess();
   return new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
+    const timer = setTimer(() => {
       client.disconnect();
       resolve();
     }, COMMAND_TIMEOUT_MS);
