@@ -8,6 +8,7 @@
 // connection sends on their own (a subscriber's SUBSCRIBE). Every timer is unref'd and cleared by
 // close(), which ends every connection it made.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 export interface ProxiedConnection {
   readonly id: number;
@@ -159,14 +160,10 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     upstream.once('connect', () => client.resume());
     open.add(new Connection(client, upstream));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as { port: number }).port;
+  const { port, url } = await listenOnLoopback(server);
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url,
     connections: () => [...open],
     carrying: (pattern) => [...open].filter((connection) => connection.commands.some((name) => pattern.test(name))),
     swallowNext: (rule) => rules.push({ ...rule, until: Date.now() + rule.withinMs, left: rule.times ?? 1 }),

@@ -1,6 +1,7 @@
 // A TCP server on loopback that accepts connections and never answers: a Redis that is paused,
 // swapped out, or behind a link that drops everything — or a wrong port that something else holds.
 import { createServer, type Socket } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 export interface SilentServer {
   readonly port: number;
@@ -15,14 +16,10 @@ export async function startSilentServer(): Promise<SilentServer> {
     socket.on('error', () => undefined);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as { port: number }).port;
+  const { port, url } = await listenOnLoopback(server);
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

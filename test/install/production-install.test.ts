@@ -14,12 +14,11 @@ import { builtinModules } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, linkPackage } from '../transformer/helpers';
+import { ROOT } from '../transformer/helpers';
 import { childRunner, type Ran } from '../helpers/child-process';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { projectCopy, routeScratch } from '../helpers/route-scratch';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'install');
-const TMP = path.join(ROOT, 'test', '.tmp', 'install');
 const HIDE = path.join(ROOT, 'test', 'install', 'hide-packages.cjs');
 const DIST = path.join(ROOT, 'dist');
 const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
@@ -36,38 +35,20 @@ interface Manifest {
 }
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Manifest;
 
-let redis: RedisServer;
-
-test.before(async () => {
-  linkPackage();
-  fs.rmSync(TMP, { recursive: true, force: true });
-  fs.mkdirSync(TMP, { recursive: true });
-  redis = await startRedisServer();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
-});
+const scratch = routeScratch('install');
+const TMP = scratch.dir;
 
 const runChild = childRunner(2);
 
 /** `binary` with `hidden` packages unresolvable, no woven-file cache, cwd `cwd`. */
 function hiding(hidden: readonly string[], args: readonly string[], cwd = TMP, binary = process.execPath): Promise<Ran> {
   return runChild(binary, ['--require', HIDE, ...args], {
-    cwd, env: { LOCKWEAVE_HIDE: hidden.join(','), LOCKWEAVE_CACHE: 'off', REDIS_URL: redis.url },
+    cwd, env: { LOCKWEAVE_HIDE: hidden.join(','), LOCKWEAVE_CACHE: 'off', REDIS_URL: scratch.redis().url },
   });
 }
 
 /** A copy of the fixture app; `typescript` names the package its node_modules/typescript links to. */
-function app(name: string, typescript?: string): string {
-  const dir = path.join(TMP, name);
-  fs.cpSync(FIXTURE, dir, { recursive: true });
-  if (typescript) {
-    fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
-    fs.symlinkSync(path.join(ROOT, 'node_modules', typescript), path.join(dir, 'node_modules', 'typescript'), 'dir');
-  }
-  return dir;
-}
+const app = (name: string, typescript?: string) => projectCopy(FIXTURE, path.join(TMP, name), typescript);
 
 test('package.json: a production install pulls the runtime\'s packages only; the build tools are optional peers', (t) => {
   const optional = (name: string) => manifest.peerDependenciesMeta?.[name]?.optional === true;

@@ -7,28 +7,18 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, ROOT, linkPackage } from '../transformer/helpers';
+import { CLI, ROOT } from '../transformer/helpers';
 import { childRunner, type Ran } from '../helpers/child-process';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { routeScratch } from '../helpers/route-scratch';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'routes', 'check');
 const JEST_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'jest');
-const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'check');
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
 const TS_JEST_HOLE = /ts-jest with isolatedModules and a Node module kind \(node16\/nodenext\) transpiles with plain `typescript`/;
 
-let redis: RedisServer;
-
-test.before(async () => {
-  linkPackage();
-  fs.rmSync(TMP, { recursive: true, force: true });
-  redis = await startRedisServer();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
-});
+const scratch = routeScratch('routes', 'check');
+const TMP = scratch.dir;
 
 const runChild = childRunner(2);
 
@@ -48,7 +38,7 @@ function tsJestProject(module: string): string {
 
 function runJest(dir: string, runId: string): Promise<Ran> {
   return runChild(NODE24, [JEST, '--rootDir', dir, '--ci', '--no-cache', '--colors=false', '-c', 'jest.ts-jest.config.cjs', 'tests/locks'], {
-    cwd: dir, env: { REDIS_URL: redis.url, RUN_ID: runId, FORCE_COLOR: '0' },
+    cwd: dir, env: { REDIS_URL: scratch.redis().url, RUN_ID: runId, FORCE_COLOR: '0' },
   });
 }
 

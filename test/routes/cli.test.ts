@@ -6,34 +6,23 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, ROOT, linkPackage } from '../transformer/helpers';
+import { CLI, ROOT } from '../transformer/helpers';
 import { childRunner, type Ran } from '../helpers/child-process';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { routeScratch } from '../helpers/route-scratch';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'cli');
 // Copies under test/.tmp, where linkPackage() makes `lockweave/...` resolve to dist.
-const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'cli');
 const TSPC = path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js');
 const TSC5 = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const COMMANDS = ['build', 'check', 'verify', 'show'];
 
-let redis: RedisServer;
-
-test.before(async () => {
-  linkPackage();
-  fs.rmSync(TMP, { recursive: true, force: true });
-  fs.mkdirSync(TMP, { recursive: true });
-  redis = await startRedisServer();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
-});
+const scratch = routeScratch('routes', 'cli');
+const TMP = scratch.dir;
 
 const runChild = childRunner(3);
 
 function run(file: string, args: readonly string[], cwd = ROOT, env: Record<string, string> = {}): Promise<Ran> {
-  return runChild(process.execPath, [file, ...args], { cwd, env: { REDIS_URL: redis.url, ...env } });
+  return runChild(process.execPath, [file, ...args], { cwd, env: { REDIS_URL: scratch.redis().url, ...env } });
 }
 
 const lockweave = (args: readonly string[], cwd = ROOT) => run(CLI, args, cwd);

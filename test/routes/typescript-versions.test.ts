@@ -7,44 +7,26 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, ROOT, linkPackage } from '../transformer/helpers';
+import { CLI, ROOT } from '../transformer/helpers';
 import { childRunner, type Ran } from '../helpers/child-process';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { projectCopy, routeScratch } from '../helpers/route-scratch';
 
 // The app fixture the command-line tests build, whose bodies check their own key (prefix CLI_).
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'cli', 'app');
-const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'typescript-versions');
 const TSPC = path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js');
 const TS7_TSC = path.join(ROOT, 'node_modules', 'typescript7', 'bin', 'tsc');
 
-let redis: RedisServer;
-
-test.before(async () => {
-  linkPackage();
-  fs.rmSync(TMP, { recursive: true, force: true });
-  redis = await startRedisServer();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
-});
+const scratch = routeScratch('routes', 'typescript-versions');
+const TMP = scratch.dir;
 
 const runChild = childRunner(3);
 
 function run(file: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
-  return runChild(process.execPath, [file, ...args], { cwd, env: { REDIS_URL: redis.url, ...env } });
+  return runChild(process.execPath, [file, ...args], { cwd, env: { REDIS_URL: scratch.redis().url, ...env } });
 }
 
 /** A copy of the app whose node_modules/typescript is the given package (none: the repo's 5.9). */
-function project(name: string, typescript?: string): string {
-  const dir = path.join(TMP, name);
-  fs.cpSync(FIXTURE, dir, { recursive: true });
-  if (typescript) {
-    fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
-    fs.symlinkSync(path.join(ROOT, 'node_modules', typescript), path.join(dir, 'node_modules', 'typescript'), 'dir');
-  }
-  return dir;
-}
+const project = (name: string, typescript?: string) => projectCopy(FIXTURE, path.join(TMP, name), typescript);
 
 interface Printed {
   results: Record<string, string[]>;
