@@ -34,7 +34,7 @@ for (const client of ['url', 'ioredis', 'ioredis6', 'redis5', 'redis']) {
   test.serial(`${client}: resets, stalls, lost replies and a swallowed re-SUBSCRIBE never end the waiting process`, async (t) => {
     const proxy = await startFaultProxy({ host: server.host, port: server.port });
     t.teardown(() => proxy.close());
-    const businessFlag = `faults_${client}`;
+    const businessFlag = `faults-${client}`;
     // Held by "someone else" for the whole run: the process waits, and listens for its release.
     await admin.set(`LOCK_${businessFlag}_k`, 'someone-else', 'PX', 60_000);
     const child = spawn(process.execPath, [PROGRAM, client, proxy.url, businessFlag, 'k', String(RUN_MS)], {
