@@ -19,7 +19,7 @@ export function redlockQuorum(test: TestFn, count: number): void {
 
   test.serial(`with a minority (${minority} of ${count}) killed, locks are still taken and released, on the rest`, async (t) => {
     const { servers } = fixture.primaries;
-    const L = spec('minority_killed', { retries: 2, waitTime: 1_000 });
+    const L = spec('minority-killed', { retries: 2, waitTime: 1_000 });
     await Promise.all(servers.slice(0, minority).map((server) => server.kill()));
     try {
       for (let i = 0; i < 5; i++) {
@@ -38,7 +38,7 @@ export function redlockQuorum(test: TestFn, count: number): void {
 
   test.serial(`with a minority (${minority} of ${count}) paused, locks are taken within the bounds, then it continues`, async (t) => {
     const { primaries } = fixture;
-    const L = spec('minority_paused', { retries: 2, waitTime: 1_000 });
+    const L = spec('minority-paused', { retries: 2, waitTime: 1_000 });
     // Connections to every node first: a pause then hangs commands rather than refusing them.
     await (await L.acquire('warm'))!.release();
     for (let i = 0; i < minority; i++) primaries.pause(i);
@@ -63,7 +63,7 @@ export function redlockQuorum(test: TestFn, count: number): void {
 
   test.serial(`with a majority (${majority} of ${count}) killed, a caller gets LockAcquireError within its wait bound`, async (t) => {
     const { servers } = fixture.primaries;
-    const L = spec('majority_killed', { retries: 2, waitTime: 300 });
+    const L = spec('majority-killed', { retries: 2, waitTime: 300 });
     await Promise.all(servers.slice(0, majority).map((server) => server.kill()));
     try {
       const startedAt = Date.now();
@@ -87,7 +87,7 @@ export function redlockQuorum(test: TestFn, count: number): void {
 
   test.serial(`with a majority (${majority} of ${count}) paused, a caller gets LockAcquireError within its wait bound`, async (t) => {
     const { primaries } = fixture;
-    const L = spec('majority_paused', { retries: 1, waitTime: 500 });
+    const L = spec('majority-paused', { retries: 1, waitTime: 500 });
     await (await L.acquire('warm'))!.release();
     for (let i = 0; i < majority; i++) primaries.pause(i);
     try {
@@ -142,7 +142,7 @@ export function redlockQuorum(test: TestFn, count: number): void {
 
   test.serial('a lease is lost when a majority of its servers are killed (the watchdog cannot renew it in time)', async (t) => {
     const { servers } = fixture.primaries;
-    const L = spec('lost_killed', { lockTime: 900 });
+    const L = spec('lost-killed', { lockTime: 900 });
     const lease = await L.acquire('K');
     await Promise.all(servers.slice(0, majority).map((server) => server.kill()));
     try {
