@@ -75,7 +75,11 @@ function startCaller(urls: string[], dir: string, flag: string): { ready: Promis
   let out = '';
   let err = '';
   let markReady: () => void;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let failReady: (error: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
   child.stdout!.on('data', (data) => {
     out += data;
     if (out.startsWith('ready\n')) markReady();
@@ -85,10 +89,15 @@ function startCaller(urls: string[], dir: string, flag: string): { ready: Promis
     const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.once('exit', (code) => {
       clearTimeout(killer);
+      const failed = new Error(`redlock-callers exited ${code}: ${out}\n${err}`);
+      // A caller that ends before it is ready fails the run at once, rather than leave it waiting.
+      failReady(failed);
       if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()!) as Report);
-      else reject(new Error(`redlock-callers exited ${code}: ${out}\n${err}`));
+      else reject(failed);
     });
   });
+  // `done` is awaited only after every caller is ready; a caller that failed before is reported by `ready`.
+  done.catch(() => undefined);
   return { ready, done };
 }
 
@@ -101,7 +110,7 @@ async function faultRun(t: ExecutionContext, count: number): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   });
   for (const key of KEYS) writeFileSync(join(dir, `${key}.count`), '0');
-  const flag = `redlock_faults_${count}_${process.pid}`;
+  const flag = `redlock-faults-${count}-${process.pid}`;
   const callers = Array.from({ length: PROCESSES }, () => startCaller(primaries.urls, dir, flag));
   await Promise.all(callers.map((caller) => caller.ready));
   const startedAt = Date.now();
