@@ -6,7 +6,7 @@ export interface BenchConfig {
   readonly reps: number;
   readonly uncontended: { readonly callers: number; readonly iterations: number };
   readonly hotKey: { readonly callers: number; readonly iterations: number };
-  readonly handoff: { readonly callers: number; readonly iterations: number };
+  readonly succession: { readonly callers: number; readonly iterations: number };
   readonly multiProcess: { readonly processes: number; readonly callersPerProcess: number; readonly iterations: number };
   /** Warm-up iterations per caller before a measured run (JIT, connections, script caches). */
   readonly warmupIterations: number;
@@ -24,7 +24,7 @@ export function benchConfig(quick: boolean, reps?: number): BenchConfig {
         reps: 2,
         uncontended: { callers: 64, iterations: 20 },
         hotKey: { callers: 16, iterations: 8 },
-        handoff: { callers: 16, iterations: 8 },
+        succession: { callers: 16, iterations: 8 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 6 },
         warmupIterations: 5,
         compile: { runs: 1 },
@@ -41,7 +41,7 @@ export function benchConfig(quick: boolean, reps?: number): BenchConfig {
         reps: 7,
         uncontended: { callers: 64, iterations: 400 },
         hotKey: { callers: 16, iterations: 150 },
-        handoff: { callers: 16, iterations: 150 },
+        succession: { callers: 16, iterations: 150 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 100 },
         warmupIterations: 100,
         compile: { runs: 5 },

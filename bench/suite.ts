@@ -11,7 +11,7 @@ import { runMultiProcess } from './scenarios/multi-process';
 import type { RunResult } from './scenarios/run-result';
 import { percentile } from './stats';
 
-export type ScenarioId = 'uncontended' | 'hot-key' | 'multi-process' | 'handoff';
+export type ScenarioId = 'uncontended' | 'hot-key' | 'multi-process' | 'succession';
 
 export const SCENARIOS: Record<ScenarioId, { title: string; describe(config: BenchConfig): string }> = {
   uncontended: {
@@ -27,9 +27,9 @@ export const SCENARIOS: Record<ScenarioId, { title: string; describe(config: Ben
     describe: (c) =>
       `${c.multiProcess.processes} processes × ${c.multiProcess.callersPerProcess} callers on one key, body GET+SET of a counter, ${c.multiProcess.iterations} sections each`,
   },
-  handoff: {
-    title: 'handoff',
-    describe: (c) => `${c.handoff.callers} callers on one key, empty body, ${c.handoff.iterations} sections each; holder's body end → next holder's body start`,
+  succession: {
+    title: 'succession latency',
+    describe: (c) => `${c.succession.callers} callers on one key, empty body, ${c.succession.iterations} sections each; holder's body end → next holder's body start`,
   },
 };
 
@@ -40,9 +40,9 @@ export interface RepSample {
   readonly p99Ms: number;
   /** The slowest section: a caller starved past the others shows here first. */
   readonly maxMs: number;
-  readonly handoffP50Ms?: number;
-  readonly handoffP99Ms?: number;
-  readonly handoffs?: number;
+  readonly successionP50Ms?: number;
+  readonly successionP99Ms?: number;
+  readonly successions?: number;
   readonly sections: number;
   readonly failures: number;
   readonly cutShort: boolean;
@@ -64,9 +64,9 @@ function toSample(result: RunResult): RepSample {
     p50Ms: percentile(result.latenciesMs, 50),
     p99Ms: percentile(result.latenciesMs, 99),
     maxMs: result.latenciesMs.reduce((max, ms) => Math.max(max, ms), 0),
-    handoffP50Ms: result.handoffsMs && percentile(result.handoffsMs, 50),
-    handoffP99Ms: result.handoffsMs && percentile(result.handoffsMs, 99),
-    handoffs: result.handoffsMs?.length,
+    successionP50Ms: result.successionsMs && percentile(result.successionsMs, 50),
+    successionP99Ms: result.successionsMs && percentile(result.successionsMs, 99),
+    successions: result.successionsMs?.length,
     sections: result.sections,
     failures: result.failures,
     cutShort: result.cutShort,
@@ -107,7 +107,7 @@ export async function runSuite(
             const { processes, callersPerProcess, iterations } = config.multiProcess;
             result = await runMultiProcess({ ...common, callers: callersPerProcess, iterations }, processes, client, childTimeoutMs);
           } else {
-            const shape = scenario === 'uncontended' ? config.uncontended : scenario === 'hot-key' ? config.hotKey : config.handoff;
+            const shape = scenario === 'uncontended' ? config.uncontended : scenario === 'hot-key' ? config.hotKey : config.succession;
             const job = { ...common, ...shape, kind: scenario as ScenarioKind };
             result = (await runJob(job, 'result', childTimeoutMs)).result;
           }
@@ -126,8 +126,8 @@ export async function runSuite(
 }
 
 function describeSample(scenario: ScenarioId, rep: number, contender: string, s: RepSample): string {
-  const handoff = s.handoffP50Ms === undefined ? '' : ` handoff p50 ${s.handoffP50Ms.toFixed(2)} ms p99 ${s.handoffP99Ms!.toFixed(2)} ms (${s.handoffs})`;
+  const succession = s.successionP50Ms === undefined ? '' : ` succession p50 ${s.successionP50Ms.toFixed(2)} ms p99 ${s.successionP99Ms!.toFixed(2)} ms (${s.successions})`;
   const lost = s.lostUpdates === undefined ? '' : ` lost ${s.lostUpdates}`;
   const bad = (s.failures ? ` FAILURES ${s.failures}` : '') + (s.cutShort ? ' CUT SHORT' : '');
-  return `  ${scenario} #${rep + 1} ${contender}: ${s.throughput.toFixed(0)}/s p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms.toFixed(2)} ms max ${s.maxMs.toFixed(1)} ms${handoff}${lost}${bad}`;
+  return `  ${scenario} #${rep + 1} ${contender}: ${s.throughput.toFixed(0)}/s p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms.toFixed(2)} ms max ${s.maxMs.toFixed(1)} ms${succession}${lost}${bad}`;
 }

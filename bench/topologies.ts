@@ -59,9 +59,9 @@ function render(summary: Summary, machine: ReturnType<typeof machineFacts>, reps
     const bad = r.failures || r.lostUpdates ? ` (${r.failures} failed, ${r.lostUpdates ?? 0} lost)` : '';
     return `${r.throughput.ratio.toFixed(2)}× · ${r.throughput.value.toFixed(0)}/s${p99 ? ` · p99 ${r.p99Ms.value.toFixed(1)} ms` : ''}${bad}`;
   };
-  const handoff = (id: string) => {
-    const r = row('handoff', id);
-    return r?.handoffP50Ms ? `${r.handoffP50Ms.value.toFixed(2)} / ${r.handoffP99Ms!.value.toFixed(2)} ms` : '—';
+  const succession = (id: string) => {
+    const r = row('succession', id);
+    return r?.successionP50Ms ? `${r.successionP50Ms.value.toFixed(2)} / ${r.successionP99Ms!.value.toFixed(2)} ms` : '—';
   };
   const out: string[] = [];
   out.push(`# lockweave on each topology${quick ? ' (BENCH_QUICK smoke run: indicative only)' : ''}`);
@@ -72,10 +72,10 @@ function render(summary: Summary, machine: ReturnType<typeof machineFacts>, reps
   out.push('topology; the body (GET+SET of a counter on the hot key) stays on the single Redis. Every server runs on this');
   out.push('machine, on loopback: a topology costs here what its extra round trips and servers cost one 2-core machine.');
   out.push('');
-  out.push('| lockweave on | S1 uncontended | S2 hot key | S3 hot key, processes | handoff p50 / p99 |');
+  out.push('| lockweave on | S1 uncontended | S2 hot key | S3 hot key, processes | succession p50 / p99 |');
   out.push('|---|---|---|---|---|');
   for (const contender of summary.contenders) {
-    out.push(`| ${contender.name} | ${cell('uncontended', contender.id, false)} | ${cell('hot-key', contender.id, true)} | ${cell('multi-process', contender.id, true)} | ${handoff(contender.id)} |`);
+    out.push(`| ${contender.name} | ${cell('uncontended', contender.id, false)} | ${cell('hot-key', contender.id, true)} | ${cell('multi-process', contender.id, true)} | ${succession(contender.id)} |`);
   }
   out.push('');
   out.push('Settings:');

@@ -7,7 +7,7 @@
 import type { RunResult } from '../scenarios/run-result';
 import type { OverheadResult } from '../weave/run-overhead';
 
-export type ScenarioKind = 'uncontended' | 'hot-key' | 'handoff' | 'hot-key-process';
+export type ScenarioKind = 'uncontended' | 'hot-key' | 'succession' | 'hot-key-process';
 
 export interface ScenarioJob {
   readonly kind: ScenarioKind;

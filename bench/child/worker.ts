@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { CONTENDERS } from '../contenders';
 import { runUncontended } from '../scenarios/uncontended';
 import { runHotKey } from '../scenarios/hot-key';
-import { runHandoff } from '../scenarios/handoff';
+import { runSuccession } from '../scenarios/succession';
 import type { RunResult } from '../scenarios/run-result';
 import { runWeaveOverhead } from '../weave/run-overhead';
 import type { ChildMessage, ParentMessage, ScenarioJob } from './jobs';
@@ -37,8 +37,8 @@ async function runScenario(job: ScenarioJob): Promise<RunResult> {
       switch (job.kind) {
         case 'uncontended':
           return runUncontended(contender, options);
-        case 'handoff':
-          return runHandoff(contender, options);
+        case 'succession':
+          return runSuccession(contender, options);
         case 'hot-key':
         case 'hot-key-process':
           return runHotKey(contender, client, options);

@@ -52,14 +52,14 @@ export function renderMarkdown(summary: Summary, checks: TargetCheck[], machine:
   out.push('');
   for (const scenario of summary.scenarios) {
     const info = SCENARIOS[scenario.id];
-    const handoff = scenario.rows.some((row) => row.handoffP50Ms);
+    const succession = scenario.rows.some((row) => row.successionP50Ms);
     const hot = scenario.rows.some((row) => row.lostUpdates !== undefined);
     out.push(`## Scenario: ${info.title}`);
     out.push('');
     out.push(`${info.describe(config)}.`);
     out.push('');
     const header = ['contender', 'sections/s', '× floor', 'p50 ms', '× floor', 'p99 ms', '× floor', 'max ms'];
-    if (handoff) header.push('handoff p50 ms', '× floor', 'handoff p99 ms', '× floor');
+    if (succession) header.push('succession p50 ms', '× floor', 'succession p99 ms', '× floor');
     if (hot) header.push('lost updates');
     header.push('failed');
     const rows = scenario.rows.map((row) => {
@@ -73,7 +73,7 @@ export function renderMarkdown(summary: Summary, checks: TargetCheck[], machine:
         times(row.p99Ms),
         num(row.maxMs.value, 1),
       ];
-      if (handoff) cells.push(num(row.handoffP50Ms?.value ?? NaN, 3), times(row.handoffP50Ms), num(row.handoffP99Ms?.value ?? NaN, 2), times(row.handoffP99Ms));
+      if (succession) cells.push(num(row.successionP50Ms?.value ?? NaN, 3), times(row.successionP50Ms), num(row.successionP99Ms?.value ?? NaN, 2), times(row.successionP99Ms));
       if (hot) cells.push(String(row.lostUpdates ?? '—'));
       cells.push(String(row.failures));
       return cells;

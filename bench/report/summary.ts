@@ -19,8 +19,8 @@ export interface ContenderRow {
   readonly p50Ms: Figure;
   readonly p99Ms: Figure;
   readonly maxMs: Figure;
-  readonly handoffP50Ms?: Figure;
-  readonly handoffP99Ms?: Figure;
+  readonly successionP50Ms?: Figure;
+  readonly successionP99Ms?: Figure;
   readonly lostUpdates?: number;
   readonly failures: number;
   readonly cutShort: boolean;
@@ -82,8 +82,8 @@ export function summarise(
           p50Ms: figure(reps, baseline, (s) => s.p50Ms)!,
           p99Ms: figure(reps, baseline, (s) => s.p99Ms)!,
           maxMs: figure(reps, baseline, (s) => s.maxMs)!,
-          handoffP50Ms: figure(reps, baseline, (s) => s.handoffP50Ms),
-          handoffP99Ms: figure(reps, baseline, (s) => s.handoffP99Ms),
+          successionP50Ms: figure(reps, baseline, (s) => s.successionP50Ms),
+          successionP99Ms: figure(reps, baseline, (s) => s.successionP99Ms),
           lostUpdates: lost.some((l) => l === undefined) ? undefined : lost.reduce((a, b) => a! + b!, 0),
           failures: reps.reduce((sum, s) => sum + s.failures, 0),
           cutShort: reps.some((s) => s.cutShort),

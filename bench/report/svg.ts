@@ -32,8 +32,8 @@ function panels(summary: Summary): Panel[] {
     pick('uncontended', 'Uncontended p50 latency', 'lower', (r) => r.p50Ms),
     pick('hot-key', 'Hot key throughput (1 process)', 'higher', (r) => r.throughput),
     pick('multi-process', 'Hot key throughput (processes)', 'higher', (r) => r.throughput),
-    pick('handoff', 'Handoff p50', 'lower', (r) => r.handoffP50Ms),
-    pick('handoff', 'Handoff p99', 'lower', (r) => r.handoffP99Ms),
+    pick('succession', 'Succession p50', 'lower', (r) => r.successionP50Ms),
+    pick('succession', 'Succession p99', 'lower', (r) => r.successionP99Ms),
   ].filter((panel): panel is Panel => panel !== undefined);
 }
 

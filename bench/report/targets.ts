@@ -20,7 +20,7 @@ function rowsOf(summary: Summary, scenario: string): ScenarioTable['rows'] {
   return summary.scenarios.find((table) => table.id === scenario)?.rows ?? [];
 }
 
-function aheadOfPeers(summary: Summary, scenario: string, metric: 'throughput' | 'handoffP50Ms' | 'handoffP99Ms', label: string): TargetCheck {
+function aheadOfPeers(summary: Summary, scenario: string, metric: 'throughput' | 'successionP50Ms' | 'successionP99Ms', label: string): TargetCheck {
   const rows = rowsOf(summary, scenario);
   const ours = rows.find((row) => row.id === PRODUCT);
   const peers = rows.filter((row) => isPeer(row.id));
@@ -60,8 +60,8 @@ export function checkTargets(summary: Summary, nodeMajor: number): TargetCheck[]
   checks.push(p99AtMost(ours('multi-process'), 'S3 hot key across processes: p99 ≤ 20 ms', 20));
   checks.push(aheadOfPeers(summary, 'hot-key', 'throughput', 'hot-key throughput ahead of every peer (one process)'));
   checks.push(aheadOfPeers(summary, 'multi-process', 'throughput', 'hot-key throughput ahead of every peer (several processes)'));
-  checks.push(aheadOfPeers(summary, 'handoff', 'handoffP50Ms', 'handoff p50 ahead of (below) every peer'));
-  checks.push(aheadOfPeers(summary, 'handoff', 'handoffP99Ms', 'handoff p99 ahead of (below) every peer'));
+  checks.push(aheadOfPeers(summary, 'succession', 'successionP50Ms', 'succession p50 ahead of (below) every peer'));
+  checks.push(aheadOfPeers(summary, 'succession', 'successionP99Ms', 'succession p99 ahead of (below) every peer'));
   const rows = summary.scenarios.flatMap((table) => table.rows);
   const lost = rows.reduce((sum, row) => sum + (row.lostUpdates ?? 0), 0);
   checks.push({ target: 'no lost updates on the hot key (any contender)', measured: `${lost} lost`, met: lost === 0 });

@@ -12,8 +12,8 @@ export interface RunResult {
   readonly endEpochMs: number;
   /** Per critical section: from calling lock() to its promise settling (wait + body + release). */
   readonly latenciesMs: number[];
-  /** Handoff scenario only: a holder's body end → the next waiter's body start. */
-  readonly handoffsMs?: number[];
+  /** Succession scenario only: a holder's body end → the next waiter's body start. */
+  readonly successionsMs?: number[];
   /** Hot-key scenarios: the counter the bodies incremented, read after the run. */
   readonly counter?: number;
 }
