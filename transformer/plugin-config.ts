@@ -22,7 +22,7 @@ export function readPluginOptions(config: Record<string, unknown> | undefined): 
   const errors: LockweaveDiagnostic[] = [];
   const report = (text: string) => errors.push(new LockweaveDiagnostic(Code.PluginConfig, `plugin option ${text} (in the "lockweave/transformer" entry of tsconfig "plugins")`, NOWHERE));
   const defaults: SpecOptions = {};
-  for (const [key, value] of Object.entries(config ?? {})) {
+  for (const key of Object.keys(config ?? {})) {
     if (TS_PATCH_KEYS.includes(key) || key === 'defaults') continue;
     if (key !== 'prefix') report(`${key} is unknown; ${didYouMean(key, ['prefix', 'defaults'])}`);
   }

@@ -10,7 +10,6 @@ export interface TargetCheck {
 }
 
 const PRODUCT = 'lockweave';
-const PRODUCT_NOT_REENTRANT = 'lockweave-not-reentrant';
 const BASELINE = 'floor';
 
 /** Our own variants are not peers to beat. */

@@ -11,7 +11,7 @@
 // promotion.
 import test from 'ava';
 import { Cluster } from 'ioredis';
-import { adminClient, eventually } from '../faults/support/admin';
+import { eventually } from '../faults/support/admin';
 import { addResults, lostUpdates, readRedisState } from '../faults/support/counters';
 import { opsOf, waitForSuccesses, type OpMessage } from '../faults/support/ops';
 import { Worker, waitForAll, type WorkerMessage } from '../faults/support/workers';

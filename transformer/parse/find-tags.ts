@@ -10,14 +10,6 @@ export const TAG_NAME = 'redisLock';
 const TAG_TEXT = `@${TAG_NAME}`;
 
 /**
- * Where `@redisLock` stands in the text as a whole word (not `@redisLockX`), in order. Empty for
- * most files, which then skip every walk. Positions in strings or code are weeded out later.
- */
-export function tagPositions(text: string): number[] {
-  return tagMentions(text).filter((at) => isExactTag(text, at));
-}
-
-/**
  * Cheap enough for every file a tool loads: false means no tag in any spelling, nothing to do.
  * (This module loads nothing, so a route can ask before it loads the weaver and TypeScript.)
  */
@@ -43,11 +35,6 @@ const MENTION = /@redislock(?![A-Za-z0-9_$])/gi;
 
 export function isExactTag(text: string, at: number): boolean {
   return text.startsWith(TAG_TEXT, at);
-}
-
-/** [A-Za-z0-9_$]: a character that would make the word longer than `@redisLock`. */
-function isNameChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36;
 }
 
 /** True when some position p (sorted) has start <= p < end. */
