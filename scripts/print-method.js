@@ -18,4 +18,4 @@ const indent = lines[start].match(/^\s*/)[0];
 let end = start;
 while (end < lines.length - 1 && lines[end] !== `${indent}}`) end++;
 out.push(...lines.slice(first, end + 1));
-console.log(out.map((line) => '   ' + line).join('\n'));
+console.log(out.map((line) => `   ${line}`).join('\n'));

@@ -19,7 +19,7 @@ const COLORS: Record<string, string> = {
   'node-redisson': '#f9a825',
 };
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function panels(summary: Summary): Panel[] {
   const pick = (scenario: string, title: string, better: Panel['better'], metric: (row: Summary['scenarios'][number]['rows'][number]) => Figure | undefined): Panel | undefined => {
@@ -53,7 +53,7 @@ export function renderSvg(summary: Summary, subtitle: string): string {
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`);
   parts.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
   parts.push(`<text x="10" y="22" font-size="16" font-weight="bold">lockweave bench: ratio to the floor (1× = hand-written SET NX / EVALSHA)</text>`);
-  parts.push(`<text x="10" y="42" fill="#555">${escape(subtitle)}</text>`);
+  parts.push(`<text x="10" y="42" fill="#555">${escapeXml(subtitle)}</text>`);
   list.forEach((panel, index) => {
     const x0 = 10 + (index % columns) * panelWidth;
     const y0 = top + Math.floor(index / columns) * panelHeight;
@@ -61,12 +61,12 @@ export function renderSvg(summary: Summary, subtitle: string): string {
     const finite = panel.bars.map((b) => b.ratio).filter(Number.isFinite);
     const max = Math.max(1.2, ...finite) * 1.05;
     const scale = (ratio: number) => (Math.max(0, ratio) / max) * plotWidth;
-    parts.push(`<text x="${x0}" y="${y0 + 16}" font-weight="bold">${escape(panel.title)}</text>`);
+    parts.push(`<text x="${x0}" y="${y0 + 16}" font-weight="bold">${escapeXml(panel.title)}</text>`);
     parts.push(`<text x="${x0}" y="${y0 + 32}" fill="#555">${panel.better} is better</text>`);
     panel.bars.forEach((bar, i) => {
       const y = y0 + 42 + i * (barHeight + gap);
       const w = Number.isFinite(bar.ratio) ? scale(bar.ratio) : 0;
-      parts.push(`<text x="${x0 + labelWidth - 6}" y="${y + barHeight - 4}" text-anchor="end">${escape(names.get(bar.name) ?? bar.name)}</text>`);
+      parts.push(`<text x="${x0 + labelWidth - 6}" y="${y + barHeight - 4}" text-anchor="end">${escapeXml(names.get(bar.name) ?? bar.name)}</text>`);
       parts.push(`<rect x="${x0 + labelWidth}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${COLORS[bar.name] ?? '#607d8b'}"/>`);
       const label = Number.isFinite(bar.ratio) ? `${bar.ratio.toFixed(2)}×` : 'n/a';
       parts.push(`<text x="${(x0 + labelWidth + w + 4).toFixed(1)}" y="${y + barHeight - 4}">${label}</text>`);
@@ -76,5 +76,5 @@ export function renderSvg(summary: Summary, subtitle: string): string {
     parts.push(`<line x1="${oneX.toFixed(1)}" y1="${y0 + 38}" x2="${oneX.toFixed(1)}" y2="${yEnd + 4}" stroke="#000" stroke-dasharray="4 3"/>`);
   });
   parts.push('</svg>');
-  return parts.join('\n') + '\n';
+  return `${parts.join('\n')}\n`;
 }

@@ -26,7 +26,7 @@ export type KeyValue = string | number | bigint | boolean;
 /** `<prefix><businessFlag>_<value>`, e.g. `LOCK_payOrder_Test001`. */
 export function lockKey(prefix: string, businessFlag: string, value: unknown): string {
   const text = keyText(prefix, businessFlag, value, undefined);
-  return checkedLength(prefix + businessFlag + '_' + (isPlain(text) ? text : quoted(text)));
+  return checkedLength(`${prefix}${businessFlag}_${isPlain(text) ? text : quoted(text)}`);
 }
 
 /**
@@ -39,7 +39,7 @@ export function compositeLockKey(prefix: string, businessFlag: string, values: r
     throw new LockKeyError(`a composite key for ${prefix}${businessFlag}_… has no parts; no lock was taken`, `${prefix}${businessFlag}_`);
   }
   const parts = values.map((value, index) => quoted(keyText(prefix, businessFlag, value, index)));
-  return checkedLength(prefix + businessFlag + '_[' + parts.join(',') + ']');
+  return checkedLength(`${prefix}${businessFlag}_[${parts.join(',')}]`);
 }
 
 /** Written as it is: not empty, no brace, and not starting as the other two forms do. */
@@ -81,7 +81,7 @@ function checkedLength(key: string): string {
   if (key.length > MAX_KEY_LENGTH) {
     throw new LockKeyError(
       `the key is ${key.length} characters long (limit ${MAX_KEY_LENGTH}); no lock was taken`,
-      key.slice(0, 64) + '…',
+      `${key.slice(0, 64)}…`,
     );
   }
   return key;

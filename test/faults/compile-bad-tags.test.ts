@@ -37,7 +37,7 @@ function writeCase(dir: string, index: number, badCase: BadTagCase): CorpusFile 
   const file = `case-${String(index).padStart(3, '0')}-${badCase.name}.ts`;
   const marker = `BODY_${index}_${badCase.name.replace(/\W/g, '_')}`;
   const source = badCase.source ?? DEFAULT_SOURCE;
-  const text = `// ${badCase.why}\n` + source.replace('TAG', `/** @redisLock ${badCase.tag} */`).replace(/BODY/g, JSON.stringify(marker));
+  const text = `// ${badCase.why}\n${source.replace('TAG', `/** @redisLock ${badCase.tag} */`).replace(/BODY/g, JSON.stringify(marker))}`;
   writeFileSync(join(dir, 'src', file), text);
   const lines = text.split('\n');
   const tagLine = lines.findIndex((line) => /@redislock/i.test(line)) + 1;

@@ -72,7 +72,7 @@ test(`keys longer than MAX_KEY_LENGTH (${MAX_KEY_LENGTH}) reject with LockKeyErr
   const atLimit = 'k'.repeat(MAX_KEY_LENGTH - overhead);
   t.is(await method(atLimit, async () => t.is(await admin.exists(`LOCK_longKey_${atLimit}`), 1, 'the exact 8192-char key is held')), 'body ran');
   t.is(lock.keyFor(atLimit).length, MAX_KEY_LENGTH);
-  for (const value of [atLimit + 'k', 'k'.repeat(100_000), 'k'.repeat(1_000_000)]) {
+  for (const value of [`${atLimit}k`, 'k'.repeat(100_000), 'k'.repeat(1_000_000)]) {
     faults++;
     await t.throwsAsync(method(value), { instanceOf: LockKeyError });
   }

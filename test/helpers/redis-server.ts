@@ -51,7 +51,7 @@ export interface StartOptions {
 export async function startRedisServer(extraArgs: readonly string[] = [], options: StartOptions = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'lockweave-redis-'));
   if (options.sentinelConfig !== undefined) {
-    writeFileSync(join(dir, 'sentinel.conf'), options.sentinelConfig + '\n');
+    writeFileSync(join(dir, 'sentinel.conf'), `${options.sentinelConfig}\n`);
     extraArgs = [join(dir, 'sentinel.conf'), '--sentinel', ...extraArgs];
   }
   // A port can be taken between our probe and redis binding it; try a few.

@@ -167,7 +167,7 @@ test('a value that names another key\'s fencing counter or line locks a key of i
       for (const own of [waitingLineOf(key).line, waitingLineOf(key).lapses, fenceCounterOf(key)]) {
         const suffix = own.slice(own.indexOf('lockweave') - (own.includes('{lockweave}') ? 2 : 1));
         t.not(L.keyFor(base + suffix), own, `${prefix} ${base}${suffix}`);
-        t.not(L.keyFor(base + ':lockweave:' + own.split(':').pop()), own);
+        t.not(L.keyFor(`${base}:lockweave:${own.split(':').pop()}`), own);
       }
     }
   }

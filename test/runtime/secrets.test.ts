@@ -66,7 +66,7 @@ function assertNoSecret(t: { false(value: boolean, message?: string): void }, te
   }
 }
 
-async function failedLock(flag: string, events: LockEvent[], options: { redlock?: boolean } = {}): Promise<unknown> {
+async function failedLock(flag: string, options: { redlock?: boolean } = {}): Promise<unknown> {
   const lock = defineLock({ businessFlag: flag, retries: 1, waitTime: 200, ...options });
   try {
     await lock.acquire('A');
@@ -81,7 +81,7 @@ const wrongUrl = (server: RedisServer) => `redis://:${encodeURIComponent(WRONG)}
 test.serial('a wrong password in a URL: the error, its cause chain and the logger events hold no trace of it', async (t) => {
   const events: LockEvent[] = [];
   configure({ redis: wrongUrl(servers[0]!), logger: (event) => events.push(event) });
-  const error = await failedLock('secret-url', events);
+  const error = await failedLock('secret-url');
   t.true(error instanceof LockAcquireError);
   t.regex((error as Error).message, /refused the credentials/);
   assertNoSecret(t, exposed(error), WRONG, WRONG_PIECES);
@@ -93,13 +93,13 @@ test.serial('a wrong password in a URL: the error, its cause chain and the logge
 test.serial('a wrong password in options, and an ioredis client with a wrong password passed in: nothing passes it on', async (t) => {
   const events: LockEvent[] = [];
   configure({ redis: { host: '127.0.0.1', port: servers[0]!.port, password: WRONG }, logger: (event) => events.push(event) });
-  assertNoSecret(t, exposed(await failedLock('secret-options', events)), WRONG, WRONG_PIECES);
+  assertNoSecret(t, exposed(await failedLock('secret-options')), WRONG, WRONG_PIECES);
   await close();
   const client = new Redis({ host: '127.0.0.1', port: servers[0]!.port, password: WRONG, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 1 });
   client.on('error', () => undefined);
   t.teardown(() => client.disconnect());
   configure({ redis: client, logger: (event) => events.push(event) });
-  assertNoSecret(t, exposed(await failedLock('secret-client', events)), WRONG, WRONG_PIECES);
+  assertNoSecret(t, exposed(await failedLock('secret-client')), WRONG, WRONG_PIECES);
   assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), WRONG, WRONG_PIECES);
   await close();
 });
@@ -107,7 +107,7 @@ test.serial('a wrong password in options, and an ioredis client with a wrong pas
 test.serial('Redlock servers with a wrong password: the no-majority error names host:port only', async (t) => {
   const events: LockEvent[] = [];
   configure({ redis: `redis://:${RIGHT}@127.0.0.1:${servers[0]!.port}`, redlock: servers.map(wrongUrl), logger: (event) => events.push(event) });
-  const error = await failedLock('secret-redlock', events, { redlock: true });
+  const error = await failedLock('secret-redlock', { redlock: true });
   t.regex((error as Error).message, /127\.0\.0\.1:\d+/);
   assertNoSecret(t, exposed(error), WRONG, WRONG_PIECES);
   assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), WRONG, WRONG_PIECES);
@@ -164,7 +164,7 @@ test.serial('a node-redis client whose password the server stops taking: the err
   configure({ redis: client as never, logger: (event) => events.push(event) });
   await admin.config('SET', 'requirepass', RIGHT);
   await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
-  const error = await failedLock('secret-node-redis', events);
+  const error = await failedLock('secret-node-redis');
   t.true(error instanceof Error);
   const pieces = old.split(/[/@:%]/);
   assertNoSecret(t, exposed(error), old, pieces);

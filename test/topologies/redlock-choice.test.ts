@@ -48,7 +48,7 @@ test.serial('configure({ redlock }) refuses fewer than 3 servers, duplicates, an
   t.throws(() => configure({ redlock: [a, b] }), { instanceOf: TypeError, message: /at least 3 independent Redis servers.*got 2/ });
   t.throws(() => configure({ redlock: a as never }), { instanceOf: TypeError, message: /takes an array/ });
   t.throws(() => configure({ redlock: [a, b, a] }), { instanceOf: TypeError, message: /server 2 is the same server as server 0/ });
-  t.throws(() => configure({ redlock: [a, b, c.replace('127.0.0.1', '127.0.0.1') + '/2', a.replace(/\d+$/, (port) => port)] }), { instanceOf: TypeError, message: /same server/ });
+  t.throws(() => configure({ redlock: [a, b, `${c.replace('127.0.0.1', '127.0.0.1')}/2`, a.replace(/\d+$/, (port) => port)] }), { instanceOf: TypeError, message: /same server/ });
   t.throws(() => configure({ redlock: [a, b, 'http://127.0.0.1:6379'] }), { instanceOf: TypeError, message: /server 2 is not a redis:\/\/ or rediss:\/\/ URL/ });
   t.throws(() => configure({ redlock: [a, b, { host: '127.0.0.1' } as never] }), { instanceOf: TypeError, message: /server 2 is not a redis:\/\/ URL, an ioredis Redis or a node-redis client .*got an instance of Object/ });
   const client = new Redis(a, { lazyConnect: true });

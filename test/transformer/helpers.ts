@@ -75,7 +75,7 @@ export function expectations(dir: string): Expectation[] {
   for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) {
     const text = fs.readFileSync(path.join(dir, name), 'utf8');
     const marker = /\/\/ expect TS(\d+) "((?:[^"\\]|\\.)*)"\n/g;
-    for (let match; (match = marker.exec(text)); ) {
+    for (let match: RegExpExecArray | null; (match = marker.exec(text)); ) {
       const target = JSON.parse(`"${match[2]}"`) as string;
       const at = text.indexOf(target, match.index + match[0].length);
       if (at < 0) throw new Error(`${name}: "${target}" not found after its expect line`);

@@ -9,6 +9,7 @@ import { FIXTURES, ROOT, TMP, TSPC, linkPackage } from './helpers';
 type Runtime = typeof import('../../runtime');
 let runtime: Runtime;
 let store: InstanceType<Runtime['MemoryLockStore']>;
+// biome-ignore lint/suspicious/noExplicitAny: the compiled fixture is loaded with require(), without its types.
 let probe: any;
 const events: Array<{ type: string; key: string }> = [];
 

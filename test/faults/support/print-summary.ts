@@ -14,7 +14,7 @@ function main(): void {
     .map((line) => JSON.parse(line) as CaseSummary);
   const header = ['case', 'faults', 'ops', 'lost updates', 'overlaps', 'seconds'];
   const table = rows.map((row) => [
-    row.case.length > 90 ? row.case.slice(0, 87) + '...' : row.case,
+    row.case.length > 90 ? `${row.case.slice(0, 87)}...` : row.case,
     String(row.faults),
     String(row.operations),
     String(row.lostUpdates ?? '-'),

@@ -23,5 +23,5 @@ export interface CaseSummary {
 
 export function recordSummary(summary: CaseSummary): void {
   mkdirSync(TMP_DIR, { recursive: true });
-  appendFileSync(SUMMARY_FILE, JSON.stringify({ ...summary, at: new Date().toISOString() }) + '\n');
+  appendFileSync(SUMMARY_FILE, `${JSON.stringify({ ...summary, at: new Date().toISOString() })}\n`);
 }

@@ -39,7 +39,7 @@ export class Worker {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
         if (line.startsWith(MESSAGE_PREFIX)) this.messages.push(JSON.parse(line.slice(MESSAGE_PREFIX.length)) as WorkerMessage);
-        else this.keep(line + '\n');
+        else this.keep(`${line}\n`);
       }
       this.notify();
     });
@@ -79,7 +79,7 @@ export class Worker {
   }
 
   send(command: string): void {
-    if (this.running) this.child.stdin!.write(command + '\n');
+    if (this.running) this.child.stdin!.write(`${command}\n`);
   }
 
   signal(signal: NodeJS.Signals): void {
@@ -132,7 +132,7 @@ export class Worker {
   }
 
   tail(): string {
-    return this.output.length > 4000 ? '…' + this.output.slice(-4000) : this.output;
+    return this.output.length > 4000 ? `…${this.output.slice(-4000)}` : this.output;
   }
 
   private keep(text: string): void {

@@ -9,7 +9,7 @@ export function readConfig<T>(): T {
 }
 
 export function send(kind: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write('@@ ' + JSON.stringify({ kind, t: Date.now(), ...fields }) + '\n');
+  process.stdout.write(`@@ ${JSON.stringify({ kind, t: Date.now(), ...fields })}\n`);
 }
 
 /** Calls `onCommand` for each line the test writes to our stdin. */

@@ -50,11 +50,11 @@ async function connect() {
       }
     }),
   );
-  process.stdout.write(JSON.stringify(result) + '\n');
+  process.stdout.write(`${JSON.stringify(result)}\n`);
   await close();
   counter.disconnect();
   stop();
 })().catch((error) => {
-  process.stderr.write(String(error && error.stack) + '\n');
+  process.stderr.write(`${String(error?.stack)}\n`);
   process.exit(1);
 });

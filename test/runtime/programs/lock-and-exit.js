@@ -5,6 +5,6 @@ const { defineLock } = require('lockweave');
 const payOrder = defineLock({ site: 'program', businessFlag: 'exitCheck' });
 (async () => {
   const lease = await payOrder.acquire(process.argv[2]);
-  process.stdout.write(lease.key + '\n');
+  process.stdout.write(`${lease.key}\n`);
   await lease.release();
 })();

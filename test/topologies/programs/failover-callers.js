@@ -70,6 +70,6 @@ async function holder([key]) {
   await close();
   process.disconnect();
 })().catch((error) => {
-  process.stderr.write(String(error && error.stack) + '\n');
+  process.stderr.write(`${String(error?.stack)}\n`);
   process.exit(1);
 });

@@ -67,9 +67,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
       }
     }),
   );
-  process.stdout.write(JSON.stringify(result) + '\n');
+  process.stdout.write(`${JSON.stringify(result)}\n`);
   await close();
 })().catch((error) => {
-  process.stderr.write(String(error && error.stack) + '\n');
+  process.stderr.write(`${String(error?.stack)}\n`);
   process.exit(1);
 });

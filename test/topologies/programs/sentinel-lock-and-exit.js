@@ -11,5 +11,5 @@ const lock = defineLock({ site: 'program', businessFlag: 'sentinelExit', retries
   await new Promise((resolve) => setTimeout(resolve, 50));
   await first.release();
   await (await second).release();
-  process.stdout.write(first.key + '\n');
-})().catch((error) => process.stdout.write(error.message + '\n'));
+  process.stdout.write(`${first.key}\n`);
+})().catch((error) => process.stdout.write(`${error.message}\n`));
