@@ -8,7 +8,7 @@
 //
 // A caller that has to wait takes a place in the key's line (see store/lock-store.ts): a release
 // gives the key to the first in line, in whatever process, or to a waiter of its own process for
-// at most a few hand-overs in a row (see waiters.ts) — so no caller is overtaken for long by
+// at most a few successions in a row (see succession.ts) — so no caller is overtaken for long by
 // callers that came later, and every caller gets the key within its wait bound while the section
 // time allows it, however many processes come and go.
 //

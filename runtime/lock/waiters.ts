@@ -1,8 +1,9 @@
 // This process's waiters: callers that sleep until the key they want is freed or passed to them,
 // or their next scheduled attempt is due.
 //
-// Who goes next is decided in the store, by the key's line of waiters (first come, first served,
-// across every process). What this file decides is how a notice reaches the right sleeper:
+// Who gets a key next is decided by succession.ts and, across processes, by the key's line of
+// waiters in the store (first come, first served). What this file decides is how a notice reaches
+// the right sleeper:
 // - passed to a token: only the waiter holding that token wakes, to confirm the key with one attempt;
 // - freed (nobody was in line when it was released): the oldest sleeper of this process wakes and
 //   tries; the others sleep on, so they do not all race for one key.

@@ -31,9 +31,10 @@ export interface PlaceInLine {
 export type Grant = boolean | number;
 
 /**
- * What a release did: the key was not ours (`not-ours`: nothing changed); it is free (`freed`:
- * nobody waited); it went to the successor the releaser named, with that waiter's full lease
- * (`handed`); or it went to the first waiter in line with a claim (`passed`), and a notice tells it.
+ * What a release did (the store's three succession outcomes, lock/succession.ts): the key was not
+ * ours (`not-ours`: nothing changed); free (`freed`: nobody waited); hand-over to the successor the
+ * releaser named, with that waiter's full lease (`handed`); or pass to the first waiter in line with
+ * a claim (`passed`), and a notice tells it.
  */
 export type Released = 'not-ours' | 'freed' | 'handed' | 'passed';
 
