@@ -9,7 +9,7 @@ import { runHolding, type HeldLock } from './held-locks';
 import { holdProcess } from '../base/process-hold';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
-import { countCohort, decideSuccession, type TakenOverGrant } from './succession';
+import { countCohort, decideSuccession, leavingLineOf, type TakenOverGrant } from './succession';
 import { waitersOf } from './waiters';
 import { setTimer } from '../base/timer-delay';
 
@@ -186,7 +186,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     }
     // Who gets the key next is succession.ts's decision; this carries it out.
     const waiters = waitersOf(this.store);
-    const succession = decideSuccession({ key: this.key, store: this.store, expiresAt: this.expiresAt, lost: alreadyLost, leavingLine: this.leftLine() }, waiters);
+    const succession = decideSuccession({ key: this.key, store: this.store, expiresAt: this.expiresAt, lost: alreadyLost, leavingLine: this.leavingLine }, waiters);
     const { successor } = succession;
     if (succession.kind === 'take-over') {
       countCohort(waiters, this.key, succession);
@@ -234,7 +234,7 @@ export class Lease implements HeldLock, AsyncDisposable {
       sent = true;
       clearTimeout(timer);
       stopWaitingForReconnect?.();
-      const leavingLine = this.leftLine();
+      const leavingLine = leavingLineOf(this.leavingLine);
       this.store.release(this.key, this.token, leavingLine && { leavingLine }).then(
         (released) => {
           // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
@@ -258,11 +258,6 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.renewTimer = setTimer(() => void this.renew(), this.settings.lockTime / 3);
     // The body keeps the process alive while it works; the watchdog alone must not.
     this.renewTimer.unref();
-  }
-
-  /** The waiters a release must take out of the line: their take-overs are not answered yet. */
-  private leftLine(): readonly string[] | undefined {
-    return this.leavingLine?.size ? [...this.leavingLine] : undefined;
   }
 
   private async renew(): Promise<void> {

@@ -76,7 +76,7 @@ export interface Outgoing {
   /** The watchdog found the key no longer ours (the release is still sent: it is token-checked). */
   readonly lost: boolean;
   /** The waiters whose take-over of this grant is unanswered (see leavingLine above). */
-  readonly leavingLine: readonly string[] | undefined;
+  readonly leavingLine: ReadonlySet<string> | undefined;
 }
 
 /** Nobody of this process waits, and no take-over is unanswered: the common case, without an allocation. */
@@ -88,13 +88,21 @@ const RELEASE_ALONE: Succession = { kind: 'release', successor: undefined, reque
  * hand the key over to it.
  */
 export function decideSuccession(outgoing: Outgoing, waiters: Waiters): Succession {
-  const { key, leavingLine } = outgoing;
+  const { key } = outgoing;
   const successor = waiters.of(key)?.find((waiter) => waiter.available);
-  if (!successor) return leavingLine ? { kind: 'release', successor: undefined, request: { leavingLine } } : RELEASE_ALONE;
+  if (!successor) {
+    const leavingLine = leavingLineOf(outgoing.leavingLine);
+    return leavingLine ? { kind: 'release', successor: undefined, request: { leavingLine } } : RELEASE_ALONE;
+  }
   successor.reserve();
   const goesAhead = waiters.cohortOf(key) < MAX_COHORT;
   if (goesAhead && !outgoing.lost && mayTakeOver(outgoing, successor)) return { kind: 'take-over', successor };
-  return { kind: 'release', successor, request: { successor, goesAhead, leavingLine } };
+  return { kind: 'release', successor, request: { successor, goesAhead, leavingLine: leavingLineOf(outgoing.leavingLine) } };
+}
+
+/** The waiters a release must take out of the line first, if any: their take-overs are not answered yet. */
+export function leavingLineOf(leavingLine: ReadonlySet<string> | undefined): readonly string[] | undefined {
+  return leavingLine?.size ? [...leavingLine] : undefined;
 }
 
 /**
