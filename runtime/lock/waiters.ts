@@ -209,6 +209,3 @@ export function waitersOf(store: LockStore): Waiters {
   if (!waiters) waitersByStore.set(store, (waiters = new Waiters(store)));
   return waiters;
 }
-
-/** @deprecated The old name of WaiterSettings. */
-export type WaiterTerms = WaiterSettings;
