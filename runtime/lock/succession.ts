@@ -16,6 +16,7 @@
 //   free       Nobody waits: the script deletes the key and PUBLISHes an empty notice; the oldest
 //              sleeper of each listening process tries (lock/waiters.ts).
 // A lease with autoUnlock off is not released at all: its key lapses at the end of its lease.
+// (MemoryLockStore makes the script's choice in TypeScript; docs/protocol.md has the whole protocol.)
 //
 // Which waiter of this process is named successor: the oldest sleeper for the key that no other
 // release has reserved (a waiter still making an attempt is not asleep, and is not named). It is
