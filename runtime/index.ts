@@ -4,12 +4,12 @@ export { defineLock, MethodLock, type LockSpec, type FailureClass } from './api/
 export { withLock, lock, type LockRequest } from './api/with-lock';
 export { readField, readJsonField } from './api/json-field';
 export { currentLock, type CurrentLock } from './api/current-lock';
-export { LockError, LockAcquireError, LockKeyError, LockLostError, RedisConnectionError } from './base/errors';
+export { LockError, LockAcquireError, LockKeyError, LockLostError, FencingUnavailableError, RedisConnectionError } from './base/errors';
 export { DEFAULT_LOCK_OPTIONS, type LockOptions, type OnFail } from './base/options';
 export { consoleLogger, describeEvent, type LockEvent, type LockLogger } from './lock/events';
 export { Lease, NestedLease, type AnyLease } from './lock/lease';
 export { MAX_KEY_LENGTH, type KeyValue } from './lock/key';
-export type { LockStore, PlaceInLine, Released, Notice, Grant } from './store/lock-store';
+export type { LockStore, PlaceInLine, Released, Notice, Grant, SuccessionRequest } from './store/lock-store';
 export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
 export { NodeRedisLockStore } from './store/node-redis-store';
 export type { NodeRedisClientLike } from './store/node-redis-client';

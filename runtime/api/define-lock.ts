@@ -90,7 +90,7 @@ export class MethodLock {
       }
     }
     const use: StoreUse = options.redlock ? useRedlockStore(key, this.spec.site) : useCurrentStore();
-    const context = { store: use.store, claim: use, logger, site: this.spec.site, onFail: onFail ?? options.onFail };
+    const context = { store: use.store, use, logger, site: this.spec.site, onFail: onFail ?? options.onFail };
     return acquireLease(key, options, context);
   }
 

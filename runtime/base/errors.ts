@@ -39,6 +39,15 @@ export class LockLostError extends LockError {
 }
 
 /**
+ * The store cannot give the fencing token the caller asked for (the `fencing` option): it ignored
+ * the request, or it is Redlock's (independent servers keep no common counter). Trying again
+ * cannot help: the caller fails at once (see isFatal).
+ */
+export class FencingUnavailableError extends LockError {
+  override name = 'FencingUnavailableError';
+}
+
+/**
  * Why Redis could not be used: the `cause` of a LockAcquireError (and the `error` of a logger event).
  * Not a LockError: it says nothing about a key, only about the server.
  */
@@ -58,4 +67,12 @@ export class RedisConnectionError extends Error {
 
 function safeOptions(options: { cause?: unknown } | undefined): { cause?: unknown } | undefined {
   return options && 'cause' in options ? { cause: withoutSecrets(options.cause) } : options;
+}
+
+/**
+ * An error trying again cannot fix — a wrong TLS setting, password or database, or a store that
+ * cannot fence: a caller that meets one stops waiting and fails at once.
+ */
+export function isFatal(error: unknown): boolean {
+  return error instanceof FencingUnavailableError || (error instanceof RedisConnectionError && error.fatal);
 }

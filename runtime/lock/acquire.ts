@@ -8,7 +8,7 @@
 //
 // A caller that has to wait takes a place in the key's line (see store/lock-store.ts): a release
 // gives the key to the first in line, in whatever process, or to a waiter of its own process for
-// at most a few hand-overs in a row (see waiters.ts) — so no caller is overtaken for long by
+// at most a few successions in a row (see succession.ts) — so no caller is overtaken for long by
 // callers that came later, and every caller gets the key within its wait bound while the section
 // time allows it, however many processes come and go.
 //
@@ -23,16 +23,17 @@
 // stopped answering — is given up on: the caller fails at its deadline, and the attempt, should it
 // land later, is undone by the token-checked leave() that failed() sends after it on the same
 // connection. Until it settles, the call holds the process up (base/process-hold.ts).
-import { LockAcquireError, LockError } from '../base/errors';
+import { FencingUnavailableError, isFatal, LockAcquireError } from '../base/errors';
 import type { OnFail } from '../base/options';
 import { holdProcess } from '../base/process-hold';
 import { setTimer } from '../base/timer-delay';
 import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
 import type { LockLogger } from './events';
-import { Lease, type LeaseSettings, type StoreClaim } from './lease';
+import { Lease, type LeaseSettings, type StoreUse } from './lease';
 import { replicaShortfall } from './replicas';
 import { newToken } from './token';
 import type { Grant, LockStore } from '../store/lock-store';
+import { takesOverGrants } from './succession';
 import { waitersOf, type Waiter } from './waiters';
 
 export interface AcquireSettings extends LeaseSettings {
@@ -54,7 +55,7 @@ export interface AcquireContext {
   /** What to do when every attempt fails. */
   readonly onFail: OnFail | FailureClass;
   /** Ended when this acquisition fails, else by its lease when the lease is done with the store. */
-  readonly claim?: StoreClaim;
+  readonly use?: StoreUse;
 }
 
 /**
@@ -96,13 +97,6 @@ interface Attempts {
   erred: boolean;
 }
 
-/** An error retrying cannot fix (a wrong TLS setting, password or database): no point waiting. */
-function isFatal(error: unknown): boolean {
-  return (error as { fatal?: unknown } | undefined)?.fatal === true;
-}
-
-
-
 /**
  * Resolves with the lease; when every attempt fails, rejects with LockAcquireError (or the
  * onFail class), or resolves undefined for onFail=skip.
@@ -135,7 +129,8 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
     const grant = await answered(context.store.tryAcquire(key, token, settings.lockTime, settings.fencing), context.store, deadline);
     if (grant) {
       const fence = fenceOf(grant, settings, key);
-      return granted(new Lease(key, token, context.store, settings, context.logger, startedAt, context.claim, fence), 1, startedAt, settings, context);
+      const lease = new Lease({ key, token, acquiredAt: startedAt, fence, store: context.store, settings, logger: context.logger, use: context.use });
+      return granted(lease, 1, startedAt, settings, context);
     }
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
@@ -157,17 +152,15 @@ async function waitForLease(
   let waiter: Waiter;
   try {
     const listenWaitMs = Math.min(settings.waitTime, LISTEN_WAIT_MS);
-    const terms = {
+    const waiterSettings = {
       leaseMs: settings.lockTime,
       placeLastsMs: settings.waitTime + PLACE_GRACE_MS,
       fenced: settings.fencing === true,
-      // A grant taken over is renewed by the watchdog, and is not a new grant: no new fencing token,
-      // no new write for replicas to acknowledge. Those waiters get their own grant from the store.
-      takesOver: settings.watchdog && settings.fencing !== true && !(settings.replicas > 0),
+      takesOver: takesOverGrants(settings),
     };
-    waiter = await waitersOf(store).add(key, token, terms, listenWaitMs);
+    waiter = await waitersOf(store).add(key, token, waiterSettings, listenWaitMs);
   } catch (error) {
-    context.claim?.end();
+    context.use?.end();
     throw error;
   }
   let lease: Lease | undefined;
@@ -202,13 +195,14 @@ async function waitForLease(
         await waiter.sleep(seen, waitMs);
         stopWaitingForReconnect?.();
       }
-      const handover = waiter.takeHandover();
-      if (handover) {
+      // A holder of this process named this waiter its successor (succession.ts): the key is ours.
+      const succeeded = waiter.takeSucceeded();
+      if (succeeded) {
         attempts.count++;
         try {
-          lease = handover.grant
-            ? Lease.takeOver(key, handover.grant, waiter.token, store, settings, logger, context.claim)
-            : new Lease(key, token, store, settings, logger, handover.sentAt, context.claim, fenceOf(waiter.fence, settings, key));
+          lease = succeeded.grant
+            ? Lease.takeOver({ key, grant: succeeded.grant, waiterToken: token, store, settings, logger, use: context.use })
+            : new Lease({ key, token, acquiredAt: succeeded.sentAt, fence: fenceOf(waiter.fence, settings, key), store, settings, logger, use: context.use });
         } catch (error) {
           attempts.lastError = error; // a hand-over without the fencing token asked for: failed() gives the key back
         }
@@ -225,7 +219,7 @@ async function waitForLease(
     }
     if (!lease) return failed(key, token, startedAt, attempts, context, true);
   } catch (error) {
-    context.claim?.end(); // idempotent: failed() may have ended it before throwing
+    context.use?.end(); // idempotent: failed() may have ended it before throwing
     throw error;
   } finally {
     waiter.close();
@@ -250,7 +244,7 @@ async function attemptInTurn(
     if (await answered(context.store.tryAcquireInTurn(key, waiter), context.store, attempts.deadline)) {
       if (!counts) attempts.count++;
       const fence = fenceOf(waiter.fence, settings, key);
-      return new Lease(key, waiter.token, context.store, settings, context.logger, sentAt, context.claim, fence);
+      return new Lease({ key, token: waiter.token, acquiredAt: sentAt, fence, store: context.store, settings, logger: context.logger, use: context.use });
     }
   } catch (error) {
     attempts.lastError = attemptErrored(error, key, waiter.token, context);
@@ -298,14 +292,13 @@ function answered<T>(attempt: Promise<T>, store: LockStore, until: number): Prom
 
 /**
  * The fencing token of a grant, undefined without fencing. A store that granted the key without the
- * token asked for cannot fence (it ignored the request): a fatal error, so the caller fails at once
- * and failed() gives the key back — a body that asked for a token never runs without one.
+ * token asked for cannot fence (it ignored the request): FencingUnavailableError, fatal, so the caller
+ * fails at once and failed() gives the key back — a body that asked for a token never runs without one.
  */
 function fenceOf(grant: Grant | undefined, settings: AcquireSettings, key: string): number | undefined {
   if (typeof grant === 'number') return grant;
   if (settings.fencing) {
-    const error = new LockError(`the store granted ${key} without a fencing token: it cannot fence; turn fencing off or use a store that fences`, key);
-    throw Object.assign(error, { fatal: true });
+    throw new FencingUnavailableError(`the store granted ${key} without a fencing token: it cannot fence; turn fencing off or use a store that fences`, key);
   }
   return undefined;
 }
@@ -330,9 +323,9 @@ async function replicated(lease: Lease, attempts: number, startedAt: number, set
     problem = attemptErrored(error, lease.key, lease.token, context);
   }
   // Given back, token-checked (sent again in the background if Redis does not answer); the lease
-  // keeps this acquisition's claim on the store until that is done.
+  // keeps this acquisition's use of the store until that is done.
   await lease.release();
-  return failed(lease.key, lease.token, startedAt, { deadline: 0, count: attempts, lastError: problem, erred: true }, { ...context, claim: undefined }, false);
+  return failed(lease.key, lease.token, startedAt, { deadline: 0, count: attempts, lastError: problem, erred: true }, { ...context, use: undefined }, false);
 }
 
 function logGranted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {
@@ -355,7 +348,7 @@ function failed(
   // out may have set it, or a release may have passed it to us just now. Token-checked, so safe;
   // not awaited, so the caller's failure is not delayed by it.
   if (mayHaveLeftTraces) context.store.leave(key, token).catch(() => undefined);
-  context.claim?.end();
+  context.use?.end();
   const waitedMs = Date.now() - startedAt;
   context.logger?.({ type: 'failed', key, attempts: attempts.count, waitedMs, site: context.site });
   const cause = attempts.lastError === undefined ? undefined : { cause: attempts.lastError };

@@ -9,11 +9,12 @@ import { runHolding, type HeldLock } from './held-locks';
 import { holdProcess } from '../base/process-hold';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore } from '../store/lock-store';
-import { waitersOf, type TakenOverGrant, type Waiter } from './waiters';
+import { countCohort, decideSuccession, leavingLineOf, type TakenOverGrant } from './succession';
+import { waitersOf } from './waiters';
 import { setTimer } from '../base/timer-delay';
 
-/** A lease's hold on the store it was taken through (see api/configure.ts): ended once the lease is done with it. */
-export interface StoreClaim {
+/** A lease's use of the store it was taken through (see api/store-slot.ts): ended once the lease is done with it. */
+export interface StoreUse {
   end(): void;
 }
 
@@ -29,7 +30,38 @@ export interface LeaseSettings {
   readonly redlock?: boolean;
 }
 
+/** What a lease is made of: its grant, and where and how it is held. */
+export interface LeaseParts {
+  readonly key: string;
+  readonly token: string;
+  /** When the acquiring command was sent: Redis started the lease no earlier, so we count from here. */
+  readonly acquiredAt: number;
+  /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
+  readonly fence?: number;
+  readonly store: LockStore;
+  readonly settings: LeaseSettings;
+  readonly logger: LockLogger | undefined;
+  /** Ended once the lease is done with the store. */
+  readonly use?: StoreUse;
+}
+
+/** What a take-over's lease is made of (Lease.takeOver): the grant it takes over, and the waiter that takes it. */
+export interface TakeOverParts extends Omit<LeaseParts, 'token' | 'acquiredAt' | 'fence'> {
+  readonly grant: TakenOverGrant;
+  readonly waiterToken: string;
+}
+
 export class Lease implements HeldLock, AsyncDisposable {
+  readonly key: string;
+  readonly token: string;
+  /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
+  readonly fence: number | undefined;
+  private readonly store: LockStore;
+  private readonly settings: LeaseSettings;
+  private readonly logger: LockLogger | undefined;
+  /** When the acquiring command was sent: Redis started the lease no earlier, so we count from here. */
+  private readonly acquiredAt: number;
+  private readonly use: StoreUse | undefined;
   private state: 'held' | 'released' | 'lost' = 'held';
   /** When the key expires unless renewed: the last moment we know it is ours. */
   private expiresAt: number;
@@ -47,18 +79,16 @@ export class Lease implements HeldLock, AsyncDisposable {
    */
   private leavingLine: Set<string> | undefined;
 
-  constructor(
-    readonly key: string,
-    readonly token: string,
-    private readonly store: LockStore,
-    private readonly settings: LeaseSettings,
-    private readonly logger: LockLogger | undefined,
-    /** When the acquiring SET was sent: Redis started the lease no earlier, so we count from here. */
-    private readonly acquiredAt: number,
-    private readonly claim?: StoreClaim,
-    /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
-    readonly fence?: number,
-  ) {
+  constructor(parts: LeaseParts) {
+    const { settings, store, acquiredAt } = parts;
+    this.key = parts.key;
+    this.token = parts.token;
+    this.fence = parts.fence;
+    this.store = store;
+    this.settings = settings;
+    this.logger = parts.logger;
+    this.acquiredAt = acquiredAt;
+    this.use = parts.use;
     // A grant is known to last its lease less the clocks' drift (only a Redlock store has any): the
     // holder counts no further, and renews or is lost within that.
     this.validMs = settings.lockTime - (store.clockDriftMs?.(settings.lockTime) ?? 0);
@@ -67,28 +97,20 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 
   /**
-   * The lease of a waiter that takes over a holder's grant (see release()): the key keeps the
+   * The lease of a waiter that takes over a holder's grant (see succession.ts): the key keeps the
    * grant's token and is known ours until the holder knew it was; the store renews it for this
    * lease and takes the waiter out of the line, in the background, while the body runs — the
    * renewal the watchdog would make, made at once.
    */
-  static takeOver(
-    key: string,
-    grant: TakenOverGrant,
-    waiterToken: string,
-    store: LockStore,
-    settings: LeaseSettings,
-    logger: LockLogger | undefined,
-    claim: StoreClaim | undefined,
-  ): Lease {
+  static takeOver(parts: TakeOverParts): Lease {
+    const { key, grant, waiterToken, store, settings } = parts;
     const takenAt = Date.now();
-    const lease = new Lease(key, grant.token, store, settings, logger, takenAt, claim);
+    const lease = new Lease({ key, token: grant.token, acquiredAt: takenAt, store, settings, logger: parts.logger, use: parts.use });
     // Until the renewal answers, the key lasts the former holder's lease — or less, should the
     // renewal land and set a shorter one: the earlier of the two is what is known.
     lease.expiresAt = Math.min(grant.expiresAt, lease.expiresAt);
-    // Until the take-over is answered, a release of the grant also takes this waiter out of the line:
-    // sent after it, the release could still overtake it (a script the server had to be sent again,
-    // NOSCRIPT) and pass the key to the waiter's old place. Take-overs may overtake each other.
+    // Until the take-over is answered, a release of the grant also takes this waiter out of the line
+    // (succession.ts, leavingLine). Take-overs may overtake each other.
     const leavingLine = (lease.leavingLine = grant.leavingLine ?? new Set());
     leavingLine.add(waiterToken);
     store.takeOver!(key, grant.token, settings.lockTime, waiterToken).then(
@@ -156,41 +178,34 @@ export class Lease implements HeldLock, AsyncDisposable {
     const heldMs = Date.now() - this.acquiredAt;
     if (!this.settings.autoUnlock) {
       this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
-      this.claim?.end();
+      this.use?.end();
       return;
     }
-    // The oldest waiter of this process is named as the successor: if it is first in line, or may
-    // go ahead of the line (a cohort, see waiters.ts), the key goes straight to it with its full lease.
+    // Who gets the key next is succession.ts's decision; this carries it out.
     const waiters = waitersOf(this.store);
-    const next = waiters.reserveSuccessor(this.key);
-    const successor = next?.successor;
-    if (next?.goesAhead && !alreadyLost && this.canBeTakenOverBy(next.successor)) {
-      // Take-over: the successor gets this grant as it stands, and its body starts now — no round
-      // trip between one body and the next. Safe because the key is ours until `expiresAt` (the
-      // margin below keeps at least half the successor's lease of that), the successor's lease
-      // counts from no later, and its store renewal, sent now, either extends the key for its full
-      // lease or finds it lost, as a watchdog renewal would (its signal aborts then). Across
-      // processes nothing changes: the same cohort rule bounds how often this happens in a row.
-      waiters.released(this.key, true);
+    const succession = decideSuccession({ key: this.key, store: this.store, expiresAt: this.expiresAt, lost: alreadyLost, leavingLine: this.leavingLine }, waiters);
+    const { successor } = succession;
+    if (succession.kind === 'take-over') {
+      countCohort(waiters, this.key, succession);
       this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-      next.successor.handed({ sentAt: Date.now(), grant: { token: this.token, expiresAt: this.expiresAt, leavingLine: this.leavingLine } });
-      this.claim?.end();
+      succession.successor.succeed({ sentAt: Date.now(), grant: { token: this.token, expiresAt: this.expiresAt, leavingLine: this.leavingLine } });
+      this.use?.end();
       return;
     }
     const sentAt = Date.now();
     try {
-      const released = await this.store.release(this.key, this.token, successor, next?.goesAhead, this.leftLine());
-      if (next) waiters.released(this.key, released === 'handed' && next.goesAhead);
+      const released = await this.store.release(this.key, this.token, succession.request);
+      countCohort(waiters, this.key, succession, released);
       if (released === 'not-ours') {
         successor?.unreserve(false);
         if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
       } else {
         // Reported before the successor wakes, so logs read "released", then "acquired".
         this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-        if (released === 'handed') successor!.handed({ sentAt });
+        if (released === 'handed') successor!.succeed({ sentAt });
         else successor?.unreserve(released === 'freed');
       }
-      this.claim?.end();
+      this.use?.end();
     } catch (error) {
       successor?.unreserve(false);
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
@@ -209,18 +224,19 @@ export class Lease implements HeldLock, AsyncDisposable {
    */
   private retryRelease(retry: number): void {
     const delay = RELEASE_RETRY_MS[Math.min(retry, RELEASE_RETRY_MS.length - 1)];
-    if (Date.now() + delay >= this.expiresAt) return this.claim?.end();
+    if (Date.now() + delay >= this.expiresAt) return this.use?.end();
     let sent = false;
     const send = () => {
       if (sent) return;
       sent = true;
       clearTimeout(timer);
       stopWaitingForReconnect?.();
-      this.store.release(this.key, this.token, undefined, false, this.leftLine()).then(
+      const leavingLine = leavingLineOf(this.leavingLine);
+      this.store.release(this.key, this.token, leavingLine && { leavingLine }).then(
         (released) => {
           // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
           if (released !== 'not-ours') this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
-          this.claim?.end();
+          this.use?.end();
         },
         () => this.retryRelease(retry + 1),
       );
@@ -239,20 +255,6 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.renewTimer = setTimer(() => void this.renew(), this.settings.lockTime / 3);
     // The body keeps the process alive while it works; the watchdog alone must not.
     this.renewTimer.unref();
-  }
-
-  /** The waiters a release must take out of the line: their take-overs are not answered yet. */
-  private leftLine(): readonly string[] | undefined {
-    return this.leavingLine?.size ? [...this.leavingLine] : undefined;
-  }
-
-  /**
-   * Whether `successor` may take over this grant rather than have the store pass the key on: it
-   * asks for nothing a new grant must be made for (waiters.ts, `takesOver`), the store can renew a
-   * grant for a new holder, and the key is known ours for at least half the successor's lease.
-   */
-  private canBeTakenOverBy(successor: Waiter): boolean {
-    return successor.takesOver && this.store.takeOver !== undefined && this.expiresAt - Date.now() >= successor.leaseMs / 2;
   }
 
   private async renew(): Promise<void> {
@@ -295,60 +297,5 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 }
 
-/** How long a nested call waits for a sibling's turn to end, and what it fails with then. */
-export interface NestedEntry {
-  readonly waitMs: number;
-  readonly onTimeout: () => unknown;
-}
-
-/**
- * What a nested reentrant call gets: the outer lease, which only the outermost exit releases.
- * Its body runs when no sibling nested call of the same lease is running (see reentry-gate.ts).
- */
-export class NestedLease implements HeldLock, AsyncDisposable {
-  private bodyEnded = false;
-
-  constructor(
-    readonly outer: Lease,
-    /** The hold the calling chain is in: the outer lease, or the nested call it runs inside. */
-    private readonly parent: HeldLock,
-    private readonly entry: NestedEntry,
-  ) {}
-  get key(): string {
-    return this.outer.key;
-  }
-  /** The outer lease's: a nested call runs under the same grant. */
-  get fence(): number | undefined {
-    return this.outer.fence;
-  }
-  /** False once its body has ended: a callback it left running falls back to the hold around it. */
-  get held(): boolean {
-    return !this.bodyEnded && this.outer.held;
-  }
-  get ended(): boolean {
-    return this.bodyEnded;
-  }
-  get signal(): AbortSignal {
-    return this.outer.signal;
-  }
-  get redlock(): boolean {
-    return this.outer.redlock;
-  }
-  run<T>(body: () => Promise<T>): Promise<T> {
-    const gate = this.outer.reentryGate;
-    return gate.enter(this.parent, this, this.entry.waitMs, this.entry.onTimeout).then(() =>
-      runHolding(this, body).finally(() => {
-        this.bodyEnded = true;
-        gate.leave(this);
-      }),
-    );
-  }
-  release(): Promise<void> {
-    return Promise.resolve();
-  }
-  [Symbol.asyncDispose](): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-export type AnyLease = Lease | NestedLease;
+// Nested reentrant calls' leases live in nested-lease.ts; exported here too, where callers found them.
+export { NestedLease, type AnyLease, type NestedEntry } from './nested-lease';

@@ -23,18 +23,37 @@ export interface PlaceInLine {
 /**
  * What an attempt got: `false`, not the key; `true`, the key; a number, the key with that fencing
  * token (asked for with `fenced`). A key's tokens increase with every fenced grant of it, by every
- * path (see redis-scripts.ts for what holds across a failover). A store that cannot fence rejects
- * a fenced attempt with an error whose `fatal` is true; one that ignores `fenced` and answers `true`
- * is caught above it (lock/acquire.ts gives the key back and fails the caller).
+ * path (see scripts/line-helpers.ts for what holds across a failover). A store that cannot fence
+ * rejects a fenced attempt with FencingUnavailableError (base/errors.ts, fatal: the caller fails at
+ * once); one that ignores `fenced` and answers `true` is caught above it (lock/acquire.ts gives the
+ * key back and fails the caller).
  */
 export type Grant = boolean | number;
 
 /**
- * What a release did: the key was not ours (`not-ours`: nothing changed); it is free (`freed`:
- * nobody waited); it went to the successor the releaser named, with that waiter's full lease
- * (`handed`); or it went to the first waiter in line with a claim (`passed`), and a notice tells it.
+ * What a release did (the store's three succession outcomes, lock/succession.ts): the key was not
+ * ours (`not-ours`: nothing changed); free (`freed`: nobody waited); hand-over to the successor the
+ * releaser named, with that waiter's full lease (`handed`); or pass to the first waiter in line with
+ * a claim (`passed`), and a notice tells it.
  */
 export type Released = 'not-ours' | 'freed' | 'handed' | 'passed';
+
+/**
+ * What a release asks of the store about who gets the key next (lock/succession.ts decides it;
+ * the release script carries it out). A release that asks nothing passes the key to the line or
+ * frees it.
+ */
+export interface SuccessionRequest {
+  /** A waiter of this process to hand the key over to: its full lease, under its own token. */
+  readonly successor?: PlaceInLine;
+  /** The successor may go ahead of the line (its process's cohort is not full). */
+  readonly goesAhead?: boolean;
+  /**
+   * Waiters to take out of the line first: they took the grant over, and their takeOver() may not
+   * have been applied yet.
+   */
+  readonly leavingLine?: readonly string[];
+}
 
 /** What a Redlock server's renewal did (LockStore.regrant): extended our key, set it again where it was absent, or neither. */
 export type Regranted = 'renewed' | 'regranted' | 'not-ours';
@@ -77,13 +96,13 @@ export interface LockStore {
    */
   regrant?(key: string, token: string, leaseMs: number): Promise<Regranted>;
   /**
-   * When the key holds `token`, gives it to the first waiter in line, or frees it when nobody
-   * waits. A `successor` of this process gets it with its full lease when it is first in line, or
-   * when it stands in line and `successorGoesAhead` (and, for a `fenced` successor, its `fence`).
-   * `leavingLine`: waiters to take out of the line first — they took the grant over, and their
-   * takeOver() may not have been applied yet.
+   * When the key holds `token`, gives it on as the release script decides (store/scripts/release.ts):
+   * hand-over to `succession.successor` (a waiter of this process) with its full lease when it is
+   * first in line, or when it stands in line and `succession.goesAhead` (and, for a `fenced`
+   * successor, its `fence`); else pass to the first waiter in line with a claim; else free. Who is
+   * named, and whether it goes ahead, is lock/succession.ts's decision.
    */
-  release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead?: boolean, leavingLine?: readonly string[]): Promise<Released>;
+  release(key: string, token: string, succession?: SuccessionRequest): Promise<Released>;
   /**
    * A waiter of this process takes over the grant of a holder that is done with it, without a
    * release (see lock/lease.ts, Lease.release): when the key still holds `token`, renews it for

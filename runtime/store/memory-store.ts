@@ -2,7 +2,7 @@
 // renew and release, a line of waiters per key, release notices — for the demo when no Redis
 // is at hand and for users' own unit tests. It locks within one process only.
 import { checkedTimerDelay, setTimer } from '../base/timer-delay';
-import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Released } from './lock-store';
+import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Released, type SuccessionRequest } from './lock-store';
 
 interface Holder {
   token: string;
@@ -76,7 +76,9 @@ export class MemoryLockStore implements LockStore {
     return this.release(key, token);
   }
 
-  async release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false): Promise<Released> {
+  async release(key: string, token: string, succession?: SuccessionRequest): Promise<Released> {
+    const successor = succession?.successor;
+    const successorGoesAhead = succession?.goesAhead === true;
     if (successor) checkedTimerDelay(successor.leaseMs, 'a lease');
     if (this.holders.get(key)?.token !== token) return 'not-ours';
     const inLine = (place: Place) => place.token === successor?.token;

@@ -43,7 +43,7 @@ export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
 
 /**
  * node-redis's `createSentinel()`: v6's has a client's shape, but its commands may go to a pool of
- * connections, and a store must know which connection made a grant (see LockStore.acknowledged).
+ * connections, and a store must know which connection made a grant (see LockStore.waitForReplicas).
  */
 export function isNodeRedisSentinel(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;

@@ -39,7 +39,7 @@ export class NodeRedisLockStore extends ScriptedLockStore {
 
 /**
  * node-redis sends nothing before `await client.connect()`: a command fails with "The client is
- * closed". Said where the client is handed over, not at the first lock.
+ * closed". Said where the client is given to configure(), not at the first lock.
  */
 export function assertOpenNodeRedisClient(client: unknown): asserts client is NodeRedisClient | NodeRedisCluster {
   if (isNodeRedisCluster(client)) {

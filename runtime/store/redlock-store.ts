@@ -13,7 +13,7 @@
 // said yes, or a majority can no longer say yes) or when a node's command bound has passed, so a
 // minority down or paused costs nothing and a majority down fails each attempt within the bound.
 //
-// Waiting: the single node's line of waiters (redis-scripts.ts) is not used. Lines on N nodes,
+// Waiting: the single node's line of waiters (scripts/acquire-in-turn.ts) is not used. Lines on N nodes,
 // each with its own first waiter, could split the votes for ever; instead every attempt is a
 // plain quorum attempt, every release a compare-and-delete that announces the free key on each
 // node, and this process's waiters wake on a notice from any node. Fairness across processes is
@@ -23,8 +23,8 @@
 // N waiters of this process to race each other (and split the votes). So a notice wakes a waiter
 // only when nobody here is trying for the key or releasing it; one that comes meanwhile is noted,
 // and an attempt that fails after such a notice passes one on — the key may be free now.
-import { RedisConnectionError } from '../base/errors';
-import type { LockStore, Notice, PlaceInLine, Regranted, Released } from './lock-store';
+import { FencingUnavailableError, isFatal, RedisConnectionError } from '../base/errors';
+import type { LockStore, Notice, PlaceInLine, Regranted, Released, SuccessionRequest } from './lock-store';
 import { setTimer } from '../base/timer-delay';
 
 /** The longest a verb waits for a node that does not answer (a paused node, a client without timeouts). */
@@ -38,8 +38,8 @@ const SPLIT_PAUSE_MS = 25;
  * counters of independent servers have no order between them that a majority could keep. Fatal:
  * trying again cannot help. (Options refuse `redlock` with `fencing` before it gets here.)
  */
-function noFencing(): Error {
-  return Object.assign(new TypeError('lockweave: fencing is not offered on Redlock (independent servers keep no common counter)'), { fatal: true });
+function noFencing(key: string): FencingUnavailableError {
+  return new FencingUnavailableError('lockweave: fencing is not offered on Redlock (independent servers keep no common counter)', key);
 }
 
 export interface RedlockNode {
@@ -83,13 +83,13 @@ export class RedlockStore implements LockStore {
   }
 
   tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<boolean> {
-    if (fenced) return Promise.reject(noFencing());
+    if (fenced) return Promise.reject(noFencing(key));
     return this.attempt(key, token, leaseMs);
   }
 
   /** No line to stand in (see above): every attempt is a quorum attempt with the waiter's one token. */
   tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
-    if (waiter.fenced) return Promise.reject(noFencing());
+    if (waiter.fenced) return Promise.reject(noFencing(key));
     return this.attempt(key, waiter.token, waiter.leaseMs);
   }
 
@@ -131,7 +131,7 @@ export class RedlockStore implements LockStore {
    * it; `not-ours` when so many did not hold our token that it cannot have been held; else it throws,
    * and the lease sends the release again (it is token-checked).
    */
-  async release(key: string, token: string, _successor?: PlaceInLine, _successorGoesAhead?: boolean): Promise<Released> {
+  async release(key: string, token: string, _succession?: SuccessionRequest): Promise<Released> {
     // Its own notices wake nobody here: the lease wakes its successor itself when the key is freed.
     const { verdict, answers } = await this.busyWith(key, () =>
       this.vote((node, index) => this.inTurn(token, index, () => node.release(key, token)).then((released) => released !== 'not-ours'), this.nodeBoundMs));
@@ -323,7 +323,7 @@ export class RedlockStore implements LockStore {
       if (answer?.ok) return;
       if (answer === undefined) return problems.push(`${address}: no answer yet`);
       firstError ??= answer.error;
-      if ((answer.error as { fatal?: unknown })?.fatal === true) fatal++;
+      if (isFatal(answer.error)) fatal++;
       problems.push(`${address}: ${(answer.error as Error)?.message ?? String(answer.error)}`);
     });
     // Fatal only when the fatal nodes alone keep a majority out of reach: retrying cannot help then.

@@ -1,21 +1,26 @@
 // The verbs of a lock store on Redis, whatever client carries them: one round trip each.
-//   tryAcquire        SET key token NX PX lease (with a fencing token: EVALSHA set-and-count)
-//   tryAcquireInTurn  EVALSHA take-your-place-and-maybe-the-key (see redis-scripts.ts)
-//   renew             EVALSHA compare-and-PEXPIRE
-//   release           EVALSHA compare-and-pass-on (or DEL), which PUBLISHes (on Cluster SPUBLISHes)
-//                     a notice to waiters
+//   tryAcquire        SET key token NX PX lease (with a fencing token: scripts/try-acquire-fenced.ts)
+//   tryAcquireInTurn  take-your-place-and-maybe-the-key (scripts/acquire-in-turn.ts)
+//   renew, regrant    compare-and-PEXPIRE (scripts/renew.ts)
+//   takeOver          compare-and-PEXPIRE for a new holder, who leaves the line (scripts/take-over.ts)
+//   release, leave    compare-and-hand-over, pass or free (scripts/release.ts), which PUBLISHes (on
+//                     Cluster SPUBLISHes) a notice to waiters
 //   waitForReplicas   WAIT replicas timeout, on the connection that made the grant
 // Written once so that every client family keeps the same promises with the same commands: an
 // ioredis process and a node-redis process share keys, lines of waiters and release channels.
 // What differs between families — how a command is sent, how the subscriber is opened, how
 // the connection's health is read — comes in as parts (redis-store.ts, node-redis-store.ts).
 import type { CommandSender } from './command-batch';
-import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Regranted, type Released } from './lock-store';
+import type { Grant, LockStore, Notice, PlaceInLine, Regranted, Released, SuccessionRequest } from './lock-store';
 import type { RedisHealth } from './redis-health';
 import type { RedisNotices } from './redis-notices';
 import type { ReleaseChannels } from './release-channel';
-import { ACQUIRE_IN_TURN_SCRIPT, FENCED_ACQUIRE_SCRIPT, REGRANT_SCRIPT, RELEASE_SCRIPT, RENEW_SCRIPT, TAKE_OVER_SCRIPT, runScript } from './redis-scripts';
-import { fenceCounterOf, waitingLineOf } from './waiting-line';
+import { ACQUIRE_IN_TURN } from './scripts/acquire-in-turn';
+import { runScript, type LuaScript } from './scripts/lua-script';
+import { RELEASE } from './scripts/release';
+import { REGRANT, RENEW } from './scripts/renew';
+import { TAKE_OVER } from './scripts/take-over';
+import { FENCED_ACQUIRE } from './scripts/try-acquire-fenced';
 
 /** A released key is announced on the channel `lockweave:released:<key>`. */
 export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released:';
@@ -32,12 +37,6 @@ export interface StoreParts {
   readonly track?: <T>(command: Promise<T>) => Promise<T>;
 }
 
-/** The re-grant script's replies, in its order. */
-const REGRANTED: readonly Regranted[] = ['not-ours', 'renewed', 'regranted'];
-
-/** The release script's replies, in its order. */
-const RELEASED: readonly Released[] = ['not-ours', 'freed', 'handed', 'passed'];
-
 export abstract class ScriptedLockStore implements LockStore {
   private readonly sender: CommandSender;
   private readonly notices: RedisNotices;
@@ -53,44 +52,32 @@ export abstract class ScriptedLockStore implements LockStore {
   // The verbs are not async: each is one command, so each adds one promise, not an async frame.
 
   tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<Grant> {
-    if (fenced) return this.send(() => runScript(this.sender, FENCED_ACQUIRE_SCRIPT, [key, fenceCounterOf(key)], [token, leaseMs])).then(fenceOrFalse);
+    if (fenced) return this.run(FENCED_ACQUIRE, key, { token, leaseMs });
     return this.send(() => this.sender.send('set', [key, token, 'PX', leaseMs, 'NX'])).then(isOk);
   }
 
   tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
-    const { line, lapses } = waitingLineOf(key);
-    const keys = waiter.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];
-    const args = [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs, waiter.fenced ? '1' : ''];
-    return this.send(() => runScript(this.sender, ACQUIRE_IN_TURN_SCRIPT, keys, args)).then((reply) => {
-      const [took, place, fence] = reply as [number, string, number | undefined];
-      waiter.place = place;
-      if (fence !== undefined) waiter.fence = fence;
-      return took === 1;
-    });
+    return this.run(ACQUIRE_IN_TURN, key, waiter);
   }
 
   renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.send(() => runScript(this.sender, RENEW_SCRIPT, [key], [token, leaseMs])).then(isOne);
+    return this.run(RENEW, key, { token, leaseMs });
   }
 
   regrant(key: string, token: string, leaseMs: number): Promise<Regranted> {
-    return this.send(() => runScript(this.sender, REGRANT_SCRIPT, [key], [token, leaseMs])).then((reply) => REGRANTED[reply as number] ?? 'not-ours');
+    return this.run(REGRANT, key, { token, leaseMs });
   }
 
   takeOver(key: string, token: string, leaseMs: number, waiterToken: string): Promise<boolean> {
-    const { line, lapses } = waitingLineOf(key);
-    return this.send(() => runScript(this.sender, TAKE_OVER_SCRIPT, [key, line, lapses], [token, leaseMs, waiterToken])).then(isOne);
+    return this.run(TAKE_OVER, key, { token, leaseMs, waiterToken });
   }
 
-  release(key: string, token: string, successor?: PlaceInLine, successorGoesAhead = false, leavingLine: readonly string[] = []): Promise<Released> {
-    const own = successor ? [successor.token, successor.leaseMs] : ['', 0];
-    const { of, publish } = this.channels;
-    const args = [token, of(key), CLAIM_MS, ...own, '', successorGoesAhead ? '1' : '', publish, successor?.fenced ? '1' : '', ...leavingLine];
-    return this.runRelease(key, args, successor);
+  release(key: string, token: string, succession?: SuccessionRequest): Promise<Released> {
+    return this.run(RELEASE, key, { token, channels: this.channels, leaving: false, succession });
   }
 
   leave(key: string, token: string): Promise<Released> {
-    return this.runRelease(key, [token, this.channels.of(key), CLAIM_MS, '', 0, '1', '', this.channels.publish, '']);
+    return this.run(RELEASE, key, { token, channels: this.channels, leaving: true, succession: undefined });
   }
 
   waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
@@ -124,16 +111,9 @@ export abstract class ScriptedLockStore implements LockStore {
     await this.notices.close();
   }
 
-  /** `args`: the release script's ARGV, in its order (redis-scripts.ts). */
-  private runRelease(key: string, args: (string | number)[], successor?: PlaceInLine): Promise<Released> {
-    const { line, lapses } = waitingLineOf(key);
-    const keys = successor?.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];
-    return this.send(() => runScript(this.sender, RELEASE_SCRIPT, keys, args)).then((reply) => {
-      if (typeof reply === 'number') return RELEASED[reply];
-      // {2, fencing token}: handed to a successor that wanted one.
-      successor!.fence = (reply as [number, number])[1];
-      return 'handed';
-    });
+  /** One script on `key` (scripts/lua-script.ts), sent as one command. */
+  private run<Call, Reply>(script: LuaScript<Call, Reply>, key: string, call: Call): Promise<Reply> {
+    return this.send(() => runScript(this.sender, script, key, call));
   }
 
   /** One command: refused at once when Redis is known to be unusable, else sent and, if owned, tracked. */
@@ -145,12 +125,4 @@ export abstract class ScriptedLockStore implements LockStore {
 
 function isOk(reply: unknown): boolean {
   return reply === 'OK';
-}
-
-function fenceOrFalse(reply: unknown): Grant {
-  return reply === 0 ? false : (reply as number);
-}
-
-function isOne(reply: unknown): boolean {
-  return reply === 1;
 }

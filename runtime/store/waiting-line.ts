@@ -1,5 +1,5 @@
-// The names of lockweave's own keys beside a lock key: its line of waiters (see redis-scripts.ts
-// for how the line is used) and its fencing counter.
+// The names of lockweave's own keys beside a lock key: its line of waiters (see
+// scripts/acquire-in-turn.ts and scripts/release.ts for how the line is used) and its fencing counter.
 //
 // Two sorted sets beside the lock key: `line` orders waiters by their place (their order of
 // arrival), `lapses` by when each entry lapses unless its waiter comes back.
@@ -25,7 +25,7 @@ export function waitingLineOf(key: string): WaitingLine {
 }
 
 /**
- * The key's fencing counter (see redis-scripts.ts): a string beside the key, in its slot, named as
+ * The key's fencing counter (see scripts/line-helpers.ts): a string beside the key, in its slot, named as
  * the line is. It has no TTL — a counter that expired could start again below a number already
  * given out — so a key locked with fencing leaves this one small key behind.
  */

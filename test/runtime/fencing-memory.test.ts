@@ -153,7 +153,7 @@ test.serial('a store that grants without the fencing token asked for fails the c
     tryAcquire: (key, token, leaseMs): Promise<Grant> => inner.tryAcquire(key, token, leaseMs),
     tryAcquireInTurn: (key, waiter: PlaceInLine) => inner.tryAcquireInTurn(key, { ...waiter, fenced: false }),
     renew: (key, token, leaseMs) => inner.renew(key, token, leaseMs),
-    release: (key, token, successor, goesAhead) => inner.release(key, token, successor, goesAhead),
+    release: (key, token, succession) => inner.release(key, token, succession),
     leave: (key, token) => inner.leave(key, token),
     listen: (key, notice) => inner.listen(key, notice),
     unlisten: (key) => inner.unlisten(key),

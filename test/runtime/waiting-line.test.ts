@@ -23,7 +23,7 @@ test('a release passes the key to the first waiter in line, over waiters that ca
   for (const token of ['first', 'second', 'third']) t.false(await store.tryAcquireInTurn(key, place(token, 10_000)));
   t.is(await store.release(key, 'holder'), 'passed');
   t.is(await fixture.redis.get(key), 'first');
-  t.is(await store.release(key, 'first', place('second', 10_000)), 'handed', 'the named successor, first in line, gets it with its lease');
+  t.is(await store.release(key, 'first', { successor: place('second', 10_000) }), 'handed', 'the named successor, first in line, gets it with its lease');
   t.is(await fixture.redis.get(key), 'second');
   t.true((await fixture.redis.pttl(key)) > CLAIM_MS, 'a full lease, not a claim');
   t.is(await store.release(key, 'second'), 'passed');

@@ -1,0 +1,63 @@
+// A nested reentrant call's lease: the outer lease, entered through its reentry gate, which only
+// the outermost exit releases (see reentry-gate.ts, held-locks.ts).
+import { runHolding, type HeldLock } from './held-locks';
+import type { Lease } from './lease';
+
+/** How long a nested call waits for a sibling's turn to end, and what it fails with then. */
+export interface NestedEntry {
+  readonly waitMs: number;
+  readonly onTimeout: () => unknown;
+}
+
+/**
+ * What a nested reentrant call gets: the outer lease, which only the outermost exit releases.
+ * Its body runs when no sibling nested call of the same lease is running (see reentry-gate.ts).
+ */
+export class NestedLease implements HeldLock, AsyncDisposable {
+  private bodyEnded = false;
+
+  constructor(
+    readonly outer: Lease,
+    /** The hold the calling chain is in: the outer lease, or the nested call it runs inside. */
+    private readonly parent: HeldLock,
+    private readonly entry: NestedEntry,
+  ) {}
+  get key(): string {
+    return this.outer.key;
+  }
+  /** The outer lease's: a nested call runs under the same grant. */
+  get fence(): number | undefined {
+    return this.outer.fence;
+  }
+  /** False once its body has ended: a callback it left running falls back to the hold around it. */
+  get held(): boolean {
+    return !this.bodyEnded && this.outer.held;
+  }
+  get ended(): boolean {
+    return this.bodyEnded;
+  }
+  get signal(): AbortSignal {
+    return this.outer.signal;
+  }
+  get redlock(): boolean {
+    return this.outer.redlock;
+  }
+  run<T>(body: () => Promise<T>): Promise<T> {
+    const gate = this.outer.reentryGate;
+    return gate.enter(this.parent, this, this.entry.waitMs, this.entry.onTimeout).then(() =>
+      runHolding(this, body).finally(() => {
+        this.bodyEnded = true;
+        gate.leave(this);
+      }),
+    );
+  }
+  release(): Promise<void> {
+    return Promise.resolve();
+  }
+  [Symbol.asyncDispose](): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** What a call gets: its own lease, or, nested in a lease its chain holds, that lease's nested one. */
+export type AnyLease = Lease | NestedLease;

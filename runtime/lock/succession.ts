@@ -1,0 +1,136 @@
+// Succession: what becomes of a key when its holder is done with it. This file decides; the lease
+// carries the decision out (lease.ts, Lease.release); the release script makes the store's half of
+// it, atomically, on the key's server (store/scripts/release.ts). There are exactly four outcomes:
+//
+//   take-over  The holder gives its grant — its token and the expiry it knows — to a waiter of its
+//              own process, without a release. Decided here (decideSuccession), in process.
+//   hand-over  The release script gives the key to the waiter this process named as successor,
+//              under the successor's own token, with its full lease; the holder wakes it with the
+//              key already its own — no notice, no round trip. Asked for here (the successor, and
+//              whether it goes ahead); made by the script when that waiter is first in line, or
+//              stands in line and goes ahead.
+//   pass       Otherwise the release script gives the key to the first live waiter in line, in any
+//              process, as a claim (CLAIM_MS, store/lock-store.ts) and PUBLISHes its token; that
+//              waiter's next attempt makes the key its own, full lease, before its body starts
+//              (store/scripts/acquire-in-turn.ts). A claim nobody takes up frees the key when it ends.
+//   free       Nobody waits: the script deletes the key and PUBLISHes an empty notice; the oldest
+//              sleeper of each listening process tries (lock/waiters.ts).
+// A lease with autoUnlock off is not released at all: its key lapses at the end of its lease.
+// (MemoryLockStore makes the script's choice in TypeScript; docs/protocol.md has the whole protocol.)
+//
+// Which waiter of this process is named successor: the oldest sleeper for the key that no other
+// release has reserved (a waiter still making an attempt is not asleep, and is not named). It is
+// reserved before the release is sent, so its own timer cannot make it give up while the release
+// that may hand it the key is in flight.
+//
+// Cohorts: strict arrival order would send nearly every release of a key that several processes
+// contend for across to another process, each pass costing a notice and a confirming round trip
+// (measured: 40% of the throughput of 4 processes × 4 callers on one key). So the successor may go
+// ahead of the line — the cohort-locking idea — up to MAX_COHORT hand-overs or take-overs in a row;
+// then the key goes to the first in line, whichever process it is in. Who goes next across
+// processes is still the line's decision, and a waiter is overtaken by at most MAX_COHORT sections
+// per turn of another process: waits stay bounded, and well within a caller's wait bound.
+//
+// Why take-over is safe: the successor's body starts at once, under the holder's token, with no
+// round trip between one body and the next. The key is ours until the holder's `expiresAt` (the
+// margin in mayTakeOver keeps at least half the successor's lease of that); the successor's lease
+// counts from no later; and its store renewal (LockStore.takeOver), sent at once, either extends
+// the key for its full lease or finds it lost, as a watchdog renewal would (its signal aborts
+// then). Across processes nothing changes: the same cohort rule bounds how often it happens in a row.
+//
+// leavingLine: a waiter that took a grant over still stands in the key's line until its take-over
+// is answered. Should the grant be released before that — by the successor itself, sent after the
+// take-over — the release could still overtake it (a script the server had to be sent again,
+// NOSCRIPT) and pass the key to the waiter's old place. So every release of the grant names the
+// waiters whose take-over is unanswered, and the script takes them out of the line first.
+import type { LockStore, Released, SuccessionRequest } from '../store/lock-store';
+import type { Waiter, Waiters } from './waiters';
+
+/** Hand-overs (and take-overs) in a row within one process before a key must go to the first in line. */
+export const MAX_COHORT = 8;
+
+/** A grant a holder gives a waiter of its own process (take-over). */
+export interface TakenOverGrant {
+  readonly token: string;
+  /** The last moment the holder knew the key was ours. */
+  readonly expiresAt: number;
+  /** The waiters whose take-over of the grant is not answered yet (see leavingLine above). */
+  readonly leavingLine?: Set<string>;
+}
+
+/** What the lease is to do with a key it is done with. */
+export type Succession =
+  /** Give the grant to `successor` without a release (it is reserved: the lease wakes it with the grant). */
+  | { readonly kind: 'take-over'; readonly successor: Waiter }
+  /**
+   * Release the key, asking the store for `request`: the script then hands it over to `successor`
+   * (reserved, when there is one), passes it, or frees it.
+   */
+  | { readonly kind: 'release'; readonly successor: Waiter | undefined; readonly request: SuccessionRequest | undefined };
+
+/** What the decision needs to know of the lease whose holder is done. */
+export interface Outgoing {
+  readonly key: string;
+  readonly store: LockStore;
+  /** The last moment the key is known to be ours. */
+  readonly expiresAt: number;
+  /** The watchdog found the key no longer ours (the release is still sent: it is token-checked). */
+  readonly lost: boolean;
+  /** The waiters whose take-over of this grant is unanswered (see leavingLine above). */
+  readonly leavingLine: ReadonlySet<string> | undefined;
+}
+
+/** Nobody of this process waits, and no take-over is unanswered: the common case, without an allocation. */
+const RELEASE_ALONE: Succession = { kind: 'release', successor: undefined, request: undefined };
+
+/**
+ * Who gets `outgoing.key` next, as far as this process decides it: names (and reserves) a
+ * successor among `waiters`, and says whether it takes the grant over or the store is asked to
+ * hand the key over to it.
+ */
+export function decideSuccession(outgoing: Outgoing, waiters: Waiters): Succession {
+  const { key } = outgoing;
+  const successor = waiters.of(key)?.find((waiter) => waiter.available);
+  if (!successor) {
+    const leavingLine = leavingLineOf(outgoing.leavingLine);
+    return leavingLine ? { kind: 'release', successor: undefined, request: { leavingLine } } : RELEASE_ALONE;
+  }
+  successor.reserve();
+  const goesAhead = waiters.cohortOf(key) < MAX_COHORT;
+  if (goesAhead && !outgoing.lost && mayTakeOver(outgoing, successor)) return { kind: 'take-over', successor };
+  return { kind: 'release', successor, request: { successor, goesAhead, leavingLine: leavingLineOf(outgoing.leavingLine) } };
+}
+
+/** The waiters a release must take out of the line first, if any: their take-overs are not answered yet. */
+export function leavingLineOf(leavingLine: ReadonlySet<string> | undefined): readonly string[] | undefined {
+  return leavingLine?.size ? [...leavingLine] : undefined;
+}
+
+/**
+ * Whether `successor` may take over the grant rather than have the store hand the key over: it
+ * asks for nothing a new grant must be made for (takesOverGrants), the store can renew a grant for
+ * a new holder, and the key is known ours for at least half the successor's lease.
+ */
+function mayTakeOver({ store, expiresAt }: Outgoing, successor: Waiter): boolean {
+  return successor.takesOver && store.takeOver !== undefined && expiresAt - Date.now() >= successor.leaseMs / 2;
+}
+
+/**
+ * Whether a waiter with these settings may take over a holder's grant: a grant taken over is
+ * renewed by the watchdog, and is not a new grant — no new fencing token, no new write for
+ * replicas to acknowledge. Waiters that need those get their own grant from the store.
+ */
+export function takesOverGrants(settings: { readonly watchdog: boolean; readonly fencing?: boolean; readonly replicas: number }): boolean {
+  return settings.watchdog && settings.fencing !== true && !(settings.replicas > 0);
+}
+
+/**
+ * The cohort after a succession that named a successor: a take-over, or a hand-over that went
+ * ahead of the line, adds to it; anything else — the key went to the first in line, whoever it
+ * was, or nowhere — ends it. `released` is undefined for a take-over.
+ */
+export function countCohort(waiters: Waiters, key: string, succession: Succession, released?: Released): void {
+  if (!succession.successor) return;
+  const wentAhead = succession.kind === 'take-over' || (released === 'handed' && succession.request?.goesAhead === true);
+  waiters.setCohort(key, wentAhead ? waiters.cohortOf(key) + 1 : 0);
+}

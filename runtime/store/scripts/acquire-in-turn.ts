@@ -1,0 +1,67 @@
+// tryAcquireInTurn: an attempt by a caller that waits. It takes or keeps its place in the key's
+// line, and takes the key when it is its turn.
+import type { PlaceInLine } from '../lock-store';
+import { fenceCounterOf, waitingLineOf } from '../waiting-line';
+import { FENCE_HELPERS, LINE_HELPERS, flag } from './line-helpers';
+import { luaScript } from './lua-script';
+
+/**
+ * Returns {1, place} when the key is now ours ({1, place, fencing token} when wanted), {0, place}
+ * when not yet.
+ *
+ * The key is ours when it already holds our token (a release passed or handed it to us, or an
+ * earlier attempt of ours that timed out had set it), or when it is free and we are first in line.
+ * Either way we leave the line. Otherwise we keep our place — the same place after a lapse, so a
+ * slow waiter is not sent to the back — and wait.
+ */
+const SOURCE = `${LINE_HELPERS}${FENCE_HELPERS}
+local key, line, lapses, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local token, lease_ms, kept_place, place_lasts_ms, fenced = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local holder = redis.call('get', key)
+if holder == token then
+  redis.call('pexpire', key, lease_ms)
+  leave(line, lapses, token)
+  return {1, kept_place, next_fence(fenced, counter)}
+end
+local now = now_ms()
+local place = redis.call('zscore', line, token)
+if not place then
+  place = kept_place
+  if place == '' then
+    local last = redis.call('zrange', line, -1, -1, 'WITHSCORES')[2]
+    place = last and tostring(tonumber(last) + 1) or '1'
+  end
+  redis.call('zadd', line, place, token)
+end
+local lasts = tonumber(place_lasts_ms)
+redis.call('zadd', lapses, now + lasts, token)
+if redis.call('pttl', line) < lasts then
+  redis.call('pexpire', line, lasts)
+  redis.call('pexpire', lapses, lasts)
+end
+if holder then return {0, place} end
+drop_lapsed(line, lapses, now)
+if redis.call('zrange', line, 0, 0)[1] == token then
+  redis.call('set', key, token, 'PX', lease_ms)
+  leave(line, lapses, token)
+  return {1, place, next_fence(fenced, counter)}
+end
+return {0, place}
+`;
+
+/** True when the key now holds the waiter's token; sets the waiter's place (and fence) as the script says. */
+export const ACQUIRE_IN_TURN = luaScript<PlaceInLine, boolean>({
+  source: SOURCE,
+  // The fencing counter only for a waiter that wants a token: on Cluster every key must be named.
+  keys: (key, waiter) => {
+    const { line, lapses } = waitingLineOf(key);
+    return waiter.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];
+  },
+  args: (_key, waiter) => [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs, flag(waiter.fenced)],
+  reply: (raw, waiter) => {
+    const [took, place, fence] = raw as [number, string, number | undefined];
+    waiter.place = place;
+    if (fence !== undefined) waiter.fence = fence;
+    return took === 1;
+  },
+});

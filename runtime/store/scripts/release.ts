@@ -1,0 +1,94 @@
+// release and leave: the store's side of succession. lock/succession.ts decides what a release
+// asks for (which waiter of this process is named successor, and whether it may go ahead of the
+// line); this script, run atomically on the key's server, decides among the three outcomes a
+// release can have — hand-over, pass, free — from that request and the key's line.
+import { CLAIM_MS, type Released, type SuccessionRequest } from '../lock-store';
+import type { ReleaseChannels } from '../release-channel';
+import { fenceCounterOf, waitingLineOf } from '../waiting-line';
+import { FENCE_HELPERS, LINE_HELPERS, flag } from './line-helpers';
+import { luaScript } from './lua-script';
+
+export interface ReleaseCall {
+  /** The releaser's token: nothing changes unless the key holds it. */
+  readonly token: string;
+  /** Where the key's releases are announced, and with which command (release-channel.ts). */
+  readonly channels: ReleaseChannels;
+  /** The releaser is a waiter giving up (LockStore.leave): it may stand in the line, and leaves it. */
+  readonly leaving: boolean;
+  readonly succession: SuccessionRequest | undefined;
+}
+
+/**
+ * If the key holds `token`, gives it on:
+ * - hand-over: to the releaser's own waiter (`successor`), when it stands in line and may go ahead
+ *   (`goes_ahead`, a few times in a row at most: lock/succession.ts), or when it is first in line:
+ *   with its full lease under its own token, no notice (the releaser wakes it);
+ * - pass: else to the first live waiter in line, with a short claim (CLAIM_MS), announced by
+ *   PUBLISHing the waiter's token, on which its process confirms the key with an attempt of its own
+ *   (acquire-in-turn.ts). A claim nobody takes up (the waiter's process died) frees the key when it ends;
+ * - free: to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed.
+ * First, the waiters in `leavingLine` (they took the releaser's grant over, and their take-over
+ * script may not have run yet) and, for a waiter giving up, the releaser leave the line.
+ * Returns 0 when the key was not ours, 1 when freed, 2 when handed over ({2, fencing token} when
+ * the successor wants one), 3 when passed (the confirming attempt fences).
+ */
+const SOURCE = `${LINE_HELPERS}${FENCE_HELPERS}
+local key, line, lapses, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local token, channel, claim_ms, successor, successor_lease_ms = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local leaving, goes_ahead, publish, successor_fenced = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+if leaving == '1' then leave(line, lapses, token) end
+for i = 10, #ARGV do leave(line, lapses, ARGV[i]) end
+if redis.call('get', key) ~= token then return 0 end
+-- The common case, nobody waiting, stays as cheap as a plain compare-and-delete.
+if redis.call('exists', line) == 0 then
+  redis.call('del', key)
+  redis.call(publish, channel, '')
+  return 1
+end
+local now = now_ms()
+drop_lapsed(line, lapses, now)
+local first = redis.call('zrange', line, 0, 0)[1]
+if not first then
+  redis.call('del', key)
+  redis.call(publish, channel, '')
+  return 1
+end
+if goes_ahead == '1' and first ~= successor and redis.call('zscore', line, successor) then first = successor end
+leave(line, lapses, first)
+if first == successor then
+  redis.call('set', key, first, 'PX', successor_lease_ms)
+  if successor_fenced == '1' then return {2, next_fence('1', counter)} end
+  return 2
+end
+redis.call('set', key, first, 'PX', claim_ms)
+redis.call(publish, channel, first)
+return 3
+`;
+
+/** The script's numeric replies, in its order. */
+const RELEASED: readonly Released[] = ['not-ours', 'freed', 'handed', 'passed'];
+
+const NONE: readonly string[] = [];
+
+export const RELEASE = luaScript<ReleaseCall, Released>({
+  source: SOURCE,
+  // The fencing counter only for a successor that wants a token: on Cluster every key must be named.
+  keys: (key, { succession }) => {
+    const { line, lapses } = waitingLineOf(key);
+    return succession?.successor?.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];
+  },
+  args: (key, { token, channels, leaving, succession }) => {
+    const successor = succession?.successor;
+    return [
+      token, channels.of(key), CLAIM_MS, successor?.token ?? '', successor?.leaseMs ?? 0,
+      flag(leaving), flag(succession?.goesAhead), channels.publish, flag(successor?.fenced),
+      ...(succession?.leavingLine ?? NONE),
+    ];
+  },
+  reply: (raw, { succession }) => {
+    if (typeof raw === 'number') return RELEASED[raw];
+    // {2, fencing token}: handed over to a successor that wanted one.
+    succession!.successor!.fence = (raw as [number, number])[1];
+    return 'handed';
+  },
+});
