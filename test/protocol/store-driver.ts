@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { LockStore, PlaceInLine } from '../../runtime/store/lock-store';
 import { MemoryLockStore } from '../../runtime/store/memory-store';
-import { RedisLockStore } from '../../runtime/store/redis-store';
+import type { RedisLockStore } from '../../runtime/store/redis-store';
 import { waitingLineOf } from '../../runtime/store/waiting-line';
 import type { KeyView, Lapses, ModelGrant, ModelReleased, ModelWaiter } from './model';
 
@@ -131,8 +131,9 @@ return {redis.call('get', KEYS[1]) or '', redis.call('pttl', KEYS[1]), live}
 export class RedisDriver extends StoreDriver {
   declare readonly store: RedisLockStore;
 
-  constructor(readonly client: Redis) {
-    super(new RedisLockStore(client));
+  /** `store`: one store on `client` for many sequences (each store adds listeners to its client). */
+  constructor(readonly client: Redis, store: RedisLockStore) {
+    super(store);
   }
 
   async view(key: string): Promise<StoreView> {
@@ -148,9 +149,5 @@ export class RedisDriver extends StoreDriver {
       const { line, lapses: lapsesKey } = waitingLineOf(key);
       await this.client.del(line, lapsesKey);
     }
-  }
-
-  async close(): Promise<void> {
-    await this.store.close();
   }
 }
