@@ -4,7 +4,7 @@
 // terms, shows a key as the model does (KeyView), and makes the store catch up with the model's
 // clock (advance).
 import type { Redis } from 'ioredis';
-import type { LockStore, PlaceInLine } from '../../runtime/store/lock-store';
+import type { LockStore, Notice, PlaceInLine } from '../../runtime/store/lock-store';
 import { MemoryLockStore } from '../../runtime/store/memory-store';
 import type { RedisLockStore } from '../../runtime/store/redis-store';
 import { waitingLineOf } from '../../runtime/store/waiting-line';
@@ -150,4 +150,98 @@ export class RedisDriver extends StoreDriver {
       await this.client.del(line, lapsesKey);
     }
   }
+}
+
+/** Decides when a command of a store reaches the shared store, and what becomes of it (interleavings). */
+export type CommandGate = <T>(label: string, kind: 'attempt' | 'other', apply: () => Promise<T>) => Promise<T>;
+
+/**
+ * One process's connection to a MemoryLockStore shared by several "processes": each has its own
+ * LockStore object (so its own waiters, take-overs and hand-overs), and every command goes through
+ * `gate` — in the order the process sent it, as on one Redis connection — which picks when it is
+ * applied and whether its reply is lost. Notices reach every process, as Redis publishes them.
+ */
+export class ProcessStore implements LockStore {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly shared: MemoryLockStore,
+    private readonly hub: NoticeHub,
+    private readonly gate: CommandGate,
+  ) {}
+
+  tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean) {
+    return this.send(`tryAcquire ${key} ${token}`, 'attempt', () => this.shared.tryAcquire(key, token, leaseMs, fenced));
+  }
+
+  tryAcquireInTurn(key: string, waiter: PlaceInLine) {
+    return this.send(`tryAcquireInTurn ${key} ${waiter.token}`, 'attempt', () => this.shared.tryAcquireInTurn(key, waiter));
+  }
+
+  renew(key: string, token: string, leaseMs: number) {
+    return this.send(`renew ${key} ${token}`, 'other', () => this.shared.renew(key, token, leaseMs));
+  }
+
+  takeOver(key: string, token: string, leaseMs: number, waiterToken: string) {
+    return this.send(`takeOver ${key} ${token} by ${waiterToken}`, 'other', () => this.shared.takeOver(key, token, leaseMs, waiterToken));
+  }
+
+  release(key: string, token: string, successor?: PlaceInLine, goesAhead?: boolean, leavingLine?: readonly string[]) {
+    return this.send(`release ${key} ${token}`, 'other', () => this.shared.release(key, token, successor, goesAhead, leavingLine));
+  }
+
+  leave(key: string, token: string) {
+    return this.send(`leave ${key} ${token}`, 'other', () => this.shared.leave(key, token));
+  }
+
+  listen(key: string, notice: Notice): Promise<void> {
+    this.hub.listen(key, this, notice);
+    return Promise.resolve();
+  }
+
+  unlisten(key: string): void {
+    this.hub.unlisten(key, this);
+  }
+
+  async close(): Promise<void> {}
+
+  private send<T>(label: string, kind: 'attempt' | 'other', apply: () => Promise<T>): Promise<T> {
+    const sent = this.tail.then(() => this.gate(label, kind, apply));
+    this.tail = sent.catch(() => undefined);
+    return sent;
+  }
+}
+
+/** The shared store's notices, to every process listening (MemoryLockStore keeps one listener a key). */
+export class NoticeHub {
+  private readonly listeners = new Map<string, Map<object, Notice>>();
+
+  constructor(private readonly shared: MemoryLockStore) {}
+
+  listen(key: string, process: object, notice: Notice): void {
+    let of = this.listeners.get(key);
+    if (!of) {
+      this.listeners.set(key, (of = new Map()));
+      void this.shared.listen(key, (k, passedTo) => {
+        for (const listener of [...(this.listeners.get(k)?.values() ?? [])]) listener(k, passedTo);
+      });
+    }
+    of.set(process, notice);
+  }
+
+  unlisten(key: string, process: object): void {
+    const of = this.listeners.get(key);
+    of?.delete(process);
+    if (of?.size === 0) {
+      this.listeners.delete(key);
+      this.shared.unlisten(key);
+    }
+  }
+}
+
+/** What a shared store holds of `key` (no key left behind: nothing). */
+export function leftBehind(shared: MemoryLockStore, key: string): string | undefined {
+  const holder = shared.holder(key);
+  const waiting = shared.waiting(key);
+  return holder === undefined && waiting.length === 0 ? undefined : `${key}: held by ${holder ?? 'nobody'}, waiting ${JSON.stringify(waiting)}`;
 }
