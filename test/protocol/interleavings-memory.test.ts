@@ -10,43 +10,21 @@ import test from 'ava';
 import fc from 'fast-check';
 import { MemoryLockStore } from '../../runtime/store/memory-store';
 import { modelRuns } from './commands';
-import { giveBack, takeLease, waitBound, type CallerSettings } from './lock-driver';
+import { callerArb, delay, KEYS, newStats, Run } from './callers';
 import { leftBehind, NoticeHub, ProcessStore, type CommandGate } from './store-driver';
 
 const RUNS = modelRuns(40);
-/** A loaded machine's lateness past a bound: a bound, not a timing claim. */
-const SLACK_MS = 1_500;
-const KEYS = ['k0', 'k1'];
 
 type Fault = 'none' | 'lost' | 'cut';
 class ReplyLost extends Error {}
 
-interface Caller extends CallerSettings {
-  readonly process: number;
-  readonly key: number;
-  /** Scheduler turns the body takes. */
-  readonly body: number;
-}
-
-const callerArb: fc.Arbitrary<Caller> = fc.record({
-  process: fc.integer({ min: 0, max: 2 }),
-  key: fc.integer({ min: 0, max: 1 }),
-  retries: fc.integer({ min: 0, max: 4 }),
-  waitTime: fc.constantFrom(20, 50, 100),
-  lockTime: fc.constant(30_000),
-  body: fc.integer({ min: 0, max: 3 }),
-});
 const faultsArb = fc.array(fc.constantFrom<Fault>('none', 'none', 'none', 'none', 'lost', 'cut'), { minLength: 1, maxLength: 40 });
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-export interface RunStats { schedules: number; commands: number; faults: number; acquired: number; gaveUp: number }
-
 test('callers in several processes never hold a key together, keep their wait bounds, and leave no key behind (scheduled)', async (t) => {
-  const stats: RunStats = { schedules: 0, commands: 0, faults: 0, acquired: 0, gaveUp: 0 };
+  const stats = newStats();
   await fc.assert(
     fc.asyncProperty(fc.scheduler(), fc.array(callerArb, { minLength: 2, maxLength: 6 }), faultsArb, async (s, callers, faults) => {
-      stats.schedules++;
+      stats.runs++;
       const shared = new MemoryLockStore();
       const hub = new NoticeHub(shared);
       let next = 0;
@@ -66,28 +44,9 @@ test('callers in several processes never hold a key together, keep their wait bo
         return reply;
       };
       const processes = [0, 1, 2].map(() => new ProcessStore(shared, hub, gate));
-      const inside = new Map<string, number>();
-      const problems: string[] = [];
-      const runCaller = async (caller: Caller, id: number) => {
-        const key = KEYS[caller.key]!;
-        const startedAt = Date.now();
-        const lease = await takeLease(processes[caller.process]!, key, caller);
-        const late = Date.now() - waitBound(startedAt, caller);
-        if (late > SLACK_MS) problems.push(`caller ${id} was answered ${late} ms past its wait bound`);
-        if (lease instanceof Error) {
-          stats.gaveUp++;
-          return;
-        }
-        stats.acquired++;
-        if (inside.has(key)) problems.push(`callers ${inside.get(key)} and ${id} held ${key} together`);
-        inside.set(key, id);
-        for (let turn = 0; turn < caller.body; turn++) await s.schedule(Promise.resolve(`body of ${id}`));
-        if (inside.get(key) !== id) problems.push(`caller ${id} lost ${key} to caller ${inside.get(key)} within its lease`);
-        inside.delete(key);
-        await giveBack(lease);
-      };
+      const run = new Run(stats, (id) => s.schedule(Promise.resolve(`body of ${id}`)));
       let done = false;
-      const all = Promise.all(callers.map(runCaller)).finally(() => (done = true));
+      const all = Promise.all(callers.map((caller, id) => run.caller(processes[caller.process]!, caller, id))).finally(() => (done = true));
       // Let the scheduler pick one pending command at a time while the callers' timers run; then
       // let what the callers left running (a leave() after a give-up, a release retried) settle.
       const boundAt = Date.now() + 20_000;
@@ -99,13 +58,13 @@ test('callers in several processes never hold a key together, keep their wait bo
       await all;
       for (const key of KEYS) {
         const left = leftBehind(shared, key);
-        if (left) problems.push(`left behind: ${left}`);
+        if (left) run.problems.push(`left behind: ${left}`);
       }
       await shared.close();
-      if (problems.length > 0) throw new Error(`${problems.join('; ')}\n${s.report().map((task) => task.label).join(', ')}`);
+      if (run.problems.length > 0) throw new Error(`${run.problems.join('; ')}\n${s.report().map((task) => task.label).join(', ')}`);
     }),
     { numRuns: RUNS, endOnFailure: true },
   );
-  t.log(`${stats.schedules} schedules: ${stats.commands} commands (${stats.faults} faults), ${stats.acquired} leases, ${stats.gaveUp} give-ups`);
+  t.log(`${stats.runs} schedules: ${stats.commands} commands (${stats.faults} faults), ${stats.acquired} leases, ${stats.gaveUp} give-ups`);
   t.pass();
 });

@@ -245,3 +245,10 @@ export function leftBehind(shared: MemoryLockStore, key: string): string | undef
   const waiting = shared.waiting(key);
   return holder === undefined && waiting.length === 0 ? undefined : `${key}: held by ${holder ?? 'nobody'}, waiting ${JSON.stringify(waiting)}`;
 }
+
+/** A real Redis's leftovers of `key`: the lock key, its line's keys (no key left behind: none). */
+export async function leftOnRedis(client: Redis, key: string): Promise<string | undefined> {
+  const { line, lapses } = waitingLineOf(key);
+  const [holder, waiting, lapsing] = await Promise.all([client.get(key), client.zrange(line, 0, -1), client.exists(lapses)]);
+  return holder === null && waiting.length === 0 && lapsing === 0 ? undefined : `${key}: held by ${holder ?? 'nobody'}, waiting ${JSON.stringify(waiting)}`;
+}

@@ -1,0 +1,58 @@
+// The callers of the interleaving tests, and what each checks as it goes: it is answered by its
+// wait bound, and nobody else holds its key while it does (its lease is long: none lapses in a run).
+import fc from 'fast-check';
+import { giveBack, takeLease, waitBound, type CallerSettings } from './lock-driver';
+import type { LockStore } from '../../runtime/store/lock-store';
+
+/** A loaded machine's lateness past a bound: a bound, not a timing claim. */
+export const SLACK_MS = 1_500;
+export const KEYS = ['k0', 'k1'];
+
+export interface Caller extends CallerSettings {
+  readonly process: number;
+  readonly key: number;
+  /** Turns the body takes (scheduler turns, or real milliseconds ×10). */
+  readonly body: number;
+}
+
+export const callerArb: fc.Arbitrary<Caller> = fc.record({
+  process: fc.integer({ min: 0, max: 2 }),
+  key: fc.integer({ min: 0, max: KEYS.length - 1 }),
+  retries: fc.integer({ min: 0, max: 4 }),
+  waitTime: fc.constantFrom(20, 50, 100),
+  lockTime: fc.constant(30_000),
+  body: fc.integer({ min: 0, max: 3 }),
+});
+
+export interface RunStats { runs: number; commands: number; faults: number; acquired: number; gaveUp: number }
+
+export const newStats = (): RunStats => ({ runs: 0, commands: 0, faults: 0, acquired: 0, gaveUp: 0 });
+
+export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** What one run's callers share: who is inside each key now, and what went wrong. */
+export class Run {
+  private readonly inside = new Map<string, number>();
+  readonly problems: string[] = [];
+
+  constructor(private readonly stats: RunStats, private readonly bodyTurn: (id: number) => Promise<unknown>) {}
+
+  async caller(store: LockStore, caller: Caller, id: number): Promise<void> {
+    const key = KEYS[caller.key]!;
+    const startedAt = Date.now();
+    const lease = await takeLease(store, key, caller);
+    const late = Date.now() - waitBound(startedAt, caller);
+    if (late > SLACK_MS) this.problems.push(`caller ${id} was answered ${late} ms past its wait bound`);
+    if (lease instanceof Error) {
+      this.stats.gaveUp++;
+      return;
+    }
+    this.stats.acquired++;
+    if (this.inside.has(key)) this.problems.push(`callers ${this.inside.get(key)} and ${id} held ${key} together`);
+    this.inside.set(key, id);
+    for (let turn = 0; turn < caller.body; turn++) await this.bodyTurn(id);
+    if (this.inside.get(key) !== id) this.problems.push(`caller ${id} lost ${key} to caller ${this.inside.get(key)} within its lease`);
+    this.inside.delete(key);
+    await giveBack(lease);
+  }
+}
