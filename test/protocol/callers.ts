@@ -1,7 +1,9 @@
 // The callers of the interleaving tests, and what each checks as it goes: it is answered by its
-// wait bound, and nobody else holds its key while it does (its lease is long: none lapses in a run).
+// wait bound, and nobody else holds its key while its lease holds (Lease.held: not lost, not past
+// the last moment the key was known to be ours).
 import fc from 'fast-check';
 import { giveBack, takeLease, waitBound, type CallerSettings } from './lock-driver';
+import type { Lease } from '../../runtime/lock/lease';
 import type { LockStore } from '../../runtime/store/lock-store';
 
 /** A loaded machine's lateness past a bound: a bound, not a timing claim. */
@@ -19,8 +21,9 @@ export const callerArb: fc.Arbitrary<Caller> = fc.record({
   process: fc.integer({ min: 0, max: 2 }),
   key: fc.integer({ min: 0, max: KEYS.length - 1 }),
   retries: fc.integer({ min: 0, max: 4 }),
-  waitTime: fc.constantFrom(20, 50, 100),
-  lockTime: fc.constant(30_000),
+  waitTime: fc.constantFrom(20, 50, 100, 700),
+  // Short leases lapse when their process dies (the watchdog renews them while it lives).
+  lockTime: fc.constantFrom(300, 30_000),
   body: fc.integer({ min: 0, max: 3 }),
 });
 
@@ -32,8 +35,10 @@ export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** What one run's callers share: who is inside each key now, and what went wrong. */
 export class Run {
-  private readonly inside = new Map<string, number>();
+  private readonly inside = new Map<string, { id: number; lease: Lease }>();
   readonly problems: string[] = [];
+  /** The tokens of the leases taken: a key such a token holds after all are done is a release lost. */
+  readonly leaseTokens = new Set<string>();
 
   constructor(private readonly stats: RunStats, private readonly bodyTurn: (id: number) => Promise<unknown>) {}
 
@@ -48,11 +53,12 @@ export class Run {
       return;
     }
     this.stats.acquired++;
-    if (this.inside.has(key)) this.problems.push(`callers ${this.inside.get(key)} and ${id} held ${key} together`);
-    this.inside.set(key, id);
+    this.leaseTokens.add(lease.token);
+    const before = this.inside.get(key);
+    if (before?.lease.held) this.problems.push(`callers ${before.id} and ${id} held ${key} together, within ${before.id}'s lease`);
+    this.inside.set(key, { id, lease });
     for (let turn = 0; turn < caller.body; turn++) await this.bodyTurn(id);
-    if (this.inside.get(key) !== id) this.problems.push(`caller ${id} lost ${key} to caller ${this.inside.get(key)} within its lease`);
-    this.inside.delete(key);
+    if (this.inside.get(key)?.id === id) this.inside.delete(key);
     await giveBack(lease);
   }
 }

@@ -170,3 +170,9 @@ export function modelRuns(byDefault: number): number {
   const asked = Number(process.env.LOCKWEAVE_MODEL_RUNS);
   return Number.isSafeInteger(asked) && asked > 0 ? asked : byDefault;
 }
+
+/** LOCKWEAVE_MODEL_SEED and LOCKWEAVE_MODEL_PATH replay one run fast-check reported. */
+export function replay(): { seed?: number; path?: string } {
+  const seed = Number(process.env.LOCKWEAVE_MODEL_SEED);
+  return Number.isSafeInteger(seed) ? { seed, path: process.env.LOCKWEAVE_MODEL_PATH } : {};
+}

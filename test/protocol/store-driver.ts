@@ -153,7 +153,8 @@ export class RedisDriver extends StoreDriver {
 }
 
 /** Decides when a command of a store reaches the shared store, and what becomes of it (interleavings). */
-export type CommandGate = <T>(label: string, kind: 'attempt' | 'other', apply: () => Promise<T>) => Promise<T>;
+export type CommandGate = <T>(label: string, kind: CommandKind, apply: () => Promise<T>) => Promise<T>;
+export type CommandKind = 'attempt' | 'leave' | 'other';
 
 /**
  * One process's connection to a MemoryLockStore shared by several "processes": each has its own
@@ -191,7 +192,7 @@ export class ProcessStore implements LockStore {
   }
 
   leave(key: string, token: string) {
-    return this.send(`leave ${key} ${token}`, 'other', () => this.shared.leave(key, token));
+    return this.send(`leave ${key} ${token}`, 'leave', () => this.shared.leave(key, token));
   }
 
   listen(key: string, notice: Notice): Promise<void> {
@@ -205,7 +206,7 @@ export class ProcessStore implements LockStore {
 
   async close(): Promise<void> {}
 
-  private send<T>(label: string, kind: 'attempt' | 'other', apply: () => Promise<T>): Promise<T> {
+  private send<T>(label: string, kind: CommandKind, apply: () => Promise<T>): Promise<T> {
     const sent = this.tail.then(() => this.gate(label, kind, apply));
     this.tail = sent.catch(() => undefined);
     return sent;
@@ -239,11 +240,10 @@ export class NoticeHub {
   }
 }
 
-/** What a shared store holds of `key` (no key left behind: nothing). */
-export function leftBehind(shared: MemoryLockStore, key: string): string | undefined {
+/** The tokens a shared store still has at `key`, holder first (no key left behind: none). */
+export function leftBehind(shared: MemoryLockStore, key: string): string[] {
   const holder = shared.holder(key);
-  const waiting = shared.waiting(key);
-  return holder === undefined && waiting.length === 0 ? undefined : `${key}: held by ${holder ?? 'nobody'}, waiting ${JSON.stringify(waiting)}`;
+  return [...(holder === undefined ? [] : [holder]), ...shared.waiting(key)];
 }
 
 /** A real Redis's leftovers of `key`: the lock key, its line's keys (no key left behind: none). */
