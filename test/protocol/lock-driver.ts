@@ -1,6 +1,7 @@
 // Every call into the lock layer the interleaving tests make, in one place (as store-driver.ts
 // holds every store verb): take a lease as a woven method does, and give it back.
 import { acquireLease, deadlineOf, type AcquireSettings } from '../../runtime/lock/acquire';
+import type { LockLogger } from '../../runtime/lock/events';
 import type { Lease } from '../../runtime/lock/lease';
 import type { LockStore } from '../../runtime/store/lock-store';
 
@@ -15,9 +16,9 @@ function settingsOf(caller: CallerSettings): AcquireSettings {
 }
 
 /** The lease, or the error the caller got (LockAcquireError when it gave up). */
-export async function takeLease(store: LockStore, key: string, caller: CallerSettings): Promise<Lease | Error> {
+export async function takeLease(store: LockStore, key: string, caller: CallerSettings, logger?: LockLogger): Promise<Lease | Error> {
   try {
-    const lease = await acquireLease(key, settingsOf(caller), { store, logger: undefined, site: undefined, onFail: 'throw' });
+    const lease = await acquireLease(key, settingsOf(caller), { store, logger, site: undefined, onFail: 'throw' });
     return lease ?? new Error('no lease and no error');
   } catch (error) {
     return error as Error;
