@@ -10,8 +10,12 @@ interface Holder {
   timer: NodeJS.Timeout;
 }
 
-/** Where the store reads the time; a test gives its own clock to step time instead of waiting. */
 export interface MemoryStoreOptions {
+  /**
+   * Where the store reads the time: a test gives its own clock to step time instead of waiting.
+   * With it, a lease ends when that clock passes its end (on access, as Redis expires a key);
+   * without it, when its timer fires, as always.
+   */
   readonly now?: () => number;
 }
 
@@ -31,9 +35,16 @@ export class MemoryLockStore implements LockStore {
   /** Each key's last fencing token, kept for the store's life as Redis keeps its counter. */
   private readonly fences = new Map<string, number>();
   private readonly now: () => number;
+  /**
+   * Leases end by the clock, not only by their timers: only on a clock of the test's. On Date.now a
+   * lease ends when its timer fires, as it always has — under a busy event loop a watchdog renewal
+   * due before that timer still finds the key, as it did before the clock could be given.
+   */
+  private readonly endsByClock: boolean;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.endsByClock = options.now !== undefined;
   }
 
   async tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<Grant> {
@@ -168,26 +179,23 @@ export class MemoryLockStore implements LockStore {
     this.holders.set(key, { token, expiresAt, timer: this.lapseTimer(key, token, leaseMs) });
   }
 
-  /**
-   * Frees the key when its lease has run out by the store's clock. A timer that fires early by that
-   * clock (another clock than Date.now, or a timer a millisecond early) waits again for the rest.
-   */
+  /** Frees the key when its lease has run out. On a test's clock, a timer that fires early by it waits again for the rest. */
   private lapseTimer(key: string, token: string, ms: number): NodeJS.Timeout {
     const timer = setTimer(() => {
       const holder = this.holders.get(key);
       if (holder?.token !== token) return;
       const leftMs = holder.expiresAt - this.now();
-      if (leftMs <= 0) this.free(key);
+      if (leftMs <= 0 || !this.endsByClock) this.free(key);
       else holder.timer = this.lapseTimer(key, token, leftMs);
     }, ms);
     timer.unref();
     return timer;
   }
 
-  /** The key's holder while its lease lasts: a lease that ran out before its timer fired is freed here, as Redis expires a key on access. */
+  /** The key's holder while its lease lasts: on a test's clock, a lease that ran out is freed here, as Redis expires a key on access. */
   private liveHolder(key: string): Holder | undefined {
     const holder = this.holders.get(key);
-    if (holder && holder.expiresAt <= this.now()) {
+    if (holder && this.endsByClock && holder.expiresAt <= this.now()) {
       this.free(key);
       return undefined;
     }
