@@ -10,6 +10,15 @@ interface Holder {
   timer: NodeJS.Timeout;
 }
 
+export interface MemoryStoreOptions {
+  /**
+   * Where the store reads the time: a test gives its own clock to step time instead of waiting.
+   * With it, a lease ends when that clock passes its end (on access, as Redis expires a key);
+   * without it, when its timer fires, as always.
+   */
+  readonly now?: () => number;
+}
+
 interface Place {
   token: string;
   place: number;
@@ -25,16 +34,28 @@ export class MemoryLockStore implements LockStore {
   private nextPlace = 0;
   /** Each key's last fencing token, kept for the store's life as Redis keeps its counter. */
   private readonly fences = new Map<string, number>();
+  private readonly now: () => number;
+  /**
+   * Leases end by the clock, not only by their timers: only on a clock of the test's. On Date.now a
+   * lease ends when its timer fires, as it always has — under a busy event loop a watchdog renewal
+   * due before that timer still finds the key, as it did before the clock could be given.
+   */
+  private readonly endsByClock: boolean;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.endsByClock = options.now !== undefined;
+  }
 
   async tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<Grant> {
-    if (this.holders.has(key)) return false;
+    if (this.liveHolder(key)) return false;
     this.hold(key, token, leaseMs);
     return fenced ? this.nextFence(key) : true;
   }
 
   async tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
     checkedTimerDelay(waiter.leaseMs, 'a lease');
-    const holder = this.holders.get(key);
+    const holder = this.liveHolder(key);
     if (holder?.token === waiter.token) return this.grantInTurn(key, waiter);
     const line = this.lines.get(key) ?? [];
     this.lines.set(key, line);
@@ -45,13 +66,13 @@ export class MemoryLockStore implements LockStore {
       line.splice(behind < 0 ? line.length : behind, 0, entry);
       waiter.place = String(entry.place);
     }
-    entry.lapsesAt = Date.now() + waiter.placeLastsMs;
+    entry.lapsesAt = this.now() + waiter.placeLastsMs;
     if (holder || this.firstInLine(key)?.token !== waiter.token) return false;
     return this.grantInTurn(key, waiter);
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    if (this.holders.get(key)?.token !== token) return false;
+    if (this.liveHolder(key)?.token !== token) return false;
     this.hold(key, token, leaseMs);
     return true;
   }
@@ -79,10 +100,17 @@ export class MemoryLockStore implements LockStore {
   async release(key: string, token: string, succession?: SuccessionRequest): Promise<Released> {
     const successor = succession?.successor;
     const successorGoesAhead = succession?.goesAhead === true;
+    const leavingLine = succession?.leavingLine ?? [];
     if (successor) checkedTimerDelay(successor.leaseMs, 'a lease');
-    if (this.holders.get(key)?.token !== token) return 'not-ours';
+    // Before the token check, as the release script does: they took the grant over and hold the
+    // key under its token, whatever this release finds.
+    for (const leaving of leavingLine) this.leaveLine(key, leaving);
+    if (this.liveHolder(key)?.token !== token) return 'not-ours';
+    // Lapsed places first, as the release script drops them: a successor whose place lapsed no
+    // longer stands in line and cannot go ahead of it.
+    const head = this.firstInLine(key);
     const inLine = (place: Place) => place.token === successor?.token;
-    const first = (successorGoesAhead && this.lines.get(key)?.find(inLine)) || this.firstInLine(key);
+    const first = (successorGoesAhead && this.lines.get(key)?.find(inLine)) || head;
     if (!first) {
       this.free(key);
       return 'freed';
@@ -108,13 +136,19 @@ export class MemoryLockStore implements LockStore {
 
   /** The token holding `key`, or undefined: for tests that check what is held. */
   holder(key: string): string | undefined {
-    return this.holders.get(key)?.token;
+    return this.liveHolder(key)?.token;
+  }
+
+  /** The tokens of the waiters whose places in `key`'s line have not lapsed, first in line first: for tests. */
+  waiting(key: string): string[] {
+    const now = this.now();
+    return (this.lines.get(key) ?? []).filter((place) => place.lapsesAt > now).map((place) => place.token);
   }
 
   /** Remaining lease of `key` in ms, or -2 when absent (like Redis PTTL). */
   pttl(key: string): number {
-    const holder = this.holders.get(key);
-    return holder ? Math.max(0, holder.expiresAt - Date.now()) : -2;
+    const holder = this.liveHolder(key);
+    return holder ? Math.max(0, holder.expiresAt - this.now()) : -2;
   }
 
   async close(): Promise<void> {
@@ -129,9 +163,9 @@ export class MemoryLockStore implements LockStore {
     return true;
   }
 
-  /** As the Redis store counts (redis-scripts.ts): one more than the last, never below the clock in µs. */
+  /** As the Redis store counts (store/scripts/try-acquire-fenced.ts): one more than the last, never below the clock in µs. */
   private nextFence(key: string): number {
-    const fence = Math.max((this.fences.get(key) ?? 0) + 1, Date.now() * 1000);
+    const fence = Math.max((this.fences.get(key) ?? 0) + 1, this.now() * 1000);
     this.fences.set(key, fence);
     return fence;
   }
@@ -144,11 +178,31 @@ export class MemoryLockStore implements LockStore {
     clearTimeout(this.holders.get(key)?.timer);
     // Unref'd like Redis's own expiry: a lease alone never keeps the process running.
     // Unlike Redis (which does not publish expiries), expiry here notifies waiters too.
+    const expiresAt = this.now() + leaseMs;
+    this.holders.set(key, { token, expiresAt, timer: this.lapseTimer(key, token, leaseMs) });
+  }
+
+  /** Frees the key when its lease has run out. On a test's clock, a timer that fires early by it waits again for the rest. */
+  private lapseTimer(key: string, token: string, ms: number): NodeJS.Timeout {
     const timer = setTimer(() => {
-      if (this.holders.get(key)?.token === token) this.free(key);
-    }, leaseMs);
+      const holder = this.holders.get(key);
+      if (holder?.token !== token) return;
+      const leftMs = holder.expiresAt - this.now();
+      if (leftMs <= 0 || !this.endsByClock) this.free(key);
+      else holder.timer = this.lapseTimer(key, token, leftMs);
+    }, ms);
     timer.unref();
-    this.holders.set(key, { token, expiresAt: Date.now() + leaseMs, timer });
+    return timer;
+  }
+
+  /** The key's holder while its lease lasts: on a test's clock, a lease that ran out is freed here, as Redis expires a key on access. */
+  private liveHolder(key: string): Holder | undefined {
+    const holder = this.holders.get(key);
+    if (holder && this.endsByClock && holder.expiresAt <= this.now()) {
+      this.free(key);
+      return undefined;
+    }
+    return holder;
   }
 
   private free(key: string): void {
@@ -157,12 +211,15 @@ export class MemoryLockStore implements LockStore {
     this.listeners.get(key)?.(key, undefined);
   }
 
-  /** The first waiter whose place has not lapsed; lapsed ones are dropped on the way. */
+  /** The first waiter whose place has not lapsed; lapsed ones are dropped from the whole line, as the scripts drop them. */
   private firstInLine(key: string): Place | undefined {
     const line = this.lines.get(key);
-    const now = Date.now();
-    while (line?.length && line[0].lapsesAt <= now) line.shift();
-    return line?.[0];
+    if (!line) return undefined;
+    const now = this.now();
+    const live = line.filter((place) => place.lapsesAt > now);
+    if (live.length === 0) this.lines.delete(key);
+    else line.splice(0, line.length, ...live);
+    return live[0];
   }
 
   private leaveLine(key: string, token: string): void {

@@ -1,0 +1,167 @@
+// Many callers in several "processes" through the lock layer, on one shared MemoryLockStore, with
+// fast-check's scheduler choosing the order in which the processes' commands reach the store (each
+// process's own in the order it sent them, as on one connection) and which replies are lost or
+// which attempts never arrive (a cut connection). The lock layer's timers are real and short
+// (waitTime 20–100 ms): the scheduler orders the store, the clock runs. Checked in every schedule:
+// A process may die: its commands fail from then on, its leases lapse and claims passed to it run out.
+//   - never two holders of one key within a lease (Lease.held);
+//   - every caller is answered — lease or LockAcquireError — by its wait bound (plus slack);
+//   - no key left behind: once all are done, no key is held and no line has a waiter.
+import test from 'ava';
+import fc from 'fast-check';
+import { MemoryLockStore } from '../../runtime/store/memory-store';
+import { modelRuns } from './commands';
+import { callerArb, delay, KEYS, newStats, Run } from './callers';
+import { giveBack, takeLease } from './lock-driver';
+import { leftBehind, NoticeHub, ProcessStore, type CommandGate } from './store-driver';
+
+const RUNS = modelRuns(25);
+
+/** lost: applied, reply lost; cut: a command that never arrives; dies: the process's connection is gone for good. */
+type Fault = 'none' | 'lost' | 'cut' | 'dies';
+class ReplyLost extends Error {}
+
+const faultsArb = fc.array(fc.constantFrom<Fault>('none', 'none', 'none', 'none', 'lost', 'cut', 'none', 'none', 'none', 'none', 'lost', 'cut', 'dies'), { minLength: 1, maxLength: 40 });
+
+test('callers in several processes never hold a key together, keep their wait bounds, and leave no key behind (scheduled)', async (t) => {
+  const stats = newStats();
+  await fc.assert(
+    fc.asyncProperty(fc.scheduler(), fc.array(callerArb, { minLength: 2, maxLength: 6 }), faultsArb, async (s, callers, faults) => {
+      stats.runs++;
+      // The store's clock runs with the real one, and jumps ahead at the end: what a dead process left must run out.
+      let skewMs = 0;
+      const shared = new MemoryLockStore({ now: () => Date.now() + skewMs });
+      /** Which process each token's commands came from. */
+      const owner = new Map<string, number>();
+      /** Every command and its fault, for the report of a failure. */
+      const history: string[] = [];
+      const hub = new NoticeHub(shared);
+      let next = 0;
+      const dead = new Set<number>();
+      const gateOf = (process: number): CommandGate => async (label, kind, apply) => {
+        await s.schedule(Promise.resolve(label));
+        stats.commands++;
+        owner.set(label.split(' ')[2]!, process);
+        const fault = faults[next++ % faults.length];
+        history.push(`${label} (process ${process}): ${fault}`);
+        if (fault === 'dies') dead.add(process);
+        if (dead.has(process)) throw new ReplyLost(`${label}: process ${process} is gone`);
+        // Not a leave: a cut leave strands the key (a known failure, below) and would fail most runs.
+        if (fault === 'cut' && kind !== 'leave') {
+          stats.faults++;
+          throw new ReplyLost(`${label}: the connection was cut before it arrived`);
+        }
+        const reply = await apply();
+        if (fault === 'lost') {
+          stats.faults++;
+          throw new ReplyLost(`${label}: applied, its reply lost`);
+        }
+        return reply;
+      };
+      const processes = [0, 1, 2].map((process) => new ProcessStore(shared, hub, gateOf(process)));
+      const run = new Run(stats, (id) => s.schedule(Promise.resolve(`body of ${id}`)));
+      let done = false;
+      const all = Promise.all(callers.map((caller, id) => run.caller(processes[caller.process]!, caller, id))).finally(() => (done = true));
+      // Let the scheduler pick one pending command at a time while the callers' timers run; then
+      // let what the callers left running (a leave() after a give-up, a release retried) settle.
+      // Let the scheduler pick one pending command at a time while the callers' timers run; then
+      // let what the callers left running (a leave() after a give-up, a release retried) settle.
+      // What a live process left is a key left behind; a dead process's grants, places and claims
+      // must run out by themselves (its leases lapse, a claim lasts CLAIM_MS).
+      const leftByLive = () => KEYS.flatMap((key) => leftBehind(shared, key).filter((token) => !dead.has(owner.get(token)!)).map((token) => `${key}: ${token}`));
+      const boundAt = Date.now() + 10_000;
+      while ((!done || s.count() > 0 || leftByLive().length > 0) && Date.now() < boundAt) {
+        if (s.count() > 0) await s.waitOne();
+        else await delay(1);
+      }
+      await all;
+      for (const left of leftByLive()) {
+        const token = left.split(' ')[1]!;
+        run.problems.push(`left behind by a live process: ${left}; its commands: ${history.filter((line) => line.includes(token)).join('; ')}`);
+      }
+      skewMs = 120_000;
+      for (const key of KEYS) {
+        const left = leftBehind(shared, key);
+        if (left.length > 0) run.problems.push(`never runs out: ${key}: ${left.join(', ')}`);
+      }
+      await shared.close();
+      if (run.problems.length > 0) t.log(run.problems);
+      if (run.problems.length > 0) throw new Error(`${run.problems.join('; ')}\n${s.report().map((task) => task.label).join(', ')}`);
+    }),
+    { numRuns: RUNS, endOnFailure: true },
+  );
+  t.log(`${stats.runs} schedules: ${stats.commands} commands (${stats.faults} faults), ${stats.acquired} leases, ${stats.gaveUp} give-ups`);
+  t.pass();
+});
+
+/**
+ * FOUND (issue 16, the scheduled interleavings; first with { seed: -1526414644, path: "20" }, then
+ * { seed: -846966483, path: "56" } at 100 runs): a caller whose attempt set the key but whose reply was
+ * lost gives up, and the one leave() that failed() sends (lock/acquire.ts) is cut too: nothing sends
+ * it again, and the key stays held by a caller that is gone — from everyone, for its whole lease
+ * (lockTime, 30 s by default). A release that fails is sent again (Lease.retryRelease, on reconnect
+ * or backoff, until the lease would have ended); this leave is the same clean-up and is not.
+ * Seen on a real redis-server too (interleavings-redis.test.ts: a stall then a reset, seed
+ * -124412107, path "123"). Proposed fix (lock/acquire.ts, owned by the succession work): failed()
+ * sends leave() again as retryRelease sends a release — on reconnect or backoff, until the caller's
+ * last attempt's lease would have ended. Then this test passes; drop `.failing`.
+ */
+test.failing('a give-up whose leave() is cut still frees the key its lost attempt set', async (t) => {
+  const shared = new MemoryLockStore();
+  const faults: Fault[] = ['lost', 'cut'];
+  const store = new ProcessStore(shared, new NoticeHub(shared), async (label, _kind, apply) => {
+    const fault = faults.shift() ?? 'none';
+    if (fault === 'cut') throw new ReplyLost(`${label}: cut`);
+    const reply = await apply();
+    if (fault === 'lost') throw new ReplyLost(`${label}: reply lost`);
+    return reply;
+  });
+  const caller = { retries: 0, waitTime: 50, lockTime: 30_000 };
+  t.true((await takeLease(store, 'k0', caller)) instanceof Error);
+  // A release cut this way is sent again within RELEASE_RETRY_MS (100 ms first): wait ten times that.
+  const boundAt = Date.now() + 1_000;
+  while (leftBehind(shared, 'k0').length > 0 && Date.now() < boundAt) await delay(10);
+  t.deepEqual(leftBehind(shared, 'k0'), [], 'the key is held by a caller that gave up');
+  await shared.close();
+});
+
+/**
+ * FOUND (issue 16, the real-Redis interleavings: { seed: -1219588783, path: "78" } at run 78 of 200, a
+ * stall then resets): a waiter with a short lease (300 ms) takes over the grant of a holder with a
+ * long one (30 s); its takeOver() is cut, so the key keeps the holder's 30 s; its release is cut
+ * too, and Lease.retryRelease stops retrying once the *taken-over lease's* expiry has passed
+ * (Lease.takeOver sets it to min(grant's expiry, own lease) — right for safety), "the lease would
+ * have ended anyway". It has not: the key lives on the former holder's TTL, held by a holder that is
+ * done, for up to 30 s. (The same, milder, after a watchdog renewal whose reply was lost.)
+ * Proposed fix (lock/lease.ts, owned by the succession work): keep, beside `expiresAt` (the earliest
+ * the key may end: what `held` uses), the latest it may end — max(grant's expiry, sent + lockTime)
+ * for a take-over or renewal not answered — and retry the release until that. Then this test
+ * passes; drop `.failing`.
+ */
+test.failing('a release retried after a cut take-over lasts as long as the key may (take-over of a longer lease)', async (t) => {
+  const shared = new MemoryLockStore();
+  const cuts = new Map([['takeOver', 1], ['release', 3]]);
+  const store = new ProcessStore(shared, new NoticeHub(shared), async (label, _kind, apply) => {
+    const verb = label.split(' ')[0]!;
+    const left = cuts.get(verb) ?? 0;
+    if (left > 0) {
+      cuts.set(verb, left - 1);
+      throw new ReplyLost(`${label}: cut`);
+    }
+    return apply();
+  });
+  const holder = await takeLease(store, 'k0', { retries: 0, waitTime: 50, lockTime: 30_000 });
+  if (holder instanceof Error) throw holder;
+  const taking = takeLease(store, 'k0', { retries: 20, waitTime: 100, lockTime: 300 });
+  const boundAt = Date.now() + 2_000;
+  while (shared.waiting('k0').length === 0 && Date.now() < boundAt) await delay(5);
+  await giveBack(holder);
+  const successor = await taking;
+  if (successor instanceof Error) throw successor;
+  t.is(successor.token, holder.token, 'the waiter took the grant over');
+  await giveBack(successor);
+  const cleanBy = Date.now() + 1_500;
+  while (leftBehind(shared, 'k0').length > 0 && Date.now() < cleanBy) await delay(10);
+  t.deepEqual(leftBehind(shared, 'k0'), [], 'the key is held by a holder that is done');
+  await shared.close();
+});

@@ -1,0 +1,214 @@
+// The lock store's protocol (runtime/store/lock-store.ts) written once, as a state machine on an
+// explicit clock: what every store must answer and leave behind, verb by verb. The Redis scripts
+// (store/scripts/) and MemoryLockStore (store/memory-store.ts) are checked against it
+// (store-model.test.ts, redis-model.test.ts).
+//
+// One choice is a parameter, because the two stores make it differently (see the notes of issue 16):
+// how a waiter's place is numbered. `kept-rank` keeps the promise "the same place after a lapse, so
+// a slow waiter is not sent to the back" (MemoryLockStore: one counter for the store's life);
+// `per-line` is what the scripts do (one more than the last place in the line, 1 in an empty line),
+// which sends a waiter whose place lapsed behind a newcomer once the line emptied in between.
+import { CLAIM_MS } from '../../runtime/store/lock-store';
+
+export type Numbering = 'kept-rank' | 'per-line';
+
+/** An attempt's answer with the fencing number left out (the stores' clocks differ): whether a number came. */
+export type ModelGrant = false | true | 'fenced';
+export type ModelReleased = 'not-ours' | 'freed' | 'handed' | 'passed';
+
+export interface ModelWaiter {
+  readonly token: string;
+  readonly leaseMs: number;
+  readonly placeLastsMs: number;
+  readonly fenced: boolean;
+  /** Its place, set by its first attempt and kept for the later ones. */
+  place?: number;
+}
+
+interface Place {
+  readonly token: string;
+  readonly place: number;
+  lapsesAt: number;
+}
+
+interface Holder {
+  readonly token: string;
+  expiresAt: number;
+  /** When the lease was last set: how far a real server's TTL may stray from the model's. */
+  setAt: number;
+}
+
+interface KeyState {
+  holder?: Holder;
+  /** Every place not yet dropped, lapsed ones too (they still count when the scripts number a place). */
+  line: Place[];
+  /** When the line's own Redis keys expire (the scripts set them to outlast every place). */
+  lineExpiresAt: number;
+}
+
+/** What a key looks like from outside: who holds it, for how long more, and who waits, in order. */
+export interface KeyView {
+  readonly holder: string | undefined;
+  readonly ttlMs: number | undefined;
+  /** Since when the model counts that TTL down (a real server's TTL strays by the model time skipped since). */
+  readonly setAt: number | undefined;
+  readonly waiting: readonly string[];
+}
+
+/** What an advance of the clock made run out: a real server is made to catch up (store-driver.ts). */
+export interface Lapses {
+  readonly keys: string[];
+  readonly places: { key: string; token: string }[];
+  readonly lines: string[];
+}
+
+export class ProtocolModel {
+  now = 0;
+  /** Fenced grants made, per key: a store's numbers must rise with each. */
+  readonly fencedGrants: { key: string }[] = [];
+  private readonly keys = new Map<string, KeyState>();
+  private nextPlace = 0;
+
+  constructor(readonly numbering: Numbering, readonly claimMs = CLAIM_MS) {}
+
+  advance(ms: number): Lapses {
+    this.now += ms;
+    const lapses: Lapses = { keys: [], places: [], lines: [] };
+    for (const [key, state] of this.keys) {
+      if (state.holder && state.holder.expiresAt <= this.now) {
+        lapses.keys.push(key);
+        state.holder = undefined;
+      }
+      if (state.line.length > 0 && state.lineExpiresAt <= this.now) {
+        lapses.lines.push(key);
+        state.line = [];
+      }
+      for (const place of state.line) {
+        if (place.lapsesAt <= this.now && place.lapsesAt > this.now - ms) lapses.places.push({ key, token: place.token });
+      }
+    }
+    return lapses;
+  }
+
+  tryAcquire(key: string, token: string, leaseMs: number, fenced: boolean): ModelGrant {
+    const state = this.state(key);
+    if (state.holder) return false;
+    this.hold(state, token, leaseMs);
+    return this.grantFence(key, fenced);
+  }
+
+  tryAcquireInTurn(key: string, waiter: ModelWaiter): ModelGrant {
+    const state = this.state(key);
+    if (state.holder?.token === waiter.token) return this.grantInTurn(key, state, waiter);
+    let entry = state.line.find((place) => place.token === waiter.token);
+    if (!entry) {
+      entry = { token: waiter.token, place: waiter.place ?? this.newPlace(state), lapsesAt: 0 };
+      waiter.place = entry.place;
+      state.line.push(entry);
+      state.line.sort(this.order);
+    }
+    entry.lapsesAt = this.now + waiter.placeLastsMs;
+    state.lineExpiresAt = Math.max(state.lineExpiresAt, this.now + waiter.placeLastsMs);
+    if (state.holder) return false;
+    this.dropLapsed(state);
+    if (state.line[0]?.token !== waiter.token) return false;
+    return this.grantInTurn(key, state, waiter);
+  }
+
+  renew(key: string, token: string, leaseMs: number): boolean {
+    const state = this.state(key);
+    if (state.holder?.token !== token) return false;
+    this.hold(state, token, leaseMs);
+    return true;
+  }
+
+  takeOver(key: string, token: string, leaseMs: number, waiterToken: string): boolean {
+    this.leaveLine(this.state(key), waiterToken);
+    return this.renew(key, token, leaseMs);
+  }
+
+  release(key: string, token: string, successor?: ModelWaiter, goesAhead = false, leavingLine: readonly string[] = []): ModelReleased {
+    const state = this.state(key);
+    for (const leaving of leavingLine) this.leaveLine(state, leaving);
+    if (state.holder?.token !== token) return 'not-ours';
+    this.dropLapsed(state);
+    const standing = successor && state.line.find((place) => place.token === successor.token);
+    const first = (goesAhead && standing) || state.line[0];
+    if (!first) {
+      state.holder = undefined;
+      return 'freed';
+    }
+    this.leaveLine(state, first.token);
+    if (successor && first.token === successor.token) {
+      this.hold(state, first.token, successor.leaseMs);
+      if (successor.fenced) this.fencedGrants.push({ key });
+      return 'handed';
+    }
+    this.hold(state, first.token, this.claimMs);
+    return 'passed';
+  }
+
+  leave(key: string, token: string): ModelReleased {
+    this.leaveLine(this.state(key), token);
+    return this.release(key, token);
+  }
+
+  view(key: string): KeyView {
+    const state = this.state(key);
+    const { holder } = state;
+    return {
+      holder: holder?.token,
+      ttlMs: holder && holder.expiresAt - this.now,
+      setAt: holder?.setAt,
+      waiting: state.line.filter((place) => place.lapsesAt > this.now).map((place) => place.token),
+    };
+  }
+
+  /** The keys the model has seen. */
+  keyNames(): string[] {
+    return [...this.keys.keys()];
+  }
+
+  private readonly order = (a: Place, b: Place): number => {
+    if (a.place !== b.place) return a.place - b.place;
+    // Equal places: a sorted set orders its members by their bytes; MemoryLockStore, by arrival
+    // (it hands out each place once, so it never has two).
+    return this.numbering === 'per-line' ? (a.token < b.token ? -1 : 1) : 0;
+  };
+
+  private newPlace(state: KeyState): number {
+    if (this.numbering === 'kept-rank') return this.nextPlace++;
+    const last = state.line.reduce((max, place) => Math.max(max, place.place), 0);
+    return last + 1;
+  }
+
+  private grantInTurn(key: string, state: KeyState, waiter: ModelWaiter): ModelGrant {
+    this.hold(state, waiter.token, waiter.leaseMs);
+    this.leaveLine(state, waiter.token);
+    return this.grantFence(key, waiter.fenced);
+  }
+
+  private grantFence(key: string, fenced: boolean): ModelGrant {
+    if (!fenced) return true;
+    this.fencedGrants.push({ key });
+    return 'fenced';
+  }
+
+  private hold(state: KeyState, token: string, leaseMs: number): void {
+    state.holder = { token, expiresAt: this.now + leaseMs, setAt: this.now };
+  }
+
+  private dropLapsed(state: KeyState): void {
+    state.line = state.line.filter((place) => place.lapsesAt > this.now);
+  }
+
+  private leaveLine(state: KeyState, token: string): void {
+    state.line = state.line.filter((place) => place.token !== token);
+  }
+
+  private state(key: string): KeyState {
+    let state = this.keys.get(key);
+    if (!state) this.keys.set(key, (state = { line: [], lineExpiresAt: 0 }));
+    return state;
+  }
+}
