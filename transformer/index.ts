@@ -8,7 +8,7 @@
 // (program, host, config, extras) with `config.transformProgram === true`; that flag tells them apart.
 import type * as ts from 'typescript';
 import { analyseFile, type FileAnalysis } from './check/analyse';
-import type { SpecOptions } from './check/attributes';
+import type { LockOptions } from '../runtime/base/options';
 import { Code, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
 import { weavingEntry } from './plugin-entry';
 import { readPluginOptions } from './plugin-config';
@@ -104,7 +104,7 @@ export function serveDiagnostics(program: ts.Program, config: PluginConfig, extr
  */
 const analyses = new WeakMap<ts.TypeChecker, Map<string, WeakMap<ts.SourceFile, FileAnalysis>>>();
 
-function cachedAnalysis(tsApi: typeof ts, checker: ts.TypeChecker, defaults: SpecOptions) {
+function cachedAnalysis(tsApi: typeof ts, checker: ts.TypeChecker, defaults: Partial<LockOptions>) {
   let byDefaults = analyses.get(checker);
   if (!byDefaults) analyses.set(checker, (byDefaults = new Map()));
   const key = JSON.stringify(defaults);

@@ -1,27 +1,26 @@
 // The plugin entry's own options in tsconfig: `prefix` and `defaults`. They become part of every
-// woven spec (below the tag's own attributes), so a bad one is a build error, not a runtime one.
+// woven defineLock() call (below the tag's own attributes), so a bad one is a build error, not a runtime one.
 import { Code, LockweaveDiagnostic, type Span } from './diagnostics';
-import { OPTION_NAMES, type SpecOptions } from './check/attributes';
+import { KINDS, type JsonScalar } from '../runtime/base/option-kinds';
+import { OPTION_NAMES, OPTION_TABLE, type OptionName } from '../runtime/base/option-table';
+import type { LockOptions } from '../runtime/base/options';
 import { didYouMean } from './check/suggest';
-import { readBoolean, readDuration, readPrefix, readReplicas, readRetries, type Result } from './check/values';
 
 export interface PluginOptions {
-  /** Options every spec gets unless its tag sets them. */
-  readonly defaults: SpecOptions;
+  /** Options every woven lock gets unless its tag sets them. */
+  readonly defaults: Partial<LockOptions>;
   readonly errors: readonly LockweaveDiagnostic[];
 }
 
 /** Keys ts-patch itself reads from a plugin entry. */
 const TS_PATCH_KEYS = ['transform', 'after', 'afterDeclarations', 'name', 'type', 'transformProgram', 'import', 'isEsm', 'tsConfig', 'resolvePathAliases'];
 
-const DEFAULTABLE = OPTION_NAMES;
-
 const NOWHERE: Span = { file: undefined, start: 0, length: 0 };
 
 export function readPluginOptions(config: Record<string, unknown> | undefined): PluginOptions {
   const errors: LockweaveDiagnostic[] = [];
   const report = (text: string) => errors.push(new LockweaveDiagnostic(Code.PluginConfig, `plugin option ${text} (in the "lockweave/transformer" entry of tsconfig "plugins")`, NOWHERE));
-  const defaults: SpecOptions = {};
+  const defaults: Partial<LockOptions> = {};
   for (const key of Object.keys(config ?? {})) {
     if (TS_PATCH_KEYS.includes(key) || key === 'defaults') continue;
     if (key !== 'prefix') report(`${key} is unknown; ${didYouMean(key, ['prefix', 'defaults'])}`);
@@ -32,37 +31,23 @@ export function readPluginOptions(config: Record<string, unknown> | undefined): 
     report('defaults must be an object such as { "lockTime": "20s", "retries": 5 }');
   } else if (given) {
     for (const [name, value] of Object.entries(given)) {
-      if (!(DEFAULTABLE as readonly string[]).includes(name)) {
-        report(`defaults.${name} is not an attribute with a default; ${didYouMean(name, DEFAULTABLE)}`);
+      if (!(OPTION_NAMES as readonly string[]).includes(name)) {
+        report(`defaults.${name} is not an attribute with a default; ${didYouMean(name, OPTION_NAMES)}`);
         continue;
       }
-      readDefault(name as (typeof DEFAULTABLE)[number], value, defaults, (text) => report(`defaults.${text}`));
+      readDefault(name as OptionName, value, defaults, (text) => report(`defaults.${text}`));
     }
   }
   return { defaults, errors };
 }
 
-function readDefault(name: (typeof DEFAULTABLE)[number], value: unknown, into: SpecOptions, report: (text: string) => void): void {
-  const take = <T>(result: Result<T>, set: (v: T) => void) => (result.ok ? set(result.value) : report(`${name}: ${result.problem}`));
+function readDefault(name: OptionName, value: unknown, into: Partial<LockOptions>, report: (text: string) => void): void {
   const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
   if (!scalar) return report(`${name}: ${JSON.stringify(value)} is not a string, number or boolean`);
-  switch (name) {
-    case 'lockTime':
-    case 'waitTime':
-      return typeof value === 'boolean' ? report(`${name}: ${value} is not a duration`) : take(readDuration(value), (v) => (into[name] = v));
-    case 'retries':
-      return typeof value === 'boolean' ? report(`${name}: ${value} is not a number`) : take(readRetries(value), (v) => (into.retries = v));
-    case 'onFail':
-      return value === 'throw' || value === 'skip' ? void (into.onFail = value) : report(`onFail: ${JSON.stringify(value)} must be "throw" or "skip" (a class can only be named in a tag)`);
-    case 'autoUnlock':
-    case 'watchdog':
-    case 'reentrant':
-    case 'fencing':
-    case 'redlock':
-      return typeof value === 'number' ? report(`${name}: ${value} is not true or false`) : take(readBoolean(value), (v) => (into[name] = v));
-    case 'prefix':
-      return typeof value !== 'string' ? report(`prefix: ${JSON.stringify(value)} is not a string`) : take(readPrefix(value), (v) => (into.prefix = v));
-    case 'replicas':
-      return typeof value === 'boolean' ? report(`replicas: ${value} is not a number`) : take(readReplicas(value), (v) => (into.replicas = v));
-  }
+  const { kind, example } = OPTION_TABLE[name];
+  const wrongType = KINDS[kind].jsonProblem(value as JsonScalar);
+  if (wrongType) return report(`${name}: ${wrongType}`);
+  const result = KINDS[kind].read(value as JsonScalar, example);
+  if (!result.ok) return report(`${name}: ${result.problem}`);
+  (into as Record<string, unknown>)[name] = result.value;
 }

@@ -1,7 +1,7 @@
 // The entry point of woven code. A woven module calls defineLock() once per tagged method,
 // at module load, with the options the tag spelled out; each call of the method is then one
-// `return pay_lock_1.run(key, async () => { <the original body> })`. Options are resolved once
-// and cached until the next configure().
+// `return pay_lock_1.run(key, async () => { <the original body> })`. The settings in force (those
+// options over the current defaults) are resolved once and cached until the next configure().
 import { currentDefaults, currentLogger, settingsVersion, useCurrentStore, useRedlockStore, type StoreUse } from './configure';
 import { mergeOptions, type LockOptions } from '../base/options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
@@ -12,24 +12,33 @@ import { LockAcquireError } from '../base/errors';
 import { businessFlagProblem } from '../base/key-names';
 
 /** What the transformer writes into defineLock(): the tag's attributes, with times in ms. */
-export interface LockSpec extends Partial<LockOptions> {
+export interface DefineLockOptions extends Partial<LockOptions> {
   /** Where the tag stands, for log lines and errors: `OrderService.pay`. */
   readonly site?: string;
   readonly businessFlag: string;
 }
 
+/** @deprecated use DefineLockOptions */
+export type LockSpec = DefineLockOptions;
+
 export type { FailureClass };
 
 export class MethodLock {
   private resolvedFor = -1;
-  private options!: LockOptions;
+  /** The settings in force: the options over the current defaults, checked; resolved again after a configure(). */
+  private settings!: LockOptions;
 
-  constructor(readonly spec: LockSpec) {
+  constructor(readonly options: DefineLockOptions) {
     // The tag's own rule (base/key-names.ts): a flag the tag would refuse could make a key that
     // reads as another (flag, value) pair, or carry a brace into the key.
-    const badFlag = businessFlagProblem(spec?.businessFlag);
-    if (badFlag) throw new TypeError(`lockweave: ${badFlag}${spec?.site ? ` (${spec.site})` : ''}`);
-    this.resolve(); // fail at module load, not at the first call, if the spec is invalid
+    const badFlag = businessFlagProblem(options?.businessFlag);
+    if (badFlag) throw new TypeError(`lockweave: ${badFlag}${options?.site ? ` (${options.site})` : ''}`);
+    this.resolve(); // fail at module load, not at the first call, if the options are invalid
+  }
+
+  /** @deprecated use options */
+  get spec(): DefineLockOptions {
+    return this.options;
   }
 
   /**
@@ -61,7 +70,7 @@ export class MethodLock {
 
   /** The key a call with `value` would lock: for logs, tests and tools. */
   keyFor(value: unknown): string {
-    return lockKey(this.resolve().prefix, this.spec.businessFlag, value);
+    return lockKey(this.resolve().prefix, this.options.businessFlag, value);
   }
 
   private acquireKeyOf<V>(
@@ -69,38 +78,38 @@ export class MethodLock {
     value: V,
     onFail: FailureClass | undefined,
   ): Promise<AnyLease | undefined> {
-    // Whatever throws on the way — a bad key, options a later configure() made invalid, a store
+    // Whatever throws on the way — a bad key, settings a later configure() made invalid, a store
     // that cannot be used — rejects instead: callers of a Promise-returning method expect that.
     try {
-      const options = this.resolve();
-      return this.acquireKey(keyOf(options.prefix, this.spec.businessFlag, value), options, onFail);
+      const settings = this.resolve();
+      return this.acquireKey(keyOf(settings.prefix, this.options.businessFlag, value), settings, onFail);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  private acquireKey(key: string, options: LockOptions, onFail: FailureClass | undefined): Promise<AnyLease | undefined> {
+  private acquireKey(key: string, settings: LockOptions, onFail: FailureClass | undefined): Promise<AnyLease | undefined> {
     const logger = currentLogger();
-    if (options.reentrant) {
-      const held = findHeld(key, options.redlock);
+    if (settings.reentrant) {
+      const held = findHeld(key, settings.redlock);
       if (held) {
-        logger?.({ type: 'reentered', key, site: this.spec.site });
+        logger?.({ type: 'reentered', key, site: this.options.site });
         const outer = held instanceof NestedLease ? held.outer : (held as Lease);
-        return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, options, onFail)));
+        return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, settings, onFail)));
       }
     }
-    const use: StoreUse = options.redlock ? useRedlockStore(key, this.spec.site) : useCurrentStore();
-    const context = { store: use.store, use, logger, site: this.spec.site, onFail: onFail ?? options.onFail };
-    return acquireLease(key, options, context);
+    const use: StoreUse = settings.redlock ? useRedlockStore(key, this.options.site) : useCurrentStore();
+    const context = { store: use.store, use, logger, site: this.options.site, onFail: onFail ?? settings.onFail };
+    return acquireLease(key, settings, context);
   }
 
   /** A nested call that waits for a sibling's turn waits as long as a call waiting on Redis would. */
-  private nestedEntry(key: string, options: LockOptions, onFail: FailureClass | undefined): NestedEntry {
-    const waitMs = options.retries * options.waitTime;
+  private nestedEntry(key: string, settings: LockOptions, onFail: FailureClass | undefined): NestedEntry {
+    const waitMs = settings.retries * settings.waitTime;
     return {
       waitMs,
       onTimeout: () => {
-        currentLogger()?.({ type: 'failed', key, attempts: 1, waitedMs: waitMs, site: this.spec.site });
+        currentLogger()?.({ type: 'failed', key, attempts: 1, waitedMs: waitMs, site: this.options.site });
         const error = new LockAcquireError(key, 1, waitMs);
         return onFail ? new onFail(error.message) : error;
       },
@@ -110,11 +119,11 @@ export class MethodLock {
   private resolve(): LockOptions {
     const version = settingsVersion();
     if (this.resolvedFor !== version) {
-      const { site: _site, businessFlag: _flag, ...tagged } = this.spec;
-      this.options = mergeOptions(currentDefaults(), tagged);
+      const { site: _site, businessFlag: _flag, ...tagged } = this.options;
+      this.settings = mergeOptions(currentDefaults(), tagged);
       this.resolvedFor = version;
     }
-    return this.options;
+    return this.settings;
   }
 }
 
@@ -135,6 +144,6 @@ export async function runAcquired<T>(acquiring: Promise<AnyLease | undefined>, b
   }
 }
 
-export function defineLock(spec: LockSpec): MethodLock {
-  return new MethodLock(spec);
+export function defineLock(options: DefineLockOptions): MethodLock {
+  return new MethodLock(options);
 }

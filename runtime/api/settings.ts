@@ -34,7 +34,7 @@ export interface ConfigureOptions {
    * compile-time defaults can choose `skip`.
    */
   defaults?: Partial<Omit<LockOptions, 'prefix' | 'onFail'>>;
-  /** Receives lock events; see `consoleLogger()` for the seed's log lines. Silent when unset. Its failures never change a lock's outcome. */
+  /** Receives lock events; see `consoleLogger()` for lockweave's log lines. Silent when unset. Its failures never change a lock's outcome. */
   logger?: LockLogger;
   /** The prefix of release channels: a released key is announced on `<prefix><key>`. Default `lockweave:released:`. */
   releaseChannel?: string;

@@ -34,7 +34,7 @@ export class StoreSlot {
   }
 }
 
-/** One acquisition's claim on its store, from its first attempt to the end of its lease's release. */
+/** One acquisition's use of its store, from its first attempt to the end of its lease's release. */
 export class StoreUse {
   private done = false;
 

@@ -15,8 +15,8 @@ export interface LockRequest extends Partial<Omit<LockOptions, 'onFail'>> {
 }
 
 function toMethodLock(request: LockRequest): { lock: MethodLock; onFail: FailureClass | undefined } {
-  const { key: _key, onFail, ...spec } = request;
-  const lock = new MethodLock({ ...spec, onFail: typeof onFail === 'string' ? onFail : undefined });
+  const { key: _key, onFail, ...options } = request;
+  const lock = new MethodLock({ ...options, onFail: typeof onFail === 'string' ? onFail : undefined });
   return { lock, onFail: typeof onFail === 'function' ? onFail : undefined };
 }
 

@@ -2,9 +2,9 @@
 //
 // A method's options come from, most specific first: its tag, the plugin's compile-time
 // `defaults`, the runtime's `configure({ defaults })`, then DEFAULT_LOCK_OPTIONS. The first
-// two are baked into the woven spec; the last two are read when the lock is first used.
-import { prefixProblem } from './key-names';
-import { MAX_TIMER_DELAY_MS } from './timer-delay';
+// two are baked into the woven defineLock() call; the last two are read when the lock is first used.
+// Each option's kind, default, reading and checks: option-table.ts.
+import { OPTION_NAMES, OPTION_TABLE, optionsProblem } from './option-table';
 
 export type OnFail = 'throw' | 'skip';
 
@@ -36,19 +36,10 @@ export interface LockOptions {
   redlock: boolean;
 }
 
-export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze({
-  lockTime: 30_000,
-  retries: 3,
-  waitTime: 5_000,
-  onFail: 'throw',
-  autoUnlock: true,
-  watchdog: true,
-  reentrant: true,
-  prefix: 'LOCK_',
-  fencing: false,
-  replicas: 0,
-  redlock: false,
-});
+/** The table's defaults (option-table.ts). */
+export const DEFAULT_LOCK_OPTIONS: Readonly<LockOptions> = Object.freeze(
+  Object.fromEntries(OPTION_NAMES.map((name) => [name, OPTION_TABLE[name].default])) as unknown as LockOptions,
+);
 
 export function mergeOptions(
   base: Readonly<LockOptions>,
@@ -66,51 +57,7 @@ export function mergeOptions(
 
 /** Options reach the runtime from tags (checked at compile time) and from user code (not checked). */
 export function validateOptions(options: LockOptions): LockOptions {
-  // Whole milliseconds: Redis refuses `SET … PX 1500.5`, and a lock that no store can take would
-  // leave its callers waiting out the whole schedule for a LockAcquireError. One rule for every
-  // store, so MemoryLockStore in unit tests fails where Redis in production would.
-  const positive = (name: keyof LockOptions) => {
-    const value = options[name];
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-      throw new TypeError(`lockweave: option ${name} must be a whole number of milliseconds > 0, got ${String(value)}`);
-    }
-  };
-  positive('lockTime');
-  positive('waitTime');
-  if (!Number.isInteger(options.retries) || options.retries < 0) {
-    throw new TypeError(`lockweave: option retries must be a whole number >= 0, got ${String(options.retries)}`);
-  }
-  // Every wait and lease is a timer somewhere (a store's expiry, the watchdog, a waiter's bound,
-  // a nested call's bound of retries × waitTime), and Node fires a timer set past 2^31 − 1 ms at
-  // once. A time no timer can keep is refused here rather than cut short later.
-  const timed = (name: string, ms: number) => {
-    if (ms > MAX_TIMER_DELAY_MS) {
-      throw new TypeError(`lockweave: option ${name} is ${ms} ms; the most a lock can keep is ${MAX_TIMER_DELAY_MS} ms (about 24.8 days, Node's longest timer)`);
-    }
-  };
-  timed('lockTime', options.lockTime);
-  timed('waitTime', options.waitTime);
-  timed('retries × waitTime (the longest wait)', options.retries * options.waitTime);
-  if (options.onFail !== 'throw' && options.onFail !== 'skip') {
-    throw new TypeError(`lockweave: option onFail must be "throw" or "skip", got ${String(options.onFail)}`);
-  }
-  if (!Number.isSafeInteger(options.replicas) || options.replicas < 0) {
-    throw new TypeError(`lockweave: option replicas must be a whole number >= 0, got ${String(options.replicas)}`);
-  }
-  const badPrefix = prefixProblem(options.prefix);
-  if (badPrefix) throw new TypeError(`lockweave: option prefix: ${badPrefix}`);
-  if (typeof options.fencing !== 'boolean') {
-    throw new TypeError(`lockweave: option fencing must be true or false, got ${String(options.fencing)}`);
-  }
-  if (typeof options.redlock !== 'boolean') {
-    throw new TypeError(`lockweave: option redlock must be true or false, got ${String(options.redlock)}`);
-  }
-  // Both need the one server that made the grant: its counter (fencing), its replicas (WAIT).
-  if (options.redlock && options.fencing) {
-    throw new TypeError('lockweave: options redlock and fencing cannot be combined: fencing numbers come from one server\'s counter, and Redlock\'s independent servers keep none in common');
-  }
-  if (options.redlock && options.replicas > 0) {
-    throw new TypeError('lockweave: options redlock and replicas cannot be combined: WAIT asks one server\'s replicas; Redlock\'s servers are independent primaries (the majority is its safeguard)');
-  }
+  const problem = optionsProblem(options);
+  if (problem) throw new TypeError(`lockweave: ${problem}`);
   return options;
 }

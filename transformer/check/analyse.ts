@@ -11,7 +11,9 @@ import { findTaggedDeclarations, isExactTag, tagMentions } from '../parse/find-t
 import { findIgnoredTags } from '../parse/ignored-tags';
 import { jsDocView } from '../parse/jsdoc-view';
 import { readTagText } from '../parse/tag-text';
-import { readTagModel, type SpecOptions } from './attributes';
+import { ONE_SERVER_REASON, redlockClash } from '../../runtime/base/option-table';
+import type { LockOptions } from '../../runtime/base/options';
+import { readTagModel } from './attributes';
 import { resolveKeys, type KeyAccess } from './key-path';
 import { resolveOnFailClass, type FailureClassRef } from './on-fail-class';
 import { checkTarget, type LockTarget } from './target';
@@ -20,7 +22,7 @@ export interface LockPlan {
   readonly target: LockTarget;
   readonly businessFlag: string;
   /** Plugin defaults overlaid with the tag's own options: exactly what defineLock() receives. */
-  readonly options: SpecOptions;
+  readonly options: Partial<LockOptions>;
   readonly keys: readonly KeyAccess[];
   readonly onFailClass?: FailureClassRef;
 }
@@ -39,7 +41,7 @@ export interface FileAnalysis {
 
 const NOTHING: FileAnalysis = { plans: [], errors: [], refused: [] };
 
-export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceFile: ts.SourceFile, defaults: SpecOptions): FileAnalysis {
+export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceFile: ts.SourceFile, defaults: Partial<LockOptions>): FileAnalysis {
   if (sourceFile.isDeclarationFile) return NOTHING;
   const mentions = tagMentions(sourceFile.text);
   if (mentions.length === 0) return NOTHING;
@@ -111,7 +113,7 @@ function unwrapped(tsApi: typeof ts, expression: ts.Expression): ts.Expression {
   return e;
 }
 
-function planLock(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceFile: ts.SourceFile, host: ts.Node, tag: ts.JSDocTag, defaults: SpecOptions): LockPlan {
+function planLock(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceFile: ts.SourceFile, host: ts.Node, tag: ts.JSDocTag, defaults: Partial<LockOptions>): LockPlan {
   const tagText = readTagText(sourceFile, tag);
   const target = checkTarget(tsApi, checker, host, tagText.tagSpan);
   const model = readTagModel(tagText);
@@ -126,14 +128,8 @@ function planLock(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceF
   return { target, businessFlag: model.businessFlag, options, keys, onFailClass };
 }
 
-/**
- * fencing and replicas need the one server that made the grant (its counter, its replicas); a
- * Redlock grant is a majority of independent servers. The runtime refuses the pair too
- * (base/options.ts); here a tag that asks for it, or inherits it from the plugin's defaults, fails
- * the build rather than every call.
- */
-function refuseRedlockWithOneServerOptions(options: SpecOptions, span: Span): void {
-  if (!options.redlock) return;
-  const clash = options.fencing ? 'fencing=true' : (options.replicas ?? 0) > 0 ? `replicas=${options.replicas}` : undefined;
-  if (clash) fail(Code.MalformedValue, `redlock=true cannot be combined with ${clash} (from the tag or the plugin's defaults): it needs the one server that made the grant, and a Redlock grant is a majority of independent servers`, span);
+/** A tag that asks for options a Redlock grant cannot give (runtime/base/option-table.ts), itself or by the plugin's defaults. */
+function refuseRedlockWithOneServerOptions(options: Partial<LockOptions>, span: Span): void {
+  const clash = redlockClash(options);
+  if (clash) fail(Code.MalformedValue, `redlock=true cannot be combined with ${clash.name}=${String(options[clash.name])} (from the tag or the plugin's defaults): ${ONE_SERVER_REASON}`, span);
 }

@@ -1,28 +1,15 @@
 // Tag attributes → a TagModel: which key, which options. Syntax and value checks only; what the
 // names refer to (parameters, properties, classes) is checked against types in key-path.ts and
 // on-fail-class.ts.
+import { KINDS } from '../../runtime/base/option-kinds';
+import { OPTION_NAMES, OPTION_TABLE } from '../../runtime/base/option-table';
+import type { LockOptions } from '../../runtime/base/options';
 import { Code, fail, type Span } from '../diagnostics';
 import type { Attribute, TagText } from '../parse/tag-text';
 import { didYouMean } from './suggest';
-import {
-  IDENTIFIER, readBoolean, readBusinessFlag, readDuration, readKeyType, readPrefix, readReplicas, readRetries,
-  type KeyType, type Result,
-} from './values';
+import { IDENTIFIER, readBusinessFlag, readKeyType, type KeyType, type Result } from './values';
 
-/** The options that reach defineLock(), exactly as the runtime's LockOptions names them. */
-export interface SpecOptions {
-  lockTime?: number;
-  retries?: number;
-  waitTime?: number;
-  onFail?: 'throw' | 'skip';
-  autoUnlock?: boolean;
-  watchdog?: boolean;
-  reentrant?: boolean;
-  prefix?: string;
-  fencing?: boolean;
-  replicas?: number;
-  redlock?: boolean;
-}
+export { OPTION_NAMES };
 
 export interface KeyPathText {
   readonly segments: readonly string[];
@@ -35,18 +22,12 @@ export interface TagModel {
   readonly keyType?: { value: KeyType; span: Span };
   readonly fieldName?: { value: string; span: Span };
   readonly onFailClass?: { name: string; span: Span };
-  readonly options: SpecOptions;
+  /** The options the tag sets, as LockOptions names them; the others are left out. */
+  readonly options: Partial<LockOptions>;
   readonly tagSpan: Span;
 }
 
-/**
- * The lock options a tag may set, in the order the woven spec writes them; the plugin's `defaults`
- * may set the same ones (plugin-config.ts). One list, so a new option is added in one place.
- */
-export const OPTION_NAMES = [
-  'lockTime', 'retries', 'waitTime', 'onFail', 'autoUnlock', 'watchdog', 'reentrant', 'prefix', 'fencing', 'replicas', 'redlock',
-] as const satisfies readonly (keyof SpecOptions)[];
-
+/** The lock options (runtime/base/option-table.ts, which the plugin's `defaults` read too) follow the key's. */
 export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyType', 'fieldName', ...OPTION_NAMES] as const;
 
 export function readTagModel(tag: TagText): TagModel {
@@ -64,36 +45,29 @@ export function readTagModel(tag: TagText): TagModel {
     byName.get(name) ?? fail(Code.MissingAttribute, `${name} is required, e.g. /** @redisLock businessFlag=payOrder keyName=orderNo */`, tag.tagSpan);
   const value = <T>(attribute: Attribute, result: Result<T>): T =>
     result.ok ? result.value : fail(Code.MalformedValue, `${attribute.name}: ${result.problem}`, attribute.valueSpan);
-  const optional = <T>(name: string, read: (text: string) => Result<T>): T | undefined => {
-    const attribute = byName.get(name);
-    return attribute && value(attribute, read(attribute.value));
-  };
 
   const businessFlag = required('businessFlag');
   const keyName = required('keyName');
   const keyType = byName.get('keyType');
   const fieldName = byName.get('fieldName');
-  const onFail = byName.get('onFail');
-  const options: SpecOptions = {
-    lockTime: optional('lockTime', readDuration),
-    retries: optional('retries', readRetries),
-    waitTime: optional('waitTime', readDuration),
-    onFail: onFail && (onFail.value === 'throw' || onFail.value === 'skip') ? onFail.value : undefined,
-    autoUnlock: optional('autoUnlock', readBoolean),
-    watchdog: optional('watchdog', readBoolean),
-    reentrant: optional('reentrant', readBoolean),
-    prefix: optional('prefix', readPrefix),
-    fencing: optional('fencing', readBoolean),
-    replicas: optional('replicas', readReplicas),
-    redlock: optional('redlock', readBoolean),
-  };
+  const options: Record<string, unknown> = {};
+  let onFailClass: Attribute | undefined;
+  for (const name of OPTION_NAMES) {
+    const attribute = byName.get(name);
+    if (!attribute) continue;
+    const { kind, example } = OPTION_TABLE[name];
+    const read: Result<unknown> = KINDS[kind].read(attribute.value, example);
+    // onFail is throw or skip, or else the name of a class (checked below and in on-fail-class.ts).
+    if (kind === 'onFail' && !read.ok) onFailClass = attribute;
+    else options[name] = value(attribute, read);
+  }
   return {
     businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),
     keyPaths: readKeyPaths(keyName),
     keyType: keyType && { value: value(keyType, readKeyType(keyType.value)), span: keyType.valueSpan },
     fieldName: fieldName && { value: readFieldName(fieldName), span: fieldName.valueSpan },
-    onFailClass: onFail && !options.onFail ? { name: readClassName(onFail), span: onFail.valueSpan } : undefined,
-    options: withoutUndefined(options),
+    onFailClass: onFailClass && { name: readClassName(onFailClass), span: onFailClass.valueSpan },
+    options: options as Partial<LockOptions>,
     tagSpan: tag.tagSpan,
   };
 }
@@ -133,6 +107,3 @@ function readClassName(attribute: Attribute): string {
   return attribute.value;
 }
 
-function withoutUndefined(options: SpecOptions): SpecOptions {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as SpecOptions;
-}

@@ -9,7 +9,7 @@ export interface LockTarget {
   readonly node: LockableNode & { body: ts.Block };
   /** Where the tag stands, for logs and errors: `OrderService.pay`, `OrderService.#pay`, `payOrder`. */
   readonly site: string;
-  /** A short name for the hoisted spec's variable: `pay` → `pay_lock_1`. */
+  /** A short name for the variable the hoisted defineLock() call is bound to: `pay` → `pay_lock_1`. */
   readonly baseName: string;
 }
 

@@ -1,0 +1,87 @@
+// The lock options: one table, read by the runtime (defaults, validation: options.ts) and by the
+// transformer (which attributes a tag and the plugin's defaults may set, how each is read, what
+// a tag may not combine: transformer/check/attributes.ts, analyse.ts, plugin-config.ts). A new
+// option is a row here and a member of LockOptions; the compiler refuses one without the other.
+// No imports beyond base/: the transformer loads this file, and must not load a store with it.
+import { KINDS, tooLong, type KindName } from './option-kinds';
+import type { LockOptions } from './options';
+
+interface OptionRow<K extends KindName, T> {
+  readonly kind: K;
+  readonly default: T;
+  /** How a message writes a good value of this option as a tag attribute. */
+  readonly example: string;
+  /**
+   * The runtime takes any value and reads it as truthy: it refused none before the table existed,
+   * and refusing `0` or `'yes'` now would break callers that ran. A tag still takes only true/false.
+   */
+  readonly looseAtRunTime?: true;
+}
+
+type Rows = { readonly [N in keyof LockOptions]: OptionRow<KindName, LockOptions[N]> };
+
+/** What each option means is said on LockOptions (options.ts). The rows are in the order a woven
+ * defineLock() writes them (transformer/weave/lock-spec.ts). */
+export const OPTION_TABLE = {
+  lockTime: { kind: 'duration', default: 30_000, example: 'lockTime=20s' },
+  retries: { kind: 'count', default: 3, example: 'retries=3' },
+  waitTime: { kind: 'duration', default: 5_000, example: 'waitTime=5s' },
+  onFail: { kind: 'onFail', default: 'throw', example: 'onFail=skip' },
+  autoUnlock: { kind: 'boolean', default: true, example: 'autoUnlock=false', looseAtRunTime: true },
+  watchdog: { kind: 'boolean', default: true, example: 'watchdog=false', looseAtRunTime: true },
+  reentrant: { kind: 'boolean', default: true, example: 'reentrant=false', looseAtRunTime: true },
+  prefix: { kind: 'prefix', default: 'LOCK_', example: 'prefix=LOCK_' },
+  fencing: { kind: 'boolean', default: false, example: 'fencing=true' },
+  replicas: { kind: 'count', default: 0, example: 'replicas=1' },
+  redlock: { kind: 'boolean', default: false, example: 'redlock=true' },
+} as const satisfies Rows;
+
+export type OptionName = keyof LockOptions;
+
+/** Every option, in the table's order. */
+export const OPTION_NAMES = Object.keys(OPTION_TABLE) as readonly OptionName[];
+
+/**
+ * Options that need the one server that made a grant, which a Redlock grant — a majority of
+ * independent servers — does not have: a lock with `redlock` asks for none of them. The runtime
+ * refuses the pair when a lock's settings are resolved; the transformer refuses a tag that asks for
+ * it, or inherits it from the plugin's defaults, so that the build fails rather than every call.
+ */
+export const ONE_SERVER_OPTIONS = [
+  {
+    name: 'fencing',
+    asked: (options: Partial<LockOptions>) => options.fencing === true,
+    why: 'fencing numbers come from one server\'s counter, and Redlock\'s independent servers keep none in common',
+  },
+  {
+    name: 'replicas',
+    asked: (options: Partial<LockOptions>) => (options.replicas ?? 0) > 0,
+    why: 'WAIT asks one server\'s replicas; Redlock\'s servers are independent primaries (the majority is its safeguard)',
+  },
+] as const;
+
+/** The transformer's reason, one for every row above. */
+export const ONE_SERVER_REASON = 'it needs the one server that made the grant, and a Redlock grant is a majority of independent servers';
+
+/** The first option `options` asks for that its `redlock` cannot give, if any. */
+export function redlockClash(options: Partial<LockOptions>): (typeof ONE_SERVER_OPTIONS)[number] | undefined {
+  return options.redlock ? ONE_SERVER_OPTIONS.find((row) => row.asked(options)) : undefined;
+}
+
+/**
+ * What is wrong with a whole set of options (the message after `lockweave: `), or undefined: each
+ * value by its kind, then the bounds that span two options, then the combinations refused.
+ */
+export function optionsProblem(options: LockOptions): string | undefined {
+  for (const name of OPTION_NAMES) {
+    const row: OptionRow<KindName, unknown> = OPTION_TABLE[name];
+    if (row.looseAtRunTime) continue;
+    const problem = KINDS[row.kind].problem(name, options[name]) ?? (row.kind === 'duration' ? tooLong(name, options[name] as number) : undefined);
+    if (problem) return `option ${problem}`;
+  }
+  // A nested call waits for its sibling's turn for retries × waitTime, on one timer (api/define-lock.ts).
+  const longestWait = tooLong('retries × waitTime (the longest wait)', options.retries * options.waitTime);
+  if (longestWait) return `option ${longestWait}`;
+  const clash = redlockClash(options);
+  return clash && `options redlock and ${clash.name} cannot be combined: ${clash.why}`;
+}
