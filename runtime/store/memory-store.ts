@@ -30,8 +30,13 @@ export class MemoryLockStore implements LockStore {
   /** Each key's waiters, first in line first. */
   private readonly lines = new Map<string, Place[]>();
   private readonly listeners = new Map<string, Notice>();
-  /** Places are numbered in order of arrival, as the Redis store's line numbers them. */
-  private nextPlace = 0;
+  /**
+   * Places are numbered as the Redis script numbers them (store/scripts/line-helpers.ts): the clock
+   * in µs, or one more than the last place given out when that is later — here across the store, so
+   * a waiter that comes back after its place lapsed stands before every newcomer, on a test's clock
+   * that stands still too.
+   */
+  private lastPlace = 0;
   /** Each key's last fencing token, kept for the store's life as Redis keeps its counter. */
   private readonly fences = new Map<string, number>();
   private readonly now: () => number;
@@ -61,7 +66,7 @@ export class MemoryLockStore implements LockStore {
     this.lines.set(key, line);
     let entry = line.find((place) => place.token === waiter.token);
     if (!entry) {
-      entry = { token: waiter.token, place: waiter.place === undefined ? this.nextPlace++ : Number(waiter.place), lapsesAt: 0 };
+      entry = { token: waiter.token, place: waiter.place === undefined ? this.newPlace() : Number(waiter.place), lapsesAt: 0 };
       const behind = line.findIndex((place) => place.place > entry!.place);
       line.splice(behind < 0 ? line.length : behind, 0, entry);
       waiter.place = String(entry.place);
@@ -161,6 +166,11 @@ export class MemoryLockStore implements LockStore {
     this.leaveLine(key, waiter.token);
     if (waiter.fenced) waiter.fence = this.nextFence(key);
     return true;
+  }
+
+  private newPlace(): number {
+    this.lastPlace = Math.max(this.lastPlace + 1, this.now() * 1000);
+    return this.lastPlace;
   }
 
   /** As the Redis store counts (store/scripts/try-acquire-fenced.ts): one more than the last, never below the clock in µs. */

@@ -2,7 +2,7 @@
 // command runs on the model and on a store, and their answers and every key's view must agree.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { ProtocolModel, type KeyView, type ModelWaiter, type Numbering } from './model';
+import { ProtocolModel, type KeyView, type ModelWaiter } from './model';
 import type { StoreDriver } from './store-driver';
 
 /** The model and one store, run side by side over one sequence. */
@@ -14,13 +14,12 @@ export class World {
 
   constructor(
     readonly driver: StoreDriver,
-    numbering: Numbering,
     /** Each sequence's own keys (a real server keeps the last run's). */
     private readonly prefix: string,
     /** How far a store's TTL may stray from the model's: 0 on a stepped clock. */
     private readonly ttlSlack: (view: KeyView, now: number) => number,
   ) {
-    this.model = new ProtocolModel(numbering);
+    this.model = new ProtocolModel();
   }
 
   key(name: string): string {

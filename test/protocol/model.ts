@@ -3,14 +3,10 @@
 // (store/scripts/) and MemoryLockStore (store/memory-store.ts) are checked against it
 // (store-model.test.ts, redis-model.test.ts).
 //
-// One choice is a parameter, because the two stores make it differently (see the notes of issue 16):
-// how a waiter's place is numbered. `kept-rank` keeps the promise "the same place after a lapse, so
-// a slow waiter is not sent to the back" (MemoryLockStore: one counter for the store's life);
-// `per-line` is what the scripts do (one more than the last place in the line, 1 in an empty line),
-// which sends a waiter whose place lapsed behind a newcomer once the line emptied in between.
+// Places: a new one is past every place given out before, so a waiter whose place lapsed comes back
+// before every newcomer. Both stores number so (the clock in µs, or one more than the last place
+// when that is later: store/scripts/line-helpers.ts, MemoryLockStore), so the model counts arrivals.
 import { CLAIM_MS } from '../../runtime/store/lock-store';
-
-export type Numbering = 'kept-rank' | 'per-line';
 
 /** An attempt's answer with the fencing number left out (the stores' clocks differ): whether a number came. */
 export type ModelGrant = false | true | 'fenced';
@@ -40,7 +36,7 @@ interface Holder {
 
 interface KeyState {
   holder?: Holder;
-  /** Every place not yet dropped, lapsed ones too (they still count when the scripts number a place). */
+  /** Every place not yet dropped, lapsed ones too. */
   line: Place[];
   /** When the line's own Redis keys expire (the scripts set them to outlast every place). */
   lineExpiresAt: number;
@@ -69,7 +65,7 @@ export class ProtocolModel {
   private readonly keys = new Map<string, KeyState>();
   private nextPlace = 0;
 
-  constructor(readonly numbering: Numbering, readonly claimMs = CLAIM_MS) {}
+  constructor(readonly claimMs = CLAIM_MS) {}
 
   advance(ms: number): Lapses {
     this.now += ms;
@@ -102,7 +98,7 @@ export class ProtocolModel {
     if (state.holder?.token === waiter.token) return this.grantInTurn(key, state, waiter);
     let entry = state.line.find((place) => place.token === waiter.token);
     if (!entry) {
-      entry = { token: waiter.token, place: waiter.place ?? this.newPlace(state), lapsesAt: 0 };
+      entry = { token: waiter.token, place: waiter.place ?? this.newPlace(), lapsesAt: 0 };
       waiter.place = entry.place;
       state.line.push(entry);
       state.line.sort(this.order);
@@ -169,17 +165,10 @@ export class ProtocolModel {
     return [...this.keys.keys()];
   }
 
-  private readonly order = (a: Place, b: Place): number => {
-    if (a.place !== b.place) return a.place - b.place;
-    // Equal places: a sorted set orders its members by their bytes; MemoryLockStore, by arrival
-    // (it hands out each place once, so it never has two).
-    return this.numbering === 'per-line' ? (a.token < b.token ? -1 : 1) : 0;
-  };
+  private readonly order = (a: Place, b: Place): number => a.place - b.place;
 
-  private newPlace(state: KeyState): number {
-    if (this.numbering === 'kept-rank') return this.nextPlace++;
-    const last = state.line.reduce((max, place) => Math.max(max, place.place), 0);
-    return last + 1;
+  private newPlace(): number {
+    return this.nextPlace++;
   }
 
   private grantInTurn(key: string, state: KeyState, waiter: ModelWaiter): ModelGrant {

@@ -34,19 +34,19 @@ export function redisSlack(view: KeyView, now: number): number {
   return now - (view.setAt ?? now) + REAL_SLACK_MS;
 }
 
-/** One sequence on a fresh database: the model numbering places as `numbering` says. */
-export async function runOnRedis(commands: Iterable<fc.AsyncCommand<object, World>>, numbering: 'per-line' | 'kept-rank'): Promise<number> {
+/** One sequence on a fresh database. */
+export async function runOnRedis(commands: Iterable<fc.AsyncCommand<object, World>>): Promise<number> {
   await client.flushdb();
-  const world = new World(new RedisDriver(client, store), numbering, 'proto:', redisSlack);
+  const world = new World(new RedisDriver(client, store), 'proto:', redisSlack);
   await fc.asyncModelRun(() => ({ model: {}, real: world }), commands);
   return world.steps;
 }
 
-test.serial('the Redis scripts answer and keep their keys as the model does (places numbered per line)', async (t) => {
+test.serial('the Redis scripts answer and keep their keys as the model does', async (t) => {
   let steps = 0;
   await fc.assert(
     fc.asyncProperty(fc.commands(storeCommands, { maxCommands: 25, size: 'max' }), async (commands) => {
-      steps += await runOnRedis(commands, 'per-line');
+      steps += await runOnRedis(commands);
     }),
     { numRuns: RUNS },
   );
@@ -55,17 +55,14 @@ test.serial('the Redis scripts answer and keep their keys as the model does (pla
 });
 
 /**
- * FOUND (issue 16, the model): the scripts number a place one more than the last place in line, 1
- * in an empty line — so a waiter whose place lapsed (a cut connection, a stalled event loop) comes
- * back with its kept place 2 behind a newcomer given 1 after the line emptied: sent to the back,
- * against ACQUIRE_IN_TURN_SCRIPT's own comment ("the same place after a lapse, so a slow waiter is
- * not sent to the back") and lock-store.ts (the place is kept for the later attempts).
- * MemoryLockStore keeps one counter for the store's life, and keeps the promise.
- * Proposed fix (redis-scripts.ts, owned by the succession work): number a new place
- * max(last + 1, the server's clock in µs), as next_fence does — still in order of arrival, and past
- * every place any earlier line handed out. Then this test passes; drop `.failing`.
+ * FOUND and fixed (issue 16, the model): the scripts numbered a place one more than the last place in
+ * line, 1 in an empty line — so a waiter whose place lapsed (a cut connection, a stalled event loop)
+ * came back with its kept place 2 behind a newcomer given 1 after the line emptied: sent to the back,
+ * against the script's own promise (the same place after a lapse). A new place is now the server's
+ * clock in µs, or one more than the last place when that is later (store/scripts/line-helpers.ts):
+ * past every place any earlier line gave out.
  */
-test.serial.failing('a waiter whose place lapsed keeps its rank before a newcomer when it comes back (Redis scripts)', async (t) => {
+test.serial('a waiter whose place lapsed keeps its rank before a newcomer when it comes back (Redis scripts)', async (t) => {
   const waiter = (token: string) => ({ token, lease: 5_000, lasts: 3_000, fenced: false });
   await runOnRedis([
     new TryAcquire('a', 't0', 60_000, false),
@@ -74,8 +71,8 @@ test.serial.failing('a waiter whose place lapsed keeps its rank before a newcome
     new Advance(3_000), // t1 and t2 lapse
     new Release('a', 't0', null, []), // drops them: the line is empty, the key free
     new TryAcquire('a', 't0', 60_000, false),
-    new TryAcquireInTurn('a', waiter('t3')), // a newcomer: place 1 in the empty line
-    new TryAcquireInTurn('a', waiter('t2')), // t2 comes back with its kept place 2: behind t3
-  ], 'kept-rank');
+    new TryAcquireInTurn('a', waiter('t3')), // a newcomer, in the empty line
+    new TryAcquireInTurn('a', waiter('t2')), // t2 comes back with its kept place: before t3
+  ]);
   t.pass();
 });

@@ -11,7 +11,7 @@ test('MemoryLockStore answers and keeps its keys as the model does', async (t) =
   let steps = 0;
   await fc.assert(
     fc.asyncProperty(fc.commands(storeCommands, { maxCommands: 40, size: 'max' }), async (commands) => {
-      const world = new World(new MemoryDriver(), 'kept-rank', '', () => 0);
+      const world = new World(new MemoryDriver(), '', () => 0);
       try {
         await fc.asyncModelRun(() => ({ model: {}, real: world }), commands);
       } finally {
@@ -27,7 +27,7 @@ test('MemoryLockStore answers and keeps its keys as the model does', async (t) =
 
 /** One sequence, as a regression test: the counterexample fast-check shrank the bug to. */
 async function replay(commands: fc.AsyncCommand<object, World>[]): Promise<void> {
-  const world = new World(new MemoryDriver(), 'kept-rank', '', () => 0);
+  const world = new World(new MemoryDriver(), '', () => 0);
   await fc.asyncModelRun(() => ({ model: {}, real: world }), commands);
 }
 

@@ -27,10 +27,7 @@ local now = now_ms()
 local place = redis.call('zscore', line, token)
 if not place then
   place = kept_place
-  if place == '' then
-    local last = redis.call('zrange', line, -1, -1, 'WITHSCORES')[2]
-    place = last and tostring(tonumber(last) + 1) or '1'
-  end
+  if place == '' then place = new_place(line) end
   redis.call('zadd', line, place, token)
 end
 local lasts = tonumber(place_lasts_ms)

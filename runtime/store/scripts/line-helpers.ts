@@ -6,14 +6,27 @@
 // can overtake a caller that came earlier — in its own process or in any other — except by the
 // bounded cohort rule (lock/succession.ts).
 
-// A place is one more than the last place in line, so waiters are served in the order Redis saw
-// them arrive, from every process alike (two arriving in the same millisecond too). An entry lapses
-// when its waiter has not come back in time: the waiter died, or gave up without a word. Lapse
-// times are on Redis's clock, the one clock all share.
+// A new place is the server's clock in microseconds, or one more than the last place in line when
+// that is later: so waiters are served in the order Redis saw them arrive, from every process alike
+// (two arriving in the same microsecond too), and a place is past every place the key's line ever
+// gave out — not only those in line now. That is what lets a waiter keep its place: one whose entry
+// lapsed (a cut connection, a stalled event loop) comes back with the place it was given, and stands
+// before every newcomer, even one that came while the line was empty (numbering from 1 in an empty
+// line sent it behind). Scores are doubles, exact for whole µs since 1970 (< 2^53); the place is
+// written as a whole number (Lua's tostring keeps 14 digits only). An entry lapses when its waiter
+// has not come back in time: the waiter died, or gave up without a word. Lapse times are on Redis's
+// clock, the one clock all share.
 export const LINE_HELPERS = `
 local function now_ms()
   local t = redis.call('time')
   return t[1] * 1000 + math.floor(t[2] / 1000)
+end
+local function new_place(line)
+  local t = redis.call('time')
+  local place = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local last = redis.call('zrange', line, -1, -1, 'WITHSCORES')[2]
+  if last and tonumber(last) >= place then place = tonumber(last) + 1 end
+  return string.format('%.0f', place)
 end
 -- Drops waiters whose entries lapsed (at most 64 a call: a script must stay short).
 local function drop_lapsed(line, lapses, now)
