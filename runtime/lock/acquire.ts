@@ -22,7 +22,8 @@
 // behind thousands of other waiters' scripts, in a client's offline queue, on a server that
 // stopped answering — is given up on: the caller fails at its deadline, and the attempt, should it
 // land later, is undone by the token-checked leave() that failed() sends after it on the same
-// connection. Until it settles, the call holds the process up (base/process-hold.ts).
+// connection (and sends again should it go unanswered, see leave below). Until it settles, the
+// call holds the process up (base/process-hold.ts).
 import { FencingUnavailableError, isFatal, LockAcquireError } from '../base/errors';
 import type { OnFail } from '../base/options';
 import { holdProcess } from '../base/process-hold';
@@ -32,7 +33,8 @@ import type { LockLogger } from './events';
 import { Lease, type LeaseSettings, type StoreUse } from './lease';
 import { replicaShortfall } from './replicas';
 import { newToken } from './token';
-import type { Grant, LockStore } from '../store/lock-store';
+import { CLAIM_MS, type Grant, type LockStore } from '../store/lock-store';
+import { sendAgain } from './clean-up';
 import { takesOverGrants } from './succession';
 import { waitersOf, type Waiter } from './waiters';
 
@@ -136,7 +138,7 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
     lastError = attemptErrored(error, key, token, context);
   }
   const attempts = { deadline, count: 1, lastError, erred: lastError !== undefined };
-  if (settings.retries === 0 || isFatal(lastError) || Date.now() >= deadline) return failed(key, token, startedAt, attempts, context, lastError !== undefined);
+  if (settings.retries === 0 || isFatal(lastError) || Date.now() >= deadline) return failed(key, token, startedAt, attempts, settings, context, lastError !== undefined);
   return waitForLease(key, token, settings, context, startedAt, attempts);
 }
 
@@ -217,7 +219,7 @@ async function waitForLease(
       // look that takes the place in line): a caller that never gets it still makes retries + 1.
       lease = await attemptInTurn(key, waiter, settings, context, attempts, due || !reconnected);
     }
-    if (!lease) return failed(key, token, startedAt, attempts, context, true);
+    if (!lease) return failed(key, token, startedAt, attempts, settings, context, true);
   } catch (error) {
     context.use?.end(); // idempotent: failed() may have ended it before throwing
     throw error;
@@ -325,7 +327,7 @@ async function replicated(lease: Lease, attempts: number, startedAt: number, set
   // Given back, token-checked (sent again in the background if Redis does not answer); the lease
   // keeps this acquisition's use of the store until that is done.
   await lease.release();
-  return failed(lease.key, lease.token, startedAt, { deadline: 0, count: attempts, lastError: problem, erred: true }, { ...context, use: undefined }, false);
+  return failed(lease.key, lease.token, startedAt, { deadline: 0, count: attempts, lastError: problem, erred: true }, settings, { ...context, use: undefined }, false);
 }
 
 function logGranted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {
@@ -340,14 +342,12 @@ function failed(
   token: string,
   startedAt: number,
   attempts: Attempts,
+  settings: AcquireSettings,
   context: AcquireContext,
   /** The caller stood in line, or an attempt erred (and so may have set the key after all). */
   mayHaveLeftTraces: boolean,
 ): undefined {
-  // Leave the line, and pass the key on should it hold our token after all: an attempt that timed
-  // out may have set it, or a release may have passed it to us just now. Token-checked, so safe;
-  // not awaited, so the caller's failure is not delayed by it.
-  if (mayHaveLeftTraces) context.store.leave(key, token).catch(() => undefined);
+  if (mayHaveLeftTraces) leave(key, token, settings, context.store);
   context.use?.end();
   const waitedMs = Date.now() - startedAt;
   context.logger?.({ type: 'failed', key, attempts: attempts.count, waitedMs, site: context.site });
@@ -356,4 +356,21 @@ function failed(
   if (typeof context.onFail === 'function') throw new context.onFail(error.message);
   if (context.onFail === 'skip') return undefined;
   throw error;
+}
+
+/**
+ * Leaves the line, and passes the key on should it hold our token after all: an attempt that timed
+ * out may have set it, or a release may have passed it to us just now. Token-checked, so safe; not
+ * awaited, so the caller's failure is not delayed by it. Sent again should Redis not answer
+ * (clean-up.ts), as a release is: else a lost attempt's key stays held by a caller that is gone,
+ * from everyone, for its whole lease.
+ */
+function leave(key: string, token: string, settings: AcquireSettings, store: LockStore): void {
+  store.leave(key, token).catch(() => {
+    // What may hold the key for us came before this leave on its connection, so no later than now:
+    // a lost attempt (a lease from now), or a pass while our place lasts (its lapse, then a claim).
+    const leaseMs = settings.lockTime + (store.clockDriftMs?.(settings.lockTime) ?? 0);
+    const until = Date.now() + Math.max(leaseMs, settings.waitTime + PLACE_GRACE_MS + CLAIM_MS);
+    sendAgain({ store, until: () => until, send: () => store.leave(key, token), done: () => undefined });
+  });
 }

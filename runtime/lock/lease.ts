@@ -8,18 +8,16 @@ import type { LockLogger } from './events';
 import { runHolding, type HeldLock } from './held-locks';
 import { holdProcess } from '../base/process-hold';
 import { ReentryGate } from './reentry-gate';
-import type { LockStore } from '../store/lock-store';
+import type { LockStore, Released } from '../store/lock-store';
 import { countCohort, decideSuccession, leavingLineOf, type TakenOverGrant } from './succession';
 import { waitersOf } from './waiters';
 import { setTimer } from '../base/timer-delay';
+import { sendAgain } from './clean-up';
 
 /** A lease's use of the store it was taken through (see api/store-slot.ts): ended once the lease is done with it. */
 export interface StoreUse {
   end(): void;
 }
-
-/** A release that Redis did not answer is sent again this often, while the lease could still be alive. */
-const RELEASE_RETRY_MS = [100, 200, 400, 800, 1000];
 
 export interface LeaseSettings {
   readonly lockTime: number;
@@ -65,8 +63,16 @@ export class Lease implements HeldLock, AsyncDisposable {
   private state: 'held' | 'released' | 'lost' = 'held';
   /** When the key expires unless renewed: the last moment we know it is ours. */
   private expiresAt: number;
+  /**
+   * The latest the key may last: a release not answered is sent again until then. Past `expiresAt`
+   * when a take-over or renewal was not answered (it may have landed, or not: the key lasts the
+   * former holder's longer lease, or the renewal's), or was answered late.
+   */
+  private mayLastUntil: number;
   /** How long a grant or renewal is known to last, from when it was sent. */
   private readonly validMs: number;
+  /** How long a grant or renewal may last at most, from when it was answered: its lease, plus the clocks' drift. */
+  private readonly lastsAtMostMs: number;
   private renewTimer: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
   /** Set when the lock is found lost; `signal` aborts with it. */
@@ -91,8 +97,11 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.use = parts.use;
     // A grant is known to last its lease less the clocks' drift (only a Redlock store has any): the
     // holder counts no further, and renews or is lost within that.
-    this.validMs = settings.lockTime - (store.clockDriftMs?.(settings.lockTime) ?? 0);
+    const driftMs = store.clockDriftMs?.(settings.lockTime) ?? 0;
+    this.validMs = settings.lockTime - driftMs;
+    this.lastsAtMostMs = settings.lockTime + driftMs;
     this.expiresAt = acquiredAt + this.validMs;
+    this.mayLastUntil = Date.now() + this.lastsAtMostMs;
     if (settings.watchdog) this.scheduleRenewal();
   }
 
@@ -109,6 +118,8 @@ export class Lease implements HeldLock, AsyncDisposable {
     // Until the renewal answers, the key lasts the former holder's lease — or less, should the
     // renewal land and set a shorter one: the earlier of the two is what is known.
     lease.expiresAt = Math.min(grant.expiresAt, lease.expiresAt);
+    // And it may last as long as the former holder's lease, or the renewal's should it land.
+    lease.mayLastUntil = Math.max(grant.mayLastUntil, lease.mayLastUntil);
     // Until the take-over is answered, a release of the grant also takes this waiter out of the line
     // (succession.ts, leavingLine). Take-overs may overtake each other.
     const leavingLine = (lease.leavingLine = grant.leavingLine ?? new Set());
@@ -188,7 +199,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     if (succession.kind === 'take-over') {
       countCohort(waiters, this.key, succession);
       this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-      succession.successor.succeed({ sentAt: Date.now(), grant: { token: this.token, expiresAt: this.expiresAt, leavingLine: this.leavingLine } });
+      succession.successor.succeed({ sentAt: Date.now(), grant: { token: this.token, expiresAt: this.expiresAt, mayLastUntil: this.mayLastUntil, leavingLine: this.leavingLine } });
       this.use?.end();
       return;
     }
@@ -209,41 +220,30 @@ export class Lease implements HeldLock, AsyncDisposable {
     } catch (error) {
       successor?.unreserve(false);
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
-      this.retryRelease(0);
+      this.retryRelease();
     }
   }
 
   /**
    * A release Redis did not answer (a restart, a failover, a cut connection) would leave the key
-   * locked until its lease ends — 30 s by default — though its holder is done. The release is
-   * token-checked, so sending it again is safe: in the background (the caller has its result
-   * already), until Redis answers or the lease would have ended anyway. It is sent again the moment
-   * the connection is back, or after a backoff should the connection never have been lost (a slow
-   * answer), whichever comes first. The timers do not keep a finished process alive; a process
-   * that exits first leaves the key to its lease.
+   * locked until its TTL ends — 30 s by default — though its holder is done: sent again
+   * (clean-up.ts) until Redis answers or the key may last no longer (`mayLastUntil`: after a take-over
+   * or renewal not answered, the longer of the leases it may have).
    */
-  private retryRelease(retry: number): void {
-    const delay = RELEASE_RETRY_MS[Math.min(retry, RELEASE_RETRY_MS.length - 1)];
-    if (Date.now() + delay >= this.expiresAt) return this.use?.end();
-    let sent = false;
-    const send = () => {
-      if (sent) return;
-      sent = true;
-      clearTimeout(timer);
-      stopWaitingForReconnect?.();
-      const leavingLine = leavingLineOf(this.leavingLine);
-      this.store.release(this.key, this.token, leavingLine && { leavingLine }).then(
-        (released) => {
-          // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
-          if (released !== 'not-ours') this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
-          this.use?.end();
-        },
-        () => this.retryRelease(retry + 1),
-      );
-    };
-    const timer = setTimer(send, delay);
-    timer.unref();
-    const stopWaitingForReconnect = this.store.onceReconnected?.(send);
+  private retryRelease(): void {
+    sendAgain<Released>({
+      store: this.store,
+      until: () => this.mayLastUntil,
+      send: () => {
+        const leavingLine = leavingLineOf(this.leavingLine);
+        return this.store.release(this.key, this.token, leavingLine && { leavingLine });
+      },
+      done: (released) => {
+        // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
+        if (released !== undefined && released !== 'not-ours') this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
+        this.use?.end();
+      },
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -269,6 +269,8 @@ export class Lease implements HeldLock, AsyncDisposable {
 
   /** A renewal sent at `sentAt` came back. */
   private renewed(stillOurs: boolean, sentAt: number, lostBecause = 'the watchdog found the key no longer ours'): void {
+    // Counted even when the lease was released meanwhile: the key lasts a lease from the renewal.
+    if (stillOurs) this.mayLastUntil = Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostMs);
     if (this.state !== 'held') return;
     if (!stillOurs) return this.reportLost(lostBecause);
     this.expiresAt = sentAt + this.validMs;
@@ -276,6 +278,10 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 
   private renewFailed(error: unknown): void {
+    // It may have landed (a lost answer): the key may last a lease from now. Counted even when the
+    // lease was released meanwhile — a take-over's renewal may fail after its release was sent, and
+    // the release, sent again, reads this bound at each send.
+    this.mayLastUntil = Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostMs);
     if (this.state !== 'held') return;
     this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'renew', error: error as Error });
     // We cannot know it is ours past the last confirmed expiry.

@@ -54,6 +54,8 @@ export interface TakenOverGrant {
   readonly token: string;
   /** The last moment the holder knew the key was ours. */
   readonly expiresAt: number;
+  /** The latest the key may last (Lease.mayLastUntil): a release is sent again until then. */
+  readonly mayLastUntil: number;
   /** The waiters whose take-over of the grant is not answered yet (see leavingLine above). */
   readonly leavingLine?: Set<string>;
 }

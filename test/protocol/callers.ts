@@ -37,8 +37,6 @@ export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export class Run {
   private readonly inside = new Map<string, { id: number; lease: Lease }>();
   readonly problems: string[] = [];
-  /** The tokens of the leases taken: a key such a token holds after all are done is a release lost. */
-  readonly leaseTokens = new Set<string>();
   /** The lock layer's events, for the report of a failure. */
   readonly events: string[] = [];
   private readonly t0 = Date.now();
@@ -59,7 +57,6 @@ export class Run {
       return;
     }
     this.stats.acquired++;
-    this.leaseTokens.add(lease.token);
     const before = this.inside.get(key);
     if (before?.lease.held) this.problems.push(`callers ${before.id} and ${id} held ${key} together, within ${before.id}'s lease`);
     this.inside.set(key, { id, lease });

@@ -45,7 +45,7 @@ const faultArb: fc.Arbitrary<Fault> = fc.record({
 });
 
 test.serial('callers in three processes on a real Redis never hold a key together, keep their wait bounds, and leave no key behind, through cuts and stalls', async (t) => {
-  const stats = { ...newStats(), strandedByGiveUp: 0, strandedByTakeOver: 0 };
+  const stats = newStats();
   await fc.assert(
     fc.asyncProperty(fc.array(callerArb, { minLength: 2, maxLength: 8 }), fc.array(faultArb, { maxLength: 4 }), async (callers, faults) => {
       stats.runs++;
@@ -71,14 +71,8 @@ test.serial('callers in three processes on a real Redis never hold a key togethe
         } while (Date.now() < boundAt);
         for (const what of left) {
           if (!what) continue;
-          // A key held by a caller that gave up: its lost attempt set it, and its one leave() was cut
-          // (the known failure in interleavings-memory.test.ts). Counted, not failed, until fixed.
           const holder = /held by (\S+),/.exec(what)?.[1];
-          if (holder && !run.leaseTokens.has(holder) && what.endsWith('waiting []')) stats.strandedByGiveUp++;
-          // A grant taken over whose take-over and release were cut: the release's retries stop at the
-          // shorter lease's end (the known failure in interleavings-memory.test.ts). Counted, not failed.
-          else if (holder && run.events.filter((line) => line.includes('"acquired"') && line.includes(holder)).length > 1) stats.strandedByTakeOver++;
-          else run.problems.push(`left behind after ${LEFTOVER_BOUND_MS} ms: ${what}; events: ${run.events.filter((line) => line.includes(holder ?? '?') || line.includes('"failed"')).join('\n')}`);
+          run.problems.push(`left behind after ${LEFTOVER_BOUND_MS} ms: ${what}; events: ${run.events.filter((line) => line.includes(holder ?? '?') || line.includes('"failed"')).join('\n')}`);
         }
       } finally {
         timers.forEach(clearTimeout);
@@ -90,6 +84,6 @@ test.serial('callers in three processes on a real Redis never hold a key togethe
     }),
     { numRuns: RUNS, endOnFailure: true, ...replay() },
   );
-  t.log(`${stats.runs} runs: ${stats.faults} faults injected, ${stats.acquired} leases, ${stats.gaveUp} give-ups, ${stats.strandedByGiveUp} keys stranded by a give-up's cut leave(), ${stats.strandedByTakeOver} by a cut take-over's release (both known)`);
+  t.log(`${stats.runs} runs: ${stats.faults} faults injected, ${stats.acquired} leases, ${stats.gaveUp} give-ups`);
   t.pass();
 });
