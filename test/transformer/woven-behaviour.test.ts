@@ -5,6 +5,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { FIXTURES, ROOT, TMP, TSPC, linkPackage } from './helpers';
+import { sleep } from '../helpers/time';
 
 type Runtime = typeof import('../../runtime');
 let runtime: Runtime;
@@ -52,7 +53,7 @@ test.serial('a returned promise settles before the lock is released', async (t) 
   const again = probe.slow('S2', order);
   const watch = setInterval(() => { if (store.holder('LOCK_slow_S2') === undefined && !order.includes('released')) order.push('released'); }, 1);
   await again;
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5);
   clearInterval(watch);
   t.deepEqual(order, ['body', 'settled', 'released']);
 });
