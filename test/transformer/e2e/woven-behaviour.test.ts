@@ -2,12 +2,12 @@
 // the key format, unchanged results and errors, `this` and `arguments`, null keys, onFail, and
 // that a returned promise settles before the lock is released.
 import test from 'ava';
-import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { FIXTURES, ROOT, TMP, TSPC, linkPackage } from './helpers';
-import { sleep } from '../helpers/time';
+import { FIXTURES, TMP, linkPackage } from '../../helpers/fixture-projects';
+import { tspc } from '../../helpers/tspc';
+import { sleep } from '../../helpers/time';
 
-type Runtime = typeof import('../../runtime');
+type Runtime = typeof import('../../../runtime');
 let runtime: Runtime;
 let store: InstanceType<Runtime['MemoryLockStore']>;
 let probe: any;
@@ -17,8 +17,8 @@ test.before(() => {
   linkPackage();
   // Its own output directory: the snapshot test compiles the same fixture in parallel.
   const outDir = path.join(TMP, 'cjs-behaviour');
-  const result = spawnSync(process.execPath, [TSPC, '-p', path.join(FIXTURES, 'cjs'), '--outDir', outDir, '--pretty', 'false'], { cwd: ROOT, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(result.stdout + result.stderr);
+  const result = tspc(['-p', path.join(FIXTURES, 'cjs'), '--outDir', outDir]);
+  if (result.status !== 0) throw new Error(result.output);
   runtime = require('lockweave/runtime');
   store = new runtime.MemoryLockStore();
   runtime.configure({ store, logger: (event) => events.push(event as { type: string; key: string }) });
