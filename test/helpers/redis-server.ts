@@ -1,7 +1,7 @@
 // A throwaway redis-server for one test file, benchmark or demo run.
 //
 // The binary is `redis-server` unless LOCKWEAVE_REDIS_SERVER names another that takes the same
-// arguments and speaks the same protocol (scripts/test.sh runs the Redis-backed suites again with
+// arguments and speaks the same protocol (scripts/test-all.sh runs the Redis-backed suites again with
 // LOCKWEAVE_REDIS_SERVER=valkey-server).
 //
 // Each caller gets its own server on a free loopback port, with persistence off and a
