@@ -5,7 +5,7 @@ import {
   defineLock, withLock, lock, LockAcquireError, LockLostError, NestedLease, type LockEvent, type LockSpec,
 } from 'lockweave';
 import { uniqueId } from '../helpers/redis-fixture';
-import { sleep } from '../helpers/time';
+import { sleep, until } from '../helpers/time';
 
 export interface StoreProbe {
   /** The token stored under `key`, or undefined/null when the key is absent. */
@@ -26,6 +26,16 @@ export interface StoreOffers {
 }
 
 export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: StoreOffers = {}): void {
+  /**
+   * Resolves once `count` callers wait for `key`: each has taken its place in line and reported
+   * 'waiting' (a caller reports it after its place is taken). An event to wait on, not a guess at
+   * how long a loaded machine takes to get there.
+   */
+  const waiting = (key: string, count = 1) => until(
+    () => probe().events.filter((e) => e.type === 'waiting' && e.key === key).length >= count,
+    { what: `${count} caller(s) waiting for ${key}`, timeoutMs: 20_000 },
+  );
+
   test('acquire stores the lease token under the key with the lease as TTL; release deletes it', async (t) => {
     const L = spec('basic', { lockTime: 10_000 });
     const lease = await L.acquire('Test001');
@@ -70,7 +80,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const holder = await L.acquire('A');
     const started = Date.now();
     const waiter = L.acquire('A');
-    await sleep(100);
+    await waiting(holder!.key);
     await holder!.release();
     const lease = await waiter;
     // The scheduled attempt would come after 60 s; anything far below proves the wake-up.
@@ -144,13 +154,14 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const L = spec('fifo', { retries: 1, waitTime: 60_000 });
     const holder = await L.acquire('A');
     const served: number[] = [];
-    const waiters = [1, 2, 3, 4].map(async (id) => {
-      await sleep(id * 40); // arrive one after another, while the key is held
-      await withLockOf(L, 'A', async () => {
+    const waiters: Promise<void>[] = [];
+    for (const id of [1, 2, 3, 4]) {
+      // They arrive one after another while the key is held: each once the one before waits in line.
+      waiters.push(withLockOf(L, 'A', async () => {
         served.push(id);
-      });
-    });
-    await sleep(250);
+      }));
+      await waiting(holder!.key, id);
+    }
     await holder!.release();
     await Promise.all(waiters);
     t.deepEqual(served, [1, 2, 3, 4]);
@@ -210,7 +221,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
       await sleep(150);
       order.push('first out');
     });
-    await sleep(20);
+    await until(() => order.includes('first in'), { what: 'the first chain holding the lock' });
     const second = withLockOf(L, 'A', async () => order.push('second in'));
     await Promise.all([first, second]);
     t.deepEqual(order, ['first in', 'first out', 'second in']);
@@ -266,7 +277,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const L = spec('fenced', { fencing: true, retries: 50, waitTime: 100 });
     const first = await L.acquire('A');
     const handed = L.acquire('A');
-    await sleep(100);
+    await waiting(first!.key);
     await first!.release();
     const second = await handed;
     await second!.release();

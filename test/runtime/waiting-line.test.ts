@@ -41,7 +41,14 @@ test('a place that lapses (its waiter died) is passed over; a waiter that comes 
   await store.tryAcquireInTurn(key, place('dead', 300));
   await store.tryAcquireInTurn(key, slow);
   await store.tryAcquireInTurn(key, place('live', 10_000));
-  await sleep(600); // both short places lapse
+  // Both short places lapse: the server's clock, which the line's lapse times are read against, passes them.
+  const { lapses } = waitingLineOf(key);
+  const lapseAt = Math.max(...(await Promise.all(['dead', 'slow'].map((token) => fixture.redis.zscore(lapses, token)))).map(Number));
+  const serverMs = async () => {
+    const [seconds, micros] = await fixture.redis.time();
+    return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+  };
+  await until(async () => (await serverMs()) > lapseAt, { what: 'the short places lapsing', everyMs: 20 });
   t.false(await store.tryAcquireInTurn(key, slow), 'the slow waiter comes back: its old place, ahead of live');
   t.is(await store.release(key, 'holder'), 'passed');
   t.is(await fixture.redis.get(key), 'slow', 'the dead waiter was passed over, the slow one kept its place');
