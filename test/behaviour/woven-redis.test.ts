@@ -3,19 +3,20 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { LockAcquireError, LockKeyError, type LockEvent } from 'lockweave';
-import { compileWithTspc, repoRoot } from '../helpers/compile';
-import { delay, uniqueId, useRedis } from '../helpers/redis-fixture';
+import { tspc } from '../helpers/tspc';
+import { uniqueId, useRedis } from '../helpers/redis-fixture';
+import { sleep } from '../helpers/time';
 
 type PaymentsModule = typeof import('../fixtures/behaviour/src/payments');
 
-const outDir = join(repoRoot, 'test', '.tmp', 'behaviour');
+const outDir = join(__dirname, '..', '.tmp', 'behaviour');
 const events: LockEvent[] = [];
 const fixture = useRedis(test, { logger: (event) => events.push(event) });
 let woven: PaymentsModule;
 let payments: InstanceType<PaymentsModule['Payments']>;
 
 test.before(() => {
-  const compiled = compileWithTspc(['-p', 'test/fixtures/behaviour/tsconfig.json']);
+  const compiled = tspc(['-p', 'test/fixtures/behaviour/tsconfig.json']);
   if (compiled.status !== 0) throw new Error(`tspc failed:\n${compiled.output}`);
   woven = require(join(outDir, 'payments.js')) as PaymentsModule;
   payments = new woven.Payments();
@@ -81,7 +82,7 @@ test('the lock is held until a returned promise settles, then released', async (
   let heldDuringWork: string | null = null;
   await payments.byValue(orderNo, () =>
     // A body that returns a promise without awaiting it: the lock must cover the whole of it.
-    delay(150).then(async () => {
+    sleep(150).then(async () => {
       heldDuringWork = await holder(`LOCK_payOrder_${orderNo}`);
     }),
   );
@@ -105,8 +106,8 @@ test('several processes calling one woven method lose no update', async (t) => {
 
 test('a waiter gets the lock as soon as the holder releases, long before its next scheduled attempt', async (t) => {
   const orderNo = uniqueId('wake');
-  const first = payments.patient(orderNo, () => delay(200));
-  await delay(30);
+  const first = payments.patient(orderNo, () => sleep(200));
+  await sleep(30);
   const started = Date.now();
   await payments.patient(orderNo, async () => undefined);
   await first;
@@ -118,7 +119,7 @@ test('when the holder keeps the key, a caller gives up after its retries with Lo
   const orderNo = uniqueId('exhaust');
   let release!: () => void;
   const holding = payments.impatient(orderNo, () => new Promise<void>((resolve) => (release = resolve)));
-  await delay(30);
+  await sleep(30);
   const error = await t.throwsAsync(payments.impatient(orderNo, async () => {
     t.fail('ran without the lock');
   }), {
@@ -134,7 +135,7 @@ test('onFail=skip resolves undefined without running the body; onFail=Class reje
   const orderNo = uniqueId('busy');
   let release!: () => void;
   const holding = payments.skipIfBusy(orderNo, () => new Promise<void>((resolve) => (release = resolve)));
-  await delay(30);
+  await sleep(30);
   let ran = 0;
   t.is(await payments.skipIfBusy(orderNo, async () => void ran++), undefined);
   await t.throwsAsync(payments.refuseIfBusy(orderNo, async () => void ran++), { instanceOf: woven.PayRefused });
@@ -156,7 +157,7 @@ test('the watchdog keeps a long body locked past its lockTime', async (t) => {
   let token: string | null = null;
   await payments.renewed(orderNo, async () => {
     token = await holder(key);
-    await delay(1_000); // more than three leases of 300 ms
+    await sleep(1_000); // more than three leases of 300 ms
     t.is(await holder(key), token);
   });
   t.truthy(token);
@@ -166,8 +167,8 @@ test('the watchdog keeps a long body locked past its lockTime', async (t) => {
 test('a caller whose lease ran out does not delete the next holder\'s lock', async (t) => {
   const orderNo = uniqueId('expire');
   const key = `LOCK_short_${orderNo}`;
-  const first = payments.shortLease(orderNo, () => delay(500));
-  await delay(300); // the first caller's 200 ms lease has ended (no watchdog); it is still in its body
+  const first = payments.shortLease(orderNo, () => sleep(500));
+  await sleep(300); // the first caller's 200 ms lease has ended (no watchdog); it is still in its body
   await payments.longLease(orderNo, async () => {
     const secondToken = await holder(key);
     t.truthy(secondToken);

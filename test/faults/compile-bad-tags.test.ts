@@ -4,19 +4,18 @@
 // file, beside one well-formed control file.
 import test from 'ava';
 import * as ts from 'typescript';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HAND_WRITTEN, type BadTagCase } from '../fixtures/faults/compile-corpus';
 import { sampleBadTags } from './support/bad-tags';
 import { REPO_ROOT, scratchDir } from './support/paths';
 import { recordSummary } from './support/summary';
+import { tspc } from '../helpers/tspc';
 
 const GENERATED = 40;
 /** What a locked body is: `return pay_lock_1.run(orderNo, async () => { ... })`. */
 const WOVEN_CALL = /_lock_\d+\.run(Composite)?\(/;
 const SEED = Number(process.env.FAULTS_SEED ?? Date.now() % 2_147_483_647);
-const TSPC = join(REPO_ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js');
 const TRANSFORMER = join(REPO_ROOT, 'dist', 'transformer', 'index.js');
 
 interface CorpusFile {
@@ -98,8 +97,8 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
     ),
   );
 
-  const result = spawnSync(process.execPath, [TSPC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: dir, encoding: 'utf8', timeout: 90_000 });
-  const output = `${result.stdout}${result.stderr}`;
+  const result = tspc(['-p', 'tsconfig.json'], { cwd: dir, timeoutMs: 90_000 });
+  const { output } = result;
   const diagnostics = parseDiagnostics(output);
   const report = (what: string) => `${what} (seed ${SEED}; rerun with FAULTS_SEED=${SEED})\n${output.slice(0, 6000)}`;
 

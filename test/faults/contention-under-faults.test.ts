@@ -17,7 +17,8 @@ import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { faultBench } from './support/fault-bench';
-import { adminClient, eventually, lockLeftovers } from './support/admin';
+import { adminClient, lockLeftovers } from './support/admin';
+import { eventually, sleep } from '../helpers/time';
 import { addResults, lostUpdates, readRedisState } from './support/counters';
 import { opsOf, waitForSuccesses, type OpMessage } from './support/ops';
 import { TMP_DIR } from './support/paths';
@@ -58,7 +59,6 @@ const FREED_WITHIN_MS = 1_000;
 const CUT_PAUSE_MS = 1_500;
 const AOF = ['--appendonly', 'yes', '--appendfsync', 'always'];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface ErrorEvent {
   type: string;
@@ -226,7 +226,7 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   const overlaps = Math.max(totals.overlapsSeen, state.overlapsRecorded);
   const keysAtEnd = await lockLeftovers(admin);
   const cleanAfterMs = Date.now();
-  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, LOCK_TIME + 2_000);
+  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, { timeoutMs: LOCK_TIME + 2_000, everyMs: 50, ignoreErrors: true });
   const leftForMs = Date.now() - cleanAfterMs;
 
   const counterOps = counters.flatMap(opsOf);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startFaultProxy } from '../helpers/fault-proxy';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { delay, until } from '../helpers/redis-fixture';
+import { sleep, until } from '../helpers/time';
 
 const PROGRAM = join(__dirname, 'programs', 'proxied-waiter.js');
 const RUN_MS = 9_000;
@@ -54,14 +54,14 @@ for (const client of ['url', 'ioredis', 'ioredis6', 'redis5', 'redis']) {
     // is swallowed, and that connection is reset too, a while later (up to 4 times).
     proxy.swallowNext({ pattern: /^S?SUBSCRIBE$/, withinMs: 7_000, times: 4, resetAfterMs: 2_500 });
     for (const connection of proxy.carrying(/^S?SUBSCRIBE$/)) connection.reset();
-    await delay(3_000);
+    await sleep(3_000);
     proxy.resetAll();
-    await delay(500);
+    await sleep(500);
     for (const connection of proxy.connections()) {
       connection.stall(2_500);
       connection.dropNextReply();
     }
-    await delay(1_500);
+    await sleep(1_500);
     proxy.resetAll();
 
     const code = await exited;

@@ -10,6 +10,7 @@ import { faultBench } from './support/fault-bench';
 import { opsOf, waitForSuccesses } from './support/ops';
 import { recordSummary } from './support/summary';
 import { Worker, waitForAll } from './support/workers';
+import { sleep } from '../helpers/time';
 
 const RETRIES = 2;
 const WAIT_TIME = 500;
@@ -48,7 +49,7 @@ test(`redis-server killed and restarted during a run: callers get a LockError wi
   await redis.kill();
   const killedAt = Date.now();
   // Long enough that every caller's retry budget runs out while Redis is gone.
-  await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
+  await sleep(DOWN_MS);
   await redis.restart();
   const restartedAt = Date.now();
   await Promise.all(workers.map((worker) => waitForSuccesses(worker, restartedAt, 10, 20_000)));

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import * as lockweave_1 from '../../runtime';
 import { LockAcquireError, LockKeyError, MAX_KEY_LENGTH, type LockEvent } from '../../runtime';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { sleep } from '../helpers/time';
 import { recordSummary } from './support/summary';
 
 let redis: RedisServer;
@@ -120,7 +121,7 @@ test('a lockTime beyond Node timer range (100 days) is refused by defineLock, or
   const renewedBefore = events.filter((event) => event.type === 'renewed' && event.key === 'LOCK_hugerLease_o1').length;
   await locked.method('o1', async (lease) => {
     t.true((await admin.pttl(lease.key)) > hundredDays - 60_000, 'PTTL is about 100 days');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
   });
   const renewals = events.filter((event) => event.type === 'renewed' && event.key === 'LOCK_hugerLease_o1').length - renewedBefore;
   // The watchdog renews every lockTime/3 (33 days); setTimeout clamps delays over 2^31-1 ms to 1 ms.

@@ -1,6 +1,7 @@
 // A primary and one replica of it, on loopback: for failovers that lose what the replica missed.
 import { Redis } from 'ioredis';
 import { startRedisServer, type RedisServer } from './redis-server';
+import { sleep } from './time';
 
 const SYNC_TIMEOUT_MS = 10_000;
 
@@ -15,7 +16,7 @@ export async function startReplicaOf(primary: RedisServer): Promise<RedisServer>
     const deadline = Date.now() + SYNC_TIMEOUT_MS;
     while (!/master_link_status:up/.test(await client.info('replication'))) {
       if (Date.now() > deadline) throw new Error(`replica on ${replica.port} did not sync with ${primary.port} within ${SYNC_TIMEOUT_MS} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
   } catch (error) {
     await replica.stop();

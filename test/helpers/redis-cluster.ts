@@ -9,6 +9,7 @@ import { Cluster, Redis } from 'ioredis';
 import { close, configure, type ConfigureOptions } from 'lockweave';
 import { slotOf } from '../../runtime/store/cluster-slot';
 import { redisServerVersion, startRedisServer, type RedisServer } from './redis-server';
+import { until } from './time';
 
 export interface ClusterNode {
   readonly server: RedisServer;
@@ -49,18 +50,6 @@ export const CLUSTER_NODE_TIMEOUT_MS = 1_000;
 const FORM_TIMEOUT_MS = 30_000;
 const SLOT_RANGES = [[0, 5460], [5461, 10922], [10923, 16383]] as const;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, condition: () => Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (let round = 0; round < 100_000; round++) {
-    if (await condition().catch(() => false)) return;
-    if (Date.now() > deadline) break;
-    await sleep(everyMs);
-  }
-  throw new Error(`redis cluster: ${what} did not happen within ${timeoutMs} ms`);
-}
-
 function info(text: string, field: string): string | undefined {
   return text.match(new RegExp(`^${field}:(\\S+)`, 'm'))?.[1];
 }
@@ -92,12 +81,12 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     const [first] = nodes;
     for (const [index, [from, to]] of SLOT_RANGES.entries()) await nodes[index]!.admin.call('cluster', 'addslotsrange', from, to);
     for (const node of nodes.slice(1)) await first!.admin.call('cluster', 'meet', '127.0.0.1', node.server.port);
-    await until('every node meeting every other', async () => {
+    await until(async () => {
       const views = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'nodes') as Promise<string>));
       return views.every((view) => view.trim().split('\n').filter((line) => !/fail|handshake|noaddr/.test(line.split(' ')[2]!)).length === 6);
-    }, FORM_TIMEOUT_MS);
+    }, { what: 'redis cluster: every node meeting every other', timeoutMs: FORM_TIMEOUT_MS, everyMs: 50, ignoreErrors: true });
     for (let index = 3; index < 6; index++) await nodes[index]!.admin.call('cluster', 'replicate', nodes[index - 3]!.id);
-    await until('cluster_state:ok on every node with three replicas in sync', async () => {
+    await until(async () => {
       const states = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'info') as Promise<string>));
       if (!states.every((state) => info(state, 'cluster_state') === 'ok')) return false;
       const links = await Promise.all(nodes.slice(3).map((node) => node.admin.info('replication')));
@@ -105,7 +94,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       // Every node must see the replicas as replicas, or a failover could wait for its gossip.
       const views = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'nodes') as Promise<string>));
       return views.every((view) => view.trim().split('\n').filter((line) => line.split(' ')[2]!.split(',').includes('slave')).length === 3);
-    }, FORM_TIMEOUT_MS);
+    }, { what: 'redis cluster: cluster_state:ok on every node with three replicas in sync', timeoutMs: FORM_TIMEOUT_MS, everyMs: 50, ignoreErrors: true });
 
     const live = () => nodes.filter((node) => !dead.has(node));
     const roleOf = async (node: ClusterNode) => String(((await node.admin.call('role')) as unknown[])[0]);
@@ -134,7 +123,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         await primary.server.kill();
         const killedAt = Date.now();
         let promoted: ClusterNode | undefined;
-        const promotion = until(`a replica of ${primary.server.url} becoming primary`, async () => {
+        const promotion = until(async () => {
           for (const node of replicas) {
             if ((await roleOf(node)) !== 'master') continue;
             if (info(String(await node.admin.call('cluster', 'info')), 'cluster_state') !== 'ok') continue;
@@ -142,7 +131,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
             return true;
           }
           return false;
-        }, timeoutMs, 20).then(() => ({ node: promoted!, promotedAt: Date.now() }));
+        }, { what: `redis cluster: a replica of ${primary.server.url} becoming primary`, timeoutMs, everyMs: 20, ignoreErrors: true }).then(() => ({ node: promoted!, promotedAt: Date.now() }));
         promotion.catch(() => undefined); // the caller's await sees it
         return { killedAt, promotion };
       },

@@ -32,14 +32,3 @@ let counter = 0;
 export function uniqueId(label: string): string {
   return `${label}-${process.pid}-${++counter}`;
 }
-
-export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Resolves once `condition` holds, checked every 10 ms; rejects after `timeoutMs` (a bound, not a timing claim). */
-export async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`a condition did not hold within ${timeoutMs} ms`);
-    await delay(10);
-  }
-}

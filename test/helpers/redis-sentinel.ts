@@ -6,6 +6,7 @@
 // started here are ever signalled, by their own PIDs.
 import { Redis } from 'ioredis';
 import { startRedisServer, type RedisServer } from './redis-server';
+import { sleep, until } from './time';
 
 export const SENTINEL_NAME = 'mymaster';
 /** How long a primary may not answer before the Sentinels call it down. */
@@ -131,13 +132,10 @@ async function ask(port: number, command: string[]): Promise<unknown> {
 }
 
 async function waitForSync(replica: RedisServer, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  await until(async () => {
     const reply = await ask(replica.port, ['ROLE']);
-    if (Array.isArray(reply) && reply[0] === 'slave' && reply[3] === 'connected') return;
-    await sleep(20);
-  }
-  throw new Error(`the replica on port ${replica.port} did not sync within ${timeoutMs} ms`);
+    return Array.isArray(reply) && reply[0] === 'slave' && reply[3] === 'connected';
+  }, { what: `the replica on port ${replica.port} syncing`, timeoutMs, everyMs: 20 });
 }
 
 /** Sentinels learn the replica (and each other) from the primary's INFO: failover needs both. */
@@ -155,5 +153,3 @@ async function waitForSentinelsToSee(sentinels: readonly RedisServer[], replicaP
     }
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

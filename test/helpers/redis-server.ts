@@ -1,7 +1,7 @@
 // A throwaway redis-server for one test file, benchmark or demo run.
 //
 // The binary is `redis-server` unless LOCKWEAVE_REDIS_SERVER names another that takes the same
-// arguments and speaks the same protocol (scripts/test.sh runs the Redis-backed suites again with
+// arguments and speaks the same protocol (scripts/test-all.sh runs the Redis-backed suites again with
 // LOCKWEAVE_REDIS_SERVER=valkey-server).
 //
 // Each caller gets its own server on a free loopback port, with persistence off and a
@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sleep } from './time';
 
 export interface RedisServer {
   readonly host: '127.0.0.1';
@@ -121,7 +122,7 @@ async function waitForPing(port: number): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (await ping(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await sleep(25);
   }
   throw new Error(`${redisServerBinary} on port ${port} did not answer PING within ${START_TIMEOUT_MS} ms`);
 }

@@ -4,7 +4,7 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { linkPackage, ROOT } from '../transformer/helpers';
+import { linkPackage, ROOT } from './fixture-projects';
 import { startRedisServer, type RedisServer } from './redis-server';
 
 export interface RouteScratch {

@@ -14,7 +14,7 @@ import { builtinModules } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from '../transformer/helpers';
+import { ROOT } from '../helpers/fixture-projects';
 import { childRunner, type Ran } from '../helpers/child-process';
 import { projectCopy, routeScratch } from '../helpers/route-scratch';
 

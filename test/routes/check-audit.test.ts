@@ -7,7 +7,7 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, ROOT } from '../transformer/helpers';
+import { CLI, ROOT } from '../helpers/fixture-projects';
 import { childRunner, type Ran } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
 

@@ -6,13 +6,13 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, ROOT } from '../transformer/helpers';
+import { CLI, ROOT } from '../helpers/fixture-projects';
 import { childRunner, type Ran } from '../helpers/child-process';
+import { TSPC } from '../helpers/tspc';
 import { routeScratch } from '../helpers/route-scratch';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'cli');
 // Copies under test/.tmp, where linkPackage() makes `lockweave/...` resolve to dist.
-const TSPC = path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js');
 const TSC5 = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const COMMANDS = ['build', 'check', 'verify', 'show'];
 

@@ -6,7 +6,7 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ROOT, linkPackage } from '../transformer/helpers';
+import { ROOT, linkPackage } from '../helpers/fixture-projects';
 import { childRunner, type Ran } from '../helpers/child-process';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 

@@ -7,13 +7,13 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, ROOT } from '../transformer/helpers';
+import { CLI, ROOT } from '../helpers/fixture-projects';
 import { childRunner, type Ran } from '../helpers/child-process';
+import { TSPC } from '../helpers/tspc';
 import { projectCopy, routeScratch } from '../helpers/route-scratch';
 
 // The app fixture the command-line tests build, whose bodies check their own key (prefix CLI_).
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'cli', 'app');
-const TSPC = path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js');
 const TS7_TSC = path.join(ROOT, 'node_modules', 'typescript7', 'bin', 'tsc');
 
 const scratch = routeScratch('routes', 'typescript-versions');

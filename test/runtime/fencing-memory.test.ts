@@ -4,20 +4,20 @@ import {
   configure, currentLock, defineLock, LockAcquireError, LockError, MemoryLockStore, withLock,
   type Grant, type Lease, type LockStore, type PlaceInLine,
 } from 'lockweave';
+import { sleep } from '../helpers/time';
 
 const store = new MemoryLockStore();
 configure({ store });
 
 let counter = 0;
 const flag = (label: string) => `${label}-${++counter}`;
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 test('fences strictly increase over grants by every path: first attempt, in turn after waiting, handed over', async (t) => {
   const L = defineLock({ businessFlag: flag('paths'), fencing: true, retries: 20, waitTime: 100 });
   const first = (await L.acquire('k')) as Lease;
   t.is(typeof first.fence, 'number');
   const handed = L.acquire('k') as Promise<Lease>; // waits in this process: the release hands it over
-  await delay(50);
+  await sleep(50);
   await first.release();
   const second = await handed;
   t.true(second.fence! > first.fence!, `${second.fence} > ${first.fence}`);

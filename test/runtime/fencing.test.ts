@@ -4,7 +4,8 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { currentLock, defineLock, type Lease } from 'lockweave';
-import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
+import { uniqueId, useRedis } from '../helpers/redis-fixture';
+import { sleep, until } from '../helpers/time';
 import { fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
 
 const fixture = useRedis(test);
@@ -135,7 +136,7 @@ test('numbers strictly increase over many grants by mixed paths, callers contend
       for (let i = 0; i < 15 && Date.now() < deadline; i++) {
         await L.run('k', async () => {
           fences.push(currentLock().fence!);
-          await delay(1);
+          await sleep(1);
         });
       }
     }),

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { configure, defineLock, type Lease, type LockEvent } from 'lockweave';
-import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
+import { uniqueId, useRedis } from '../helpers/redis-fixture';
+import { sleep, until } from '../helpers/time';
 import { waitingLineOf } from '../../runtime/store/waiting-line';
 
 const fixture = useRedis(test);
@@ -122,7 +123,7 @@ test('waiters in another process still get their turn while this process keeps h
       while (!foreignGotIt && sections < 20_000 && Date.now() < deadline) {
         const lease = (await L.acquire('K')) as Lease;
         try {
-          await lease.run(() => delay(1));
+          await lease.run(() => sleep(1));
           sections++;
         } finally {
           await lease.release();

@@ -4,7 +4,8 @@ import type { TestFn } from 'ava';
 import {
   defineLock, withLock, lock, LockAcquireError, LockLostError, NestedLease, type LockEvent, type LockSpec,
 } from 'lockweave';
-import { delay, uniqueId } from '../helpers/redis-fixture';
+import { uniqueId } from '../helpers/redis-fixture';
+import { sleep, until } from '../helpers/time';
 
 export interface StoreProbe {
   /** The token stored under `key`, or undefined/null when the key is absent. */
@@ -25,6 +26,16 @@ export interface StoreOffers {
 }
 
 export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: StoreOffers = {}): void {
+  /**
+   * Resolves once `count` callers wait for `key`: each has taken its place in line and reported
+   * 'waiting' (a caller reports it after its place is taken). An event to wait on, not a guess at
+   * how long a loaded machine takes to get there.
+   */
+  const waiting = (key: string, count = 1) => until(
+    () => probe().events.filter((e) => e.type === 'waiting' && e.key === key).length >= count,
+    { what: `${count} caller(s) waiting for ${key}`, timeoutMs: 20_000 },
+  );
+
   test('acquire stores the lease token under the key with the lease as TTL; release deletes it', async (t) => {
     const L = spec('basic', { lockTime: 10_000 });
     const lease = await L.acquire('Test001');
@@ -69,7 +80,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const holder = await L.acquire('A');
     const started = Date.now();
     const waiter = L.acquire('A');
-    await delay(100);
+    await waiting(holder!.key);
     await holder!.release();
     const lease = await waiter;
     // The scheduled attempt would come after 60 s; anything far below proves the wake-up.
@@ -80,7 +91,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
   test('a caller whose lease ran out never deletes the lock a new holder took, and is told it lost it', async (t) => {
     const L = spec('expired', { lockTime: 150, watchdog: false, retries: 0 });
     const first = await L.acquire('A');
-    await delay(400);
+    await sleep(400);
     const second = await L.acquire('A');
     await first!.release();
     t.is(await probe().holder(second!.key), (second as { token: string }).token);
@@ -96,7 +107,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const unwatched = spec('nowatchdog', { lockTime: 300, watchdog: false });
     const a = await watched.acquire('A');
     const b = await unwatched.acquire('A');
-    await delay(1_000);
+    await sleep(1_000);
     t.is(await probe().holder(a!.key), (a as { token: string }).token);
     t.true(a!.held);
     t.falsy(await probe().holder(b!.key));
@@ -110,7 +121,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const lease = await L.acquire('A');
     await lease!.release();
     t.is(await probe().holder(lease!.key), (lease as { token: string }).token);
-    await delay(900);
+    await sleep(900);
     t.falsy(await probe().holder(lease!.key));
   });
 
@@ -128,7 +139,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
           await withLockOf(L, 'hot', async () => {
             if (++inside > 1) overlaps++;
             const read = counter;
-            await delay(0);
+            await sleep(0);
             counter = read + 1;
             inside--;
           });
@@ -143,13 +154,14 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const L = spec('fifo', { retries: 1, waitTime: 60_000 });
     const holder = await L.acquire('A');
     const served: number[] = [];
-    const waiters = [1, 2, 3, 4].map(async (id) => {
-      await delay(id * 40); // arrive one after another, while the key is held
-      await withLockOf(L, 'A', async () => {
+    const waiters: Promise<void>[] = [];
+    for (const id of [1, 2, 3, 4]) {
+      // They arrive one after another while the key is held: each once the one before waits in line.
+      waiters.push(withLockOf(L, 'A', async () => {
         served.push(id);
-      });
-    });
-    await delay(250);
+      }));
+      await waiting(holder!.key, id);
+    }
     await holder!.release();
     await Promise.all(waiters);
     t.deepEqual(served, [1, 2, 3, 4]);
@@ -177,7 +189,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const job = (name: string) => () => withLockOf(L, 'A', async () => {
       most = Math.max(most, ++inside);
       order.push(`${name} in`);
-      await delay(60);
+      await sleep(60);
       // Nested in a nested call: its own chain holds the key, so it goes straight in (no deadlock).
       await withLockOf(L, 'A', async () => order.push(`${name} inner`));
       order.push(`${name} out`);
@@ -194,7 +206,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
   test('a nested sibling waits no longer than its wait bound: retries=0 fails at once while another sibling runs', async (t) => {
     const L = spec('sibling-bound', { retries: 0 });
     await withLockOf(L, 'A', async () => {
-      const first = withLockOf(L, 'A', () => delay(100));
+      const first = withLockOf(L, 'A', () => sleep(100));
       const second = withLockOf(L, 'A', async () => t.fail('ran beside its sibling'));
       await t.throwsAsync(second, { instanceOf: LockAcquireError });
       await first;
@@ -206,10 +218,10 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const order: string[] = [];
     const first = withLockOf(L, 'A', async () => {
       order.push('first in');
-      await delay(150);
+      await sleep(150);
       order.push('first out');
     });
-    await delay(20);
+    await until(() => order.includes('first in'), { what: 'the first chain holding the lock' });
     const second = withLockOf(L, 'A', async () => order.push('second in'));
     await Promise.all([first, second]);
     t.deepEqual(order, ['first in', 'first out', 'second in']);
@@ -265,7 +277,7 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const L = spec('fenced', { fencing: true, retries: 50, waitTime: 100 });
     const first = await L.acquire('A');
     const handed = L.acquire('A');
-    await delay(100);
+    await waiting(first!.key);
     await first!.release();
     const second = await handed;
     await second!.release();

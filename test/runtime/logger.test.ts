@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { close, configure, consoleLogger, describeEvent, LockAcquireError, withLock, type LockEvent } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
+import { eventually } from '../helpers/time';
 
 let server: RedisServer;
 let redis: Redis;
@@ -29,8 +30,7 @@ test.after.always(async () => {
 
 /** Resolves once `count` logger warnings were emitted (they are emitted on a later tick), or after a generous bound. */
 async function warningsAfterwards(count: number): Promise<number> {
-  const deadline = Date.now() + 5_000;
-  while (warnings.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually(() => warnings.length >= count, { timeoutMs: 5_000, everyMs: 20 });
   await new Promise((resolve) => setImmediate(resolve));
   return warnings.length;
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { close, configure, defineLock, LockAcquireError, RedisConnectionError } from 'lockweave';
 import { createClient } from 'redis';
 import { startRedisServer } from '../helpers/redis-server';
+import { eventually } from '../helpers/time';
 
 async function connected(url: string) {
   const client = createClient({ url });
@@ -55,8 +56,7 @@ test.serial('a release that failed while Redis was down is sent again once the c
     await own.restart();
     const look = await connected(own.url);
     t.is(await look.get('marker'), 'kept');
-    const deadline = Date.now() + 10_000;
-    while ((await look.get(key)) !== null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => (await look.get(key)) === null, { timeoutMs: 10_000, everyMs: 50 });
     t.is(await look.get(key), null, 'the key was released soon after the reconnect, not at the end of its 60 s lease');
     look.destroy();
   } finally {

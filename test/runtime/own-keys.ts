@@ -5,7 +5,8 @@
 import type { TestFn } from 'ava';
 import type { Redis } from 'ioredis';
 import { defineLock, type Lease } from 'lockweave';
-import { uniqueId, until } from '../helpers/redis-fixture';
+import { uniqueId } from '../helpers/redis-fixture';
+import { until } from '../helpers/time';
 import { fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
 
 /** What a value appended to `base` would need, to name one of the key's own keys, in either naming. */

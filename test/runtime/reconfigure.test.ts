@@ -5,7 +5,8 @@ import test from 'ava';
 import { Redis } from 'ioredis';
 import { close, configure, withLock, type LockEvent } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { delay, uniqueId } from '../helpers/redis-fixture';
+import { uniqueId } from '../helpers/redis-fixture';
+import { eventually, sleep, until } from '../helpers/time';
 
 let server: RedisServer;
 let redis: Redis;
@@ -28,7 +29,7 @@ test.serial('configure() that names only a logger keeps the connection, and the 
   const key = uniqueId('logger-only');
   const result = await withLock({ businessFlag: 'reconf', key, lockTime: 600 }, async (lease) => {
     configure({ logger: () => undefined }); // another module's logger; the lease keeps the one it started with
-    await delay(1500); // past two lease lengths: only renewals keep it
+    await sleep(1500); // past two lease lengths: only renewals keep it
     t.true(lease.held);
     t.regex(String(await redis.get(`LOCK_reconf_${key}`)), /^[0-9a-f-]{36}$/);
     return 'done';
@@ -47,14 +48,17 @@ test.serial('configure() that replaces the connection lets held leases and waite
   const key = uniqueId('replace');
   const before = await connections(); // no runtime connection yet: it connects on the first lock
   let waiterRan = false;
+  let holding = false;
   const holder = withLock({ businessFlag: 'reconf', key, lockTime: 600 }, async () => {
-    await delay(300);
+    holding = true;
+    // The waiter below waits on the old store before the connection is replaced.
+    await until(() => events.some((e) => e.type === 'waiting' && e.key === `LOCK_reconf_${key}`), { what: 'the waiter waiting' });
     t.true((await connections()) > before);
     configure({ redis: server.url }); // a new store from here on
-    await delay(1200);
+    await sleep(1200); // two lease lengths on the old store: only its renewals keep the lease
     return 'holder';
   });
-  await delay(100);
+  await until(() => holding, { what: 'the holder in its body' });
   const waiter = withLock({ businessFlag: 'reconf', key, lockTime: 600, waitTime: 5000 }, async () => {
     waiterRan = true;
     return 'waiter';
@@ -64,8 +68,7 @@ test.serial('configure() that replaces the connection lets held leases and waite
   t.deepEqual(events.filter((e) => e.type === 'lost' || e.type === 'error'), []);
   t.is(await redis.exists(`LOCK_reconf_${key}`), 0);
   // The old store's connections close once both are done (generous bound: a loaded machine).
-  const deadline = Date.now() + 10_000;
-  while ((await connections()) > before && Date.now() < deadline) await delay(100);
+  await eventually(async () => (await connections()) <= before, { timeoutMs: 10_000, everyMs: 100 });
   t.is(await connections(), before, 'the replaced store closed its connections');
   await close();
 });
@@ -89,8 +92,7 @@ test.serial('a release that fails while Redis is down is sent again, so the key 
     // Without the retry the key lives out its 30 s lease; the bound is generous for a loaded machine.
     // (The resent release may free the key before this client's first look: it is sent the moment
     // the runtime's connection is back.)
-    const deadline = Date.now() + 15_000;
-    while ((await look.exists(`LOCK_retry_${key}`)) === 1 && Date.now() < deadline) await delay(50);
+    await eventually(async () => (await look.exists(`LOCK_retry_${key}`)) === 0, { timeoutMs: 15_000, everyMs: 50 });
     t.is(await look.exists(`LOCK_retry_${key}`), 0, 'freed well before its 30 s lease ended');
     // `released` is reported only when the resent release found the key still ours: so the key did
     // survive the restart, and this release, not its lease, freed it.

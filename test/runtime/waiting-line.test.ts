@@ -8,7 +8,8 @@ import { defineLock, LockAcquireError, RedisLockStore, type Lease, type PlaceInL
 import { fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
 import { Waiter } from '../../runtime/lock/waiters';
 import { CLAIM_MS } from '../../runtime/store/lock-store';
-import { delay, uniqueId, until, useRedis } from '../helpers/redis-fixture';
+import { uniqueId, useRedis } from '../helpers/redis-fixture';
+import { sleep, until } from '../helpers/time';
 
 const fixture = useRedis(test);
 const flag = (label: string) => uniqueId(label);
@@ -40,7 +41,14 @@ test('a place that lapses (its waiter died) is passed over; a waiter that comes 
   await store.tryAcquireInTurn(key, place('dead', 300));
   await store.tryAcquireInTurn(key, slow);
   await store.tryAcquireInTurn(key, place('live', 10_000));
-  await delay(600); // both short places lapse
+  // Both short places lapse: the server's clock, which the line's lapse times are read against, passes them.
+  const { lapses } = waitingLineOf(key);
+  const lapseAt = Math.max(...(await Promise.all(['dead', 'slow'].map((token) => fixture.redis.zscore(lapses, token)))).map(Number));
+  const serverMs = async () => {
+    const [seconds, micros] = await fixture.redis.time();
+    return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+  };
+  await until(async () => (await serverMs()) > lapseAt, { what: 'the short places lapsing', everyMs: 20 });
   t.false(await store.tryAcquireInTurn(key, slow), 'the slow waiter comes back: its old place, ahead of live');
   t.is(await store.release(key, 'holder'), 'passed');
   t.is(await fixture.redis.get(key), 'slow', 'the dead waiter was passed over, the slow one kept its place');
@@ -119,9 +127,9 @@ test('a waiter reserved as successor, whose timer came due meanwhile, wakes when
   let woke = false;
   const slept = waiter.sleep(waiter.epoch, 50).then(() => (woke = true));
   waiter.reserve(); // a release that names it is in flight
-  await delay(200); // its timer fires meanwhile, and must not wake it yet
+  await sleep(200); // its timer fires meanwhile, and must not wake it yet
   t.false(woke, 'a reserved waiter is not woken by its timer: the release may hand it the key');
   waiter.unreserve(false); // the key went to someone else
-  await Promise.race([slept, delay(5_000)]);
+  await Promise.race([slept, sleep(5_000)]);
   t.true(woke, 'it wakes to look at its schedule; before, it slept on past its deadline');
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { defineLock } from 'lockweave';
 import { useRedisCluster } from '../helpers/redis-cluster';
 import { uniqueId } from '../helpers/redis-fixture';
+import { eventually, sleep } from '../helpers/time';
 
 const fixture = useRedisCluster(test);
 /** Scheduling noise on a loaded machine, and ioredis's command timers (2 s) that outlive their commands. */
@@ -28,9 +29,9 @@ for (const value of ['plain', '{tagged}:x']) {
     const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
     const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     t.teardown(() => clearTimeout(killer));
-    for (let poll = 0; poll < 1_000 && !out.includes('waiting'); poll++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => out.includes('waiting'), { timeoutMs: 20_000, everyMs: 20 });
     // Let its first attempt find the key held, so it waits in line and listens.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await sleep(1_000);
     const releasedAt = Date.now();
     await held!.release();
     const { code, at } = await exited;

@@ -11,13 +11,13 @@
 // promotion.
 import test from 'ava';
 import { Cluster } from 'ioredis';
-import { eventually } from '../faults/support/admin';
 import { addResults, lostUpdates, readRedisState } from '../faults/support/counters';
 import { opsOf, waitForSuccesses, type OpMessage } from '../faults/support/ops';
 import { Worker, waitForAll, type WorkerMessage } from '../faults/support/workers';
 import { keysPerShard, startRedisCluster } from '../helpers/redis-cluster';
 import { lockKey } from '../../runtime/lock/key';
 import { redisServerVersion, startRedisServer } from '../helpers/redis-server';
+import { eventually, sleep } from '../helpers/time';
 
 const PROCESSES = 8;
 const LOOPS = 3;
@@ -34,7 +34,6 @@ const FREED_WITHIN_MS = 1_000;
 const counterKey = (value: string) => lockKey('LOCK_', 'faultCounter', value);
 const holderKey = (value: string) => lockKey('LOCK_', 'faultHold', value);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const lockEvents = (worker: Worker): Array<{ type: string; key?: string; token?: string; during?: string; t: number }> =>
   worker.messages.filter((message: WorkerMessage) => message.kind === 'lock-event').map((message) => ({ ...(message.event as { type: string }), t: message.t as number }));
@@ -134,7 +133,7 @@ test(`${PROCESSES} processes x ${LOOPS} callers on 4 hot keys over 3 shards whil
     const keys = await Promise.all(probe.nodes('master').map(async (node) => [...(await node.keys('LOCK_*')), ...(await node.keys('{LOCK_*'))]));
     return keys.flat();
   };
-  const clean = await eventually(async () => (await leftovers()).length === 0, LOCK_TIME + 2_000);
+  const clean = await eventually(async () => (await leftovers()).length === 0, { timeoutMs: LOCK_TIME + 2_000, everyMs: 50, ignoreErrors: true });
 
   const ops = counters.flatMap(opsOf);
   const enteredAt = (op: OpMessage) => op.startedAt + op.waitMs;

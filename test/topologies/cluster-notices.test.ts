@@ -10,6 +10,7 @@ import { createCluster as createCluster5 } from 'redis5';
 import { releaseChannels } from '../../runtime/store/release-channel';
 import { keysPerShard, startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
 import { redisServerVersion } from '../helpers/redis-server';
+import { sleep } from '../helpers/time';
 
 let cluster: RedisCluster;
 const clients: Cluster[] = [];
@@ -139,7 +140,7 @@ test.serial('after its primary is SIGKILLed, a waiter listening for a key of tha
       subscribedAt = Date.now();
       break;
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
   t.truthy(subscribedAt, `the waiter's process SSUBSCRIBEd ${channel} on the promoted replica`);
   // The holder's attempts find the new primary (MOVED) once the cluster is usable again.
@@ -147,7 +148,7 @@ test.serial('after its primary is SIGKILLed, a waiter listening for a key of tha
   let took = false;
   for (let attempt = 0; attempt < 300 && !took && Date.now() < promotedAt + 30_000; attempt++) {
     took = (await holder.tryAcquire(key, holderToken, 10_000).catch(() => false)) === true;
-    if (!took) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!took) await sleep(50);
   }
   t.true(took, 'the key is locked again on the promoted replica');
   const place: PlaceInLine = { token: randomUUID(), leaseMs: 10_000, placeLastsMs: 5_000, place: undefined };

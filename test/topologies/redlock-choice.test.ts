@@ -8,7 +8,8 @@ import { createClient } from 'redis';
 import { close, configure, defineLock, LockError, withLock } from 'lockweave';
 import { startPrimaries, stopPrimaries, type Primaries } from '../helpers/redis-primaries';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { uniqueId, until } from '../helpers/redis-fixture';
+import { uniqueId } from '../helpers/redis-fixture';
+import { until } from '../helpers/time';
 
 let single: RedisServer;
 let singleClient: Redis;

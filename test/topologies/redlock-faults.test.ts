@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrimaries, stopPrimaries, type Primaries } from '../helpers/redis-primaries';
 import { redisServerVersion } from '../helpers/redis-server';
+import { sleep } from '../helpers/time';
 
 const PROCESSES = 8;
 const CALLERS = 3;
@@ -117,7 +118,7 @@ async function faultRun(t: ExecutionContext, count: number): Promise<void> {
   const happened: Array<{ what: string; at: number }> = [];
   for (const fault of SCHEDULES[count]) {
     const waitMs = startedAt + fault.atMs - Date.now();
-    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    if (waitMs > 0) await sleep(waitMs);
     await fault.act(primaries);
     happened.push({ what: fault.what, at: Date.now() });
   }

@@ -3,7 +3,8 @@
 // machine); the times are logged, not asserted tightly.
 import type { TestFn } from 'ava';
 import { configure, defineLock, LockAcquireError, LockLostError, RedisConnectionError, type LockEvent } from 'lockweave';
-import { uniqueId, until } from '../helpers/redis-fixture';
+import { uniqueId } from '../helpers/redis-fixture';
+import { until } from '../helpers/time';
 import { usePrimaries } from '../helpers/redis-primaries';
 
 export function redlockQuorum(test: TestFn, count: number): void {

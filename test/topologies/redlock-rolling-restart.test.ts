@@ -4,7 +4,7 @@
 import test from 'ava';
 import { configure, defineLock, LockAcquireError, type LockEvent } from 'lockweave';
 import { usePrimaries } from '../helpers/redis-primaries';
-import { delay, until } from '../helpers/redis-fixture';
+import { sleep, until } from '../helpers/time';
 
 const events: LockEvent[] = [];
 const fixture = usePrimaries(test, 3, (primaries) => configure({ redlock: primaries.urls, logger: (event) => events.push(event) }));
@@ -44,7 +44,7 @@ test.serial('a lease survives its servers restarting one at a time: the renewal 
   );
   await servers[1]!.kill();
   // Longer than a lease: were the key held on server 2 alone, it would have been reported lost by now.
-  await delay(2 * LOCK_TIME);
+  await sleep(2 * LOCK_TIME);
   t.deepEqual(events.filter((event) => event.type === 'lost' && event.key === lease.key), [], 'the lease was never reported lost');
   t.true(lease.held, 'the holder still holds it');
   t.is(await clients[2]!.get(lease.key), lease.token, 'server 2 still holds the holder\'s token');

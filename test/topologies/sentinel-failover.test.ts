@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { redisServerVersion } from '../helpers/redis-server';
 import { startSentinelTopology, type SentinelTopology } from '../helpers/redis-sentinel';
+import { sleep } from '../helpers/time';
 
 const PROCESSES = 8;
 const CALLERS = 3;
@@ -74,7 +75,6 @@ function start(args: string[]): { child: ChildProcess; messages: Message[]; next
   return { child, messages, next };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a Sentinel failover under contention: no lost update, no overlap, locking again after the promotion, held keys freed', async (t) => {
   t.timeout(120_000);

@@ -7,16 +7,6 @@ export function adminClient(url: string): Redis {
   return client;
 }
 
-/** Polls until `check` holds or `timeoutMs` passes; returns whether it held. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 /**
  * Every key a lock leaves in Redis: the lock keys (`LOCK_…`) and the lines of waiters beside them
  * (`{LOCK_…}:lockweave:line` and `…:lapses`; see runtime/store/waiting-line.ts). None may outlive

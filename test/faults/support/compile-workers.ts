@@ -9,16 +9,15 @@
 // fail for the wrong reason. So runtime/*.ts is transpiled (no type check: tsc does that in
 // `npm test`) into a `lockweave` package in node_modules beside the workers' output, in a package
 // scope of its own. The types the workers are compiled against still come from dist/.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { REPO_ROOT, WORKERS_DIR, scratchDir } from './paths';
+import { tspc } from '../../helpers/tspc';
 
 /** FAULT_RUNTIME_DIR runs the workers on another copy of runtime/ (a commit's, to tell a test fault from a runtime one). */
 const RUNTIME_DIR = process.env.FAULT_RUNTIME_DIR ? resolve(process.env.FAULT_RUNTIME_DIR) : join(REPO_ROOT, 'runtime');
 
-const TSPC = join(REPO_ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js');
 const TRANSFORMER = join(REPO_ROOT, 'dist', 'transformer', 'index.js');
 
 let compiled: string | undefined;
@@ -49,13 +48,9 @@ export function compiledWorkersDir(): string {
       exclude: [],
     }),
   );
-  const result = spawnSync(process.execPath, [TSPC, '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const result = tspc(['-p', join(dir, 'tsconfig.json')], { timeoutMs: 60_000 });
   if (result.status !== 0) {
-    throw new Error(`tspc could not compile the fault workers (exit ${result.status}):\n${result.stdout}${result.stderr}`);
+    throw new Error(`tspc could not compile the fault workers (exit ${result.status}):\n${result.output}`);
   }
   // A worker whose tag was not woven would test nothing: refuse to run it.
   for (const worker of ['counter-worker', 'holder-worker']) {

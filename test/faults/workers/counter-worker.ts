@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import * as lockweave from 'lockweave/runtime';
 import type { LockEvent, LockLogger } from 'lockweave/runtime';
-import { countingLogger, describeError, exitAfter, onCommands, readConfig, send, sleep } from './protocol';
+import { countingLogger, describeError, exitAfter, onCommands, readConfig, send } from './protocol';
+import { sleep } from '../../helpers/time';
 
 export interface CounterWorkerConfig {
   readonly url: string;

@@ -33,10 +33,6 @@ export function countingLogger(forward: ReadonlyArray<LockEvent['type']> = ['los
   return { logger, counts };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 export function describeError(error: unknown): { name: string; message: string; isLockError: boolean; cause?: string } {
   const err = error as Error & { cause?: unknown };
   return {

@@ -8,7 +8,8 @@ const { Redis } = require('ioredis');
 const { configure, defineLock, close, LockAcquireError } = require('lockweave');
 
 const [family, businessFlag, key, callers, runMs, retries, waitTime, counterKey] = process.argv.slice(2);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// Node's own promise timer: a plain program cannot load the tests' TypeScript time helper.
+const { setTimeout: sleep } = require('node:timers/promises');
 
 async function connect() {
   if (family === 'ioredis') return { redis: process.env.REDIS_URL, stop: () => undefined };

@@ -10,7 +10,8 @@ const { join } = require('node:path');
 const { configure, defineLock, close, LockAcquireError } = require('lockweave');
 
 const [role, options, ...rest] = process.argv.slice(2);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// Node's own promise timer: a plain program cannot load the tests' TypeScript time helper.
+const { setTimeout: sleep } = require('node:timers/promises');
 const events = [];
 configure({ redis: JSON.parse(options), logger: (event) => (event.type === 'error' || event.type === 'lost') && events.push({ type: event.type, during: event.during, key: event.key, t: Date.now() }) });
 const lock = defineLock({ site: `failover-${role}`, businessFlag: 'failover', lockTime: 10_000, retries: 20, waitTime: 1_000 });

@@ -11,7 +11,8 @@ const { configure, defineLock, close, LockAcquireError } = require('lockweave');
 
 const env = process.env;
 const keys = env.KEYS.split(',');
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// Node's own promise timer: a plain program cannot load the tests' TypeScript time helper.
+const { setTimeout: sleep } = require('node:timers/promises');
 
 (async () => {
   const lost = [];

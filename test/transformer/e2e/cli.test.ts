@@ -3,7 +3,7 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, TMP, TS7_TSC, fixture, linkPackage, run } from './helpers';
+import { CLI, TMP, TS7_TSC, fixture, linkPackage, run } from '../../helpers/fixture-projects';
 
 test.before(linkPackage);
 

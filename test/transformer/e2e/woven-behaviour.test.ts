@@ -2,11 +2,12 @@
 // the key format, unchanged results and errors, `this` and `arguments`, null keys, onFail, and
 // that a returned promise settles before the lock is released.
 import test from 'ava';
-import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { FIXTURES, ROOT, TMP, TSPC, linkPackage } from './helpers';
+import { FIXTURES, TMP, linkPackage } from '../../helpers/fixture-projects';
+import { tspc } from '../../helpers/tspc';
+import { sleep } from '../../helpers/time';
 
-type Runtime = typeof import('../../runtime');
+type Runtime = typeof import('../../../runtime');
 let runtime: Runtime;
 let store: InstanceType<Runtime['MemoryLockStore']>;
 // biome-ignore lint/suspicious/noExplicitAny: the compiled fixture is loaded with require(), without its types.
@@ -17,8 +18,8 @@ test.before(() => {
   linkPackage();
   // Its own output directory: the snapshot test compiles the same fixture in parallel.
   const outDir = path.join(TMP, 'cjs-behaviour');
-  const result = spawnSync(process.execPath, [TSPC, '-p', path.join(FIXTURES, 'cjs'), '--outDir', outDir, '--pretty', 'false'], { cwd: ROOT, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(result.stdout + result.stderr);
+  const result = tspc(['-p', path.join(FIXTURES, 'cjs'), '--outDir', outDir]);
+  if (result.status !== 0) throw new Error(result.output);
   runtime = require('lockweave/runtime');
   store = new runtime.MemoryLockStore();
   runtime.configure({ store, logger: (event) => events.push(event as { type: string; key: string }) });
@@ -53,7 +54,7 @@ test.serial('a returned promise settles before the lock is released', async (t) 
   const again = probe.slow('S2', order);
   const watch = setInterval(() => { if (store.holder('LOCK_slow_S2') === undefined && !order.includes('released')) order.push('released'); }, 1);
   await again;
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5);
   clearInterval(watch);
   t.deepEqual(order, ['body', 'settled', 'released']);
 });

@@ -1,4 +1,6 @@
-// Shared by the transformer tests: compile fixture projects with the real patched compiler.
+// The fixture projects of the end-to-end tests (test/transformer/e2e, test/routes): where they are,
+// the `lockweave` package they resolve, a child process on this Node, and tsc's error lines read back.
+// Compiling them with tspc is test/helpers/tspc.ts's.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -6,7 +8,6 @@ import * as path from 'node:path';
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'transformer');
 export const TMP = path.join(ROOT, 'test', '.tmp', 'transformer');
-export const TSPC = path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js');
 export const TS6 = path.join(ROOT, 'node_modules', 'typescript6');
 export const TS7_TSC = path.join(ROOT, 'node_modules', 'typescript7', 'bin', 'tsc');
 export const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
@@ -52,10 +53,6 @@ export function run(file: string, args: string[], env: Record<string, string> = 
     cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 90_000,
   });
   return Object.assign(result, { output: `${result.stdout}${result.stderr}` });
-}
-
-export function tspc(args: string[], env: Record<string, string> = {}) {
-  return run(TSPC, [...args, '--pretty', 'false'], env);
 }
 
 export function fixture(...parts: string[]): string {

@@ -1,22 +1,16 @@
 // The woven JavaScript, compiled by the real tspc: compared with reviewed snapshots
 // (UPDATE_SNAPSHOTS=1 rewrites them), then run against the in-process store.
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FIXTURES, ROOT, TMP, TSPC, linkPackage } from './helpers';
+import { FIXTURES, TMP, linkPackage } from '../../helpers/fixture-projects';
+import { tspcAsync } from '../../helpers/tspc';
 
 const PROJECTS = ['cjs', 'esm'];
 const compiled = new Map<string, { status: number | null; output: string }>();
 
-function compile(name: string): Promise<void> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [TSPC, '-p', path.join(FIXTURES, name), '--pretty', 'false'], { cwd: ROOT });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    child.on('close', (status) => { compiled.set(name, { status, output }); resolve(); });
-  });
+async function compile(name: string): Promise<void> {
+  compiled.set(name, await tspcAsync(['-p', path.join(FIXTURES, name)]));
 }
 
 test.before(async () => {

@@ -4,7 +4,8 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FIXTURES, TMP, linkPackage, tspc } from './helpers';
+import { FIXTURES, TMP, linkPackage } from '../../helpers/fixture-projects';
+import { tspc } from '../../helpers/tspc';
 
 const OUT = path.join(TMP, 'source-map');
 const SOURCE = path.join(FIXTURES, 'source-map', 'src', 'ledger.ts');

@@ -3,7 +3,7 @@
 // tag stops the run with its @redisLock diagnostic instead of running the method unlocked.
 import test from 'ava';
 import * as path from 'node:path';
-import { FIXTURES, ROOT, linkPackage, run } from './helpers';
+import { FIXTURES, ROOT, linkPackage, run } from '../../helpers/fixture-projects';
 
 const TS_NODE = path.join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
 const PROJECT = path.join(FIXTURES, 'ts-node');

@@ -7,30 +7,10 @@ import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
-import { HAND_WRITTEN } from '../fixtures/faults/compile-corpus';
-import { FIXTURES } from './helpers';
-
-const { analyseFile } = require('../../dist/transformer/check/analyse') as typeof import('../../transformer/check/analyse');
-const tsApi = require('typescript') as typeof ts;
-
-const OPTIONS: ts.CompilerOptions = {
-  target: tsApi.ScriptTarget.ES2022, module: tsApi.ModuleKind.CommonJS, strict: true, types: [], lib: ['lib.es2022.d.ts'],
-  experimentalDecorators: true, jsx: tsApi.JsxEmit.Preserve,
-};
-
-/** A program over in-memory files, its JSDoc parsed as `mode` says (tsc: ParseForTypeErrors). */
-function programOf(files: Record<string, string>, mode: ts.JSDocParsingMode, options: ts.CompilerOptions = OPTIONS): ts.Program {
-  const host = tsApi.createCompilerHost(options);
-  const read = host.readFile.bind(host);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.jsDocParsingMode = mode;
-  host.fileExists = (name) => name in files || tsApi.sys.fileExists(name);
-  host.readFile = (name) => files[name] ?? read(name);
-  host.getSourceFile = (name, languageVersion, onError, fresh) => name in files
-    ? tsApi.createSourceFile(name, files[name], languageVersion, false)
-    : getSourceFile(name, languageVersion, onError, fresh);
-  return tsApi.createProgram(Object.keys(files), options, host);
-}
+import { HAND_WRITTEN } from '../../fixtures/faults/compile-corpus';
+import { analyseFile } from '../../../transformer/check/analyse';
+import { FIXTURES } from '../../helpers/fixture-projects';
+import { OPTIONS, programOf, tsApi } from '../../helpers/in-memory-program';
 
 /** What the analysis says about every root file, as plain data: codes, spans, messages, locked sites. */
 function analyse(program: ts.Program) {

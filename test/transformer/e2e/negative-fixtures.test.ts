@@ -3,7 +3,8 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TMP, TS6, expectations, fixture, linkPackage, reported, tspc, type Reported } from './helpers';
+import { TMP, TS6, expectations, fixture, linkPackage, reported, type Reported } from '../../helpers/fixture-projects';
+import { tspc } from '../../helpers/tspc';
 
 test.before(linkPackage);
 
@@ -57,7 +58,7 @@ test('tspc -b with the transformProgram entry fails', (t) => {
 });
 
 test('TypeScript 6 through ts-patch (TSP_COMPILER_TS_PATH) reports the same errors', (t) => {
-  const result = tspc(['-p', fixture('errors')], { TSP_COMPILER_TS_PATH: TS6 });
+  const result = tspc(['-p', fixture('errors')], { env: { TSP_COMPILER_TS_PATH: TS6 } });
   t.is(result.status, 2, result.output);
   assertAllReported(t, result.output);
 });

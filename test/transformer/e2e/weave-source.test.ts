@@ -4,12 +4,12 @@ import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
-import { HAND_WRITTEN } from '../fixtures/faults/compile-corpus';
-import { FIXTURES, TMP, linkPackage } from './helpers';
+import { HAND_WRITTEN } from '../../fixtures/faults/compile-corpus';
+import { FIXTURES, TMP, linkPackage } from '../../helpers/fixture-projects';
 
 // The compiled core, as the routes load it.
-const { weaveSource, lockedSitesOf, LockweaveBuildError, assertNoErrors } = require('../../dist/transformer/weave-source') as typeof import('../../transformer/weave-source');
-const { sourceTransformer } = require('../../dist/transformer/index') as typeof import('../../transformer/index');
+const { weaveSource, lockedSitesOf, LockweaveBuildError, assertNoErrors } = require('../../../dist/transformer/weave-source') as typeof import('../../../transformer/weave-source');
+const { sourceTransformer } = require('../../../dist/transformer/index') as typeof import('../../../transformer/index');
 const ts6 = require('typescript6') as typeof ts;
 
 test.before(() => linkPackage());
@@ -210,7 +210,7 @@ test('with types (tspc) and without (bundlers, loader) every key kind locks the 
   }
   t.regex(fs.readFileSync(path.join(out, 'text', 'key-kinds.js'), 'utf8'), /readField\(/);
 
-  const runtime = require('lockweave') as typeof import('../../runtime');
+  const runtime = require('lockweave') as typeof import('../../../runtime');
   const locked: string[] = [];
   runtime.configure({ store: new runtime.MemoryLockStore(), logger: (event) => { if (event.type === 'acquired') locked.push(event.key); } });
   const calls = async (dir: string) => {

@@ -1,0 +1,65 @@
+// weave/ on the tspc route: the plans of check/ written into the file's AST, printed. The contract:
+// one import of the runtime and one defineLock() per locked method, hoisted to the top of the
+// module (a lock is defined once, not per call); the body becomes one call of the lock's run() around
+// the original statements; a refused function's body becomes a throw of its error.
+import test from 'ava';
+import { tsApi } from '../../helpers/in-memory-program';
+import { syntaxErrors, wovenByTspcRoute } from './woven';
+
+const ORDERS = `import { helper } from './helper';
+export class OrderService {
+  /** @redisLock businessFlag=payOrder keyName=order.no lockTime=5000 */
+  async pay(order: { no: string }): Promise<string> {
+    const x = helper();
+    return order.no + x;
+  }
+
+  /** @redisLock businessFlag=ship keyName=a,b */
+  async ship(a: string, b: number): Promise<void> { void a; void b; }
+
+  async plain(): Promise<void> {}
+}
+`;
+
+/** The printed file's lines, trimmed, without blank ones. */
+const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean);
+
+test('the runtime import and each defineLock() are hoisted after the imports, before the class, with literal options', (t) => {
+  const { analysis, text } = wovenByTspcRoute(ORDERS);
+  t.deepEqual(analysis.errors, []);
+  t.deepEqual(lines(text).slice(0, 5), [
+    'import { helper } from \'./helper\';',
+    'const lockweave_1 = require("lockweave/runtime");',
+    'const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder", lockTime: 5000000 });',
+    'const ship_lock_1 = lockweave_1.defineLock({ site: "OrderService.ship", businessFlag: "ship" });',
+    'export class OrderService {',
+  ]);
+  t.deepEqual(syntaxErrors(text), []);
+});
+
+test('an ES module imports the runtime as a namespace', (t) => {
+  const { text } = wovenByTspcRoute(ORDERS, tsApi.ModuleKind.ES2022);
+  t.true(lines(text).includes('import * as lockweave_1 from "lockweave/runtime";'), text);
+});
+
+test('a locked body is one return of run(key, async arrow holding the original statements); composite keys use runComposite', (t) => {
+  const { text } = wovenByTspcRoute(ORDERS);
+  const body = lines(text);
+  const pay = body.indexOf('return pay_lock_1.run(order?.no, async () => {');
+  t.true(pay > 0, text);
+  t.deepEqual(body.slice(pay + 1, pay + 4), ['const x = helper();', 'return order.no + x;', '});']);
+  t.true(body.includes('return ship_lock_1.runComposite([a, b], async () => {'), text);
+  t.true(body.includes('async plain(): Promise<void> { }'), 'an untagged method is left as it was');
+});
+
+test('a method that returns a Promise without async keeps every failure a rejection (try around run)', (t) => {
+  const { text } = wovenByTspcRoute('export class S {\n  /** @redisLock businessFlag=cancel keyName=no */\n  cancel(no: string): Promise<string> { return Promise.resolve(no); }\n}\n');
+  t.regex(text, /try \{\s*return cancel_lock_1\.run\(no, async \(\) => \{\s*return Promise\.resolve\(no\);\s*\}\);\s*\}\s*catch \(error\) \{\s*return Promise\.reject\(error\);\s*\}/);
+});
+
+test('a refused function throws its error, a string literal; the file gets no runtime import for it', (t) => {
+  const { analysis, text } = wovenByTspcRoute('export class S {\n  /** @redisLock businessFlag=a keyName=nope */\n  async m(x: string): Promise<void> { void x; }\n}\n');
+  t.is(analysis.errors.length, 1);
+  t.regex(text, /async m\(x: string\): Promise<void> \{\s*throw new Error\("@redisLock: keyName[^"]*\(this function was not compiled with its lock; fix the tag and rebuild\)"\);\s*\}/);
+  t.notRegex(text, /lockweave\/runtime|defineLock/);
+});
