@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run demo`: compile examples/ with tspc, show one woven method beside its source, run
-# the seed's four cases. Redis: REDIS_URL if set, else a throwaway redis-server, else the
+# the four cases of the original Java article. Redis: REDIS_URL if set, else a throwaway redis-server, else the
 # in-process store (said so on screen).
 set -euo pipefail
 cd "$(dirname "$0")/.."

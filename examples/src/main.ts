@@ -1,5 +1,5 @@
-// Runs the seed's four demo cases, and a fifth on fencing tokens, with lock events printed as the
-// seed's log lines.
+// Runs the Java original's four demo cases, and a fifth on fencing tokens, with lock events printed as the
+// original's log lines.
 // Redis comes from REDIS_URL; with LOCKWEAVE_DEMO_STORE=memory it runs on the in-process store.
 import { Redis } from 'ioredis';
 import { close, configure, consoleLogger, MemoryLockStore } from 'lockweave';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     new Promise((resolve) => setTimeout(resolve, 50)).then(() => service.paySlowly('Test004', 'client B')),
   ]);
   console.log(`  results: ${results.join(', ')} — in ${Date.now() - started} ms: the second caller woke when`);
-  console.log('  the first released, not after the seed\'s fixed 5 s wait.');
+  console.log('  the first released, not after the Java original\'s fixed 5 s wait.');
 
   console.log('\nCase 5: fencing — client A stalls past its lease, client B takes the lock; both write');
   if (process.env.LOCKWEAVE_DEMO_STORE === 'memory') {

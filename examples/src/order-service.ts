@@ -1,4 +1,4 @@
-// The seed article's demo controller as a TypeScript service: one method per way of
+// The original Java article's demo controller as a TypeScript service: one method per way of
 // naming the key. Each tag below is woven by `tspc` into an acquire / try / finally.
 import { Order } from './order';
 
@@ -10,14 +10,14 @@ export class OrderService {
     return 'ok';
   }
 
-  /** Case 2 — the key is a field of an object (the seed's `keyType = CLASS`).
+  /** Case 2 — the key is a field of an object (the Java original's `keyType = CLASS`).
    * @redisLock businessFlag=payOrder keyName=order keyType=CLASS fieldName=orderNo */
   async payByBean(order: Order): Promise<string> {
     console.log(`  body: paying order ${order.orderNo} for ${order.userNo}`);
     return 'ok';
   }
 
-  /** Case 3 — the key is an entry of a Map (the seed's `keyType = JSON`).
+  /** Case 3 — the key is an entry of a Map (the Java original's `keyType = JSON`).
    * @redisLock businessFlag=payOrder keyName=paramMap keyType=JSON fieldName=orderNo */
   async payByJson(paramMap: Map<string, unknown>): Promise<string> {
     console.log(`  body: paying order ${String(paramMap.get('orderNo'))} from a map`);

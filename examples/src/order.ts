@@ -1,4 +1,4 @@
-// The seed's bean: an order with its number and its customer.
+// The Java original's bean: an order with its number and its customer.
 export class Order {
   constructor(
     readonly orderNo: string,

@@ -1,10 +1,10 @@
 // Taking a lock: one attempt, then waits that end early when the key is freed or passed on.
 //
-// The schedule keeps the seed's promise and improves on it. The seed checked `retries` more
+// The schedule keeps the original Java lock's promise and improves on it. The original checked `retries` more
 // times, `waitTime` apart, and gave up after retries × waitTime. We keep that deadline and
 // those scheduled attempts, and add one attempt each time a notice says the key is free or ours
 // — so a caller never waits for a holder that is already gone, and never gives up sooner than
-// the seed would have.
+// the original would have.
 //
 // A caller that has to wait takes a place in the key's line (see store/lock-store.ts): a release
 // gives the key to the first in line, in whatever process, or to a waiter of its own process for

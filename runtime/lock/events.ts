@@ -16,7 +16,7 @@ export type LockEvent =
 
 export type LockLogger = (event: LockEvent) => void;
 
-/** A logger that prints the seed's log lines (acquired / waiting attempt n / released). */
+/** A logger that prints the original Java lock's log lines (acquired / waiting attempt n / released). */
 export function consoleLogger(print: (line: string) => void = console.log): LockLogger {
   return (event) => print(describeEvent(event));
 }

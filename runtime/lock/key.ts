@@ -1,6 +1,6 @@
 // Turning a key value into a Redis key, and refusing values that would make a wrong lock.
 //
-// The seed's Java aspect turned a missing value into the text "null" and locked
+// the original Java aspect turned a missing value into the text "null" and locked
 // `LOCK_payOrder_null` — one lock shared by every call with a bad argument. Here a value that
 // is null, undefined, empty or not a scalar rejects with LockKeyError and the body never runs.
 //

@@ -248,7 +248,7 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   const atRestart = [...heldAtRestart].map(([key, token]) => ({
     key,
     freedMs: freed.get(key),
-    by: held.some((message) => message.token === token) ? 'holder, release failed in the outage' : failedReleaseTokens.has(token) ? 'release failed in the outage' : ghostTokens.has(token) ? 'an attempt whose reply was lost' : 'a body under way, or a handoff',
+    by: held.some((message) => message.token === token) ? 'holder, release failed in the outage' : failedReleaseTokens.has(token) ? 'release failed in the outage' : ghostTokens.has(token) ? 'an attempt whose reply was lost' : 'a body under way, or a succession',
   }));
   // Leases the runtime reported lost, with when (relative to the kill) and why.
   const lostReports = workers.flatMap((worker) =>

@@ -10,7 +10,7 @@ import { fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line'
 configure({ store: new MemoryLockStore() });
 const payOrder = defineLock({ businessFlag: 'payOrder' });
 
-test('a value key is <prefix><businessFlag>_<value>, as in the seed', (t) => {
+test('a value key is <prefix><businessFlag>_<value>, as in the original Java lock', (t) => {
   t.is(payOrder.keyFor('Test001'), 'LOCK_payOrder_Test001');
   t.is(payOrder.keyFor(42), 'LOCK_payOrder_42');
   t.is(payOrder.keyFor(12345678901234567890n), 'LOCK_payOrder_12345678901234567890');

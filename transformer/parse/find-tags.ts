@@ -21,7 +21,7 @@ export function mayHoldTag(code: string): boolean {
 export const MAY_HOLD_TAG = /@redislock/i;
 
 /**
- * Every `@redisLock` in any letter case (`@RedisLock`, the Java seed's spelling, `@redislock`):
+ * Every `@redisLock` in any letter case (`@RedisLock`, the Java original's spelling, `@redislock`):
  * a tag the compiler would ignore because of its case is an error, not a comment.
  */
 export function tagMentions(text: string): number[] {

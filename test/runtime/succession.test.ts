@@ -84,7 +84,7 @@ for (const [why, holderOptions, waiterOptions] of [
   ['the holder\'s grant has less than half the waiter\'s lease left', { watchdog: false, lockTime: 1_000 }, {}],
 ] as const) {
   test(`a release hands the key to a waiter in this process under its own token when ${why}`, async (t) => {
-    const businessFlag = flag('handoff');
+    const businessFlag = flag('succession');
     const L = defineLock({ businessFlag, retries: 1, waitTime: 60_000, ...holderOptions });
     const W = defineLock({ businessFlag, retries: 1, waitTime: 60_000, ...waiterOptions });
     const holder = (await L.acquire('A')) as Lease;
