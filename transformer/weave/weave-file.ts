@@ -1,7 +1,7 @@
 // Writes one file's plans into its AST: imports and hoisted specs at the top, locked bodies in place.
 import type * as ts from 'typescript';
 import type { FileAnalysis, LockPlan } from '../check/analyse';
-import { lockSpecStatement } from './lock-spec';
+import { defineLockStatement } from './define-lock-call';
 import { lockedBody } from './method-body';
 import { emitsCommonJs, importInsertionIndex, moduleImport, RUNTIME_SPECIFIER } from './runtime-import';
 
@@ -17,7 +17,7 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
   const modules = new Map<string, ts.Identifier>();
   for (const plan of plans) {
     const lockName = factory.createUniqueName(`${plan.target.baseName}_lock`);
-    specs.push(lockSpecStatement(factory, tsApi, runtime, lockName, plan));
+    specs.push(defineLockStatement(factory, tsApi, runtime, lockName, plan));
     byNode.set(plan.target.node, { plan, lockName, failureClass: failureClassExpression(plan) });
   }
 

@@ -13,7 +13,7 @@ import type MagicString from 'magic-string';
 import type * as ts from 'typescript';
 import { loadBuildDependency } from '../build-dependency';
 import type { FileAnalysis, LockPlan } from '../check/analyse';
-import { lockSpecStatement } from './lock-spec';
+import { defineLockStatement } from './define-lock-call';
 import { lockedStatement, runCall } from './method-body';
 import { moduleImport, prologueLength, RUNTIME_SPECIFIER } from './runtime-import';
 import { refusalMessage } from './weave-file';
@@ -34,7 +34,7 @@ export function weaveText(tsApi: typeof ts, sourceFile: ts.SourceFile, analysis:
 
   for (const plan of analysis.plans) {
     const lockName = factory.createIdentifier(names.take(`${plan.target.baseName}_lock`));
-    header.push(print(lockSpecStatement(factory, tsApi, runtime, lockName, plan)));
+    header.push(print(defineLockStatement(factory, tsApi, runtime, lockName, plan)));
     const body = plan.target.node.body;
     // Printed with an empty arrow, then split around its braces: the original statements go
     // between them untouched.

@@ -7,7 +7,7 @@
 //   - its body is [prologue] `return L.run(<key>, async () => { … }[, Fail]);` (runComposite for
 //     a composite key; in a function that is not `async`, inside the weave's try that turns a throw
 //     into a rejection), key and Fail exactly as the weave writes them for P;
-//   - L is bound once, at the top of F, to `R.defineLock(<P's spec>)`, exactly as the weave writes it;
+//   - L is bound once, at the top of F, to `R.defineLock(<P's options>)`, exactly as the weave writes it;
 //   - R is bound once, at the top of F, to the module "lockweave/runtime" (`import * as R`, or
 //     `R = require(…)` in a file that does not bind `require` itself);
 //   - nothing else in F names L; R is only ever called through (`R.defineLock(…)`); and F has no
@@ -15,11 +15,11 @@
 // Anything less is not woven, and the route weaves the function (again): a lock inside a lock of
 // the same key costs a reentrant entry, a function without its lock is what this guards against.
 //
-// The woven shape lives in weave/method-body.ts and weave/lock-spec.ts; this file compares against
+// The woven shape lives in weave/method-body.ts and weave/define-lock-call.ts; this file compares against
 // what they print, so a change of shape changes `wovenCall` below and nothing else.
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
-import { lockSpecStatement } from './lock-spec';
+import { defineLockStatement } from './define-lock-call';
 import { runCall } from './method-body';
 import { prologueLength, RUNTIME_SPECIFIER } from './runtime-import';
 import { emptyAsyncArrow, failureClass } from './weave-text';
@@ -27,7 +27,7 @@ import { emptyAsyncArrow, failureClass } from './weave-text';
 /** What a file binds that woven code calls; read once per file. */
 export interface WovenBindings {
   readonly sourceFile: ts.SourceFile;
-  /** The top-level statements that bind a runtime or a lock spec: the header a weave writes. */
+  /** The top-level statements that bind a runtime or a lock definition: the header a weave writes. */
   readonly header: readonly ts.Statement[];
   /** Names bound at the top of the file to the runtime module. */
   readonly runtimes: ReadonlySet<string>;
@@ -37,24 +37,24 @@ export interface WovenBindings {
   readonly uses: ReadonlyMap<string, readonly ts.Identifier[]>;
 }
 
-/** undefined when the file binds no lock spec (nothing can be woven) or could rebind names at run time. */
+/** undefined when the file binds no lock definition (nothing can be woven) or could rebind names at run time. */
 export function wovenBindings(tsApi: typeof ts, sourceFile: ts.SourceFile): WovenBindings | undefined {
   const runtimes = new Map<string, ts.Statement>();
-  const specs = new Map<string, { call: ts.CallExpression; statement: ts.Statement }>();
+  const definitions = new Map<string, { call: ts.CallExpression; statement: ts.Statement }>();
   for (const statement of sourceFile.statements) {
     const namespace = runtimeNamespace(tsApi, statement);
     if (namespace) runtimes.set(namespace, statement);
     const declared = singleDeclaration(tsApi, statement);
-    if (declared?.initializer && tsApi.isCallExpression(declared.initializer)) specs.set(declared.name, { call: declared.initializer, statement });
+    if (declared?.initializer && tsApi.isCallExpression(declared.initializer)) definitions.set(declared.name, { call: declared.initializer, statement });
   }
-  const lockSpecs = [...specs].filter(([, { call }]) => {
+  const lockDefinitions = [...definitions].filter(([, { call }]) => {
     const callee = call.expression;
     return tsApi.isPropertyAccessExpression(callee) && callee.name.text === 'defineLock'
-      && tsApi.isIdentifier(callee.expression) && runtimes.has(callee.expression.text) && isLiteralSpec(tsApi, call);
+      && tsApi.isIdentifier(callee.expression) && runtimes.has(callee.expression.text) && isLiteralOptions(tsApi, call);
   });
-  if (lockSpecs.length === 0) return undefined;
-  const locks = new Map(lockSpecs.map(([name, { call }]) => [name, call]));
-  const header = [...runtimes.values(), ...lockSpecs.map(([, { statement }]) => statement)];
+  if (lockDefinitions.length === 0) return undefined;
+  const locks = new Map(lockDefinitions.map(([name, { call }]) => [name, call]));
+  const header = [...runtimes.values(), ...lockDefinitions.map(([, { statement }]) => statement)];
 
   const watched = new Set([...runtimes.keys(), ...locks.keys(), 'require', 'eval']);
   const uses = new Map<string, ts.Identifier[]>();
@@ -85,7 +85,7 @@ export function wovenBindings(tsApi: typeof ts, sourceFile: ts.SourceFile): Wove
  * The file's text with its header blanked (same length, lines kept), for finding its tags: the
  * weave writes its header on the first line, where a tag that stood at the top of the file now
  * shares its line with code and, to the compiler, stands on nothing. The header holds no function
- * (a runtime binding, specs of literals only), and a statement with a comment or tag text in it is
+ * (a runtime binding, definitions of literals only), and a statement with a comment or tag text in it is
  * kept: blanking only ever makes a tag visible, never hides one.
  */
 export function withoutHeader(bindings: WovenBindings): string {
@@ -100,11 +100,11 @@ export function withoutHeader(bindings: WovenBindings): string {
   return text;
 }
 
-/** `({ site: "…", businessFlag: "…", lockTime: 20, … })`: one object literal of plain literals, as the weave writes a spec. */
-function isLiteralSpec(tsApi: typeof ts, call: ts.CallExpression): boolean {
-  const [spec, ...more] = call.arguments;
-  if (!spec || more.length > 0 || !tsApi.isObjectLiteralExpression(spec)) return false;
-  return spec.properties.every((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && (
+/** `({ site: "…", businessFlag: "…", lockTime: 20, … })`: one object literal of plain literals, as the weave writes its options. */
+function isLiteralOptions(tsApi: typeof ts, call: ts.CallExpression): boolean {
+  const [options, ...more] = call.arguments;
+  if (!options || more.length > 0 || !tsApi.isObjectLiteralExpression(options)) return false;
+  return options.properties.every((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && (
     tsApi.isStringLiteral(property.initializer) || tsApi.isNumericLiteral(property.initializer)
     || property.initializer.kind === tsApi.SyntaxKind.TrueKeyword || property.initializer.kind === tsApi.SyntaxKind.FalseKeyword));
 }
@@ -120,13 +120,13 @@ export function isWoven(tsApi: typeof ts, bindings: WovenBindings, plan: LockPla
   const factory = tsApi.factory;
   const runtime = factory.createIdentifier(runtimeName);
   const lockName = factory.createIdentifier(lock);
-  const expectedSpec = (lockSpecStatement(factory, tsApi, runtime, lockName, plan) as ts.VariableStatement).declarationList.declarations[0].initializer!;
+  const expectedOptions = (defineLockStatement(factory, tsApi, runtime, lockName, plan) as ts.VariableStatement).declarationList.declarations[0].initializer!;
   const expectedCall = runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory));
   const actualCall = factory.updateCallExpression(call, call.expression, call.typeArguments,
     call.arguments.map((argument, index) => (index === 1 ? emptyAsyncArrow(tsApi, factory) : argument)));
   const print = printerOf(tsApi, bindings.sourceFile);
   const printCall = printerOf(tsApi, plan.target.node.getSourceFile());
-  return print(expectedSpec) === print(spec) && printCall(expectedCall) === printCall(actualCall);
+  return print(expectedOptions) === print(spec) && printCall(expectedCall) === printCall(actualCall);
 }
 
 /**

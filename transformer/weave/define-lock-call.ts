@@ -5,7 +5,7 @@ import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { OPTION_NAMES } from '../check/attributes';
 
-export function lockSpecStatement(factory: ts.NodeFactory, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier, plan: LockPlan): ts.Statement {
+export function defineLockStatement(factory: ts.NodeFactory, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier, plan: LockPlan): ts.Statement {
   const properties = [
     property(factory, 'site', factory.createStringLiteral(plan.target.site)),
     property(factory, 'businessFlag', factory.createStringLiteral(plan.businessFlag)),
