@@ -116,7 +116,7 @@ function isLiteralOptions(tsApi: typeof ts, call: ts.CallExpression): boolean {
 export function isWoven(tsApi: typeof ts, bindings: WovenBindings, plan: LockPlan): boolean {
   const held = heldLock(tsApi, bindings, plan.target.node.body);
   if (!held) return false;
-  const { call, spec, lock, runtimeName } = held;
+  const { call, definition, lock, runtimeName } = held;
   const factory = tsApi.factory;
   const runtime = factory.createIdentifier(runtimeName);
   const lockName = factory.createIdentifier(lock);
@@ -126,7 +126,7 @@ export function isWoven(tsApi: typeof ts, bindings: WovenBindings, plan: LockPla
     call.arguments.map((argument, index) => (index === 1 ? emptyAsyncArrow(tsApi, factory) : argument)));
   const print = printerOf(tsApi, bindings.sourceFile);
   const printCall = printerOf(tsApi, plan.target.node.getSourceFile());
-  return print(expectedOptions) === print(spec) && printCall(expectedCall) === printCall(actualCall);
+  return print(expectedOptions) === print(definition) && printCall(expectedCall) === printCall(actualCall);
 }
 
 /**
@@ -151,8 +151,8 @@ export function lockedSites(tsApi: typeof ts, sourceFile: ts.SourceFile): string
 }
 
 function lockedSite(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block): string | undefined {
-  const spec = heldLock(tsApi, bindings, body)?.spec;
-  const literal = spec?.arguments.length === 1 ? spec.arguments[0] : undefined;
+  const definition = heldLock(tsApi, bindings, body)?.definition;
+  const literal = definition?.arguments.length === 1 ? definition.arguments[0] : undefined;
   if (!literal || !tsApi.isObjectLiteralExpression(literal)) return undefined;
   const site = literal.properties.find((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && property.name.text === 'site');
   return site && tsApi.isPropertyAssignment(site) && tsApi.isStringLiteral(site.initializer) ? site.initializer.text : undefined;
@@ -166,10 +166,10 @@ function heldLock(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block) {
   const woven = wovenCall(tsApi, body);
   if (!woven) return undefined;
   const lock = woven.lockName.text;
-  const spec = bindings.locks.get(lock);
-  if (!spec || (bindings.uses.get(lock) ?? []).length !== 2) return undefined;
-  const runtimeName = ((spec.expression as ts.PropertyAccessExpression).expression as ts.Identifier).text;
-  return bindings.runtimes.has(runtimeName) ? { call: woven.call, spec, lock, runtimeName } : undefined;
+  const definition = bindings.locks.get(lock);
+  if (!definition || (bindings.uses.get(lock) ?? []).length !== 2) return undefined;
+  const runtimeName = ((definition.expression as ts.PropertyAccessExpression).expression as ts.Identifier).text;
+  return bindings.runtimes.has(runtimeName) ? { call: woven.call, definition, lock, runtimeName } : undefined;
 }
 
 /**
