@@ -19,7 +19,7 @@ ensure_redis_server() {
   fi
 }
 
-# The tests also run on Valkey (scripts/test.sh). Debian 12 ships valkey-server only in
+# The tests also run on Valkey (scripts/test-all.sh). Debian 12 ships valkey-server only in
 # bookworm-backports (8.0), so that suite is added when missing, from the same Debian mirror the
 # machine already uses: its URI (and keyring) are read from the configured apt sources, never
 # written here. Skipped when valkey-server is there, or when LOCKWEAVE_TEST_SERVERS leaves Valkey out.

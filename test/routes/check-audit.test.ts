@@ -26,7 +26,7 @@ function check(tsconfig: string): Promise<Ran> {
   return runChild(process.execPath, [CLI, 'check', '-p', tsconfig], { cwd: ROOT });
 }
 
-/** The jest route fixture run by `npm test` as ts-jest with ts-patch's compiler, its tsconfig on `module` with isolatedModules. */
+/** The jest route fixture run by `npm run test:all` as ts-jest with ts-patch's compiler, its tsconfig on `module` with isolatedModules. */
 function tsJestProject(module: string): string {
   const dir = path.join(TMP, `ts-jest-isolated-${module}`);
   fs.cpSync(JEST_FIXTURE, dir, { recursive: true });
