@@ -7,7 +7,11 @@ export interface BenchConfig {
   readonly uncontended: { readonly callers: number; readonly iterations: number };
   readonly hotKey: { readonly callers: number; readonly iterations: number };
   readonly succession: { readonly callers: number; readonly iterations: number };
-  readonly multiProcess: { readonly processes: number; readonly callersPerProcess: number; readonly iterations: number };
+  readonly multiProcess: {
+    readonly processes: number;
+    readonly callersPerProcess: number;
+    readonly iterations: number;
+  };
   /** Warm-up iterations per caller before a measured run (JIT, connections, script caches). */
   readonly warmupIterations: number;
   /** Runs of each build of each project shape (the shapes: bench/compile/shapes.ts). */

@@ -15,7 +15,9 @@ export interface MachineFacts {
 
 function cpuModel(): string {
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'));
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'));
     return line ? line.split(':')[1].trim() : 'unknown';
   } catch {
     return 'unknown';
@@ -37,7 +39,9 @@ export function machineFacts(): MachineFacts {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     node: process.version,
     redis: redisVersion(),
-    loadAverage: loadavg().map((n) => n.toFixed(2)).join(' '),
+    loadAverage: loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' '),
     date: new Date().toISOString(),
   };
 }

@@ -33,12 +33,18 @@ async function main(): Promise<void> {
   const machine = machineFacts();
   const startedAt = Date.now();
   const notes: string[] = [];
-  log(`lockweave bench${config.quick ? ' (quick)' : ''}: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}`);
+  log(
+    `lockweave bench${config.quick ? ' (quick)' : ''}: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}`,
+  );
 
-  const contenders = (await runJob({ kind: 'describe' }, 'described', 30_000)).contenders.filter((c) => contenderIds.includes(c.id));
+  const contenders = (await runJob({ kind: 'describe' }, 'described', 30_000)).contenders.filter((c) =>
+    contenderIds.includes(c.id),
+  );
   const lockweave = contenders.find((c) => c.id === 'lockweave');
   if (lockweave && lockweave.name !== 'lockweave') {
-    notes.push('The transformer did not weave the tagged contender when the bench was built, so the hand-woven equivalent (bench/contenders/lockweave-hand-woven.ts) was measured in its place.');
+    notes.push(
+      'The transformer did not weave the tagged contender when the bench was built, so the hand-woven equivalent (bench/contenders/lockweave-hand-woven.ts) was measured in its place.',
+    );
   }
 
   let samples = {} as Samples;
@@ -67,7 +73,8 @@ async function main(): Promise<void> {
   const markdown = renderMarkdown(summary, checks, machine, config, notes);
   log('');
   log(markdown);
-  if (process.env.BENCH_SUMMARY_JSON) writeFileSync(process.env.BENCH_SUMMARY_JSON, JSON.stringify({ machine, reps: config.reps, summary, checks }));
+  if (process.env.BENCH_SUMMARY_JSON)
+    writeFileSync(process.env.BENCH_SUMMARY_JSON, JSON.stringify({ machine, reps: config.reps, summary, checks }));
   if (!process.env.BENCH_ONLY || process.env.BENCH_WRITE === '1') {
     const subtitle = `${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}, ${machine.date.slice(0, 10)}; medians of ${config.reps} reps${config.quick ? ' (quick run)' : ''}`;
     // A quick run's numbers are only a smoke test: they never replace the committed full-run results.

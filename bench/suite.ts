@@ -16,11 +16,13 @@ export type ScenarioId = 'uncontended' | 'hot-key' | 'multi-process' | 'successi
 export const SCENARIOS: Record<ScenarioId, { title: string; describe(config: BenchConfig): string }> = {
   uncontended: {
     title: 'uncontended',
-    describe: (c) => `${c.uncontended.callers} concurrent callers, each on its own key, empty body, ${c.uncontended.iterations} sections each`,
+    describe: (c) =>
+      `${c.uncontended.callers} concurrent callers, each on its own key, empty body, ${c.uncontended.iterations} sections each`,
   },
   'hot-key': {
     title: 'hot key',
-    describe: (c) => `${c.hotKey.callers} callers on one key, body GET+SET of a counter, ${c.hotKey.iterations} sections each`,
+    describe: (c) =>
+      `${c.hotKey.callers} callers on one key, body GET+SET of a counter, ${c.hotKey.iterations} sections each`,
   },
   'multi-process': {
     title: `hot key, processes`,
@@ -29,7 +31,8 @@ export const SCENARIOS: Record<ScenarioId, { title: string; describe(config: Ben
   },
   succession: {
     title: 'succession latency',
-    describe: (c) => `${c.succession.callers} callers on one key, empty body, ${c.succession.iterations} sections each; holder's body end → next holder's body start`,
+    describe: (c) =>
+      `${c.succession.callers} callers on one key, empty body, ${c.succession.iterations} sections each; holder's body end → next holder's body start`,
   },
 };
 
@@ -105,9 +108,19 @@ export async function runSuite(
           let result: RunResult;
           if (scenario === 'multi-process') {
             const { processes, callersPerProcess, iterations } = config.multiProcess;
-            result = await runMultiProcess({ ...common, callers: callersPerProcess, iterations }, processes, client, childTimeoutMs);
+            result = await runMultiProcess(
+              { ...common, callers: callersPerProcess, iterations },
+              processes,
+              client,
+              childTimeoutMs,
+            );
           } else {
-            const shape = scenario === 'uncontended' ? config.uncontended : scenario === 'hot-key' ? config.hotKey : config.succession;
+            const shape =
+              scenario === 'uncontended'
+                ? config.uncontended
+                : scenario === 'hot-key'
+                  ? config.hotKey
+                  : config.succession;
             const job = { ...common, ...shape, kind: scenario as ScenarioKind };
             result = (await runJob(job, 'result', childTimeoutMs)).result;
           }
@@ -126,7 +139,10 @@ export async function runSuite(
 }
 
 function describeSample(scenario: ScenarioId, rep: number, contender: string, s: RepSample): string {
-  const succession = s.successionP50Ms === undefined ? '' : ` succession p50 ${s.successionP50Ms.toFixed(2)} ms p99 ${s.successionP99Ms!.toFixed(2)} ms (${s.successions})`;
+  const succession =
+    s.successionP50Ms === undefined
+      ? ''
+      : ` succession p50 ${s.successionP50Ms.toFixed(2)} ms p99 ${s.successionP99Ms!.toFixed(2)} ms (${s.successions})`;
   const lost = s.lostUpdates === undefined ? '' : ` lost ${s.lostUpdates}`;
   const bad = (s.failures ? ` FAILURES ${s.failures}` : '') + (s.cutShort ? ' CUT SHORT' : '');
   return `  ${scenario} #${rep + 1} ${contender}: ${s.throughput.toFixed(0)}/s p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms.toFixed(2)} ms max ${s.maxMs.toFixed(1)} ms${succession}${lost}${bad}`;

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
   const machine = machineFacts();
   const startedAt = Date.now();
   log(`lockweave bench, topologies: node ${machine.node}, redis ${machine.redis}, ${config.reps} reps`);
-  const contenders = (await runJob({ kind: 'describe' }, 'described', 30_000)).contenders.filter((c) => TOPOLOGY_IDS.includes(c.id));
+  const contenders = (await runJob({ kind: 'describe' }, 'described', 30_000)).contenders.filter((c) =>
+    TOPOLOGY_IDS.includes(c.id),
+  );
   const [single, cluster, primaries] = await Promise.all([startRedisServer(), startRedisCluster(), startPrimaries(3)]);
   let summary: Summary;
   try {
@@ -50,7 +52,13 @@ async function main(): Promise<void> {
   log(`wrote ${quick ? 'bench/.tmp/quick' : 'bench'}/results-topologies.md`);
 }
 
-function render(summary: Summary, machine: ReturnType<typeof machineFacts>, reps: number, quick: boolean, tookMs: number): string {
+function render(
+  summary: Summary,
+  machine: ReturnType<typeof machineFacts>,
+  reps: number,
+  quick: boolean,
+  tookMs: number,
+): string {
   const row = (scenario: string, id: string): ContenderRow | undefined =>
     summary.scenarios.find((table) => table.id === scenario)?.rows.find((r) => r.id === id);
   const cell = (scenario: string, id: string, p99: boolean): string => {
@@ -61,28 +69,44 @@ function render(summary: Summary, machine: ReturnType<typeof machineFacts>, reps
   };
   const succession = (id: string) => {
     const r = row('succession', id);
-    return r?.successionP50Ms ? `${r.successionP50Ms.value.toFixed(2)} / ${r.successionP99Ms!.value.toFixed(2)} ms` : '—';
+    return r?.successionP50Ms
+      ? `${r.successionP50Ms.value.toFixed(2)} / ${r.successionP99Ms!.value.toFixed(2)} ms`
+      : '—';
   };
   const out: string[] = [];
   out.push(`# lockweave on each topology${quick ? ' (BENCH_QUICK smoke run: indicative only)' : ''}`);
   out.push('');
-  out.push('Produced by `npm run bench` (bench/topologies.ts). The scenarios of [results.md](results.md); each cell is throughput × the');
-  out.push('floor (a hand-written `SET NX PX` + compare-and-delete on the single Redis) measured in the same repetition, then');
-  out.push('sections per second and, where the issue sets a target for the single Redis, p99 per section. The lock moves to the');
-  out.push('topology; the body (GET+SET of a counter on the hot key) stays on the single Redis. Every server runs on this');
-  out.push('machine, on loopback: a topology costs here what its extra round trips and servers cost one 2-core machine.');
+  out.push(
+    'Produced by `npm run bench` (bench/topologies.ts). The scenarios of [results.md](results.md); each cell is throughput × the',
+  );
+  out.push(
+    'floor (a hand-written `SET NX PX` + compare-and-delete on the single Redis) measured in the same repetition, then',
+  );
+  out.push(
+    'sections per second and, where the issue sets a target for the single Redis, p99 per section. The lock moves to the',
+  );
+  out.push(
+    'topology; the body (GET+SET of a counter on the hot key) stays on the single Redis. Every server runs on this',
+  );
+  out.push(
+    'machine, on loopback: a topology costs here what its extra round trips and servers cost one 2-core machine.',
+  );
   out.push('');
   out.push('| lockweave on | S1 uncontended | S2 hot key | S3 hot key, processes | succession p50 / p99 |');
   out.push('|---|---|---|---|---|');
   for (const contender of summary.contenders) {
-    out.push(`| ${contender.name} | ${cell('uncontended', contender.id, false)} | ${cell('hot-key', contender.id, true)} | ${cell('multi-process', contender.id, true)} | ${succession(contender.id)} |`);
+    out.push(
+      `| ${contender.name} | ${cell('uncontended', contender.id, false)} | ${cell('hot-key', contender.id, true)} | ${cell('multi-process', contender.id, true)} | ${succession(contender.id)} |`,
+    );
   }
   out.push('');
   out.push('Settings:');
   out.push('');
   for (const contender of summary.contenders) out.push(`- **${contender.name}**: ${contender.settings}`);
   out.push('');
-  out.push(`Machine: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis-server ${machine.redis}; load average at the start ${machine.loadAverage}; ${machine.date.slice(0, 10)}; medians of ${reps} repetitions; took ${(tookMs / 1000).toFixed(0)} s.`);
+  out.push(
+    `Machine: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis-server ${machine.redis}; load average at the start ${machine.loadAverage}; ${machine.date.slice(0, 10)}; medians of ${reps} repetitions; took ${(tookMs / 1000).toFixed(0)} s.`,
+  );
   out.push('');
   return out.join('\n');
 }

@@ -3,7 +3,10 @@
 //   CliError:   the command line is right but its input is not (no tsconfig, unreadable file): exit 1.
 
 export class UsageError extends Error {
-  constructor(message: string, readonly command?: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message);
     this.name = 'UsageError';
   }

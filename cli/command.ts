@@ -30,7 +30,11 @@ export interface Command {
   run(args: ParsedArgs): number | Promise<number>;
 }
 
-export const PROJECT_FLAG: Flag = { names: ['-p', '--project'], value: '<tsconfig>', help: 'the tsconfig.json to read (default: ./tsconfig.json)' };
+export const PROJECT_FLAG: Flag = {
+  names: ['-p', '--project'],
+  value: '<tsconfig>',
+  help: 'the tsconfig.json to read (default: ./tsconfig.json)',
+};
 
 export function flagKey(flag: Flag): string {
   return flag.names[flag.names.length - 1].replace(/^-+/, '');

@@ -21,7 +21,12 @@ export function lockSitesIn(tsApi: typeof ts, fileName: string, text: string): s
       const spec = node.arguments[0];
       if (spec && tsApi.isObjectLiteralExpression(spec)) {
         const site = stringProperty(tsApi, spec, 'site');
-        if (site !== undefined && (calleeName(tsApi, node.expression) === 'defineLock' || stringProperty(tsApi, spec, 'businessFlag') !== undefined)) sites.push(site);
+        if (
+          site !== undefined &&
+          (calleeName(tsApi, node.expression) === 'defineLock' ||
+            stringProperty(tsApi, spec, 'businessFlag') !== undefined)
+        )
+          sites.push(site);
       }
     }
     tsApi.forEachChild(node, visit);
@@ -44,11 +49,16 @@ function stringProperty(tsApi: typeof ts, object: ts.ObjectLiteralExpression, na
 
 /** `defineLock`, `x.defineLock`, `x["defineLock"]`, `(0, x.defineLock)`: the name called. */
 function calleeName(tsApi: typeof ts, callee: ts.Expression): string | undefined {
-  if (tsApi.isParenthesizedExpression(callee) && tsApi.isBinaryExpression(callee.expression) && callee.expression.operatorToken.kind === tsApi.SyntaxKind.CommaToken) {
+  if (
+    tsApi.isParenthesizedExpression(callee) &&
+    tsApi.isBinaryExpression(callee.expression) &&
+    callee.expression.operatorToken.kind === tsApi.SyntaxKind.CommaToken
+  ) {
     return calleeName(tsApi, callee.expression.right);
   }
   if (tsApi.isIdentifier(callee)) return callee.text;
   if (tsApi.isPropertyAccessExpression(callee)) return callee.name.text;
-  if (tsApi.isElementAccessExpression(callee) && tsApi.isStringLiteral(callee.argumentExpression)) return callee.argumentExpression.text;
+  if (tsApi.isElementAccessExpression(callee) && tsApi.isStringLiteral(callee.argumentExpression))
+    return callee.argumentExpression.text;
   return undefined;
 }

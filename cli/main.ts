@@ -27,11 +27,11 @@ function usage(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Options:',
-    '  -h, --help     print help (after a command: that command\'s help)',
-    '  -v, --version  print lockweave\'s version',
+    "  -h, --help     print help (after a command: that command's help)",
+    "  -v, --version  print lockweave's version",
     '',
     'Exit codes: 0 nothing found; 1 a tag error, toolchain hole or unwoven method (or unreadable input); 2 bad command line.',
-    'Run `lockweave <command> --help` for a command\'s options and examples.',
+    "Run `lockweave <command> --help` for a command's options and examples.",
   ].join('\n');
 }
 
@@ -72,7 +72,9 @@ function parse(command: Command, argv: readonly string[]): Parsed {
       operands.push(arg);
       continue;
     }
-    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [name, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
     const flag = command.flags.find((f) => f.names.includes(name));
     if (!flag) throw new UsageError(`unknown option ${name} for \`lockweave ${command.name}\``, command.name);
     if (!flag.value) {
@@ -119,7 +121,9 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       const command = COMMANDS.find((c) => c.name === error.command);
-      console.error(`lockweave: ${error.message}\n\n${command ? `usage: ${command.synopsis}\nRun \`lockweave ${command.name} --help\` for more.` : usage()}`);
+      console.error(
+        `lockweave: ${error.message}\n\n${command ? `usage: ${command.synopsis}\nRun \`lockweave ${command.name} --help\` for more.` : usage()}`,
+      );
       return 2;
     }
     if (error instanceof CliError) {
@@ -135,10 +139,13 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-}, (error: unknown) => {
-  // A bug, not an input problem: the stack says where.
-  console.error(error);
-  process.exitCode = 1;
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // A bug, not an input problem: the stack says where.
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

@@ -36,7 +36,9 @@ export function projectTypeScript(projectDir: string, override?: string): Instal
 }
 
 /** True when the project's own TypeScript (5.x, 6.x) is the one the type-aware commands run on. */
-export function hasCompilerApi(installed: InstalledTypeScript | undefined): installed is InstalledTypeScript & { dir: string } {
+export function hasCompilerApi(
+  installed: InstalledTypeScript | undefined,
+): installed is InstalledTypeScript & { dir: string } {
   return installed?.dir !== undefined && (installed.major === 5 || installed.major === 6);
 }
 
@@ -58,16 +60,29 @@ export interface Project {
 export function tsconfigPath(flag: string | undefined): string {
   const file = path.resolve(flag ?? 'tsconfig.json');
   const resolved = fs.existsSync(file) && fs.statSync(file).isDirectory() ? path.join(file, 'tsconfig.json') : file;
-  if (!fs.existsSync(resolved)) throw new CliError(`${path.relative(process.cwd(), resolved) || resolved}: no such tsconfig (name another with -p <tsconfig>)`);
+  if (!fs.existsSync(resolved))
+    throw new CliError(
+      `${path.relative(process.cwd(), resolved) || resolved}: no such tsconfig (name another with -p <tsconfig>)`,
+    );
   return resolved;
 }
 
 export function readProject(tsApi: typeof ts, configFile: string, overrides: ts.CompilerOptions = {}): Project {
   const read = tsApi.readConfigFile(configFile, tsApi.sys.readFile);
   if (read.error) throw new CliError(formatDiagnostics(tsApi, [read.error]));
-  const parsed = tsApi.parseJsonConfigFileContent(read.config, tsApi.sys, path.dirname(configFile), overrides, configFile);
-  const plugins = (Array.isArray(parsed.options.plugins) ? parsed.options.plugins : []) as unknown as Array<Record<string, unknown>>;
-  const otherPlugins = plugins.filter((p) => !isLockweaveTransform(p?.transform)).map((p) => String(p?.transform ?? p?.name ?? JSON.stringify(p)));
+  const parsed = tsApi.parseJsonConfigFileContent(
+    read.config,
+    tsApi.sys,
+    path.dirname(configFile),
+    overrides,
+    configFile,
+  );
+  const plugins = (Array.isArray(parsed.options.plugins) ? parsed.options.plugins : []) as unknown as Array<
+    Record<string, unknown>
+  >;
+  const otherPlugins = plugins
+    .filter((p) => !isLockweaveTransform(p?.transform))
+    .map((p) => String(p?.transform ?? p?.name ?? JSON.stringify(p)));
   return { configFile, parsed, entry: optionsEntry(plugins), otherPlugins };
 }
 
@@ -77,7 +92,11 @@ export function pluginOptions(project: Project): Record<string, unknown> {
   return options;
 }
 
-export function createProgram(tsApi: typeof ts, parsed: ts.ParsedCommandLine, rootNames: readonly string[] = parsed.fileNames): ts.Program {
+export function createProgram(
+  tsApi: typeof ts,
+  parsed: ts.ParsedCommandLine,
+  rootNames: readonly string[] = parsed.fileNames,
+): ts.Program {
   const host = tsApi.createCompilerHost(parsed.options);
   // JSDoc is parsed as tsc parses it (since 5.3: not in .ts files), not for every file: the analysis
   // reads the JSDoc of the files that mention the tag itself (transformer/parse/jsdoc-view.ts).
@@ -87,13 +106,15 @@ export function createProgram(tsApi: typeof ts, parsed: ts.ParsedCommandLine, ro
 
 /** `src/pay.ts:12:7 - error TS93010: …`, as tsc prints without colours; paths relative to the working directory. */
 export function formatDiagnostics(tsApi: typeof ts, diagnostics: readonly ts.Diagnostic[]): string {
-  return diagnostics.map((d) => {
-    const category = tsApi.DiagnosticCategory[d.category].toLowerCase();
-    const text = tsApi.flattenDiagnosticMessageText(d.messageText, '\n');
-    if (!d.file || d.start === undefined) return `${category} TS${d.code}: ${text}`;
-    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-    return `${path.relative(process.cwd(), d.file.fileName)}:${line + 1}:${character + 1} - ${category} TS${d.code}: ${text}`;
-  }).join('\n');
+  return diagnostics
+    .map((d) => {
+      const category = tsApi.DiagnosticCategory[d.category].toLowerCase();
+      const text = tsApi.flattenDiagnosticMessageText(d.messageText, '\n');
+      if (!d.file || d.start === undefined) return `${category} TS${d.code}: ${text}`;
+      const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+      return `${path.relative(process.cwd(), d.file.fileName)}:${line + 1}:${character + 1} - ${category} TS${d.code}: ${text}`;
+    })
+    .join('\n');
 }
 
 export function plural(count: number, word: string, words = `${word}s`): string {

@@ -24,7 +24,12 @@ export interface TagReport {
  * With a program, keys are checked against types (as tspc does); without one each file is parsed on
  * its own, which finds the same locks and every error that needs no types.
  */
-export function tagReport(tsApi: typeof ts, files: readonly ts.SourceFile[], options: Record<string, unknown>, program?: ts.Program): TagReport {
+export function tagReport(
+  tsApi: typeof ts,
+  files: readonly ts.SourceFile[],
+  options: Record<string, unknown>,
+  program?: ts.Program,
+): TagReport {
   // The checker first: it binds every file, which sets the parent links the analysis walks up.
   const checker = program?.getTypeChecker();
   const plugin = readPluginOptions(options);
@@ -34,7 +39,10 @@ export function tagReport(tsApi: typeof ts, files: readonly ts.SourceFile[], opt
     const analysis = analyseFile(tsApi, checker, file, plugin.defaults);
     for (const plan of analysis.plans) {
       const { line, character } = file.getLineAndCharacterOfPosition(plan.target.node.getStart(file));
-      methods.push({ site: plan.target.site, where: `${path.relative(process.cwd(), file.fileName)}:${line + 1}:${character + 1}` });
+      methods.push({
+        site: plan.target.site,
+        where: `${path.relative(process.cwd(), file.fileName)}:${line + 1}:${character + 1}`,
+      });
     }
     errors.push(...analysis.errors.map((e) => toTsDiagnostic(tsApi, e)));
   }
@@ -43,5 +51,12 @@ export function tagReport(tsApi: typeof ts, files: readonly ts.SourceFile[], opt
 
 /** The project's own sources: not declaration files, not what node_modules brings in. */
 export function projectSources(program: ts.Program): ts.SourceFile[] {
-  return program.getSourceFiles().filter((file) => !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file) && !/[\\/]node_modules[\\/]/.test(file.fileName));
+  return program
+    .getSourceFiles()
+    .filter(
+      (file) =>
+        !file.isDeclarationFile &&
+        !program.isSourceFileFromExternalLibrary(file) &&
+        !/[\\/]node_modules[\\/]/.test(file.fileName),
+    );
 }

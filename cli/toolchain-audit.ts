@@ -42,9 +42,14 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
   const read = (name: string) => readIn(dirs, name);
 
   // A tool's config under its package.json key (jest's "jest"): what the tool reads when it has no config file.
-  const packageConfig = (rule: ToolRule): Found | undefined => (packageJson && rule.packageKey && manifest[rule.packageKey] !== undefined
-    ? { file: packageJson, label: `package.json "${rule.packageKey}"`, text: JSON.stringify(manifest[rule.packageKey]) }
-    : undefined);
+  const packageConfig = (rule: ToolRule): Found | undefined =>
+    packageJson && rule.packageKey && manifest[rule.packageKey] !== undefined
+      ? {
+          file: packageJson,
+          label: `package.json "${rule.packageKey}"`,
+          text: JSON.stringify(manifest[rule.packageKey]),
+        }
+      : undefined;
 
   const holes: Hole[] = [];
   const reportedConfigs = new Set<string>();
@@ -62,17 +67,20 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
       const found = read(name);
       if (!found || (rule.configMatters && !rule.configMatters.test(found.text))) continue;
       seen++;
-      if (hold(rule, { text: found.text, config: found.text, project: facts }, found.label)) reportedConfigs.add(`${rule.tool}:${found.file}`);
+      if (hold(rule, { text: found.text, config: found.text, project: facts }, found.label))
+        reportedConfigs.add(`${rule.tool}:${found.file}`);
     }
     const inPackage = packageConfig(rule);
     if (inPackage) {
       seen++;
-      if (hold(rule, { text: inPackage.text, config: inPackage.text, project: facts }, inPackage.label)) reportedConfigs.add(`${rule.tool}:${inPackage.file}`);
+      if (hold(rule, { text: inPackage.text, config: inPackage.text, project: facts }, inPackage.label))
+        reportedConfigs.add(`${rule.tool}:${inPackage.file}`);
     }
   }
 
   const commands = Object.entries(manifest.scripts ?? {}).flatMap(([name, script]) =>
-    splitCommands(String(script)).map((command) => ({ where: `package.json scripts.${name}`, command })));
+    splitCommands(String(script)).map((command) => ({ where: `package.json scripts.${name}`, command })),
+  );
   if (commands.length === 0 && seen === 0) {
     // Nothing says how the project is built: audit the route the contract documents for its
     // tsconfig (tspc; on TypeScript 7, whose tsc is what the tsconfig would be given to, tsc).
@@ -84,13 +92,15 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
     seen++;
     for (const rule of TOOLCHAIN_RULES) {
       if (!rule.command?.test(command)) continue;
-      const config = rule.configFiles ? configOf(command, rule, dirs, read) ?? packageConfig(rule) : undefined;
+      const config = rule.configFiles ? (configOf(command, rule, dirs, read) ?? packageConfig(rule)) : undefined;
       // The config file's own hole already names this use.
       if (config?.file && reportedConfigs.has(`${rule.tool}:${config.file}`)) break;
       if (hold(rule, { text: command, config: config?.text ?? '', project: facts }, where, command)) break;
     }
     for (const script of scriptFilesOf(command, dirs)) {
-      for (const rule of TOOLCHAIN_RULES.filter((r) => !r.command && !r.configFiles && r.configMatters?.test(script.text))) {
+      for (const rule of TOOLCHAIN_RULES.filter(
+        (r) => !r.command && !r.configFiles && r.configMatters?.test(script.text),
+      )) {
         seen++;
         hold(rule, { text: script.text, config: script.text, project: facts }, `${script.label} (run by ${where})`);
       }
@@ -101,11 +111,19 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
 
 /** `a && b || c; d | e` → its commands. */
 function splitCommands(script: string): string[] {
-  return script.split(/&&|\|\||[;|]/).map((part) => part.trim()).filter(Boolean);
+  return script
+    .split(/&&|\|\||[;|]/)
+    .map((part) => part.trim())
+    .filter(Boolean);
 }
 
 /** The config a command reads: `--config <file>` / `-c <file>`, else the tool's first default file. */
-function configOf(command: string, rule: ToolRule, dirs: readonly string[], read: (name: string) => Found | undefined): Found | undefined {
+function configOf(
+  command: string,
+  rule: ToolRule,
+  dirs: readonly string[],
+  read: (name: string) => Found | undefined,
+): Found | undefined {
   const named = /(?:^|\s)(?:--config|-c)[\s=]+(\S+)/.exec(command)?.[1];
   if (named) return readIn(dirs, named.replace(/^['"]|['"]$/g, ''));
   for (const name of rule.configFiles ?? []) {
@@ -117,8 +135,11 @@ function configOf(command: string, rule: ToolRule, dirs: readonly string[], read
 
 /** JavaScript and TypeScript files a command runs that exist in the project (`node scripts/build.mjs`). */
 function scriptFilesOf(command: string, dirs: readonly string[]): Found[] {
-  return command.split(/\s+/).filter((token) => /\.[cm]?[jt]s$/.test(token))
-    .map((token) => readIn(dirs, token.replace(/^['"]|['"]$/g, ''))).filter((found): found is Found => found !== undefined);
+  return command
+    .split(/\s+/)
+    .filter((token) => /\.[cm]?[jt]s$/.test(token))
+    .map((token) => readIn(dirs, token.replace(/^['"]|['"]$/g, '')))
+    .filter((found): found is Found => found !== undefined);
 }
 
 interface Found {
@@ -153,7 +174,12 @@ function nearestPackageJson(dir: string): string | undefined {
   return undefined;
 }
 
-function projectFacts(configFile: string, packageDir: string, manifest: Manifest, typescriptOverride?: string): ProjectFacts {
+function projectFacts(
+  configFile: string,
+  packageDir: string,
+  manifest: Manifest,
+  typescriptOverride?: string,
+): ProjectFacts {
   const installed = projectTypeScript(packageDir, typescriptOverride);
   const declared = manifest.devDependencies?.typescript ?? manifest.dependencies?.typescript;
   const declaredMajor = declared ? Number(/\d+/.exec(declared)?.[0]) : undefined;
@@ -176,11 +202,16 @@ function projectFacts(configFile: string, packageDir: string, manifest: Manifest
     },
     tsNodeCompiler: tsconfig(configFile).tsNodeCompiler,
     transpilesToNodeModules: tsconfig(configFile).transpilesToNodeModules,
-    readConfig: (names) => names.map((name) => readIn([packageDir, path.dirname(configFile)], name)).find(Boolean)?.text ?? '',
+    readConfig: (names) =>
+      names.map((name) => readIn([packageDir, path.dirname(configFile)], name)).find(Boolean)?.text ?? '',
   };
 }
 
-function readTsconfig(file: string): { pluginEntry: boolean; tsNodeCompiler: string | undefined; transpilesToNodeModules: boolean } {
+function readTsconfig(file: string): {
+  pluginEntry: boolean;
+  tsNodeCompiler: string | undefined;
+  transpilesToNodeModules: boolean;
+} {
   if (!fs.existsSync(file)) return { pluginEntry: false, tsNodeCompiler: undefined, transpilesToNodeModules: false };
   const tsApi = ownTypeScript(path.dirname(file));
   const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
@@ -190,7 +221,11 @@ function readTsconfig(file: string): { pluginEntry: boolean; tsNodeCompiler: str
   const tsNode = (read.config as { 'ts-node'?: { compiler?: string } } | undefined)?.['ts-node'];
   const { isolatedModules, module } = parsed.options;
   const nodeModules = module !== undefined && /^Node(?:16|18|20|Next)$/.test(String(tsApi.ModuleKind[module]));
-  return { pluginEntry, tsNodeCompiler: tsNode?.compiler, transpilesToNodeModules: isolatedModules === true && nodeModules };
+  return {
+    pluginEntry,
+    tsNodeCompiler: tsNode?.compiler,
+    transpilesToNodeModules: isolatedModules === true && nodeModules,
+  };
 }
 
 function resolves(specifier: string, dir: string): boolean {

@@ -64,9 +64,10 @@ function tsJestSkipsCompiler(use: Use): boolean {
 
 /** The tsconfig `nest build` compiles: -p/--path, else nest-cli.json's tsConfigPath, else tsconfig.build.json when there is one. */
 function nestTsconfig(use: Use): string {
-  const named = /(?:^|\s)(?:-p|--path)[\s=]+(\S+)/.exec(use.text)?.[1]
-    ?? /"tsConfigPath"\s*:\s*"([^"]+)"/.exec(use.project.readConfig(['nest-cli.json']))?.[1]
-    ?? (use.project.readConfig(['tsconfig.build.json']) ? 'tsconfig.build.json' : undefined);
+  const named =
+    /(?:^|\s)(?:-p|--path)[\s=]+(\S+)/.exec(use.text)?.[1] ??
+    /"tsConfigPath"\s*:\s*"([^"]+)"/.exec(use.project.readConfig(['nest-cli.json']))?.[1] ??
+    (use.project.readConfig(['tsconfig.build.json']) ? 'tsconfig.build.json' : undefined);
   return named ? `-p ${named}` : '';
 }
 
@@ -78,14 +79,19 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     tool: 'tsc (TypeScript >= 7)',
     command: bin('tsc'),
     safe: (use) => writesNothing(use.text) || (use.project.typescriptMajor ?? 0) < 7,
-    runsUnlocked: (use) => `TypeScript ${use.project.typescriptVersion}'s tsc is the native compiler: it ignores compilerOptions.plugins and emits every tagged method without its lock, exit 0`,
+    runsUnlocked: (use) =>
+      `TypeScript ${use.project.typescriptVersion}'s tsc is the native compiler: it ignores compilerOptions.plugins and emits every tagged method without its lock, exit 0`,
     fix: 'replace `tsc` with `lockweave build` (same -p), with TypeScript 6 beside 7 to weave with: npm i -D typescript6@npm:typescript@^6',
   },
   {
     tool: 'tsc',
     command: bin('tsc'),
-    safe: (use) => writesNothing(use.text) || (use.project.typescriptMajor ?? 0) >= 7 || (use.project.typescriptPatched && use.project.hasPluginEntry(use.text)),
-    runsUnlocked: 'plain tsc runs no transformer plugin (only ts-patch\'s tspc does): every tagged method is emitted unlocked',
+    safe: (use) =>
+      writesNothing(use.text) ||
+      (use.project.typescriptMajor ?? 0) >= 7 ||
+      (use.project.typescriptPatched && use.project.hasPluginEntry(use.text)),
+    runsUnlocked:
+      "plain tsc runs no transformer plugin (only ts-patch's tspc does): every tagged method is emitted unlocked",
     fix: 'use `tspc` (npm i -D ts-patch) with the plugin entry, or `lockweave build`',
   },
   {
@@ -106,104 +112,170 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     tool: 'tsx',
     command: bin('tsx'),
     safe: (use) => use.text.includes(REGISTER),
-    runsUnlocked: 'tsx strips types with esbuild, which drops the @redisLock comments: every tagged method runs unlocked',
+    runsUnlocked:
+      'tsx strips types with esbuild, which drops the @redisLock comments: every tagged method runs unlocked',
     fix: 'node --import lockweave/register --import tsx <file>, or NODE_OPTIONS="--import lockweave/register" tsx <file>',
   },
   {
     tool: 'node <file>.ts',
     command: /(?:^|[\s/])node(?:\s+\S+)*?\s+\S+\.[cm]?tsx?(?=\s|$)/,
     safe: (use) => use.text.includes(REGISTER),
-    runsUnlocked: 'Node\'s type stripping replaces types by spaces and transforms nothing: every tagged method runs unlocked',
+    runsUnlocked:
+      "Node's type stripping replaces types by spaces and transforms nothing: every tagged method runs unlocked",
     fix: 'node --import lockweave/register <file>.ts (Node >= 22.15)',
   },
   {
     tool: 'ts-node',
     command: /(?:^|[\s/])(?:ts-node(?:-dev|-esm)?(?=\s|$)|ts-node\/(?:register|esm))/,
-    safe: (use) => use.text.includes(REGISTER) ||
-      ((/--compiler[\s=]ts-patch\/compiler/.test(use.text) || use.project.tsNodeCompiler === 'ts-patch/compiler') && use.project.hasPluginEntry(use.text)),
-    runsUnlocked: 'ts-node compiles with plain TypeScript unless its compiler is ts-patch\'s: every tagged method runs unlocked',
+    safe: (use) =>
+      use.text.includes(REGISTER) ||
+      ((/--compiler[\s=]ts-patch\/compiler/.test(use.text) || use.project.tsNodeCompiler === 'ts-patch/compiler') &&
+        use.project.hasPluginEntry(use.text)),
+    runsUnlocked:
+      "ts-node compiles with plain TypeScript unless its compiler is ts-patch's: every tagged method runs unlocked",
     fix: 'tsconfig.json: "ts-node": { "compiler": "ts-patch/compiler" } with the plugin entry, or run with node --import lockweave/register',
   },
   {
-    tool: 'vite', command: bin('vite'), configFiles: VITE, safe: mentions('lockweave/vite'),
-    runsUnlocked: 'vite strips types with esbuild/oxc: without the lockweave plugin every tagged method is bundled unlocked',
+    tool: 'vite',
+    command: bin('vite'),
+    configFiles: VITE,
+    safe: mentions('lockweave/vite'),
+    runsUnlocked:
+      'vite strips types with esbuild/oxc: without the lockweave plugin every tagged method is bundled unlocked',
     fix: "vite.config: import lockweave from 'lockweave/vite'; plugins: [lockweave()]",
   },
   {
-    tool: 'vitest', command: bin('vitest'), configFiles: VITEST,
+    tool: 'vitest',
+    command: bin('vitest'),
+    configFiles: VITEST,
     // vitest reads vite.config when it has no config of its own, and one that merges it gets its plugins.
-    safe: (use) => use.config.includes('lockweave/vite') || ((use.config === '' || /vite\.config/.test(use.config)) && use.project.readConfig(VITE).includes('lockweave/vite')),
-    runsUnlocked: 'vitest transforms with vite: without the lockweave plugin the tests call every tagged method unlocked',
+    safe: (use) =>
+      use.config.includes('lockweave/vite') ||
+      ((use.config === '' || /vite\.config/.test(use.config)) &&
+        use.project.readConfig(VITE).includes('lockweave/vite')),
+    runsUnlocked:
+      'vitest transforms with vite: without the lockweave plugin the tests call every tagged method unlocked',
     fix: "vitest.config (or vite.config): import lockweave from 'lockweave/vite'; plugins: [lockweave()]",
   },
   {
-    tool: 'rollup', command: bin('rollup'), configFiles: exts('rollup.config'), safe: mentions('lockweave/rollup'),
-    runsUnlocked: 'rollup\'s TypeScript plugins strip or compile types without the weave: every tagged method is bundled unlocked',
+    tool: 'rollup',
+    command: bin('rollup'),
+    configFiles: exts('rollup.config'),
+    safe: mentions('lockweave/rollup'),
+    runsUnlocked:
+      "rollup's TypeScript plugins strip or compile types without the weave: every tagged method is bundled unlocked",
     fix: "rollup.config: import lockweave from 'lockweave/rollup'; plugins: [lockweave(), ...]  (before the TypeScript plugin)",
   },
   {
-    tool: 'rolldown', command: bin('rolldown'), configFiles: exts('rolldown.config'), safe: mentions('lockweave/rolldown'),
+    tool: 'rolldown',
+    command: bin('rolldown'),
+    configFiles: exts('rolldown.config'),
+    safe: mentions('lockweave/rolldown'),
     runsUnlocked: 'rolldown strips types itself: without the lockweave plugin every tagged method is bundled unlocked',
     fix: "rolldown.config: import lockweave from 'lockweave/rolldown'; plugins: [lockweave()]",
   },
   {
-    tool: 'webpack', command: bin('webpack', 'webpack-cli'), configFiles: exts('webpack.config'), safe: mentions('lockweave/webpack'),
-    runsUnlocked: 'ts-loader, babel-loader or swc-loader compile without the weave: every tagged method is bundled unlocked',
+    tool: 'webpack',
+    command: bin('webpack', 'webpack-cli'),
+    configFiles: exts('webpack.config'),
+    safe: mentions('lockweave/webpack'),
+    runsUnlocked:
+      'ts-loader, babel-loader or swc-loader compile without the weave: every tagged method is bundled unlocked',
     fix: "webpack.config: plugins: [require('lockweave/webpack').default()]",
   },
   {
-    tool: 'rspack', command: bin('rspack'), configFiles: exts('rspack.config'), safe: mentions('lockweave/rspack'),
-    runsUnlocked: 'rspack\'s builtin:swc-loader strips types without the weave: every tagged method is bundled unlocked',
+    tool: 'rspack',
+    command: bin('rspack'),
+    configFiles: exts('rspack.config'),
+    safe: mentions('lockweave/rspack'),
+    runsUnlocked: "rspack's builtin:swc-loader strips types without the weave: every tagged method is bundled unlocked",
     fix: "rspack.config: plugins: [require('lockweave/rspack').default()]",
   },
   {
-    tool: 'esbuild (command line)', command: bin('esbuild'), safe: () => false,
-    runsUnlocked: 'esbuild strips types and comments; its command line takes no plugins: every tagged method is bundled unlocked',
+    tool: 'esbuild (command line)',
+    command: bin('esbuild'),
+    safe: () => false,
+    runsUnlocked:
+      'esbuild strips types and comments; its command line takes no plugins: every tagged method is bundled unlocked',
     fix: "a build script: esbuild.build({ ..., plugins: [require('lockweave/esbuild').default()] })",
   },
   {
-    tool: 'esbuild (build script)', configMatters: /['"]esbuild['"]/, safe: mentions('lockweave/esbuild'),
+    tool: 'esbuild (build script)',
+    configMatters: /['"]esbuild['"]/,
+    safe: mentions('lockweave/esbuild'),
     runsUnlocked: 'this script runs esbuild without the lockweave plugin: every tagged method is bundled unlocked',
     fix: "plugins: [require('lockweave/esbuild').default()] in its esbuild.build()/context() options",
   },
   {
-    tool: 'tsup', command: bin('tsup'), configFiles: exts('tsup.config'), safe: mentions('lockweave/esbuild'),
+    tool: 'tsup',
+    command: bin('tsup'),
+    configFiles: exts('tsup.config'),
+    safe: mentions('lockweave/esbuild'),
     runsUnlocked: 'tsup bundles with esbuild: without the lockweave plugin every tagged method is bundled unlocked',
     fix: "tsup.config: esbuildPlugins: [require('lockweave/esbuild').default()]",
   },
   {
-    tool: 'jest', command: bin('jest'), configFiles: [...exts('jest.config'), 'jest.config.json'], packageKey: 'jest',
-    safe: (use) => use.config.includes('lockweave/jest') || (use.config.includes('ts-patch/compiler') && !tsJestSkipsCompiler(use)),
-    runsUnlocked: (use) => (use.config.includes('ts-patch/compiler') && tsJestSkipsCompiler(use)
-      ? 'ts-jest with isolatedModules and a Node module kind (node16/nodenext) transpiles with plain `typescript`, not the ts-patch compiler it is given: the tests call every tagged method unlocked'
-      : `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: the tests call every tagged method unlocked`),
+    tool: 'jest',
+    command: bin('jest'),
+    configFiles: [...exts('jest.config'), 'jest.config.json'],
+    packageKey: 'jest',
+    safe: (use) =>
+      use.config.includes('lockweave/jest') || (use.config.includes('ts-patch/compiler') && !tsJestSkipsCompiler(use)),
+    runsUnlocked: (use) =>
+      use.config.includes('ts-patch/compiler') && tsJestSkipsCompiler(use)
+        ? 'ts-jest with isolatedModules and a Node module kind (node16/nodenext) transpiles with plain `typescript`, not the ts-patch compiler it is given: the tests call every tagged method unlocked'
+        : `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: the tests call every tagged method unlocked`,
     fix: "jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }  (or ts-jest with compiler: 'ts-patch/compiler' and the plugin entry, without isolatedModules when module is node16/nodenext)",
   },
   {
     // The Nest CLI compiles with the project's `typescript` API (builder tsc, the default), webpack
     // with ts-loader, or swc; the first two run tsconfig plugins only when `ts-patch install` patched it.
-    tool: 'nest build', command: /(?:^|[\s/])nest\s+(?:build|start)(?=\s|$)/, configFiles: ['nest-cli.json'],
-    safe: (use) => !/\bswc\b/.test(`${use.text}\n${use.config}`) && use.project.typescriptPatched && use.project.hasPluginEntry(nestTsconfig(use)),
-    runsUnlocked: 'the Nest CLI compiles with plain TypeScript (or swc), which runs no tsconfig plugin: every tagged method is emitted unlocked',
+    tool: 'nest build',
+    command: /(?:^|[\s/])nest\s+(?:build|start)(?=\s|$)/,
+    configFiles: ['nest-cli.json'],
+    safe: (use) =>
+      !/\bswc\b/.test(`${use.text}\n${use.config}`) &&
+      use.project.typescriptPatched &&
+      use.project.hasPluginEntry(nestTsconfig(use)),
+    runsUnlocked:
+      'the Nest CLI compiles with plain TypeScript (or swc), which runs no tsconfig plugin: every tagged method is emitted unlocked',
     fix: 'build with `lockweave build -p tsconfig.build.json` (or tspc) and start the output with node; or keep nest build (builder tsc) with the plugin entry and "postinstall": "ts-patch install"',
   },
   {
-    tool: 'swc', command: bin('swc', 'swcx'), configFiles: ['.swcrc'], safe: () => false,
-    runsUnlocked: 'swc strips types without the weave and has no lockweave route: every tagged method is emitted unlocked',
+    tool: 'swc',
+    command: bin('swc', 'swcx'),
+    configFiles: ['.swcrc'],
+    safe: () => false,
+    runsUnlocked:
+      'swc strips types without the weave and has no lockweave route: every tagged method is emitted unlocked',
     fix: 'compile with `lockweave build` or `tspc`, or bundle through a lockweave plugin; for jest use lockweave/jest',
   },
   {
-    tool: 'babel (preset-typescript)', configFiles: ['babel.config.js', 'babel.config.cjs', 'babel.config.mjs', 'babel.config.json', '.babelrc', '.babelrc.json', '.babelrc.js'],
-    configMatters: /preset-typescript/, safe: () => false,
-    runsUnlocked: 'babel\'s TypeScript preset strips types without the weave: every tagged method it compiles runs unlocked',
+    tool: 'babel (preset-typescript)',
+    configFiles: [
+      'babel.config.js',
+      'babel.config.cjs',
+      'babel.config.mjs',
+      'babel.config.json',
+      '.babelrc',
+      '.babelrc.json',
+      '.babelrc.js',
+    ],
+    configMatters: /preset-typescript/,
+    safe: () => false,
+    runsUnlocked:
+      "babel's TypeScript preset strips types without the weave: every tagged method it compiles runs unlocked",
     fix: 'compile TypeScript with `lockweave build` or `tspc`; for jest use lockweave/jest',
   },
   {
-    tool: 'bun <file>.ts', command: /(?:^|[\s/])bun\s+(?:run\s+)?(?:\S+\s+)*?\S+\.[cm]?tsx?(?=\s|$)/, safe: () => false,
+    tool: 'bun <file>.ts',
+    command: /(?:^|[\s/])bun\s+(?:run\s+)?(?:\S+\s+)*?\S+\.[cm]?tsx?(?=\s|$)/,
+    safe: () => false,
     runsUnlocked: 'bun transpiles TypeScript itself, without the weave: every tagged method runs unlocked',
     fix: 'build with `lockweave build` (or tspc) and run the output',
   },
 ];
 
 /** Printed with every audit: what a reading of the project's files cannot know. */
-export const AUDIT_BLIND_SPOTS = 'The audit reads package.json scripts, the tsconfig, the tools\' config files and the esbuild scripts a script runs. It cannot see shell scripts, CI files, Dockerfiles, NODE_OPTIONS set outside a script, tools started from code, or other packages of a monorepo: run `lockweave verify <output>` after each build to catch what it misses.';
+export const AUDIT_BLIND_SPOTS =
+  "The audit reads package.json scripts, the tsconfig, the tools' config files and the esbuild scripts a script runs. It cannot see shell scripts, CI files, Dockerfiles, NODE_OPTIONS set outside a script, tools started from code, or other packages of a monorepo: run `lockweave verify <output>` after each build to catch what it misses.";

@@ -4,7 +4,14 @@ export { defineLock, MethodLock, type DefineLockOptions, type LockSpec, type Fai
 export { withLock, lock, type LockRequest } from './api/with-lock';
 export { readField, readJsonField } from './api/json-field';
 export { currentLock, type CurrentLock } from './api/current-lock';
-export { LockError, LockAcquireError, LockKeyError, LockLostError, FencingUnavailableError, RedisConnectionError } from './base/errors';
+export {
+  LockError,
+  LockAcquireError,
+  LockKeyError,
+  LockLostError,
+  FencingUnavailableError,
+  RedisConnectionError,
+} from './base/errors';
 export { DEFAULT_LOCK_OPTIONS, type LockOptions, type OnFail } from './base/options';
 export { consoleLogger, describeEvent, type LockEvent, type LockLogger } from './lock/events';
 export { Lease, NestedLease, type AnyLease } from './lock/lease';

@@ -13,7 +13,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /** lockweave's routes that weave TypeScript source outside tspc. */
-const SOURCE_ROUTES = 'lockweave/register, lockweave/jest and the bundler plugins (lockweave/vite, /rollup, /rolldown, /esbuild, /webpack, /rspack)';
+const SOURCE_ROUTES =
+  'lockweave/register, lockweave/jest and the bundler plugins (lockweave/vite, /rollup, /rolldown, /esbuild, /webpack, /rspack)';
 const COMMAND_LINE = "lockweave's command line (build, verify, check, show)";
 
 /** Each build-time package: what needs it, and the command that installs it. */
@@ -22,16 +23,24 @@ export const BUILD_DEPENDENCIES = {
   unplugin: { neededBy: 'lockweave/webpack and lockweave/rspack', install: 'npm install -D unplugin' },
   typescript: { neededBy: `${SOURCE_ROUTES} and ${COMMAND_LINE}`, install: 'npm install -D typescript@6' },
   // TypeScript 7 is native code with no JavaScript API: a project on 7 keeps TypeScript 6 beside it.
-  typescript6: { neededBy: `${SOURCE_ROUTES} and ${COMMAND_LINE}`, install: 'npm install -D typescript6@npm:typescript@^6' },
+  typescript6: {
+    neededBy: `${SOURCE_ROUTES} and ${COMMAND_LINE}`,
+    install: 'npm install -D typescript6@npm:typescript@^6',
+  },
 } as const;
 
 export type BuildDependency = keyof typeof BUILD_DEPENDENCIES;
 
 export class BuildDependencyError extends Error {
-  constructor(readonly dependency: BuildDependency, detail: string) {
+  constructor(
+    readonly dependency: BuildDependency,
+    detail: string,
+  ) {
     const { neededBy, install } = BUILD_DEPENDENCIES[dependency];
-    super(`lockweave: ${detail}. ${neededBy} need it; nothing was woven, and no tagged method was run or emitted without its lock. `
-      + `Install it where the weave runs: ${install}`);
+    super(
+      `lockweave: ${detail}. ${neededBy} need it; nothing was woven, and no tagged method was run or emitted without its lock. ` +
+        `Install it where the weave runs: ${install}`,
+    );
     this.name = 'BuildDependencyError';
   }
 }

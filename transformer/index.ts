@@ -34,7 +34,11 @@ export default function lockweave(program: ts.Program, second?: unknown, third?:
   return sourceTransformer(program, second as PluginConfig | undefined, third as SourceExtras | undefined);
 }
 
-export function sourceTransformer(program: ts.Program, config: PluginConfig | undefined, extras: SourceExtras | undefined): ts.TransformerFactory<ts.SourceFile> {
+export function sourceTransformer(
+  program: ts.Program,
+  config: PluginConfig | undefined,
+  extras: SourceExtras | undefined,
+): ts.TransformerFactory<ts.SourceFile> {
   const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
   // First: the checker binds every file, which sets the parent links analysis walks up.
   const checker = program.getTypeChecker();
@@ -72,7 +76,12 @@ const PROGRAM_ENTRY_ALONE = new LockweaveDiagnostic(
  * The program entry: adds @redisLock errors to the program's own diagnostics, and `globalErrors`
  * to its global ones. (`lockweave build` calls it directly: it weaves without a plugin entry.)
  */
-export function serveDiagnostics(program: ts.Program, config: PluginConfig, extras: { ts?: typeof ts } | undefined, globalErrors: readonly LockweaveDiagnostic[] = []): ts.Program {
+export function serveDiagnostics(
+  program: ts.Program,
+  config: PluginConfig,
+  extras: { ts?: typeof ts } | undefined,
+  globalErrors: readonly LockweaveDiagnostic[] = [],
+): ts.Program {
   const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
   const target = program as unknown as Record<string | symbol, unknown>;
   if (target[SERVED]) return program;
@@ -83,15 +92,25 @@ export function serveDiagnostics(program: ts.Program, config: PluginConfig, extr
   const allErrors = () => program.getSourceFiles().flatMap(errorsOf);
 
   const semantic = program.getSemanticDiagnostics.bind(program);
-  target.getSemanticDiagnostics = (file?: ts.SourceFile, token?: ts.CancellationToken) =>
-    [...semantic(file, token), ...(file ? errorsOf(file) : allErrors())];
+  target.getSemanticDiagnostics = (file?: ts.SourceFile, token?: ts.CancellationToken) => [
+    ...semantic(file, token),
+    ...(file ? errorsOf(file) : allErrors()),
+  ];
   // `tspc -b` (the builder) reads this internal per-file method instead.
-  const bindAndCheck = target.getBindAndCheckDiagnostics as ((file: ts.SourceFile, token?: ts.CancellationToken) => readonly ts.Diagnostic[]) | undefined;
+  const bindAndCheck = target.getBindAndCheckDiagnostics as
+    | ((file: ts.SourceFile, token?: ts.CancellationToken) => readonly ts.Diagnostic[])
+    | undefined;
   if (typeof bindAndCheck === 'function') {
-    target.getBindAndCheckDiagnostics = (file: ts.SourceFile, token?: ts.CancellationToken) => [...bindAndCheck.call(program, file, token), ...errorsOf(file)];
+    target.getBindAndCheckDiagnostics = (file: ts.SourceFile, token?: ts.CancellationToken) => [
+      ...bindAndCheck.call(program, file, token),
+      ...errorsOf(file),
+    ];
   }
   const global = program.getGlobalDiagnostics.bind(program);
-  target.getGlobalDiagnostics = (token?: ts.CancellationToken) => [...global(token), ...[...plugin.errors, ...globalErrors].map((e) => toTsDiagnostic(tsApi, e))];
+  target.getGlobalDiagnostics = (token?: ts.CancellationToken) => [
+    ...global(token),
+    ...[...plugin.errors, ...globalErrors].map((e) => toTsDiagnostic(tsApi, e)),
+  ];
   target[SERVED] = true;
   return program;
 }

@@ -13,13 +13,31 @@ export interface PluginOptions {
 }
 
 /** Keys ts-patch itself reads from a plugin entry. */
-const TS_PATCH_KEYS = ['transform', 'after', 'afterDeclarations', 'name', 'type', 'transformProgram', 'import', 'isEsm', 'tsConfig', 'resolvePathAliases'];
+const TS_PATCH_KEYS = [
+  'transform',
+  'after',
+  'afterDeclarations',
+  'name',
+  'type',
+  'transformProgram',
+  'import',
+  'isEsm',
+  'tsConfig',
+  'resolvePathAliases',
+];
 
 const NOWHERE: Span = { file: undefined, start: 0, length: 0 };
 
 export function readPluginOptions(config: Record<string, unknown> | undefined): PluginOptions {
   const errors: LockweaveDiagnostic[] = [];
-  const report = (text: string) => errors.push(new LockweaveDiagnostic(Code.PluginConfig, `plugin option ${text} (in the "lockweave/transformer" entry of tsconfig "plugins")`, NOWHERE));
+  const report = (text: string) =>
+    errors.push(
+      new LockweaveDiagnostic(
+        Code.PluginConfig,
+        `plugin option ${text} (in the "lockweave/transformer" entry of tsconfig "plugins")`,
+        NOWHERE,
+      ),
+    );
   const defaults: Partial<LockOptions> = {};
   for (const key of Object.keys(config ?? {})) {
     if (TS_PATCH_KEYS.includes(key) || key === 'defaults') continue;
@@ -41,7 +59,12 @@ export function readPluginOptions(config: Record<string, unknown> | undefined): 
   return { defaults, errors };
 }
 
-function readDefault(name: OptionName, value: unknown, into: Partial<LockOptions>, report: (text: string) => void): void {
+function readDefault(
+  name: OptionName,
+  value: unknown,
+  into: Partial<LockOptions>,
+  report: (text: string) => void,
+): void {
   const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
   if (!scalar) return report(`${name}: ${JSON.stringify(value)} is not a string, number or boolean`);
   const { kind, example } = OPTION_TABLE[name];

@@ -38,8 +38,15 @@ export function ownTypeScript(projectDir?: string): typeof ts {
   if (!api) {
     api = require(found.dir) as typeof ts;
     // A package that says 5.x or 6.x but is not the compiler (a stub, a broken install).
-    if (typeof api.createSourceFile !== 'function' || typeof api.createPrinter !== 'function' || typeof api.transpileModule !== 'function') {
-      throw new BuildDependencyError(found.name === 'typescript' ? 'typescript' : 'typescript6', `${found.name} ${found.version} at ${found.dir} has no compiler API`);
+    if (
+      typeof api.createSourceFile !== 'function' ||
+      typeof api.createPrinter !== 'function' ||
+      typeof api.transpileModule !== 'function'
+    ) {
+      throw new BuildDependencyError(
+        found.name === 'typescript' ? 'typescript' : 'typescript6',
+        `${found.name} ${found.version} at ${found.dir} has no compiler API`,
+      );
     }
     apis.set(found.dir, api);
   }
@@ -52,9 +59,14 @@ function choose(from: readonly string[]): FoundPackage {
   const beside = findPackage('typescript6', from);
   if (beside && hasCompilerApi(beside)) return beside;
   const besideText = beside ? `; typescript6 is ${beside.version}, not 6.x` : '';
-  if (!project) throw new BuildDependencyError(beside ? 'typescript6' : 'typescript', `no TypeScript compiler is installed (5.x or 6.x)${besideText}`);
-  const why = project.major >= 7
-    ? `the project's typescript is ${project.version}, the native compiler, which has no JavaScript API`
-    : `the project's typescript is ${project.version}; lockweave needs 5.x or 6.x`;
+  if (!project)
+    throw new BuildDependencyError(
+      beside ? 'typescript6' : 'typescript',
+      `no TypeScript compiler is installed (5.x or 6.x)${besideText}`,
+    );
+  const why =
+    project.major >= 7
+      ? `the project's typescript is ${project.version}, the native compiler, which has no JavaScript API`
+      : `the project's typescript is ${project.version}; lockweave needs 5.x or 6.x`;
   throw new BuildDependencyError('typescript6', `${why}${besideText}`);
 }

@@ -70,7 +70,9 @@ export interface WovenSource {
 
 export class LockweaveBuildError extends Error {
   constructor(readonly errors: readonly LockweaveError[]) {
-    super(`lockweave: ${errors.length} @redisLock error${errors.length === 1 ? '' : 's'}; no method was run without its lock:\n${errors.map((e) => `  ${e.formatted}`).join('\n')}`);
+    super(
+      `lockweave: ${errors.length} @redisLock error${errors.length === 1 ? '' : 's'}; no method was run without its lock:\n${errors.map((e) => `  ${e.formatted}`).join('\n')}`,
+    );
     this.name = 'LockweaveBuildError';
   }
 }
@@ -79,29 +81,51 @@ export function weaveSource(fileName: string, code: string, options: WeaveSource
   const unchanged: WovenSource = { code, map: undefined, woven: 0, locked: [], errors: [] };
   if (!mayHoldTag(code) || tagMentions(code).length === 0) return unchanged;
   const tsApi = ownTypeScript();
-  const parse = (text: string) => tsApi.createSourceFile(fileName, text, tsApi.ScriptTarget.Latest, true, scriptKind(tsApi, fileName));
+  const parse = (text: string) =>
+    tsApi.createSourceFile(fileName, text, tsApi.ScriptTarget.Latest, true, scriptKind(tsApi, fileName));
   const sourceFile = parse(code);
   const plugin = readPluginOptions({ prefix: options.prefix, defaults: options.defaults });
   // Text a route before this one wove (two configured at once): its tags are found with the
   // header blanked, and a method it locked is left as it is — judged by the method's own syntax
   // (woven-shape.ts), so a comment or string that looks woven changes nothing.
   const bindings = wovenBindings(tsApi, sourceFile);
-  const analysis = analyseFile(tsApi, undefined, bindings ? parse(withoutHeader(bindings)) : sourceFile, plugin.defaults);
+  const analysis = analyseFile(
+    tsApi,
+    undefined,
+    bindings ? parse(withoutHeader(bindings)) : sourceFile,
+    plugin.defaults,
+  );
   const errors = [...plugin.errors, ...analysis.errors].map((error) => toLockweaveError(sourceFile, error));
   const locked = analysis.plans.map((plan) => plan.target.site);
   const plans = bindings ? analysis.plans.filter((plan) => !isWoven(tsApi, bindings, plan)) : analysis.plans;
   if (plans.length === 0 && analysis.refused.length === 0) return { ...unchanged, locked, errors };
   const commonJs = (options.format ?? moduleFormat(fileName, sourceFile)) === 'cjs';
   const { text, woven } = weaveText(tsApi, sourceFile, { ...analysis, plans }, commonJs);
-  const map = options.sourceMap === false ? undefined
-    : text.generateMap({ source: path.basename(fileName), file: path.basename(fileName), includeContent: true, hires: true });
-  return { code: text.toString(), map: map && { ...map, sources: map.sources, names: map.names }, woven, locked, errors };
+  const map =
+    options.sourceMap === false
+      ? undefined
+      : text.generateMap({
+          source: path.basename(fileName),
+          file: path.basename(fileName),
+          includeContent: true,
+          hires: true,
+        });
+  return {
+    code: text.toString(),
+    map: map && { ...map, sources: map.sources, names: map.names },
+    woven,
+    locked,
+    errors,
+  };
 }
 
 /** The sites of the functions a compiled file (JavaScript) locks as lockweave locks them; see woven-shape.ts. */
 export function lockedSitesOf(fileName: string, code: string): string[] {
   const tsApi = ownTypeScript();
-  return lockedSites(tsApi, tsApi.createSourceFile(fileName, code, tsApi.ScriptTarget.Latest, true, tsApi.ScriptKind.JS));
+  return lockedSites(
+    tsApi,
+    tsApi.createSourceFile(fileName, code, tsApi.ScriptTarget.Latest, true, tsApi.ScriptKind.JS),
+  );
 }
 
 export function assertNoErrors(result: WovenSource): void {
@@ -130,5 +154,12 @@ function toLockweaveError(sourceFile: ts.SourceFile, error: LockweaveDiagnostic)
   const { line, character } = file ? file.getLineAndCharacterOfPosition(error.span.start) : { line: -1, character: -1 };
   const fileName = file ? sourceFile.fileName : 'lockweave plugin options';
   const where = file ? `${fileName}:${line + 1}:${character + 1}` : fileName;
-  return { code: error.code, message: error.message, fileName, line: line + 1, column: character + 1, formatted: `${where} - error TS${error.code}: ${error.message}` };
+  return {
+    code: error.code,
+    message: error.message,
+    fileName,
+    line: line + 1,
+    column: character + 1,
+    formatted: `${where} - error TS${error.code}: ${error.message}`,
+  };
 }

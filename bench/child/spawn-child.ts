@@ -13,7 +13,10 @@ export class BenchChild {
   private exited = false;
   private stderr = '';
 
-  constructor(job: Job, private readonly timeoutMs: number) {
+  constructor(
+    job: Job,
+    private readonly timeoutMs: number,
+  ) {
     // Children inherit execArgv, so a bench run under ts-node runs its children the same way.
     this.child = fork(WORKER, [], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
     this.child.stderr!.on('data', (chunk) => (this.stderr += chunk));

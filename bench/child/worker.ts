@@ -11,7 +11,9 @@ import { runWeaveOverhead } from '../weave/run-overhead';
 import type { ChildMessage, ParentMessage, ScenarioJob } from './jobs';
 
 function send(message: ChildMessage): Promise<void> {
-  return new Promise((resolve, reject) => process.send!(message, undefined, {}, (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) =>
+    process.send!(message, undefined, {}, (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 function nextGo(): Promise<void> {

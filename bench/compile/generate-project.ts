@@ -34,7 +34,8 @@ const METHODS: readonly MethodShape[] = [
   {
     tag: (i) => `/** @redisLock businessFlag=pay${i} keyName=orderNo */`,
     doc: (i) => `/** Pays order ${i}. */`,
-    code: (i) => `async pay${i}(orderNo: string, amount: number): Promise<number> {\n    return amount + orderNo.length;\n  }`,
+    code: (i) =>
+      `async pay${i}(orderNo: string, amount: number): Promise<number> {\n    return amount + orderNo.length;\n  }`,
   },
   {
     tag: (i) => `/** @redisLock businessFlag=ship${i} keyName=order.orderNo lockTime=20s */`,
@@ -42,9 +43,11 @@ const METHODS: readonly MethodShape[] = [
     code: (i) => `async ship${i}(order: Order): Promise<string> {\n    return order.orderNo + order.userNo;\n  }`,
   },
   {
-    tag: (i) => `/**\n   * Refunds one order line.\n   * @redisLock businessFlag=refund${i} keyName=order.userNo,order.orderNo\n   *   retries=5 waitTime=200ms\n   */`,
+    tag: (i) =>
+      `/**\n   * Refunds one order line.\n   * @redisLock businessFlag=refund${i} keyName=order.userNo,order.orderNo\n   *   retries=5 waitTime=200ms\n   */`,
     doc: () => `/**\n   * Refunds one order line.\n   * @param order the order\n   */`,
-    code: (i) => `async refund${i}(order: Order, line: OrderLine): Promise<OrderLine> {\n    return { ...line, quantity: line.quantity - 1 };\n  }`,
+    code: (i) =>
+      `async refund${i}(order: Order, line: OrderLine): Promise<OrderLine> {\n    return { ...line, quantity: line.quantity - 1 };\n  }`,
   },
   {
     tag: (i) => `/** @redisLock businessFlag=count${i} keyName=userId onFail=skip */`,
@@ -54,7 +57,8 @@ const METHODS: readonly MethodShape[] = [
   {
     tag: (i) => `/** @redisLock businessFlag=audit${i} keyName=entry.id lockTime=500ms watchdog=false */`,
     doc: (i) => `/** Audits entry ${i}. */`,
-    code: (i) => `async audit${i}(entry: AuditEntry): Promise<void> {\n    if (entry.id < 0) throw new Error('negative');\n  }`,
+    code: (i) =>
+      `async audit${i}(entry: AuditEntry): Promise<void> {\n    if (entry.id < 0) throw new Error('negative');\n  }`,
   },
 ];
 
@@ -63,14 +67,20 @@ export interface OrderLine { sku: string; quantity: number; price: number }
 export interface AuditEntry { id: number; at: Date; note?: string }
 `;
 
-export function generateProject(root: string, shape: ProjectShape, transformPath: string, readingFloorPath: string): GeneratedProject {
+export function generateProject(
+  root: string,
+  shape: ProjectShape,
+  transformPath: string,
+  readingFloorPath: string,
+): GeneratedProject {
   rmSync(root, { recursive: true, force: true });
   const src = join(root, 'src');
   mkdirSync(src, { recursive: true });
   writeFileSync(join(src, 'types.ts'), SHARED_TYPES);
   const total = shape.files * shape.methodsPerFile;
   // Method n is tagged when it crosses the next multiple of total/taggedMethods: evenly spread.
-  const isTagged = (n: number) => Math.floor(((n + 1) * shape.taggedMethods) / total) > Math.floor((n * shape.taggedMethods) / total);
+  const isTagged = (n: number) =>
+    Math.floor(((n + 1) * shape.taggedMethods) / total) > Math.floor((n * shape.taggedMethods) / total);
   let taggedMethods = 0;
   for (let f = 0; f < shape.files; f++) {
     const methods: string[] = [];
@@ -102,10 +112,16 @@ export function generateProject(root: string, shape: ProjectShape, transformPath
   const withoutPlugin = join(root, 'tsconfig.plain.json');
   // The transform by path: see bench/tsconfig.json for why not `lockweave/transformer`.
   const plugins = [{ transform: relative(root, transformPath) }];
-  writeFileSync(withPlugin, JSON.stringify({ compilerOptions: { ...compilerOptions, plugins }, include: ['src'] }, null, 2));
+  writeFileSync(
+    withPlugin,
+    JSON.stringify({ compilerOptions: { ...compilerOptions, plugins }, include: ['src'] }, null, 2),
+  );
   writeFileSync(withoutPlugin, JSON.stringify({ compilerOptions, include: ['src'] }, null, 2));
   const withReadingFloor = join(root, 'tsconfig.reading-floor.json');
   const floorPlugins = [{ transform: relative(root, readingFloorPath) }];
-  writeFileSync(withReadingFloor, JSON.stringify({ compilerOptions: { ...compilerOptions, plugins: floorPlugins }, include: ['src'] }, null, 2));
+  writeFileSync(
+    withReadingFloor,
+    JSON.stringify({ compilerOptions: { ...compilerOptions, plugins: floorPlugins }, include: ['src'] }, null, 2),
+  );
   return { dir: root, withPlugin, withoutPlugin, withReadingFloor, taggedMethods };
 }

@@ -10,13 +10,26 @@ export interface ShapeTimes {
   readonly times: CompileTimes;
 }
 
-export function measureShapes(tmpDir: string, transformPath: string, runs: number, log: (line: string) => void, notes: string[]): ShapeTimes[] {
+export function measureShapes(
+  tmpDir: string,
+  transformPath: string,
+  runs: number,
+  log: (line: string) => void,
+  notes: string[],
+): ShapeTimes[] {
   return COMPILE_SHAPES.map((shape) => {
     log(`compile time, ${shape.id}: generating ${describeShape(shape)}…`);
-    const project = generateProject(join(tmpDir, `compile-${shape.id}`), shape, transformPath, join(__dirname, 'reading-floor.js'));
+    const project = generateProject(
+      join(tmpDir, `compile-${shape.id}`),
+      shape,
+      transformPath,
+      join(__dirname, 'reading-floor.js'),
+    );
     const times = timeCompile(project, runs, log);
     if (times.wovenMethods !== project.taggedMethods) {
-      notes.push(`Compile time (${shape.id}): the plugin build emitted ${times.wovenMethods} defineLock() calls for ${project.taggedMethods} tagged methods.`);
+      notes.push(
+        `Compile time (${shape.id}): the plugin build emitted ${times.wovenMethods} defineLock() calls for ${project.taggedMethods} tagged methods.`,
+      );
     }
     return { shape, taggedMethods: project.taggedMethods, times };
   });

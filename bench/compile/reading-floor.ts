@@ -8,11 +8,18 @@ import type * as ts from 'typescript';
 /** The test lockweave's routes use to skip a file (transformer/parse/find-tags.ts, MAY_HOLD_TAG); the tag is not written out, as this file is compiled by the plugin too. */
 const MAY_HOLD_TAG = new RegExp(`@${'redis'}lock`, 'i');
 
-export default function readingFloor(_program: ts.Program, _config: unknown, extras: { ts: typeof ts }): ts.TransformerFactory<ts.SourceFile> {
+export default function readingFloor(
+  _program: ts.Program,
+  _config: unknown,
+  extras: { ts: typeof ts },
+): ts.TransformerFactory<ts.SourceFile> {
   const tsApi = extras.ts;
   return () => (sourceFile) => {
     if (MAY_HOLD_TAG.test(sourceFile.text)) {
-      const options = { languageVersion: sourceFile.languageVersion, jsDocParsingMode: tsApi.JSDocParsingMode.ParseAll };
+      const options = {
+        languageVersion: sourceFile.languageVersion,
+        jsDocParsingMode: tsApi.JSDocParsingMode.ParseAll,
+      };
       tsApi.createSourceFile(sourceFile.fileName, sourceFile.text, options, false);
     }
     return sourceFile;

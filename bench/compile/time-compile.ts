@@ -29,10 +29,17 @@ function tsconfigOf(project: GeneratedProject, build: Build): string {
   return { plain: project.withoutPlugin, floor: project.withReadingFloor, plugin: project.withPlugin }[build];
 }
 
-function compileOnce(project: GeneratedProject, tsconfig: string): { ms: number; cpuMs: number; ok: boolean; output: string } {
+function compileOnce(
+  project: GeneratedProject,
+  tsconfig: string,
+): { ms: number; cpuMs: number; ok: boolean; output: string } {
   rmSync(join(project.dir, 'out'), { recursive: true, force: true });
   const started = performance.now();
-  const run = spawnSync(process.execPath, ['-r', REPORT_CPU, TSPC, '-p', tsconfig], { cwd: project.dir, encoding: 'utf8', timeout: 300_000 });
+  const run = spawnSync(process.execPath, ['-r', REPORT_CPU, TSPC, '-p', tsconfig], {
+    cwd: project.dir,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   const ms = performance.now() - started;
   const at = run.stderr.lastIndexOf(CPU_MARK);
   const cpuMs = at < 0 ? NaN : Number.parseInt(run.stderr.slice(at + CPU_MARK.length), 10) / 1000;
@@ -62,13 +69,16 @@ export function timeCompile(project: GeneratedProject, runs: number, log: (line:
     for (const build of order) {
       const result = compileOnce(project, tsconfigOf(project, build));
       if (!result.ok) {
-        if (build !== 'plugin') throw new Error(`tspc failed on the generated project (${build} build):\n${result.output.slice(0, 2000)}`);
+        if (build !== 'plugin')
+          throw new Error(`tspc failed on the generated project (${build} build):\n${result.output.slice(0, 2000)}`);
         pluginError = result.output.slice(0, 2000);
       }
       ms[build].push(result.ms);
       cpuMs[build].push(result.cpuMs);
       if (build === 'plugin' && result.ok) wovenMethods = countWoven(project);
-      log(`  compile #${i + 1} ${build}: ${(result.ms / 1000).toFixed(2)} s, CPU ${(result.cpuMs / 1000).toFixed(2)} s${result.ok ? '' : ' (FAILED)'}`);
+      log(
+        `  compile #${i + 1} ${build}: ${(result.ms / 1000).toFixed(2)} s, CPU ${(result.cpuMs / 1000).toFixed(2)} s${result.ok ? '' : ' (FAILED)'}`,
+      );
     }
   }
   return { ms, cpuMs, wovenMethods, pluginError };

@@ -3,7 +3,13 @@
 // Used when the transformer is not available, and to check the woven output costs no more.
 import { defineLock } from 'lockweave/runtime';
 
-const critical_lock_1 = defineLock({ site: 'BenchService.critical', businessFlag: 'bench', lockTime: 30000, retries: 200, waitTime: 100 });
+const critical_lock_1 = defineLock({
+  site: 'BenchService.critical',
+  businessFlag: 'bench',
+  lockTime: 30000,
+  retries: 200,
+  waitTime: 100,
+});
 
 export class HandWovenBenchService {
   async critical<T>(key: string, body: () => Promise<T>): Promise<T> {

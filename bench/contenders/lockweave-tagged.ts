@@ -18,7 +18,8 @@ export class BenchService {
 }
 
 /** The tag options above, as the woven spec states them (for results.md). */
-export const TAGGED_SETTINGS = 'lockTime=30s retries=200 waitTime=100ms (defaults: watchdog=true reentrant=true autoUnlock=true)';
+export const TAGGED_SETTINGS =
+  'lockTime=30s retries=200 waitTime=100ms (defaults: watchdog=true reentrant=true autoUnlock=true)';
 
 /** True when tspc wove the method: its emitted body then calls its lock's run(). */
 export function isWoven(): boolean {

@@ -11,11 +11,16 @@ import type { Contender } from './contender';
 
 function urlsFrom(variable: string): string[] {
   const urls = process.env[variable]?.split(',').filter(Boolean) ?? [];
-  if (urls.length === 0) throw new Error(`${variable} is not set: run this contender from bench/topologies.ts, which starts the servers`);
+  if (urls.length === 0)
+    throw new Error(`${variable} is not set: run this contender from bench/topologies.ts, which starts the servers`);
   return urls;
 }
 
-function woven(name: string, settings: string, configureFor: (client: Redis) => Promise<() => Promise<void>>): () => Contender {
+function woven(
+  name: string,
+  settings: string,
+  configureFor: (client: Redis) => Promise<() => Promise<void>>,
+): () => Contender {
   return () => {
     const service = new BenchService();
     let closeClient: () => Promise<void> = async () => undefined;
@@ -23,7 +28,8 @@ function woven(name: string, settings: string, configureFor: (client: Redis) => 
       name,
       settings: `${settings}; @redisLock ${TAGGED_SETTINGS}; woven by tspc`,
       async setup(client) {
-        if (!isWoven()) throw new Error('the topology contenders need the woven build (npm run bench builds it with tspc)');
+        if (!isWoven())
+          throw new Error('the topology contenders need the woven build (npm run bench builds it with tspc)');
         closeClient = await configureFor(client);
       },
       lock: (key, body) => service.critical(key, body),
@@ -35,20 +41,32 @@ function woven(name: string, settings: string, configureFor: (client: Redis) => 
   };
 }
 
-export const createLockweaveNodeRedis = woven('lockweave on node-redis', 'configure({ redis: createClient() of redis 6, connected })', async (client) => {
-  const nodeRedis = createClient({ socket: { host: client.options.host, port: client.options.port } });
-  nodeRedis.on('error', () => undefined);
-  await nodeRedis.connect();
-  configure({ redis: nodeRedis });
-  return async () => void (await nodeRedis.close());
-});
+export const createLockweaveNodeRedis = woven(
+  'lockweave on node-redis',
+  'configure({ redis: createClient() of redis 6, connected })',
+  async (client) => {
+    const nodeRedis = createClient({ socket: { host: client.options.host, port: client.options.port } });
+    nodeRedis.on('error', () => undefined);
+    await nodeRedis.connect();
+    configure({ redis: nodeRedis });
+    return async () => void (await nodeRedis.close());
+  },
+);
 
-export const createLockweaveCluster = woven('lockweave on Redis Cluster', 'configure({ redis: [6 node URLs] }) (3 primaries + 3 replicas)', async () => {
-  configure({ redis: urlsFrom('BENCH_CLUSTER_URLS') });
-  return async () => undefined;
-});
+export const createLockweaveCluster = woven(
+  'lockweave on Redis Cluster',
+  'configure({ redis: [6 node URLs] }) (3 primaries + 3 replicas)',
+  async () => {
+    configure({ redis: urlsFrom('BENCH_CLUSTER_URLS') });
+    return async () => undefined;
+  },
+);
 
-export const createLockweaveRedlock = woven('lockweave on Redlock ×3', 'configure({ redlock: [3 primary URLs], defaults: { redlock: true } })', async (client) => {
-  configure({ redis: client, redlock: urlsFrom('BENCH_REDLOCK_URLS'), defaults: { redlock: true } });
-  return async () => undefined;
-});
+export const createLockweaveRedlock = woven(
+  'lockweave on Redlock ×3',
+  'configure({ redlock: [3 primary URLs], defaults: { redlock: true } })',
+  async (client) => {
+    configure({ redis: client, redlock: urlsFrom('BENCH_REDLOCK_URLS'), defaults: { redlock: true } });
+    return async () => undefined;
+  },
+);

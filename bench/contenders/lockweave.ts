@@ -35,7 +35,8 @@ export function createLockweaveNotReentrant(): Contender {
     name: 'lockweave reentrant=false',
     settings: `configure({ redis: client }); @redisLock ${TAGGED_SETTINGS.replace('reentrant=true', 'reentrant=false')}; woven by tspc`,
     async setup(client) {
-      if (!isWoven()) throw new Error('the reentrant=false contender needs the woven build (npm run bench builds it with tspc)');
+      if (!isWoven())
+        throw new Error('the reentrant=false contender needs the woven build (npm run bench builds it with tspc)');
       configure({ redis: client });
     },
     lock(key, body) {

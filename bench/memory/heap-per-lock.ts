@@ -29,7 +29,9 @@ async function holdMany(round: number): Promise<{ perLock: number; release: () =
   const leases: AnyLease[] = [];
   // A few hundred at a time: 10,000 SETs in flight at once would measure ioredis's queue too.
   for (let i = 0; i < HELD; i += 500) {
-    const batch = Array.from({ length: Math.min(500, HELD - i) }, (_, j) => lock({ businessFlag: 'heapHeld', key: `${round}-${i + j}`, lockTime: 60_000 }));
+    const batch = Array.from({ length: Math.min(500, HELD - i) }, (_, j) =>
+      lock({ businessFlag: 'heapHeld', key: `${round}-${i + j}`, lockTime: 60_000 }),
+    );
     leases.push(...(await Promise.all(batch)));
   }
   const perLock = (heapAfterGc() - before) / HELD;
@@ -43,7 +45,11 @@ async function waitMany(round: number): Promise<{ perWaiter: number; finish: () 
   let served = 0;
   // Long enough a wait that none gives up: they are served one by one after the holder lets go.
   const waiters = Array.from({ length: WAITING }, () =>
-    withLock({ businessFlag: 'heapWaited', key, lockTime: 60_000, retries: 1, waitTime: 600_000 }, async () => void served++));
+    withLock(
+      { businessFlag: 'heapWaited', key, lockTime: 60_000, retries: 1, waitTime: 600_000 },
+      async () => void served++,
+    ),
+  );
   // Let every waiter reach its wait (its first attempt is answered in process, no round trip).
   await new Promise((resolve) => setTimeout(resolve, 500));
   const perWaiter = (heapAfterGc() - before) / WAITING;
@@ -75,10 +81,18 @@ async function main(): Promise<void> {
       rounds.push({ perLock: held.perLock, perWaiter: waited.perWaiter, after: heapAfterGc() });
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    console.log(`heap, Node ${process.version}, Redis store, ${HELD} held locks and ${WAITING} waiting callers, ${ROUNDS} rounds:`);
-    console.log(`  per held lock       ${kib(median(rounds.map((r) => r.perLock)))} (median; ${rounds.map((r) => kib(r.perLock)).join(', ')})`);
-    console.log(`  per waiting caller  ${kib(median(rounds.map((r) => r.perWaiter)))} (median; ${rounds.map((r) => kib(r.perWaiter)).join(', ')})`);
-    console.log(`  heap after warm-up ${kib(baseline)}; after each round: ${rounds.map((r) => kib(r.after)).join(', ')}`);
+    console.log(
+      `heap, Node ${process.version}, Redis store, ${HELD} held locks and ${WAITING} waiting callers, ${ROUNDS} rounds:`,
+    );
+    console.log(
+      `  per held lock       ${kib(median(rounds.map((r) => r.perLock)))} (median; ${rounds.map((r) => kib(r.perLock)).join(', ')})`,
+    );
+    console.log(
+      `  per waiting caller  ${kib(median(rounds.map((r) => r.perWaiter)))} (median; ${rounds.map((r) => kib(r.perWaiter)).join(', ')})`,
+    );
+    console.log(
+      `  heap after warm-up ${kib(baseline)}; after each round: ${rounds.map((r) => kib(r.after)).join(', ')}`,
+    );
     console.log(`  growth over ${ROUNDS} rounds: ${kib(rounds[rounds.length - 1].after - rounds[0].after)}`);
   } finally {
     await close();

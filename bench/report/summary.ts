@@ -52,12 +52,19 @@ export interface Summary {
   readonly weave?: { wovenNs: number; handNs: number; ratio: number; woven: boolean };
 }
 
-function figure(samples: RepSample[], baseline: RepSample[], pick: (s: RepSample) => number | undefined): Figure | undefined {
+function figure(
+  samples: RepSample[],
+  baseline: RepSample[],
+  pick: (s: RepSample) => number | undefined,
+): Figure | undefined {
   const values = samples.map(pick);
   if (values.some((v) => v === undefined)) return undefined;
   return {
     value: median(values as number[]),
-    ratio: medianRatio(values as number[], baseline.map((s) => pick(s) ?? NaN)),
+    ratio: medianRatio(
+      values as number[],
+      baseline.map((s) => pick(s) ?? NaN),
+    ),
   };
 }
 

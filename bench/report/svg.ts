@@ -22,7 +22,12 @@ const COLORS: Record<string, string> = {
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function panels(summary: Summary): Panel[] {
-  const pick = (scenario: string, title: string, better: Panel['better'], metric: (row: Summary['scenarios'][number]['rows'][number]) => Figure | undefined): Panel | undefined => {
+  const pick = (
+    scenario: string,
+    title: string,
+    better: Panel['better'],
+    metric: (row: Summary['scenarios'][number]['rows'][number]) => Figure | undefined,
+  ): Panel | undefined => {
     const table = summary.scenarios.find((t) => t.id === scenario);
     if (!table) return undefined;
     return { title, better, bars: table.rows.map((row) => ({ name: row.id, ratio: metric(row)?.ratio ?? NaN })) };
@@ -50,9 +55,13 @@ export function renderSvg(summary: Summary, subtitle: string): string {
   const width = columns * panelWidth + 20;
   const height = top + Math.ceil(list.length / columns) * panelHeight + 10;
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+  );
   parts.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
-  parts.push(`<text x="10" y="22" font-size="16" font-weight="bold">lockweave bench: ratio to the floor (1× = hand-written SET NX / EVALSHA)</text>`);
+  parts.push(
+    `<text x="10" y="22" font-size="16" font-weight="bold">lockweave bench: ratio to the floor (1× = hand-written SET NX / EVALSHA)</text>`,
+  );
   parts.push(`<text x="10" y="42" fill="#555">${escapeXml(subtitle)}</text>`);
   list.forEach((panel, index) => {
     const x0 = 10 + (index % columns) * panelWidth;
@@ -66,14 +75,20 @@ export function renderSvg(summary: Summary, subtitle: string): string {
     panel.bars.forEach((bar, i) => {
       const y = y0 + 42 + i * (barHeight + gap);
       const w = Number.isFinite(bar.ratio) ? scale(bar.ratio) : 0;
-      parts.push(`<text x="${x0 + labelWidth - 6}" y="${y + barHeight - 4}" text-anchor="end">${escapeXml(names.get(bar.name) ?? bar.name)}</text>`);
-      parts.push(`<rect x="${x0 + labelWidth}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${COLORS[bar.name] ?? '#607d8b'}"/>`);
+      parts.push(
+        `<text x="${x0 + labelWidth - 6}" y="${y + barHeight - 4}" text-anchor="end">${escapeXml(names.get(bar.name) ?? bar.name)}</text>`,
+      );
+      parts.push(
+        `<rect x="${x0 + labelWidth}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${COLORS[bar.name] ?? '#607d8b'}"/>`,
+      );
       const label = Number.isFinite(bar.ratio) ? `${bar.ratio.toFixed(2)}×` : 'n/a';
       parts.push(`<text x="${(x0 + labelWidth + w + 4).toFixed(1)}" y="${y + barHeight - 4}">${label}</text>`);
     });
     const oneX = x0 + labelWidth + scale(1);
     const yEnd = y0 + 42 + panel.bars.length * (barHeight + gap) - gap;
-    parts.push(`<line x1="${oneX.toFixed(1)}" y1="${y0 + 38}" x2="${oneX.toFixed(1)}" y2="${yEnd + 4}" stroke="#000" stroke-dasharray="4 3"/>`);
+    parts.push(
+      `<line x1="${oneX.toFixed(1)}" y1="${y0 + 38}" x2="${oneX.toFixed(1)}" y2="${yEnd + 4}" stroke="#000" stroke-dasharray="4 3"/>`,
+    );
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;

@@ -116,7 +116,11 @@ const WAYS: Record<string, Record<string, string>> = {
 
 function buildOnce(tool: string, env: Record<string, string>): number {
   const started = process.hrtime.bigint();
-  const result = spawnSync(NODE24, TOOLS[tool].args, { cwd: APP_DIR, env: { ...process.env, NODE_OPTIONS: '', ...env }, encoding: 'utf8' });
+  const result = spawnSync(NODE24, TOOLS[tool].args, {
+    cwd: APP_DIR,
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    encoding: 'utf8',
+  });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`${tool} build failed (${result.status}): ${result.stdout}${result.stderr}`);
   return elapsed;
@@ -125,7 +129,11 @@ function buildOnce(tool: string, env: Record<string, string>): number {
 /** The plugin really wove: the bundle defines 10 locks (and none without it). */
 function assertWoven(tool: string, expected: number): void {
   const out = path.join(APP_DIR, 'out', tool);
-  const text = fs.readdirSync(out).filter((f) => /\.[cm]?js$/.test(f)).map((f) => fs.readFileSync(path.join(out, f), 'utf8')).join('\n');
+  const text = fs
+    .readdirSync(out)
+    .filter((f) => /\.[cm]?js$/.test(f))
+    .map((f) => fs.readFileSync(path.join(out, f), 'utf8'))
+    .join('\n');
   const found = (text.match(/defineLock\(/g) ?? []).length;
   if (found !== expected) throw new Error(`${tool}: ${found} locks in the bundle, expected ${expected}`);
 }
@@ -137,8 +145,14 @@ function main(): void {
   generateApp();
   fs.rmSync(CACHE_DIR, { recursive: true, force: true });
   const version = spawnSync(NODE24, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  console.log(`bundle of ${MODULES} .ts modules (${MODULES / TAGGED_EVERY} tagged methods), Node ${version}, median of ${REPETITIONS} builds, ms:`);
-  console.log(`  ${'tool'.padEnd(9)} ${Object.keys(WAYS).map((way) => way.padStart(9)).join(' ')}   lockweave/plain  cold/plain`);
+  console.log(
+    `bundle of ${MODULES} .ts modules (${MODULES / TAGGED_EVERY} tagged methods), Node ${version}, median of ${REPETITIONS} builds, ms:`,
+  );
+  console.log(
+    `  ${'tool'.padEnd(9)} ${Object.keys(WAYS)
+      .map((way) => way.padStart(9))
+      .join(' ')}   lockweave/plain  cold/plain`,
+  );
   for (const tool of Object.keys(TOOLS).filter((name) => !ONLY || ONLY.includes(name))) {
     // One build each first: it warms the OS file cache and fills lockweave's woven-file cache.
     for (const [way, env] of Object.entries(WAYS)) {
@@ -152,7 +166,11 @@ function main(): void {
       for (const way of order) times[way].push(buildOnce(tool, WAYS[way]));
     }
     const ratio = (way: string) => (median(times[way]) / median(times.plain)).toFixed(2);
-    console.log(`  ${tool.padEnd(9)} ${Object.keys(WAYS).map((way) => median(times[way]).toFixed(0).padStart(9)).join(' ')}   ${ratio('lockweave').padStart(14)}x  ${ratio('cold').padStart(9)}x`);
+    console.log(
+      `  ${tool.padEnd(9)} ${Object.keys(WAYS)
+        .map((way) => median(times[way]).toFixed(0).padStart(9))
+        .join(' ')}   ${ratio('lockweave').padStart(14)}x  ${ratio('cold').padStart(9)}x`,
+    );
   }
   console.log('  target: lockweave/plain <= 1.10x');
 }

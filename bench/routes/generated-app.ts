@@ -21,16 +21,22 @@ export function writeGeneratedApp(root: string, dir: string, app: GeneratedApp):
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(app.packageJson)}\n`);
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { ...app.compilerOptions, plugins: [{ transform: 'lockweave/transformer' }] },
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { ...app.compilerOptions, plugins: [{ transform: 'lockweave/transformer' }] },
+    }),
+  );
   const imports: string[] = [];
   for (let i = 0; i < MODULES; i++) {
     fs.writeFileSync(path.join(dir, `module${i}.ts`), moduleSource(i));
     imports.push(`import { Service${i} } from './module${i}${app.importExtension}';`);
   }
   const services = Array.from({ length: MODULES }, (_, i) => `new Service${i}()`).join(', ');
-  fs.writeFileSync(path.join(dir, 'app.ts'), `${imports.join('\n')}\nconst services: unknown[] = [${services}];\n${app.appTail}`);
+  fs.writeFileSync(
+    path.join(dir, 'app.ts'),
+    `${imports.join('\n')}\nconst services: unknown[] = [${services}];\n${app.appTail}`,
+  );
   // As an installed package would: a package.json and the built dist.
   const installed = path.join(dir, 'node_modules', 'lockweave');
   fs.mkdirSync(installed, { recursive: true });
@@ -53,13 +59,17 @@ export class Service${index} {
   status(orderNo: string): Status${index} {
     return this.seen.get(orderNo) ?? 'open';
   }
-${tagged ? `
+${
+  tagged
+    ? `
   /** @redisLock businessFlag=pay${index} keyName=order.orderNo */
   async pay(order: Order${index}): Promise<Status${index}> {
     this.seen.set(order.orderNo, 'paid');
     return 'paid';
   }
-` : ''}
+`
+    : ''
+}
   async ship<T extends Order${index}>(order: T): Promise<T> {
     this.seen.set(order.orderNo, 'shipped');
     return order;

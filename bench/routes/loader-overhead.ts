@@ -31,7 +31,11 @@ function generateApp(): void {
 
 function startOnce(args: string[], env: Record<string, string>): number {
   const started = process.hrtime.bigint();
-  const result = spawnSync(NODE, [...args, 'app.ts'], { cwd: APP_DIR, env: { ...process.env, NODE_OPTIONS: '', ...env }, encoding: 'utf8' });
+  const result = spawnSync(NODE, [...args, 'app.ts'], {
+    cwd: APP_DIR,
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    encoding: 'utf8',
+  });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0 || result.stdout.trim() !== String(MODULES)) {
     throw new Error(`${args.join(' ')} app.ts failed (${result.status}): ${result.stdout}${result.stderr}`);
@@ -61,13 +65,19 @@ function main(): void {
     for (const name of order) times[name].push(startOnce(ways[name].args, ways[name].env));
   }
   const version = spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  console.log(`start of ${MODULES} .ts modules (${MODULES / TAGGED_EVERY} tagged methods), Node ${version}, median of ${REPETITIONS}:`);
+  console.log(
+    `start of ${MODULES} .ts modules (${MODULES / TAGGED_EVERY} tagged methods), Node ${version}, median of ${REPETITIONS}:`,
+  );
   for (const name of Object.keys(ways)) {
-    console.log(`  ${name.padEnd(13)} ${median(times[name]).toFixed(0).padStart(5)} ms   (${times[name].map((t) => t.toFixed(0)).join(', ')})`);
+    console.log(
+      `  ${name.padEnd(13)} ${median(times[name]).toFixed(0).padStart(5)} ms   (${times[name].map((t) => t.toFixed(0)).join(', ')})`,
+    );
   }
   const ratio = (a: string, b: string) => (median(times[a]) / median(times[b])).toFixed(2);
   for (const name of ['register', 'register-cold']) {
-    console.log(`  ${name} / plain ${ratio(name, 'plain')}x (target <= 1.10x), / runtime ${ratio(name, 'runtime')}x (the loader's own share)`);
+    console.log(
+      `  ${name} / plain ${ratio(name, 'plain')}x (target <= 1.10x), / runtime ${ratio(name, 'runtime')}x (the loader's own share)`,
+    );
   }
 }
 

@@ -35,5 +35,13 @@ export async function runCallers(run: CallerRun): Promise<RunResult> {
   };
   await Promise.all(Array.from({ length: run.callers }, (_, index) => caller(index)));
   const wallMs = performance.now() - started;
-  return { sections: latenciesMs.length, failures, cutShort, wallMs, startEpochMs, endEpochMs: epochNow(), latenciesMs };
+  return {
+    sections: latenciesMs.length,
+    failures,
+    cutShort,
+    wallMs,
+    startEpochMs,
+    endEpochMs: epochNow(),
+    latenciesMs,
+  };
 }

@@ -13,7 +13,10 @@ export async function runMultiProcess(
   client: Redis,
   timeoutMs: number,
 ): Promise<RunResult> {
-  const children = Array.from({ length: processes }, () => new BenchChild({ ...job, kind: 'hot-key-process' }, timeoutMs));
+  const children = Array.from(
+    { length: processes },
+    () => new BenchChild({ ...job, kind: 'hot-key-process' }, timeoutMs),
+  );
   try {
     await Promise.all(children.map((child) => child.next('ready')));
     children.forEach((child) => child.go());

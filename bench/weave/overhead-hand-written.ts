@@ -2,7 +2,13 @@
 // try/finally a careful engineer would write around acquire and release.
 import { defineLock } from 'lockweave/runtime';
 
-const payLock = defineLock({ site: 'OverheadService.pay', businessFlag: 'overhead', lockTime: 30000, retries: 3, waitTime: 100 });
+const payLock = defineLock({
+  site: 'OverheadService.pay',
+  businessFlag: 'overhead',
+  lockTime: 30000,
+  retries: 3,
+  waitTime: 100,
+});
 
 export class HandWrittenOverheadService {
   async pay(orderNo: string, amount: number): Promise<number> {

@@ -16,12 +16,12 @@ export const build: Command = {
   synopsis: 'lockweave build [-p <tsconfig>] [--outDir <dir>] [--noEmit]',
   flags: [
     PROJECT_FLAG,
-    { names: ['--outDir'], value: '<dir>', help: 'write the output here instead of the tsconfig\'s outDir' },
+    { names: ['--outDir'], value: '<dir>', help: "write the output here instead of the tsconfig's outDir" },
     { names: ['--noEmit'], help: 'check types and tags only, write nothing' },
   ],
   operands: { min: 0, max: 0, name: '' },
   details: [
-    'Compiles with the project\'s `typescript` when it is 5.x or 6.x, else with TypeScript 6 installed beside it',
+    "Compiles with the project's `typescript` when it is 5.x or 6.x, else with TypeScript 6 installed beside it",
     '(npm install -D typescript6@npm:typescript@^6): TypeScript 7\'s tsc ignores "plugins" and would emit every',
     'tagged method unlocked.',
     'Needs no ts-patch and no plugin entry; a "lockweave/transformer" entry\'s prefix and defaults apply.',
@@ -47,11 +47,16 @@ function runBuild(args: ParsedArgs): number {
   if (args.flags.noEmit) overrides.noEmit = true;
   const project = readProject(tsApi, configFile, overrides);
   if (project.otherPlugins.length) {
-    console.error(`lockweave build: not running the other plugins of ${path.basename(project.configFile)}: ${project.otherPlugins.join(', ')}`);
+    console.error(
+      `lockweave build: not running the other plugins of ${path.basename(project.configFile)}: ${project.otherPlugins.join(', ')}`,
+    );
   }
   // Without its "plugins": a project's TypeScript that `ts-patch install` patched would run them in
   // emit, and weave a second time; lockweave's own weave below is the one this build runs.
-  const program = createProgram(tsApi, { ...project.parsed, options: { ...project.parsed.options, plugins: undefined } });
+  const program = createProgram(tsApi, {
+    ...project.parsed,
+    options: { ...project.parsed.options, plugins: undefined },
+  });
   const config = { ...pluginOptions(project) };
   // The program entry adds tag errors to the program's own diagnostics (as with tspc); the emit
   // entry then weaves from the same analysis without reporting them twice.
@@ -63,7 +68,10 @@ function runBuild(args: ParsedArgs): number {
   ];
   let emitted: ts.EmitResult | undefined;
   if (!program.getCompilerOptions().noEmit) {
-    const weave = lockweave(program, config, { ts: tsApi, addDiagnostic: (d: ts.Diagnostic) => errors.push(d) }) as ts.TransformerFactory<ts.SourceFile>;
+    const weave = lockweave(program, config, {
+      ts: tsApi,
+      addDiagnostic: (d: ts.Diagnostic) => errors.push(d),
+    }) as ts.TransformerFactory<ts.SourceFile>;
     emitted = program.emit(undefined, undefined, undefined, false, { before: [weave] });
     errors.push(...emitted.diagnostics);
   }

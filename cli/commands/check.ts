@@ -4,7 +4,17 @@
 import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
-import { compilerFor, createProgram, hasCompilerApi, formatDiagnostics, plural, pluginOptions, projectTypeScript, readProject, tsconfigPath } from '../project';
+import {
+  compilerFor,
+  createProgram,
+  hasCompilerApi,
+  formatDiagnostics,
+  plural,
+  pluginOptions,
+  projectTypeScript,
+  readProject,
+  tsconfigPath,
+} from '../project';
 import { projectSources, tagReport } from '../tagged-methods';
 import { auditToolchain, type Audit } from '../toolchain-audit';
 import { AUDIT_BLIND_SPOTS } from '../toolchain-rules';
@@ -15,12 +25,16 @@ export const check: Command = {
   synopsis: 'lockweave check [-p <tsconfig>] [--typescript <dir>]',
   flags: [
     PROJECT_FLAG,
-    { names: ['--typescript'], value: '<dir>', help: 'audit as if this typescript package were the project\'s (default: the one it resolves)' },
+    {
+      names: ['--typescript'],
+      value: '<dir>',
+      help: "audit as if this typescript package were the project's (default: the one it resolves)",
+    },
   ],
   operands: { min: 0, max: 0, name: '' },
   details: [
     'Tags: type-checks the project with its own TypeScript (5.x, 6.x) or, when that is 7 or absent,',
-    'lockweave\'s TypeScript 6, and reports every tag error as file:line:col - error TS930xx.',
+    "lockweave's TypeScript 6, and reports every tag error as file:line:col - error TS930xx.",
     '',
     'Toolchain: reads package.json (scripts, dependencies), the tsconfig (plugin entry, "ts-node") and the',
     'config files of vite, vitest, rollup, rolldown, webpack, rspack, tsup, jest, swc and babel, plus esbuild',
@@ -47,22 +61,33 @@ function runCheck(args: ParsedArgs): number {
   const project = readProject(tsApi, configFile);
   const program = createProgram(tsApi, project.parsed);
   const tags = tagReport(tsApi, projectSources(program), pluginOptions(project), program);
-  const typeErrors = [...program.getGlobalDiagnostics(), ...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()];
-  const errors = tsApi.sortAndDeduplicateDiagnostics([...typeErrors, ...tags.errors])
+  const typeErrors = [
+    ...program.getGlobalDiagnostics(),
+    ...program.getSyntacticDiagnostics(),
+    ...program.getSemanticDiagnostics(),
+  ];
+  const errors = tsApi
+    .sortAndDeduplicateDiagnostics([...typeErrors, ...tags.errors])
     .filter((d: ts.Diagnostic) => d.category === tsApi.DiagnosticCategory.Error);
   const audit = auditToolchain(configFile, args.flags.typescript);
 
   if (errors.length) console.error(formatDiagnostics(tsApi, errors));
   printHoles(audit);
-  const compiler = hasCompilerApi(installed) ? `TypeScript ${tsApi.version}` : `lockweave's TypeScript ${tsApi.version} (the project's is ${installed?.version ?? 'not installed'})`;
-  console.log(`lockweave check: ${plural(tags.methods.length, 'tagged method')} in ${plural(tags.files, 'file')} (checked with ${compiler}); ` +
-    `${plural(errors.length, 'error')}; ${plural(audit.holes.length, 'toolchain hole')} (audited ${plural(audit.seen, "script command or config file", "script commands and config files")})`);
+  const compiler = hasCompilerApi(installed)
+    ? `TypeScript ${tsApi.version}`
+    : `lockweave's TypeScript ${tsApi.version} (the project's is ${installed?.version ?? 'not installed'})`;
+  console.log(
+    `lockweave check: ${plural(tags.methods.length, 'tagged method')} in ${plural(tags.files, 'file')} (checked with ${compiler}); ` +
+      `${plural(errors.length, 'error')}; ${plural(audit.holes.length, 'toolchain hole')} (audited ${plural(audit.seen, 'script command or config file', 'script commands and config files')})`,
+  );
   return errors.length > 0 || audit.holes.length > 0 ? 1 : 0;
 }
 
 function printHoles(audit: Audit): void {
   if (audit.holes.length === 0) return;
-  const lines = [`lockweave check: ${plural(audit.holes.length, 'hole')} — ways this project builds or runs TypeScript with tagged methods unlocked:`];
+  const lines = [
+    `lockweave check: ${plural(audit.holes.length, 'hole')} — ways this project builds or runs TypeScript with tagged methods unlocked:`,
+  ];
   for (const hole of audit.holes) {
     lines.push(`  ${hole.where}${hole.command ? `: ${hole.command}` : ''}`);
     lines.push(`    unlocked: ${hole.runsUnlocked}`);

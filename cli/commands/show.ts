@@ -9,7 +9,14 @@ import { projectConfigFor } from '../../transformer/routes/project-config';
 import { weaveSource } from '../../transformer/weave-source';
 import { CliError } from '../cli-error';
 import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
-import { compilerFor, createProgram, formatDiagnostics, pluginOptions, projectTypeScript, readProject } from '../project';
+import {
+  compilerFor,
+  createProgram,
+  formatDiagnostics,
+  pluginOptions,
+  projectTypeScript,
+  readProject,
+} from '../project';
 
 export const show: Command = {
   name: 'show',
@@ -17,7 +24,12 @@ export const show: Command = {
   synopsis: 'lockweave show <file.ts> [-p <tsconfig>] [--route tspc|source]',
   flags: [
     { ...PROJECT_FLAG, help: 'the tsconfig to read (default: the nearest tsconfig.json above the file)' },
-    { names: ['--route'], value: '<route>', choices: ['tspc', 'source'], help: 'tspc (default): the JavaScript tspc and lockweave build emit; source: the TypeScript the bundler, loader and jest routes see' },
+    {
+      names: ['--route'],
+      value: '<route>',
+      choices: ['tspc', 'source'],
+      help: 'tspc (default): the JavaScript tspc and lockweave build emit; source: the TypeScript the bundler, loader and jest routes see',
+    },
   ],
   operands: { min: 1, max: 1, name: '<file.ts>' },
   details: [
@@ -40,7 +52,14 @@ function showSource(file: string, project: string | undefined): number {
   const config = projectConfigFor(file, project);
   const result = weaveSource(file, fs.readFileSync(file, 'utf8'), { ...config.plugin, sourceMap: false });
   if (result.errors.length) {
-    console.error(result.errors.map((e) => `${path.relative(process.cwd(), e.fileName)}${e.line > 0 ? `:${e.line}:${e.column}` : ''} - error TS${e.code}: ${e.message}`).join('\n'));
+    console.error(
+      result.errors
+        .map(
+          (e) =>
+            `${path.relative(process.cwd(), e.fileName)}${e.line > 0 ? `:${e.line}:${e.column}` : ''} - error TS${e.code}: ${e.message}`,
+        )
+        .join('\n'),
+    );
     return 1;
   }
   process.stdout.write(result.code);
@@ -50,17 +69,36 @@ function showSource(file: string, project: string | undefined): number {
 function showTspc(file: string, projectFlag: string | undefined): number {
   const tsApi = compilerFor(projectTypeScript(path.dirname(file)), path.dirname(file));
   // The file's own project (nearest tsconfig.json) unless -p names one; show needs no plugin entry.
-  const configFile = projectFlag ? path.resolve(projectFlag) : tsApi.findConfigFile(path.dirname(file), tsApi.sys.fileExists);
+  const configFile = projectFlag
+    ? path.resolve(projectFlag)
+    : tsApi.findConfigFile(path.dirname(file), tsApi.sys.fileExists);
   const project = configFile ? readProject(tsApi, configFile, silenceDeprecations(tsApi)) : undefined;
-  const parsed = project?.parsed ??
-    ({ options: { target: tsApi.ScriptTarget.ES2022, module: tsApi.ModuleKind.ESNext }, fileNames: [file], errors: [] } as unknown as ts.ParsedCommandLine);
+  const parsed =
+    project?.parsed ??
+    ({
+      options: { target: tsApi.ScriptTarget.ES2022, module: tsApi.ModuleKind.ESNext },
+      fileNames: [file],
+      errors: [],
+    } as unknown as ts.ParsedCommandLine);
   const program = createProgram(tsApi, parsed, [file]);
   const source = program.getSourceFile(file);
-  if (!source) throw new CliError(`${path.relative(process.cwd(), file)} is not a TypeScript file the project can read`);
+  if (!source)
+    throw new CliError(`${path.relative(process.cwd(), file)} is not a TypeScript file the project can read`);
   const errors: ts.Diagnostic[] = [];
-  const weave = lockweave(program, project ? pluginOptions(project) : {}, { ts: tsApi, addDiagnostic: (d: ts.Diagnostic) => errors.push(d) }) as ts.TransformerFactory<ts.SourceFile>;
+  const weave = lockweave(program, project ? pluginOptions(project) : {}, {
+    ts: tsApi,
+    addDiagnostic: (d: ts.Diagnostic) => errors.push(d),
+  }) as ts.TransformerFactory<ts.SourceFile>;
   let output = '';
-  program.emit(source, (name, text) => { if (/\.[cm]?jsx?$/.test(name)) output = text; }, undefined, false, { before: [weave] });
+  program.emit(
+    source,
+    (name, text) => {
+      if (/\.[cm]?jsx?$/.test(name)) output = text;
+    },
+    undefined,
+    false,
+    { before: [weave] },
+  );
   if (errors.length) {
     console.error(formatDiagnostics(tsApi, errors));
     return 1;

@@ -24,7 +24,7 @@ export const verify: Command = {
   flags: [PROJECT_FLAG],
   operands: { min: 1, max: Infinity, name: '<output dir or file>' },
   details: [
-    'Finds the tagged methods of the tsconfig\'s sources (ignored and erroneous tags are not locks) and',
+    "Finds the tagged methods of the tsconfig's sources (ignored and erroneous tags are not locks) and",
     'looks up each one by its site ("Class.method") among the lock specs that the JavaScript files',
     '(.js .mjs .cjs .jsx) under the given directories and files create: parsed `defineLock({ site: … })`',
     'calls, one per tagged method; text in comments and strings does not count. .map, .d.ts and other',
@@ -47,15 +47,18 @@ function runVerify(args: ParsedArgs): number {
   const tsApi = ownTypeScript(path.dirname(configFile));
   const project = readProject(tsApi, configFile);
   // Each source on its own, no type check: the weave's analysis finds the same locks, quickly.
-  const files = project.parsed.fileNames.filter((name) => !name.endsWith('.d.ts') && /\.[cm]?tsx?$/.test(name))
+  const files = project.parsed.fileNames
+    .filter((name) => !name.endsWith('.d.ts') && /\.[cm]?tsx?$/.test(name))
     .map((name) => tsApi.createSourceFile(name, fs.readFileSync(name, 'utf8'), tsApi.ScriptTarget.Latest, true));
   const tags = tagReport(tsApi, files, pluginOptions(project));
 
   const outputs = args.operands.flatMap((operand) => javaScriptFiles(path.resolve(operand), operand));
-  if (outputs.length === 0) throw new CliError(`no JavaScript file (.js .mjs .cjs .jsx) in ${args.operands.join(', ')}`);
+  if (outputs.length === 0)
+    throw new CliError(`no JavaScript file (.js .mjs .cjs .jsx) in ${args.operands.join(', ')}`);
   const found = new Map<string, number>();
   for (const file of outputs) {
-    for (const site of lockSitesIn(tsApi, file, fs.readFileSync(file, 'utf8'))) found.set(site, (found.get(site) ?? 0) + 1);
+    for (const site of lockSitesIn(tsApi, file, fs.readFileSync(file, 'utf8')))
+      found.set(site, (found.get(site) ?? 0) + 1);
   }
 
   const missing: TaggedMethod[] = [];
@@ -65,12 +68,18 @@ function runVerify(args: ParsedArgs): number {
 
   if (tags.errors.length) console.error(formatDiagnostics(tsApi, tags.errors));
   if (missing.length) {
-    console.error(`lockweave verify: ${plural(missing.length, 'tagged method')} NOT woven into ${args.operands.join(', ')} — the build that wrote it runs them unlocked:`);
+    console.error(
+      `lockweave verify: ${plural(missing.length, 'tagged method')} NOT woven into ${args.operands.join(', ')} — the build that wrote it runs them unlocked:`,
+    );
     for (const method of missing) console.error(`  ${method.where} - ${method.site}`);
-    console.error('Build with a lockweave route (tspc with the plugin entry, lockweave build, a lockweave bundler plugin); `lockweave check` shows which part of the toolchain skips it.');
+    console.error(
+      'Build with a lockweave route (tspc with the plugin entry, lockweave build, a lockweave bundler plugin); `lockweave check` shows which part of the toolchain skips it.',
+    );
   }
   const woven = tags.methods.length - missing.length;
-  console.log(`lockweave verify: ${woven} of ${plural(tags.methods.length, 'tagged method')} woven, in ${plural(outputs.length, 'JavaScript file')}`);
+  console.log(
+    `lockweave verify: ${woven} of ${plural(tags.methods.length, 'tagged method')} woven, in ${plural(outputs.length, 'JavaScript file')}`,
+  );
   return missing.length > 0 || tags.errors.length > 0 ? 1 : 0;
 }
 

@@ -21,7 +21,8 @@ export class FencedStock {
   /** Writes `count` for `sku` unless a holder with a newer fence wrote it already; false when refused. */
   async write(sku: string, count: number, fence: number | undefined): Promise<boolean> {
     // A write meant to be fenced never goes ahead without its fence.
-    if (fence === undefined) throw new Error(`stock ${sku}: a write without a fencing token (is fencing=true on the lock?)`);
+    if (fence === undefined)
+      throw new Error(`stock ${sku}: a write without a fencing token (is fencing=true on the lock?)`);
     return (await this.db.eval(WRITE_IF_FENCE_IS_CURRENT, 1, `stock:${sku}`, count, fence)) === 1;
   }
 

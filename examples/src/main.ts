@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     new Promise((resolve) => setTimeout(resolve, 50)).then(() => service.paySlowly('Test004', 'client B')),
   ]);
   console.log(`  results: ${results.join(', ')} — in ${Date.now() - started} ms: the second caller woke when`);
-  console.log('  the first released, not after the Java original\'s fixed 5 s wait.');
+  console.log("  the first released, not after the Java original's fixed 5 s wait.");
 
   console.log('\nCase 5: fencing — client A stalls past its lease, client B takes the lock; both write');
   if (process.env.LOCKWEAVE_DEMO_STORE === 'memory') {
@@ -51,7 +51,9 @@ async function main(): Promise<void> {
       stockService.restock(sku, 10, 'client A', 2_500),
       new Promise((resolve) => setTimeout(resolve, 100)).then(() => stockService.restock(sku, 20, 'client B', 0)),
     ]);
-    console.log(`  stored: ${JSON.stringify(await stock.read(sku))} — B's write stands; a plain lock would have let A's overwrite it.`);
+    console.log(
+      `  stored: ${JSON.stringify(await stock.read(sku))} — B's write stands; a plain lock would have let A's overwrite it.`,
+    );
     db.disconnect();
   }
 

@@ -1,6 +1,6 @@
 // The original Java article's demo controller as a TypeScript service: one method per way of
 // naming the key. Each tag below is woven by `tspc` into an acquire / try / finally.
-import { Order } from './order';
+import type { Order } from './order';
 
 export class OrderService {
   /** Case 1 — the key is the argument itself: locks LOCK_payOrder_<orderNo>.

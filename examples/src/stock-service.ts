@@ -12,10 +12,14 @@ export class StockService {
    * @redisLock businessFlag=restock keyName=sku lockTime=1s watchdog=false retries=10 waitTime=500ms fencing=true */
   async restock(sku: string, count: number, caller: string, pauseMs: number): Promise<boolean> {
     const { fence } = currentLock();
-    console.log(`  body: ${caller} holds ${sku} with fence ${fence}${pauseMs ? `, then stalls ${pauseMs} ms (its 1 s lease ends meanwhile)` : ''}`);
+    console.log(
+      `  body: ${caller} holds ${sku} with fence ${fence}${pauseMs ? `, then stalls ${pauseMs} ms (its 1 s lease ends meanwhile)` : ''}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const written = await this.stock.write(sku, count, fence);
-    console.log(`  body: ${caller} writes count=${count} with fence ${fence}: ${written ? 'accepted' : 'REFUSED, a newer holder wrote already'}`);
+    console.log(
+      `  body: ${caller} writes count=${count} with fence ${fence}: ${written ? 'accepted' : 'REFUSED, a newer holder wrote already'}`,
+    );
     return written;
   }
 }

@@ -27,28 +27,39 @@ const WHERE = 'lockweave: configure({ redis })';
  * Settings only a Cluster has (ioredis's ClusterOptions less what one server's options share, and
  * the names of its parts): a plain options object naming them meant a Cluster.
  */
-const CLUSTER_ONLY = ['clusterOptions', 'startupNodes', ...CLUSTER_OPTION_KEYS.filter((key) => !REDIS_OPTION_KEYS.includes(key))];
+const CLUSTER_ONLY = [
+  'clusterOptions',
+  'startupNodes',
+  ...CLUSTER_OPTION_KEYS.filter((key) => !REDIS_OPTION_KEYS.includes(key)),
+];
 
 /** True when `redis` asks for a Cluster; throws a TypeError when it is ambiguous or malformed. */
 export function isClusterConfig(redis: unknown): redis is readonly string[] | ClusterConfig {
-  if (Array.isArray(redis)) return checkNodes(redis, 'a list of URLs'), clusterSetup(redis), true;
+  if (Array.isArray(redis)) return (checkNodes(redis, 'a list of URLs'), clusterSetup(redis), true);
   if (!isPlainObject(redis)) return false; // a client, or not a configuration at all: configure-checks.ts tells which
   const keys = Object.keys(redis);
   if (!keys.includes('cluster')) {
     const clusterish = keys.filter((key) => CLUSTER_ONLY.includes(key));
     if (clusterish.length) {
-      throw new TypeError(`${WHERE}: ${clusterish.join(', ')} ${clusterish.length > 1 ? 'are' : 'is'} a Cluster setting, but no \`cluster\` names the nodes; `
-        + 'for a Redis Cluster pass { cluster: [urls or { host, port }], clusterOptions }, for one server its URL or options.');
+      throw new TypeError(
+        `${WHERE}: ${clusterish.join(', ')} ${clusterish.length > 1 ? 'are' : 'is'} a Cluster setting, but no \`cluster\` names the nodes; ` +
+          'for a Redis Cluster pass { cluster: [urls or { host, port }], clusterOptions }, for one server its URL or options.',
+      );
     }
     return false;
   }
   const others = keys.filter((key) => key !== 'cluster' && key !== 'clusterOptions');
   if (others.length) {
-    throw new TypeError(`${WHERE}: { cluster } takes only \`cluster\` and \`clusterOptions\`; got also ${others.map((key) => printable(key).slice(0, 40)).join(', ')} `
-      + '(settings of every node connection go in clusterOptions.redisOptions).');
+    throw new TypeError(
+      `${WHERE}: { cluster } takes only \`cluster\` and \`clusterOptions\`; got also ${others.map((key) => printable(key).slice(0, 40)).join(', ')} ` +
+        '(settings of every node connection go in clusterOptions.redisOptions).',
+    );
   }
   const { cluster, clusterOptions } = redis as ClusterConfig;
-  if (!Array.isArray(cluster)) throw new TypeError(`${WHERE}: \`cluster\` must be a list of node URLs or { host, port }; got ${describeValue(cluster)}`);
+  if (!Array.isArray(cluster))
+    throw new TypeError(
+      `${WHERE}: \`cluster\` must be a list of node URLs or { host, port }; got ${describeValue(cluster)}`,
+    );
   checkClusterOptions(clusterOptions, `${WHERE}: clusterOptions`);
   checkNodes(cluster, '`cluster`');
   clusterSetup(redis as ClusterConfig);
@@ -63,7 +74,8 @@ export function clusterSetup(redis: readonly string[] | ClusterConfig): ClusterS
   let urlOptions: ClusterSetup['redisOptions'] | undefined;
   let firstUrl: RedisUrl | undefined;
   nodes.forEach((node, index) => {
-    if (typeof node !== 'string') return void startupNodes.push({ host: node.host, port: checkPort(node.port, `${WHERE}: node ${index}`) });
+    if (typeof node !== 'string')
+      return void startupNodes.push({ host: node.host, port: checkPort(node.port, `${WHERE}: node ${index}`) });
     const url = parseRedisUrl(node, `${WHERE}: node ${index}`);
     startupNodes.push({ host: url.host, port: url.port });
     const options: ClusterSetup['redisOptions'] = {
@@ -72,7 +84,9 @@ export function clusterSetup(redis: readonly string[] | ClusterConfig): ClusterS
       ...(url.password !== undefined ? { password: url.password } : {}),
     };
     if (urlOptions && !sameSettings(options, urlOptions)) {
-      throw new TypeError(`${WHERE}: the cluster's URLs disagree on TLS or credentials (${printAddress(firstUrl!)} and ${printAddress(url)}); one cluster has one setting`);
+      throw new TypeError(
+        `${WHERE}: the cluster's URLs disagree on TLS or credentials (${printAddress(firstUrl!)} and ${printAddress(url)}); one cluster has one setting`,
+      );
     }
     urlOptions ??= options;
     firstUrl ??= url;
@@ -94,11 +108,14 @@ function checkNodes(nodes: readonly unknown[], what: string): void {
     if (!isPlainObject(node)) throw new TypeError(`${usage}; got ${describeValue(node)}`);
     const extra = Object.keys(node).filter((key) => key !== 'host' && key !== 'port');
     if (extra.length) {
-      throw new TypeError(`${usage}; got also ${extra.map((key) => printable(key).slice(0, 40)).join(', ')} `
-        + '(credentials and TLS of every node go in clusterOptions.redisOptions, or in the URLs)');
+      throw new TypeError(
+        `${usage}; got also ${extra.map((key) => printable(key).slice(0, 40)).join(', ')} ` +
+          '(credentials and TLS of every node go in clusterOptions.redisOptions, or in the URLs)',
+      );
     }
     const { host, port } = node as { host?: unknown; port?: unknown };
-    if (host === undefined || port === undefined) throw new TypeError(`${usage}; it lacks ${host === undefined ? 'host' : 'port'}`);
+    if (host === undefined || port === undefined)
+      throw new TypeError(`${usage}; it lacks ${host === undefined ? 'host' : 'port'}`);
     checkHost(host, `${where}.host`);
     checkPort(port, `${where}.port`);
   });

@@ -21,14 +21,18 @@ export function assertConfigureOptions(options: unknown): asserts options is Con
   // `{ redis: process.env.REDIS_URL }` with the variable unset names nothing; read as "the
   // default", it would move locks to a server nobody named.
   if (('redis' in options || 'store' in options) && redis === undefined && store === undefined) {
-    throw new TypeError(`${WHERE}: ${'redis' in options ? 'redis' : 'store'} is undefined, which names no server; `
-      + 'leave the key out to keep the current connection, or name one (a redis:// URL, options with host, a client)');
+    throw new TypeError(
+      `${WHERE}: ${'redis' in options ? 'redis' : 'store'} is undefined, which names no server; ` +
+        'leave the key out to keep the current connection, or name one (a redis:// URL, options with host, a client)',
+    );
   }
   if (redis !== undefined) assertRedisOption(redis);
   if (store !== undefined) assertStore(store);
   if ('redlock' in options) assertRedlockOption((options as ConfigureOptions).redlock);
   if (logger !== undefined && typeof logger !== 'function') {
-    throw new TypeError(`${WHERE}: logger must be a function that receives lock events (e.g. consoleLogger()); got ${describeValue(logger)}`);
+    throw new TypeError(
+      `${WHERE}: logger must be a function that receives lock events (e.g. consoleLogger()); got ${describeValue(logger)}`,
+    );
   }
   if (releaseChannel !== undefined && (typeof releaseChannel !== 'string' || releaseChannel === '')) {
     throw new TypeError(`${WHERE}: releaseChannel must be a non-empty string; got ${describeValue(releaseChannel)}`);
@@ -37,19 +41,33 @@ export function assertConfigureOptions(options: unknown): asserts options is Con
 }
 
 function assertDefaults(defaults: unknown): void {
-  if (!isPlainObject(defaults)) throw new TypeError(`${WHERE}: defaults must be an object of lock options; got ${describeValue(defaults)}`);
+  if (!isPlainObject(defaults))
+    throw new TypeError(`${WHERE}: defaults must be an object of lock options; got ${describeValue(defaults)}`);
   if ('onFail' in defaults) {
-    throw new TypeError(`${WHERE}: defaults cannot set onFail: what a woven method does on failure is compiled into it; set it in the tag or the plugin's defaults`);
+    throw new TypeError(
+      `${WHERE}: defaults cannot set onFail: what a woven method does on failure is compiled into it; set it in the tag or the plugin's defaults`,
+    );
   }
-  checkKeys(defaults, Object.keys(DEFAULT_LOCK_OPTIONS).filter((key) => key !== 'onFail'), `${WHERE}: defaults`, 'a lock option');
+  checkKeys(
+    defaults,
+    Object.keys(DEFAULT_LOCK_OPTIONS).filter((key) => key !== 'onFail'),
+    `${WHERE}: defaults`,
+    'a lock option',
+  );
 }
 
 /** A LockStore by the verbs every store has: anything else would fail at the first lock. */
 function assertStore(store: unknown): void {
   // The members LockStore requires (store/lock-store.ts); the optional ones are looked for where used.
   const verbs = ['tryAcquire', 'tryAcquireInTurn', 'renew', 'release', 'leave', 'listen', 'unlisten', 'close'];
-  if (typeof store !== 'object' || store === null || verbs.some((verb) => typeof (store as Record<string, unknown>)[verb] !== 'function')) {
-    throw new TypeError(`${WHERE}: store must be a LockStore (with ${verbs.join(', ')}), e.g. new MemoryLockStore(); got ${describeValue(store)}`);
+  if (
+    typeof store !== 'object' ||
+    store === null ||
+    verbs.some((verb) => typeof (store as Record<string, unknown>)[verb] !== 'function')
+  ) {
+    throw new TypeError(
+      `${WHERE}: store must be a LockStore (with ${verbs.join(', ')}), e.g. new MemoryLockStore(); got ${describeValue(store)}`,
+    );
   }
 }
 
@@ -66,14 +84,18 @@ function assertRedisOption(redis: unknown): void {
   if (typeof redis === 'object' && redis !== null) {
     // node-redis first: a user with only node-redis need not load ioredis to be told yes or no.
     if (isNodeRedisSentinel(redis)) {
-      throw new TypeError('lockweave: configure({ redis }) does not support a node-redis Sentinel client (createSentinel) yet; '
-        + 'pass ioredis options `{ sentinels: [{ host, port }], name }` (the runtime opens a client that follows failovers), or an ioredis Redis made with them.');
+      throw new TypeError(
+        'lockweave: configure({ redis }) does not support a node-redis Sentinel client (createSentinel) yet; ' +
+          'pass ioredis options `{ sentinels: [{ host, port }], name }` (the runtime opens a client that follows failovers), or an ioredis Redis made with them.',
+      );
     }
     if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) return assertOpenNodeRedisClient(redis);
     if (isIORedisClient(redis)) return;
   }
-  throw new TypeError(`lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, or ioredis options; got ${describeValue(redis)}. `
-    + '(Any other object would be read as options and connect to 127.0.0.1:6379. For a Redis Cluster the runtime opens, pass its node URLs.)');
+  throw new TypeError(
+    `lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, or ioredis options; got ${describeValue(redis)}. ` +
+      '(Any other object would be read as options and connect to 127.0.0.1:6379. For a Redis Cluster the runtime opens, pass its node URLs.)',
+  );
 }
 
 /**
@@ -84,10 +106,13 @@ function assertRedisOption(redis: unknown): void {
  */
 function assertRedlockOption(redlock: unknown): void {
   if (redlock === undefined) return;
-  const usage = 'configure({ redlock }) takes an array of at least 3 independent Redis servers (redis:// URLs, ioredis clients or node-redis clients)';
+  const usage =
+    'configure({ redlock }) takes an array of at least 3 independent Redis servers (redis:// URLs, ioredis clients or node-redis clients)';
   if (!Array.isArray(redlock)) throw new TypeError(`lockweave: ${usage}; got ${describeValue(redlock)}`);
   if (redlock.length < 3) {
-    throw new TypeError(`lockweave: ${usage}; got ${redlock.length}: a majority of 3 or more servers is what lets a lock outlive one server's loss`);
+    throw new TypeError(
+      `lockweave: ${usage}; got ${redlock.length}: a majority of 3 or more servers is what lets a lock outlive one server's loss`,
+    );
   }
   const seen = new Map<unknown, number>();
   redlock.forEach((server: unknown, index) => {
@@ -99,12 +124,17 @@ function assertRedlockOption(redlock: unknown): void {
     } else if (isNodeRedisClient(server)) {
       assertOpenNodeRedisClient(server);
     } else if (!isIORedisClient(server) || server.isCluster) {
-      throw new TypeError(`${where} is not a redis:// URL, an ioredis Redis or a node-redis client (an ioredis Cluster is not one independent server); got ${describeValue(server)}`);
+      throw new TypeError(
+        `${where} is not a redis:// URL, an ioredis Redis or a node-redis client (an ioredis Cluster is not one independent server); got ${describeValue(server)}`,
+      );
     }
     const address = serverAddress(server as RedlockServer);
     for (const id of [server, address]) {
       const earlier = seen.get(id);
-      if (earlier !== undefined) throw new TypeError(`${where} is the same server as server ${earlier} (${address}); Redlock's servers must be independent`);
+      if (earlier !== undefined)
+        throw new TypeError(
+          `${where} is the same server as server ${earlier} (${address}); Redlock's servers must be independent`,
+        );
       seen.set(id, index);
     }
   });

@@ -30,13 +30,15 @@ export function configure(options: ConfigureOptions): void {
   assertConfigureOptions(options);
   const merged: ConfigureOptions = { ...settings.options, ...options };
   if (options.redlock) merged.redlock = Object.freeze([...options.redlock]); // the caller's array changing later changes nothing
-  const names = (key: keyof ConfigureOptions) => Object.prototype.hasOwnProperty.call(options, key);
+  const names = (key: keyof ConfigureOptions) => Object.hasOwn(options, key);
   const newConnection = names('redis') || names('store');
   // Both from the call that names one (a new `redis` must not stay behind an earlier `store`, which
   // takes precedence), and otherwise both from the settings: never undefined for "the default".
   merged.redis = newConnection ? options.redis : settings.options.redis;
   merged.store = newConnection ? options.store : settings.options.store;
-  const mergedDefaults = mergeOptions(DEFAULT_LOCK_OPTIONS, merged.defaults as Partial<LockOptions> | undefined, { prefix: merged.prefix });
+  const mergedDefaults = mergeOptions(DEFAULT_LOCK_OPTIONS, merged.defaults as Partial<LockOptions> | undefined, {
+    prefix: merged.prefix,
+  });
   const channelChanged = names('releaseChannel') && options.releaseChannel !== settings.options.releaseChannel;
   // A store passed in has its own channels: a new releaseChannel does not replace it.
   if (settings.slot && (newConnection ? settings.slot.store !== merged.store : channelChanged && !merged.store)) {
@@ -81,8 +83,11 @@ export function useCurrentStore(): StoreUse {
 export function useRedlockStore(key: string, site: string | undefined): StoreUse {
   const servers = settings.options.redlock;
   if (!servers) {
-    throw new LockError(`lockweave: ${site ?? 'a lock'} asks for Redlock (redlock: true) on ${key}, but no Redlock servers are configured; `
-      + 'call configure({ redlock: [url1, url2, url3] }) first', key);
+    throw new LockError(
+      `lockweave: ${site ?? 'a lock'} asks for Redlock (redlock: true) on ${key}, but no Redlock servers are configured; ` +
+        'call configure({ redlock: [url1, url2, url3] }) first',
+      key,
+    );
   }
   return (settings.redlockSlot ??= new StoreSlot(createRedlockStore(servers, settings.options.releaseChannel))).use();
 }

@@ -28,8 +28,16 @@ export interface CurrentLock {
  */
 export function currentLock(): CurrentLock {
   const lock = innermostHeld();
-  if (!lock) throw new LockError('lockweave: currentLock() was called outside a locked body (a tagged method, withLock() or lease.run())', '');
-  if (lock.ended) throw new LockError(`lockweave: currentLock() was called after the locked body of ${lock.key} ended (from a callback it left running)`, lock.key);
+  if (!lock)
+    throw new LockError(
+      'lockweave: currentLock() was called outside a locked body (a tagged method, withLock() or lease.run())',
+      '',
+    );
+  if (lock.ended)
+    throw new LockError(
+      `lockweave: currentLock() was called after the locked body of ${lock.key} ended (from a callback it left running)`,
+      lock.key,
+    );
   return {
     key: lock.key,
     fence: lock.fence,

@@ -2,7 +2,14 @@
 // at module load, with the options the tag spelled out; each call of the method is then one
 // `return pay_lock_1.run(key, async () => { <the original body> })`. The settings in force (those
 // options over the current defaults) are resolved once and cached until the next configure().
-import { currentDefaults, currentLogger, settingsVersion, useCurrentStore, useRedlockStore, type StoreUse } from './configure';
+import {
+  currentDefaults,
+  currentLogger,
+  settingsVersion,
+  useCurrentStore,
+  useRedlockStore,
+  type StoreUse,
+} from './configure';
 import { mergeOptions, type LockOptions } from '../base/options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
@@ -88,7 +95,11 @@ export class MethodLock {
     }
   }
 
-  private acquireKey(key: string, settings: LockOptions, onFail: FailureClass | undefined): Promise<AnyLease | undefined> {
+  private acquireKey(
+    key: string,
+    settings: LockOptions,
+    onFail: FailureClass | undefined,
+  ): Promise<AnyLease | undefined> {
     const logger = currentLogger();
     if (settings.reentrant) {
       const held = findHeld(key, settings.redlock);
@@ -134,7 +145,10 @@ export class MethodLock {
  * write it: a `.then()` chain into a second async function cost each call two more promises
  * (~20% of a call on the in-process store on Node 20, where AsyncLocalStorage makes each dearer).
  */
-export async function runAcquired<T>(acquiring: Promise<AnyLease | undefined>, body: (lease: AnyLease) => Promise<T>): Promise<T | undefined> {
+export async function runAcquired<T>(
+  acquiring: Promise<AnyLease | undefined>,
+  body: (lease: AnyLease) => Promise<T>,
+): Promise<T | undefined> {
   const lease = await acquiring;
   if (!lease) return undefined;
   try {

@@ -63,7 +63,11 @@ export function ownedClientOptions(user: RedisOptions): RedisOptions {
  * No autopipelining: ioredis 5.8's Cluster pipelines fail whole when their keys' slots span nodes
  * ("All keys in the pipeline should belong to the same slots allocation group").
  */
-export function ownedClusterOptions(user: ClusterOptions, fromUrls: RedisOptions, inUse: () => boolean): ClusterOptions {
+export function ownedClusterOptions(
+  user: ClusterOptions,
+  fromUrls: RedisOptions,
+  inUse: () => boolean,
+): ClusterOptions {
   const { retryStrategy: _perNode, ...perNode } = OWNED_CLIENT_OPTIONS;
   return {
     retryDelayOnFailover: 0,

@@ -23,7 +23,15 @@ export interface ConfigureOptions {
    * failovers); or, for a Redis Cluster it opens, a list of node URLs or
    * `{ cluster: [URL or { host, port }, …], clusterOptions? }` (see cluster-config.ts).
    */
-  redis?: Redis | Cluster | NodeRedisClientLike | NodeRedisClusterLike | string | RedisOptions | readonly string[] | ClusterConfig;
+  redis?:
+    | Redis
+    | Cluster
+    | NodeRedisClientLike
+    | NodeRedisClusterLike
+    | string
+    | RedisOptions
+    | readonly string[]
+    | ClusterConfig;
   /** Any other store, e.g. `new MemoryLockStore()` for unit tests. Takes precedence over `redis`. */
   store?: LockStore;
   /** The key prefix when neither the tag nor the plugin sets one. Default `LOCK_`. */
@@ -47,7 +55,15 @@ export interface ConfigureOptions {
 }
 
 /** The keys of ConfigureOptions, for refusing the others (one table: configure-checks.ts reads it). */
-export const CONFIGURE_KEYS: readonly (keyof ConfigureOptions)[] = ['redis', 'store', 'prefix', 'defaults', 'logger', 'releaseChannel', 'redlock'];
+export const CONFIGURE_KEYS: readonly (keyof ConfigureOptions)[] = [
+  'redis',
+  'store',
+  'prefix',
+  'defaults',
+  'logger',
+  'releaseChannel',
+  'redlock',
+];
 
 export interface Settings {
   version: number;
@@ -61,7 +77,14 @@ export interface Settings {
   redlockSlot: StoreSlot | undefined;
 }
 
-export const settings: Settings = { version: 0, options: {}, defaults: { ...DEFAULT_LOCK_OPTIONS }, logger: undefined, slot: undefined, redlockSlot: undefined };
+export const settings: Settings = {
+  version: 0,
+  options: {},
+  defaults: { ...DEFAULT_LOCK_OPTIONS },
+  logger: undefined,
+  slot: undefined,
+  redlockSlot: undefined,
+};
 
 export function currentLogger(): LockLogger | undefined {
   return settings.logger;

@@ -30,31 +30,45 @@ export function createStore(options: ConfigureOptions): LockStore {
   // Without configure({ redis }): REDIS_URL, read (and checked like any URL) when the first lock needs it.
   if (options.redis === undefined) {
     const fromEnv = process.env.REDIS_URL;
-    return singleStore(fromEnv || DEFAULT_URL, options.releaseChannel, fromEnv ? 'lockweave: REDIS_URL' : 'lockweave: the default URL');
+    return singleStore(
+      fromEnv || DEFAULT_URL,
+      options.releaseChannel,
+      fromEnv ? 'lockweave: REDIS_URL' : 'lockweave: the default URL',
+    );
   }
   return singleStore(options.redis, options.releaseChannel, 'lockweave: configure({ redis })');
 }
 
 export function createRedlockStore(servers: readonly RedlockServer[], channel: string | undefined): LockStore {
-  return new RedlockStore(servers.map((server, index) => ({
-    store: singleStore(server, channel, `lockweave: configure({ redlock }): server ${index}`),
-    address: serverAddress(server),
-  })));
+  return new RedlockStore(
+    servers.map((server, index) => ({
+      store: singleStore(server, channel, `lockweave: configure({ redlock }): server ${index}`),
+      address: serverAddress(server),
+    })),
+  );
 }
 
 /**
  * The store on one Redis (or Sentinel's primary, or one Cluster): the client passed in (left
  * open), or one the runtime opens (and closes) with what the checks read from the URL or options.
  */
-function singleStore(redis: NonNullable<ConfigureOptions['redis']>, channel: string | undefined, where: string): LockStore {
-  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
+function singleStore(
+  redis: NonNullable<ConfigureOptions['redis']>,
+  channel: string | undefined,
+  where: string,
+): LockStore {
+  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis))
+    return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
   const { Redis, Cluster } = ioredis();
   let client: Redis | Cluster;
   let store: RedisLockStore | undefined;
   if (isClusterConfig(redis)) {
     const { startupNodes, redisOptions, clusterOptions } = clusterSetup(redis);
-    client = new Cluster(startupNodes, ownedClusterOptions(clusterOptions, redisOptions, () => store?.recentlyUsed() ?? true));
+    client = new Cluster(
+      startupNodes,
+      ownedClusterOptions(clusterOptions, redisOptions, () => store?.recentlyUsed() ?? true),
+    );
   } else {
     client = new Redis(ownedClientOptions(serverOptions(redis, where) as RedisOptions));
   }
@@ -69,7 +83,17 @@ export function serverAddress(server: RedlockServer): string {
     const { host, port } = parseRedisUrl(server, 'a Redlock server');
     return printAddress({ host, port });
   }
-  const options = (server as { options?: { host?: string; port?: number; path?: string; url?: string; socket?: { host?: string; port?: number; path?: string } } }).options;
+  const options = (
+    server as {
+      options?: {
+        host?: string;
+        port?: number;
+        path?: string;
+        url?: string;
+        socket?: { host?: string; port?: number; path?: string };
+      };
+    }
+  ).options;
   if (options?.url) return serverAddress(options.url);
   return printAddress({
     path: options?.path ?? options?.socket?.path,

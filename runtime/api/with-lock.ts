@@ -26,7 +26,10 @@ function acquireFor(request: LockRequest): Promise<AnyLease | undefined> {
 }
 
 /** Runs `body` while holding the lock; resolves `undefined` without running it when `onFail: 'skip'` and the lock is busy. */
-export async function withLock<T>(request: LockRequest, body: (lease: AnyLease) => Promise<T> | T): Promise<T | undefined> {
+export async function withLock<T>(
+  request: LockRequest,
+  body: (lease: AnyLease) => Promise<T> | T,
+): Promise<T | undefined> {
   return runAcquired(acquireFor(request), async (lease) => body(lease));
 }
 
@@ -36,6 +39,7 @@ export async function withLock<T>(request: LockRequest, body: (lease: AnyLease) 
  * scope it to): run it through `lease.run(async () => ...)` if it may call locked methods again.
  */
 export async function lock(request: LockRequest): Promise<AnyLease> {
-  if (request.onFail === 'skip') throw new TypeError("lockweave: lock() cannot skip; use withLock() for onFail: 'skip'");
+  if (request.onFail === 'skip')
+    throw new TypeError("lockweave: lock() cannot skip; use withLock() for onFail: 'skip'");
   return (await acquireFor(request))!;
 }

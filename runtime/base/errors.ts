@@ -9,7 +9,11 @@ import { withoutSecrets } from './safe-error';
 
 export class LockError extends Error {
   override name = 'LockError';
-  constructor(message: string, readonly key: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly key: string,
+    options?: { cause?: unknown },
+  ) {
     super(printable(message), safeOptions(options));
   }
 }

@@ -26,5 +26,7 @@ export function prefixProblem(value: unknown): string | undefined {
 }
 
 function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : `a value of type ${value === null ? 'null' : typeof value}`;
+  return typeof value === 'string'
+    ? JSON.stringify(value)
+    : `a value of type ${value === null ? 'null' : typeof value}`;
 }

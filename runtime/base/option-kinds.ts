@@ -30,9 +30,13 @@ export function readDuration(value: JsonScalar): Result<number> {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(String(value));
   const factor = match ? ({ ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[match[2] ?? 's'] : 0;
   const ms = match ? Math.round(Number(match[1]) * factor) : NaN;
-  if (!(ms >= 1) || !Number.isSafeInteger(ms)) return bad(`"${value}" is not a duration; write a positive number of seconds (20) or a number with ms, s or m (1500ms, 20s, 2m)`);
+  if (!(ms >= 1) || !Number.isSafeInteger(ms))
+    return bad(
+      `"${value}" is not a duration; write a positive number of seconds (20) or a number with ms, s or m (1500ms, 20s, 2m)`,
+    );
   // No timer can keep a longer time (see tooLong below).
-  if (ms > MAX_TIMER_DELAY_MS) return bad(`"${value}" is longer than a lock can keep (at most ${MAX_TIMER_DELAY_MS} ms, about 24.8 days)`);
+  if (ms > MAX_TIMER_DELAY_MS)
+    return bad(`"${value}" is longer than a lock can keep (at most ${MAX_TIMER_DELAY_MS} ms, about 24.8 days)`);
   return ok(ms);
 }
 
@@ -73,31 +77,43 @@ export const KINDS = {
     // Whole milliseconds: Redis refuses `SET … PX 1500.5`, and a lock that no store can take would
     // leave its callers waiting out the whole schedule for a LockAcquireError. One rule for every
     // store, so MemoryLockStore in unit tests fails where Redis in production would.
-    problem: (name, value) => (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0
-      ? `${name} must be a whole number of milliseconds > 0, got ${String(value)}` : undefined),
+    problem: (name, value) =>
+      typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0
+        ? `${name} must be a whole number of milliseconds > 0, got ${String(value)}`
+        : undefined,
   } satisfies OptionKind<number>,
   count: {
     read: readCount,
     jsonProblem: (value) => (typeof value === 'boolean' ? `${value} is not a number` : undefined),
-    problem: (name, value) => (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0
-      ? `${name} must be a whole number >= 0, got ${String(value)}` : undefined),
+    problem: (name, value) =>
+      typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0
+        ? `${name} must be a whole number >= 0, got ${String(value)}`
+        : undefined,
   } satisfies OptionKind<number>,
   boolean: {
     read: readBoolean,
     jsonProblem: (value) => (typeof value === 'number' ? `${value} is not true or false` : undefined),
-    problem: (name, value) => (typeof value !== 'boolean' ? `${name} must be true or false, got ${String(value)}` : undefined),
+    problem: (name, value) =>
+      typeof value !== 'boolean' ? `${name} must be true or false, got ${String(value)}` : undefined,
   } satisfies OptionKind<boolean>,
   prefix: {
     read: readPrefix,
     jsonProblem: (value) => (typeof value !== 'string' ? `${JSON.stringify(value)} is not a string` : undefined),
-    problem: (name, value) => { const problem = prefixProblem(value); return problem && `${name}: ${problem}`; },
+    problem: (name, value) => {
+      const problem = prefixProblem(value);
+      return problem && `${name}: ${problem}`;
+    },
   } satisfies OptionKind<string>,
   // In a tag, onFail may also name a class (transformer/check/on-fail-class.ts); the plugin's JSON
   // defaults and user code choose only between the two words.
   onFail: {
-    read: (value) => (value === 'throw' || value === 'skip' ? ok(value) : bad(`${JSON.stringify(value)} must be "throw" or "skip" (a class can only be named in a tag)`)),
+    read: (value) =>
+      value === 'throw' || value === 'skip'
+        ? ok(value)
+        : bad(`${JSON.stringify(value)} must be "throw" or "skip" (a class can only be named in a tag)`),
     jsonProblem: () => undefined,
-    problem: (name, value) => (value !== 'throw' && value !== 'skip' ? `${name} must be "throw" or "skip", got ${String(value)}` : undefined),
+    problem: (name, value) =>
+      value !== 'throw' && value !== 'skip' ? `${name} must be "throw" or "skip", got ${String(value)}` : undefined,
   } satisfies OptionKind<'throw' | 'skip'>,
 } as const;
 

@@ -51,17 +51,18 @@ export const ONE_SERVER_OPTIONS = [
   {
     name: 'fencing',
     asked: (options: Partial<LockOptions>) => options.fencing === true,
-    why: 'fencing numbers come from one server\'s counter, and Redlock\'s independent servers keep none in common',
+    why: "fencing numbers come from one server's counter, and Redlock's independent servers keep none in common",
   },
   {
     name: 'replicas',
     asked: (options: Partial<LockOptions>) => (options.replicas ?? 0) > 0,
-    why: 'WAIT asks one server\'s replicas; Redlock\'s servers are independent primaries (the majority is its safeguard)',
+    why: "WAIT asks one server's replicas; Redlock's servers are independent primaries (the majority is its safeguard)",
   },
 ] as const;
 
 /** The transformer's reason, one for every row above. */
-export const ONE_SERVER_REASON = 'it needs the one server that made the grant, and a Redlock grant is a majority of independent servers';
+export const ONE_SERVER_REASON =
+  'it needs the one server that made the grant, and a Redlock grant is a majority of independent servers';
 
 /** The first option `options` asks for that its `redlock` cannot give, if any. */
 export function redlockClash(options: Partial<LockOptions>): (typeof ONE_SERVER_OPTIONS)[number] | undefined {
@@ -76,7 +77,9 @@ export function optionsProblem(options: LockOptions): string | undefined {
   for (const name of OPTION_NAMES) {
     const row: OptionRow<KindName, unknown> = OPTION_TABLE[name];
     if (row.looseAtRunTime) continue;
-    const problem = KINDS[row.kind].problem(name, options[name]) ?? (row.kind === 'duration' ? tooLong(name, options[name] as number) : undefined);
+    const problem =
+      KINDS[row.kind].problem(name, options[name]) ??
+      (row.kind === 'duration' ? tooLong(name, options[name] as number) : undefined);
     if (problem) return `option ${problem}`;
   }
   // A nested call waits for its sibling's turn for retries × waitTime, on one timer (api/define-lock.ts).

@@ -16,6 +16,9 @@ const SHORT: Readonly<Record<string, string>> = { '\\': '\\\\', '\n': '\\n', '\r
 export function printable(text: string): string {
   return text.replace(UNPRINTABLE, (char) => {
     const code = char.charCodeAt(0);
-    return SHORT[char] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+    return (
+      SHORT[char] ??
+      (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`)
+    );
   });
 }

@@ -37,7 +37,8 @@ const ENCODE_HINT = 'a user name or password holding / ? # @ : or % must be perc
  * database number; anything else is a TypeError that says what is wrong and not what the text was.
  */
 export function parseRedisUrl(text: unknown, where: string): RedisUrl {
-  if (typeof text !== 'string') throw new TypeError(`${where} must be a redis:// or rediss:// URL; got ${describeValue(text)}`);
+  if (typeof text !== 'string')
+    throw new TypeError(`${where} must be a redis:// or rediss:// URL; got ${describeValue(text)}`);
   let url: URL;
   try {
     url = new URL(text);
@@ -47,15 +48,20 @@ export function parseRedisUrl(text: unknown, where: string): RedisUrl {
   }
   const tls = REDIS_PROTOCOLS[url.protocol];
   // The protocol parsed, so it is letters, digits and + - . only: safe to print.
-  if (tls === undefined) throw new TypeError(`${where} is not a redis:// or rediss:// URL (${url.protocol} is not redis: or rediss:${url.protocol === 'unix:' ? `; ${SOCKET_HINT}` : ''})`);
+  if (tls === undefined)
+    throw new TypeError(
+      `${where} is not a redis:// or rediss:// URL (${url.protocol} is not redis: or rediss:${url.protocol === 'unix:' ? `; ${SOCKET_HINT}` : ''})`,
+    );
   // An @ after the host is a password's @ or / that was not encoded: the "host" is part of it.
-  if (/@|%40/i.test(url.pathname + url.search + url.hash)) throw new TypeError(`${where} holds an @ after its host (${ENCODE_HINT})`);
+  if (/@|%40/i.test(url.pathname + url.search + url.hash))
+    throw new TypeError(`${where} holds an @ after its host (${ENCODE_HINT})`);
   if (url.hash) throw new TypeError(`${where} has a #fragment, which means nothing to Redis (${ENCODE_HINT})`);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!host) throw new TypeError(`${where} names no host (redis://host:port)`);
   const port = url.port === '' ? DEFAULT_REDIS_PORT : checkPort(Number(url.port), `${where}: its port`);
   const path = url.pathname;
-  if (path !== '' && path !== '/' && !/^\/\d{1,9}$/.test(path)) throw new TypeError(`${where}: its path must be a database number (/0, /1, …)`);
+  if (path !== '' && path !== '/' && !/^\/\d{1,9}$/.test(path))
+    throw new TypeError(`${where}: its path must be a database number (/0, /1, …)`);
   return {
     tls,
     host,
@@ -77,10 +83,13 @@ function decode(part: string, where: string): string {
 
 /** A hostname or IP address: a non-empty string with nothing that belongs to a URL around it. */
 export function checkHost(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new TypeError(`${where} must be a host name or IP address; got ${describeValue(value)}`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new TypeError(`${where} must be a host name or IP address; got ${describeValue(value)}`);
   // Not printed: a host that holds "://" or "@" may be a URL with its credentials.
-  if (value.includes('://')) throw new TypeError(`${where} is a URL, not a host name: pass the URL itself (configure({ redis: url }))`);
-  if (/[@/?#\s\\]|\p{Cc}/u.test(value)) throw new TypeError(`${where} is not a host name or IP address (it holds @ / ? # \\ or white space)`);
+  if (value.includes('://'))
+    throw new TypeError(`${where} is a URL, not a host name: pass the URL itself (configure({ redis: url }))`);
+  if (/[@/?#\s\\]|\p{Cc}/u.test(value))
+    throw new TypeError(`${where} is not a host name or IP address (it holds @ / ? # \\ or white space)`);
   return value;
 }
 
@@ -88,7 +97,9 @@ export function checkHost(value: unknown, where: string): string {
 export function checkPort(value: unknown, where: string): number {
   const port = typeof value === 'string' && /^\d{1,5}$/.test(value) ? Number(value) : value;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new TypeError(`${where} must be a port from 1 to 65535; got ${typeof port === 'number' ? String(port) : describeValue(value)}`);
+    throw new TypeError(
+      `${where} must be a port from 1 to 65535; got ${typeof port === 'number' ? String(port) : describeValue(value)}`,
+    );
   }
   return port;
 }

@@ -25,7 +25,9 @@ function timerDelay(ms: number): number {
 /** `ms` when a timer can keep it exactly (a whole number of ms, 1 to MAX_TIMER_DELAY_MS); else a RangeError naming `what`. */
 export function checkedTimerDelay(ms: number, what: string): number {
   if (!Number.isSafeInteger(ms) || ms < 1 || ms > MAX_TIMER_DELAY_MS) {
-    throw new RangeError(`lockweave: ${what} of ${String(ms)} ms cannot be kept; it must be a whole number of ms from 1 to ${MAX_TIMER_DELAY_MS} (about 24.8 days, Node's longest timer)`);
+    throw new RangeError(
+      `lockweave: ${what} of ${String(ms)} ms cannot be kept; it must be a whole number of ms from 1 to ${MAX_TIMER_DELAY_MS} (about 24.8 days, Node's longest timer)`,
+    );
   }
   return ms;
 }

@@ -103,7 +103,11 @@ interface Attempts {
  * Resolves with the lease; when every attempt fails, rejects with LockAcquireError (or the
  * onFail class), or resolves undefined for onFail=skip.
  */
-export async function acquireLease(key: string, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
+export async function acquireLease(
+  key: string,
+  settings: AcquireSettings,
+  context: AcquireContext,
+): Promise<Lease | undefined> {
   const letGo = holdProcess();
   try {
     return await acquire(key, settings, context);
@@ -123,22 +127,41 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
   // That first attempt is answered in process (the key is known held), so it counts as one: a
   // caller that never gets the key makes `retries + 1` attempts either way.
   if (settings.retries > 0 && waitersOf(context.store).has(key)) {
-    return waitForLease(key, token, settings, context, startedAt, { deadline, count: 1, lastError: undefined, erred: false });
+    return waitForLease(key, token, settings, context, startedAt, {
+      deadline,
+      count: 1,
+      lastError: undefined,
+      erred: false,
+    });
   }
   // The uncontended path is this one attempt: keep it to a single await.
   let lastError: unknown;
   try {
-    const grant = await answered(context.store.tryAcquire(key, token, settings.lockTime, settings.fencing), context.store, deadline);
+    const grant = await answered(
+      context.store.tryAcquire(key, token, settings.lockTime, settings.fencing),
+      context.store,
+      deadline,
+    );
     if (grant) {
       const fence = fenceOf(grant, settings, key);
-      const lease = new Lease({ key, token, acquiredAt: startedAt, fence, store: context.store, settings, logger: context.logger, use: context.use });
+      const lease = new Lease({
+        key,
+        token,
+        acquiredAt: startedAt,
+        fence,
+        store: context.store,
+        settings,
+        logger: context.logger,
+        use: context.use,
+      });
       return granted(lease, 1, startedAt, settings, context);
     }
   } catch (error) {
     lastError = attemptErrored(error, key, token, context);
   }
   const attempts = { deadline, count: 1, lastError, erred: lastError !== undefined };
-  if (settings.retries === 0 || isFatal(lastError) || Date.now() >= deadline) return failed(key, token, startedAt, attempts, settings, context, lastError !== undefined);
+  if (settings.retries === 0 || isFatal(lastError) || Date.now() >= deadline)
+    return failed(key, token, startedAt, attempts, settings, context, lastError !== undefined);
   return waitForLease(key, token, settings, context, startedAt, attempts);
 }
 
@@ -185,14 +208,21 @@ async function waitForLease(
       const waitMs = dueAt - Date.now();
       let reconnected = false;
       if (waitMs > 0) {
-        logger?.({ type: 'waiting', key, attempt: attempts.count, waitMs, site, ...(attempts.erred ? { error: attempts.lastError as Error } : {}) });
+        logger?.({
+          type: 'waiting',
+          key,
+          attempt: attempts.count,
+          waitMs,
+          site,
+          ...(attempts.erred ? { error: attempts.lastError as Error } : {}),
+        });
         // An attempt that failed for want of Redis is made again the moment the connection is back
         // (a restart, a failover's promotion), not at the next scheduled attempt up to waitTime later.
         const stopWaitingForReconnect = attempts.erred
           ? store.onceReconnected?.(() => {
-            reconnected = true;
-            waiter.notify();
-          })
+              reconnected = true;
+              waiter.notify();
+            })
           : undefined;
         await waiter.sleep(seen, waitMs);
         stopWaitingForReconnect?.();
@@ -203,8 +233,25 @@ async function waitForLease(
         attempts.count++;
         try {
           lease = succeeded.grant
-            ? Lease.takeOver({ key, grant: succeeded.grant, waiterToken: token, store, settings, logger, use: context.use })
-            : new Lease({ key, token, acquiredAt: succeeded.sentAt, fence: fenceOf(waiter.fence, settings, key), store, settings, logger, use: context.use });
+            ? Lease.takeOver({
+                key,
+                grant: succeeded.grant,
+                waiterToken: token,
+                store,
+                settings,
+                logger,
+                use: context.use,
+              })
+            : new Lease({
+                key,
+                token,
+                acquiredAt: succeeded.sentAt,
+                fence: fenceOf(waiter.fence, settings, key),
+                store,
+                settings,
+                logger,
+                use: context.use,
+              });
         } catch (error) {
           attempts.lastError = error; // a hand-over without the fencing token asked for: failed() gives the key back
         }
@@ -246,7 +293,16 @@ async function attemptInTurn(
     if (await answered(context.store.tryAcquireInTurn(key, waiter), context.store, attempts.deadline)) {
       if (!counts) attempts.count++;
       const fence = fenceOf(waiter.fence, settings, key);
-      return new Lease({ key, token: waiter.token, acquiredAt: sentAt, fence, store: context.store, settings, logger: context.logger, use: context.use });
+      return new Lease({
+        key,
+        token: waiter.token,
+        acquiredAt: sentAt,
+        fence,
+        store: context.store,
+        settings,
+        logger: context.logger,
+        use: context.use,
+      });
     }
   } catch (error) {
     attempts.lastError = attemptErrored(error, key, waiter.token, context);
@@ -271,7 +327,9 @@ function answered<T>(attempt: Promise<T>, store: LockStore, until: number): Prom
       Error.stackTraceLimit = 0;
       let error: Error;
       try {
-        error = store.silence?.(waitMs) ?? new Error(`lockweave: the store did not answer an attempt within ${waitMs} ms (the caller's wait bound)`);
+        error =
+          store.silence?.(waitMs) ??
+          new Error(`lockweave: the store did not answer an attempt within ${waitMs} ms (the caller's wait bound)`);
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
@@ -300,7 +358,10 @@ function answered<T>(attempt: Promise<T>, store: LockStore, until: number): Prom
 function fenceOf(grant: Grant | undefined, settings: AcquireSettings, key: string): number | undefined {
   if (typeof grant === 'number') return grant;
   if (settings.fencing) {
-    throw new FencingUnavailableError(`the store granted ${key} without a fencing token: it cannot fence; turn fencing off or use a store that fences`, key);
+    throw new FencingUnavailableError(
+      `the store granted ${key} without a fencing token: it cannot fence; turn fencing off or use a store that fences`,
+      key,
+    );
   }
   return undefined;
 }
@@ -311,12 +372,24 @@ function attemptErrored(error: unknown, key: string, token: string, context: Acq
 }
 
 /** The grant is the caller's — once enough replicas have it, when it asks for replicas. */
-function granted(lease: Lease, attempts: number, startedAt: number, settings: AcquireSettings, context: AcquireContext): Lease | Promise<Lease | undefined> {
+function granted(
+  lease: Lease,
+  attempts: number,
+  startedAt: number,
+  settings: AcquireSettings,
+  context: AcquireContext,
+): Lease | Promise<Lease | undefined> {
   if (settings.replicas > 0) return replicated(lease, attempts, startedAt, settings, context);
   return logGranted(lease, attempts, startedAt, context);
 }
 
-async function replicated(lease: Lease, attempts: number, startedAt: number, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
+async function replicated(
+  lease: Lease,
+  attempts: number,
+  startedAt: number,
+  settings: AcquireSettings,
+  context: AcquireContext,
+): Promise<Lease | undefined> {
   let problem: unknown;
   try {
     problem = await replicaShortfall(context.store, settings);
@@ -327,12 +400,25 @@ async function replicated(lease: Lease, attempts: number, startedAt: number, set
   // Given back, token-checked (sent again in the background if Redis does not answer); the lease
   // keeps this acquisition's use of the store until that is done.
   await lease.release();
-  return failed(lease.key, lease.token, startedAt, { deadline: 0, count: attempts, lastError: problem, erred: true }, settings, { ...context, use: undefined }, false);
+  return failed(
+    lease.key,
+    lease.token,
+    startedAt,
+    { deadline: 0, count: attempts, lastError: problem, erred: true },
+    settings,
+    { ...context, use: undefined },
+    false,
+  );
 }
 
 function logGranted(lease: Lease, attempts: number, startedAt: number, context: AcquireContext): Lease {
   context.logger?.({
-    type: 'acquired', key: lease.key, token: lease.token, attempts, waitedMs: Date.now() - startedAt, site: context.site,
+    type: 'acquired',
+    key: lease.key,
+    token: lease.token,
+    attempts,
+    waitedMs: Date.now() - startedAt,
+    site: context.site,
   });
   return lease;
 }

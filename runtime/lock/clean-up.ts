@@ -49,7 +49,10 @@ export function sendAgain<T>(cleanUp: CleanUp<T>, retry = 0): void {
   };
   const send = () => {
     if (!settle()) return;
-    cleanUp.send().then((answer) => cleanUp.done(answer), () => sendAgain(cleanUp, retry + 1));
+    cleanUp.send().then(
+      (answer) => cleanUp.done(answer),
+      () => sendAgain(cleanUp, retry + 1),
+    );
   };
   const giveUp = () => {
     if (settle()) cleanUp.done(undefined);

@@ -6,7 +6,14 @@ import { printable } from '../base/printable';
 export type LockEvent =
   | { type: 'acquired'; key: string; token: string; attempts: number; waitedMs: number; site?: string }
   | { type: 'reentered'; key: string; site?: string }
-  | { type: 'waiting'; key: string; attempt: number; waitMs: number; site?: string; /** The latest attempt failed with this error, not because the key was held. */ error?: Error }
+  | {
+      type: 'waiting';
+      key: string;
+      attempt: number;
+      waitMs: number;
+      site?: string /** The latest attempt failed with this error, not because the key was held. */;
+      error?: Error;
+    }
   | { type: 'failed'; key: string; attempts: number; waitedMs: number; site?: string }
   | { type: 'renewed'; key: string; token: string }
   | { type: 'released'; key: string; token: string; heldMs: number }
@@ -77,8 +84,8 @@ export function guardedLogger(logger: LockLogger): LockLogger {
     }
     try {
       process.emitWarning(
-        `the logger passed to configure() failed (${printable(String(what)).slice(0, 60)}) on an event of type '${event.type}'; `
-          + 'locks go on unaffected, and its further failures are not reported',
+        `the logger passed to configure() failed (${printable(String(what)).slice(0, 60)}) on an event of type '${event.type}'; ` +
+          'locks go on unaffected, and its further failures are not reported',
         { code: 'LOCKWEAVE_LOGGER_FAILED', type: 'lockweave' },
       );
     } catch {
@@ -97,7 +104,11 @@ export function guardedLogger(logger: LockLogger): LockLogger {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   try {
-    return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+    return (
+      (typeof value === 'object' || typeof value === 'function') &&
+      value !== null &&
+      typeof (value as { then?: unknown }).then === 'function'
+    );
   } catch {
     return false; // a `then` getter that throws
   }

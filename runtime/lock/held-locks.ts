@@ -45,7 +45,8 @@ export function runHolding<T>(lock: HeldLock, body: () => T, reentrant = true): 
 
 export function findHeld(key: string, redlock: boolean): HeldLock | undefined {
   for (let frame = context.getStore(); frame; frame = frame.outer) {
-    if (frame.reentrant && frame.lock.key === key && frame.lock.redlock === redlock && frame.lock.held) return frame.lock;
+    if (frame.reentrant && frame.lock.key === key && frame.lock.redlock === redlock && frame.lock.held)
+      return frame.lock;
   }
   return undefined;
 }

@@ -36,7 +36,10 @@ export function lockKey(prefix: string, businessFlag: string, value: unknown): s
  */
 export function compositeLockKey(prefix: string, businessFlag: string, values: readonly unknown[]): string {
   if (!Array.isArray(values) || values.length === 0) {
-    throw new LockKeyError(`a composite key for ${prefix}${businessFlag}_… has no parts; no lock was taken`, `${prefix}${businessFlag}_`);
+    throw new LockKeyError(
+      `a composite key for ${prefix}${businessFlag}_… has no parts; no lock was taken`,
+      `${prefix}${businessFlag}_`,
+    );
   }
   const parts = values.map((value, index) => quoted(keyText(prefix, businessFlag, value, index)));
   return checkedLength(`${prefix}${businessFlag}_[${parts.join(',')}]`);
@@ -58,11 +61,15 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 function keyText(prefix: string, businessFlag: string, value: unknown, part: number | undefined): string {
   const where = part === undefined ? 'the key value' : `key part ${part + 1}`;
   const fail = (what: string) =>
-    new LockKeyError(`${where} for ${prefix}${businessFlag}_… is ${what}; no lock was taken`, `${prefix}${businessFlag}_`);
+    new LockKeyError(
+      `${where} for ${prefix}${businessFlag}_… is ${what}; no lock was taken`,
+      `${prefix}${businessFlag}_`,
+    );
   switch (typeof value) {
     case 'string':
       if (value.length === 0) throw fail('an empty string');
-      if (LONE_SURROGATE.test(value)) throw fail('not well-formed text (it holds a lone UTF-16 surrogate, which Redis would store as U+FFFD)');
+      if (LONE_SURROGATE.test(value))
+        throw fail('not well-formed text (it holds a lone UTF-16 surrogate, which Redis would store as U+FFFD)');
       return value;
     case 'number':
       if (!Number.isFinite(value)) throw fail(String(value));

@@ -114,7 +114,15 @@ export class Lease implements HeldLock, AsyncDisposable {
   static takeOver(parts: TakeOverParts): Lease {
     const { key, grant, waiterToken, store, settings } = parts;
     const takenAt = Date.now();
-    const lease = new Lease({ key, token: grant.token, acquiredAt: takenAt, store, settings, logger: parts.logger, use: parts.use });
+    const lease = new Lease({
+      key,
+      token: grant.token,
+      acquiredAt: takenAt,
+      store,
+      settings,
+      logger: parts.logger,
+      use: parts.use,
+    });
     // Until the renewal answers, the key lasts the former holder's lease — or less, should the
     // renewal land and set a shorter one: the earlier of the two is what is known.
     lease.expiresAt = Math.min(grant.expiresAt, lease.expiresAt);
@@ -194,12 +202,23 @@ export class Lease implements HeldLock, AsyncDisposable {
     }
     // Who gets the key next is succession.ts's decision; this carries it out.
     const waiters = waitersOf(this.store);
-    const succession = decideSuccession({ key: this.key, store: this.store, expiresAt: this.expiresAt, lost: alreadyLost, leavingLine: this.leavingLine }, waiters);
+    const succession = decideSuccession(
+      { key: this.key, store: this.store, expiresAt: this.expiresAt, lost: alreadyLost, leavingLine: this.leavingLine },
+      waiters,
+    );
     const { successor } = succession;
     if (succession.kind === 'take-over') {
       countCohort(waiters, this.key, succession);
       this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-      succession.successor.succeed({ sentAt: Date.now(), grant: { token: this.token, expiresAt: this.expiresAt, mayLastUntil: this.mayLastUntil, leavingLine: this.leavingLine } });
+      succession.successor.succeed({
+        sentAt: Date.now(),
+        grant: {
+          token: this.token,
+          expiresAt: this.expiresAt,
+          mayLastUntil: this.mayLastUntil,
+          leavingLine: this.leavingLine,
+        },
+      });
       this.use?.end();
       return;
     }
@@ -209,7 +228,8 @@ export class Lease implements HeldLock, AsyncDisposable {
       countCohort(waiters, this.key, succession, released);
       if (released === 'not-ours') {
         successor?.unreserve(false);
-        if (!alreadyLost) this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
+        if (!alreadyLost)
+          this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
       } else {
         // Reported before the successor wakes, so logs read "released", then "acquired".
         this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
@@ -240,7 +260,8 @@ export class Lease implements HeldLock, AsyncDisposable {
       },
       done: (released) => {
         // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
-        if (released !== undefined && released !== 'not-ours') this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
+        if (released !== undefined && released !== 'not-ours')
+          this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
         this.use?.end();
       },
     });

@@ -45,7 +45,11 @@ export class ReentryGate {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const entry: Waiting = { parent, child, admit: () => (clearTimeout(timer), this.admit(parent, child), resolve()) };
+      const entry: Waiting = {
+        parent,
+        child,
+        admit: () => (clearTimeout(timer), this.admit(parent, child), resolve()),
+      };
       // waitMs is retries × waitTime, which options.ts keeps within what a timer can keep.
       const timer = setTimer(() => {
         this.waiting.splice(this.waiting.indexOf(entry), 1);

@@ -26,9 +26,14 @@ export function replicaWaitMs(settings: ReplicaSettings): number {
 
 /** Undefined once enough replicas have the grant just made; else an error that says how many did. */
 export async function replicaShortfall(store: LockStore, settings: ReplicaSettings): Promise<Error | undefined> {
-  if (!store.waitForReplicas) throw new TypeError('lockweave: option replicas > 0 needs a store that can ask for replicas (Redis WAIT); this store cannot');
+  if (!store.waitForReplicas)
+    throw new TypeError(
+      'lockweave: option replicas > 0 needs a store that can ask for replicas (Redis WAIT); this store cannot',
+    );
   const timeoutMs = replicaWaitMs(settings);
   const acknowledged = await store.waitForReplicas(settings.replicas, timeoutMs);
   if (acknowledged >= settings.replicas) return undefined;
-  return new Error(`${acknowledged} of ${settings.replicas} replica(s) acknowledged the grant within ${timeoutMs} ms (WAIT); it was given back`);
+  return new Error(
+    `${acknowledged} of ${settings.replicas} replica(s) acknowledged the grant within ${timeoutMs} ms (WAIT); it was given back`,
+  );
 }

@@ -68,7 +68,11 @@ export type Succession =
    * Release the key, asking the store for `request`: the script then hands it over to `successor`
    * (reserved, when there is one), passes it, or frees it.
    */
-  | { readonly kind: 'release'; readonly successor: Waiter | undefined; readonly request: SuccessionRequest | undefined };
+  | {
+      readonly kind: 'release';
+      readonly successor: Waiter | undefined;
+      readonly request: SuccessionRequest | undefined;
+    };
 
 /** What the decision needs to know of the lease whose holder is done. */
 export interface Outgoing {
@@ -100,7 +104,11 @@ export function decideSuccession(outgoing: Outgoing, waiters: Waiters): Successi
   successor.reserve();
   const goesAhead = waiters.cohortOf(key) < MAX_COHORT;
   if (goesAhead && !outgoing.lost && mayTakeOver(outgoing, successor)) return { kind: 'take-over', successor };
-  return { kind: 'release', successor, request: { successor, goesAhead, leavingLine: leavingLineOf(outgoing.leavingLine) } };
+  return {
+    kind: 'release',
+    successor,
+    request: { successor, goesAhead, leavingLine: leavingLineOf(outgoing.leavingLine) },
+  };
 }
 
 /** The waiters a release must take out of the line first, if any: their take-overs are not answered yet. */
@@ -122,7 +130,11 @@ function mayTakeOver({ store, expiresAt }: Outgoing, successor: Waiter): boolean
  * renewed by the watchdog, and is not a new grant — no new fencing token, no new write for
  * replicas to acknowledge. Waiters that need those get their own grant from the store.
  */
-export function takesOverGrants(settings: { readonly watchdog: boolean; readonly fencing?: boolean; readonly replicas: number }): boolean {
+export function takesOverGrants(settings: {
+  readonly watchdog: boolean;
+  readonly fencing?: boolean;
+  readonly replicas: number;
+}): boolean {
   return settings.watchdog && settings.fencing !== true && !(settings.replicas > 0);
 }
 
@@ -133,6 +145,7 @@ export function takesOverGrants(settings: { readonly watchdog: boolean; readonly
  */
 export function countCohort(waiters: Waiters, key: string, succession: Succession, released?: Released): void {
   if (!succession.successor) return;
-  const wentAhead = succession.kind === 'take-over' || (released === 'handed' && succession.request?.goesAhead === true);
+  const wentAhead =
+    succession.kind === 'take-over' || (released === 'handed' && succession.request?.goesAhead === true);
   waiters.setCohort(key, wentAhead ? waiters.cohortOf(key) + 1 : 0);
 }

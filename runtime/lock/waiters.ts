@@ -155,7 +155,9 @@ export class Waiters {
     const list = this.byKey.get(key);
     if (list) list.push(waiter);
     else this.byKey.set(key, [waiter]);
-    const listening = this.store.listen(key, (noticed, passedTo) => this.notice(noticed, passedTo)).catch(() => undefined);
+    const listening = this.store
+      .listen(key, (noticed, passedTo) => this.notice(noticed, passedTo))
+      .catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const givenUp = new Promise<void>((resolve) => (timer = setTimer(resolve, listenWaitMs)));
     await Promise.race([listening, givenUp]);

@@ -51,11 +51,13 @@ class ShardSubscriber implements Subscriber {
       return Promise.reject(new Error(`lockweave: no primary of Redis Cluster is known for the slot of ${channel}`));
     }
     this.channels.set(channel, node);
-    return this.connectionTo(node).ssubscribe(channel).catch((error: unknown) => {
-      // The listener is dropped with this failure (redis-notices.ts), and its next listen() subscribes again.
-      if (this.channels.get(channel) === node) this.channels.delete(channel);
-      throw error;
-    });
+    return this.connectionTo(node)
+      .ssubscribe(channel)
+      .catch((error: unknown) => {
+        // The listener is dropped with this failure (redis-notices.ts), and its next listen() subscribes again.
+        if (this.channels.get(channel) === node) this.channels.delete(channel);
+        throw error;
+      });
   }
 
   unsubscribe(channel: string): Promise<unknown> {
@@ -85,10 +87,17 @@ class ShardSubscriber implements Subscriber {
     for (const [channel, node] of this.channels) {
       const now = this.primaryOf(channel);
       if (now === node && node !== undefined && this.connections.has(node)) continue;
-      if (node !== undefined) this.connections.get(node)?.sunsubscribe(channel).catch(() => undefined);
+      if (node !== undefined)
+        this.connections
+          .get(node)
+          ?.sunsubscribe(channel)
+          .catch(() => undefined);
       this.channels.set(channel, now);
       if (now === undefined) this.retrySoon();
-      else this.connectionTo(now).ssubscribe(channel).catch(() => this.retrySoon());
+      else
+        this.connectionTo(now)
+          .ssubscribe(channel)
+          .catch(() => this.retrySoon());
     }
   }
 

@@ -66,7 +66,10 @@ export function commandSender(client: Redis | Cluster, timeoutMs?: number): Comm
         if (!timeoutMs) return client.call(name, ...args);
         return new Promise((resolve, reject) => {
           const timer = rejectLate([reject], timeoutMs);
-          void client.call(name, ...args).then(resolve, reject).finally(() => clearTimeout(timer));
+          void client
+            .call(name, ...args)
+            .then(resolve, reject)
+            .finally(() => clearTimeout(timer));
         });
       },
     };
@@ -110,7 +113,12 @@ class CommandBatch implements CommandSender {
     const batch = this.queue;
     if (batch.length === 0) return; // written already: it filled up before the end of the tick
     this.queue = [];
-    const timer = this.timeoutMs ? rejectLate(batch.map((command) => command.reject), this.timeoutMs) : undefined;
+    const timer = this.timeoutMs
+      ? rejectLate(
+          batch.map((command) => command.reject),
+          this.timeoutMs,
+        )
+      : undefined;
     const sent = batch.length > 1 && this.autoPipelines ? this.sendPipeline(batch) : this.sendCorked(batch);
     if (timer) void sent.finally(() => clearTimeout(timer));
   }
@@ -124,7 +132,8 @@ class CommandBatch implements CommandSender {
     stream?.cork();
     let last: Promise<unknown> | undefined;
     try {
-      for (const command of batch) last = this.client.call(command.name, ...command.args).then(command.resolve, command.reject);
+      for (const command of batch)
+        last = this.client.call(command.name, ...command.args).then(command.resolve, command.reject);
     } finally {
       stream?.uncork();
     }
@@ -137,7 +146,10 @@ class CommandBatch implements CommandSender {
     return pipeline.exec().then(
       (replies) => {
         batch.forEach((command, index) => {
-          const [error, reply] = replies?.[index] ?? [new Error('lockweave: no reply for a pipelined command'), undefined];
+          const [error, reply] = replies?.[index] ?? [
+            new Error('lockweave: no reply for a pipelined command'),
+            undefined,
+          ];
           if (error) command.reject(error);
           else command.resolve(reply);
         });

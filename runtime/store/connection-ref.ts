@@ -81,7 +81,11 @@ function unrefCommandTimers(client: Client): void {
   if (redis[unreffing]) return;
   redis[unreffing] = true;
   const send = redis.sendCommand;
-  redis.sendCommand = function (this: unknown, command: { _commandTimeoutTimer?: { unref?(): void } }, stream?: unknown) {
+  redis.sendCommand = function (
+    this: unknown,
+    command: { _commandTimeoutTimer?: { unref?(): void } },
+    stream?: unknown,
+  ) {
     const sent = send.call(this, command, stream);
     command._commandTimeoutTimer?.unref?.();
     return sent;
@@ -166,12 +170,15 @@ export function quitConnection(client: Client): Promise<void> {
       resolve();
     }, COMMAND_TIMEOUT_MS);
     timer.unref();
-    client.quit().then(
-      () => undefined,
-      () => client.disconnect(),
-    ).finally(() => {
-      clearTimeout(timer);
-      resolve();
-    });
+    client
+      .quit()
+      .then(
+        () => undefined,
+        () => client.disconnect(),
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        resolve();
+      });
   }).finally(letGo);
 }

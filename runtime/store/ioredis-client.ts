@@ -10,11 +10,13 @@ import type { Cluster, Redis } from 'ioredis';
 export function isIORedisClient(value: unknown): value is Redis | Cluster {
   if (typeof value !== 'object' || value === null) return false;
   const client = value as Partial<Record<'call' | 'pipeline' | 'duplicate' | 'status' | 'isCluster', unknown>>;
-  return typeof client.isCluster === 'boolean'
-    && typeof client.status === 'string'
-    && typeof client.call === 'function'
-    && typeof client.pipeline === 'function'
-    && typeof client.duplicate === 'function';
+  return (
+    typeof client.isCluster === 'boolean' &&
+    typeof client.status === 'string' &&
+    typeof client.call === 'function' &&
+    typeof client.pipeline === 'function' &&
+    typeof client.duplicate === 'function'
+  );
 }
 
 /** An ioredis `Cluster`, by the flag ioredis itself sets (false on a `Redis`, Sentinel's included). */

@@ -2,7 +2,15 @@
 // renew and release, a line of waiters per key, release notices — for the demo when no Redis
 // is at hand and for users' own unit tests. It locks within one process only.
 import { checkedTimerDelay, setTimer } from '../base/timer-delay';
-import { CLAIM_MS, type Grant, type LockStore, type Notice, type PlaceInLine, type Released, type SuccessionRequest } from './lock-store';
+import {
+  CLAIM_MS,
+  type Grant,
+  type LockStore,
+  type Notice,
+  type PlaceInLine,
+  type Released,
+  type SuccessionRequest,
+} from './lock-store';
 
 interface Holder {
   token: string;
@@ -66,7 +74,11 @@ export class MemoryLockStore implements LockStore {
     this.lines.set(key, line);
     let entry = line.find((place) => place.token === waiter.token);
     if (!entry) {
-      entry = { token: waiter.token, place: waiter.place === undefined ? this.newPlace() : Number(waiter.place), lapsesAt: 0 };
+      entry = {
+        token: waiter.token,
+        place: waiter.place === undefined ? this.newPlace() : Number(waiter.place),
+        lapsesAt: 0,
+      };
       const behind = line.findIndex((place) => place.place > entry!.place);
       line.splice(behind < 0 ? line.length : behind, 0, entry);
       waiter.place = String(entry.place);

@@ -48,7 +48,11 @@ export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
 export function isNodeRedisSentinel(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const sentinel = value as Partial<Record<'sendCommand' | 'getMasterNode' | 'getSentinelNode', unknown>>;
-  return typeof sentinel.sendCommand === 'function' && typeof sentinel.getMasterNode === 'function' && typeof sentinel.getSentinelNode === 'function';
+  return (
+    typeof sentinel.sendCommand === 'function' &&
+    typeof sentinel.getMasterNode === 'function' &&
+    typeof sentinel.getSentinelNode === 'function'
+  );
 }
 
 export function isNodeRedisCluster(value: unknown): boolean {
@@ -58,7 +62,11 @@ export function isNodeRedisCluster(value: unknown): boolean {
 function hasClientShape(value: unknown): value is NodeRedisClient {
   if (typeof value !== 'object' || value === null) return false;
   const client = value as Partial<Record<'sendCommand' | 'duplicate' | 'isOpen', unknown>>;
-  return typeof client.sendCommand === 'function' && typeof client.duplicate === 'function' && typeof client.isOpen === 'boolean';
+  return (
+    typeof client.sendCommand === 'function' &&
+    typeof client.duplicate === 'function' &&
+    typeof client.isOpen === 'boolean'
+  );
 }
 
 // Each command gets the runtime's bound (COMMAND_TIMEOUT_MS). node-redis keeps a command sent while
@@ -113,7 +121,11 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
     connected.catch(() => onGone());
     const onChannelMessage = (message: string, channel: string) => onMessage(channel, message);
     return {
-      subscribe: (channel) => bounded(connected.then(() => subscriber.subscribe(channel, onChannelMessage)), () => void subscriber.unsubscribe(channel).catch(() => undefined)),
+      subscribe: (channel) =>
+        bounded(
+          connected.then(() => subscriber.subscribe(channel, onChannelMessage)),
+          () => void subscriber.unsubscribe(channel).catch(() => undefined),
+        ),
       unsubscribe: (channel) => (subscriber.isOpen ? subscriber.unsubscribe(channel) : Promise.resolve()),
       close: async () => {
         if (!subscriber.isOpen) return;

@@ -13,13 +13,23 @@ import type { OpenSubscriber } from './redis-notices';
 export interface NodeRedisClusterLike {
   readonly isOpen: boolean;
   readonly masters: unknown;
-  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: readonly string[], options?: never): Promise<unknown>;
+  sendCommand(
+    firstKey: string | undefined,
+    isReadonly: boolean | undefined,
+    args: readonly string[],
+    options?: never,
+  ): Promise<unknown>;
 }
 
 /** What the store uses of it. */
 export interface NodeRedisCluster extends NodeRedisClusterLike {
   readonly isReady: boolean;
-  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
+  sendCommand(
+    firstKey: string | undefined,
+    isReadonly: boolean | undefined,
+    args: readonly string[],
+    options?: { timeout?: number },
+  ): Promise<unknown>;
   sSubscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
   sUnsubscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
@@ -33,7 +43,8 @@ function routingKey(name: string, args: readonly (string | number)[]): string {
 export function nodeRedisClusterSender(cluster: NodeRedisCluster): CommandSender {
   const options = { timeout: COMMAND_TIMEOUT_MS };
   return {
-    send: (name, args) => cluster.sendCommand(routingKey(name, args), false, [name, ...args.map(String)], options).catch(explainTimeout),
+    send: (name, args) =>
+      cluster.sendCommand(routingKey(name, args), false, [name, ...args.map(String)], options).catch(explainTimeout),
   };
 }
 

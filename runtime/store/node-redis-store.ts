@@ -1,7 +1,13 @@
 // The Redis store on a node-redis client or cluster (npm `redis`, v5 or v6) the user connected: the verbs
 // are scripted-lock-store.ts's, with the same scripts, keys and release channels as on ioredis,
 // so processes on either client share locks. The client stays the user's: close() leaves it open.
-import { isNodeRedisClient, isNodeRedisCluster, nodeRedisSender, nodeRedisSubscriber, type NodeRedisClient } from './node-redis-client';
+import {
+  isNodeRedisClient,
+  isNodeRedisCluster,
+  nodeRedisSender,
+  nodeRedisSubscriber,
+  type NodeRedisClient,
+} from './node-redis-client';
 import { nodeRedisClusterSender, nodeRedisClusterSubscriber, type NodeRedisCluster } from './node-redis-cluster';
 import { RedisHealth } from './redis-health';
 import { RedisNotices } from './redis-notices';
@@ -23,7 +29,9 @@ export class NodeRedisLockStore extends ScriptedLockStore {
     const cluster = isNodeRedisCluster(client) ? (client as NodeRedisCluster) : undefined;
     const channels = releaseChannels(options.channel ?? DEFAULT_RELEASE_CHANNEL, cluster !== undefined);
     const notices: RedisNotices = new RedisNotices(
-      cluster ? nodeRedisClusterSubscriber(cluster) : nodeRedisSubscriber(client as NodeRedisClient, () => notices.listening),
+      cluster
+        ? nodeRedisClusterSubscriber(cluster)
+        : nodeRedisSubscriber(client as NodeRedisClient, () => notices.listening),
       channels,
     );
     super({
@@ -44,12 +52,19 @@ export class NodeRedisLockStore extends ScriptedLockStore {
 export function assertOpenNodeRedisClient(client: unknown): asserts client is NodeRedisClient | NodeRedisCluster {
   if (isNodeRedisCluster(client)) {
     if (!(client as NodeRedisCluster).isOpen) {
-      throw new TypeError('lockweave: the node-redis cluster is not open: call `await cluster.connect()` before passing it to configure({ redis })');
+      throw new TypeError(
+        'lockweave: the node-redis cluster is not open: call `await cluster.connect()` before passing it to configure({ redis })',
+      );
     }
     return;
   }
-  if (!isNodeRedisClient(client)) throw new TypeError('lockweave: not a node-redis client (createClient() or createCluster() from the `redis` package)');
+  if (!isNodeRedisClient(client))
+    throw new TypeError(
+      'lockweave: not a node-redis client (createClient() or createCluster() from the `redis` package)',
+    );
   if (!client.isOpen) {
-    throw new TypeError('lockweave: the node-redis client is not open: call `await client.connect()` before passing it to configure({ redis })');
+    throw new TypeError(
+      'lockweave: the node-redis client is not open: call `await client.connect()` before passing it to configure({ redis })',
+    );
   }
 }

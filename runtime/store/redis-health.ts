@@ -26,12 +26,12 @@ import type { NodeRedisCluster } from './node-redis-cluster';
 /** An ioredis client, or a node-redis one (which the runtime never owns: no SELECT, no disconnect). */
 type WatchedClient = Redis | Cluster | NodeRedisClient | NodeRedisCluster;
 
-
 /**
  * The clients' own words for "the command never got an answer because the connection is gone":
  * ioredis's, then node-redis's (its command timeout gets its message in node-redis-client.ts).
  */
-const CONNECTION_GONE = /max retries per request|Connection is closed|Cluster not ready|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout/i;
+const CONNECTION_GONE =
+  /max retries per request|Connection is closed|Cluster not ready|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout/i;
 /** What retrying cannot fix, by what the server or TLS said. */
 const FATAL = {
   tls: /SSL|TLS|wrong version number|EPROTO|certificate|self.signed/i,
@@ -72,7 +72,8 @@ export class RedisHealth {
       this.downWith = undefined;
       this.tellReconnected();
     });
-    if ('status' in client && isCluster(client)) this.primaries = new ClusterPrimaries(client, () => this.tellReconnected());
+    if ('status' in client && isCluster(client))
+      this.primaries = new ClusterPrimaries(client, () => this.tellReconnected());
     // A node-redis cluster says so of each node (one reconnected, a promoted replica connected).
     if ('masters' in client) events.on('node-ready' as 'ready', () => this.tellReconnected());
   }
@@ -117,21 +118,31 @@ export class RedisHealth {
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
     // The hot path adds one promise to the command's own: the handler that explains its failure.
-    const sent = this.primaries && (this.client as Cluster).status !== 'ready'
-      ? clusterReady(this.client as Cluster).then(command)
-      : this.databaseOk ? command() : this.databaseReady().then(command);
+    const sent =
+      this.primaries && (this.client as Cluster).status !== 'ready'
+        ? clusterReady(this.client as Cluster).then(command)
+        : this.databaseOk
+          ? command()
+          : this.databaseReady().then(command);
     return sent.catch((error: unknown) => Promise.reject(this.explain(error)));
   }
 
   /** An attempt got no answer within `waitedMs`: the connection's known trouble, else a timeout (see LockStore.silence). */
   silence(waitedMs: number): RedisConnectionError {
-    return this.fatalError ?? this.unreachable(this.downWith ?? new Error(`an attempt timed out: no answer within ${waitedMs} ms (the caller's wait bound)`));
+    return (
+      this.fatalError ??
+      this.unreachable(
+        this.downWith ?? new Error(`an attempt timed out: no answer within ${waitedMs} ms (the caller's wait bound)`),
+      )
+    );
   }
 
   private explain(error: unknown): unknown {
     if (error instanceof RedisConnectionError || !(error instanceof Error)) return withoutSecrets(error);
     if (this.fatalError) return this.fatalError;
-    return CONNECTION_GONE.test(error.message) ? this.unreachable(this.downWith ?? error, error) : withoutSecrets(error);
+    return CONNECTION_GONE.test(error.message)
+      ? this.unreachable(this.downWith ?? error, error)
+      : withoutSecrets(error);
   }
 
   private unreachable(cause: Error, command?: Error): RedisConnectionError {
@@ -139,17 +150,30 @@ export class RedisHealth {
     // ioredis says this when a round of Sentinels gave no primary that answered, though the Sentinels
     // may have answered (in a failover they name the dead primary until the promotion); and a Sentinel
     // client the runtime opened does retry, through its reconnects (store/connection-ref.ts).
-    detail = detail.replace(/All sentinels are unreachable( and retry is disabled)?\./, 'no Sentinel named a primary that answered (none answered, or the primary it named did not).');
+    detail = detail.replace(
+      /All sentinels are unreachable( and retry is disabled)?\./,
+      'no Sentinel named a primary that answered (none answered, or the primary it named did not).',
+    );
     const tls = (this.client as { options?: { tls?: unknown } }).options?.tls;
-    if (tls && /ETIMEDOUT|timed out/.test(detail)) detail += '; it accepted the connection but did not complete a TLS handshake: is it a rediss:// URL for a server without TLS?';
-    return new RedisConnectionError(`Redis at ${this.address} is unreachable: ${detail}`, this.address, false, { cause });
+    if (tls && /ETIMEDOUT|timed out/.test(detail))
+      detail +=
+        '; it accepted the connection but did not complete a TLS handshake: is it a rediss:// URL for a server without TLS?';
+    return new RedisConnectionError(`Redis at ${this.address} is unreachable: ${detail}`, this.address, false, {
+      cause,
+    });
   }
 
   private onError(error: Error): void {
     const said = `${(error as { code?: string }).code ?? ''} ${error.message}`;
     if (FATAL.database.test(said)) return this.fail(this.noDatabase(error));
     if (FATAL.credentials.test(said)) return this.fail(this.fatal('it refused the credentials', error));
-    if (FATAL.tls.test(said)) return this.fail(this.fatal('the TLS handshake failed (a rediss:// URL for a server without TLS, or a certificate it does not trust?)', error));
+    if (FATAL.tls.test(said))
+      return this.fail(
+        this.fatal(
+          'the TLS handshake failed (a rediss:// URL for a server without TLS, or a certificate it does not trust?)',
+          error,
+        ),
+      );
     if (!isReady(this.client)) this.downWith = error;
   }
 
@@ -158,7 +182,9 @@ export class RedisHealth {
   }
 
   private fatal(what: string, error: Error): RedisConnectionError {
-    return new RedisConnectionError(`Redis at ${this.address}: ${what}: ${error.message}`, this.address, true, { cause: error });
+    return new RedisConnectionError(`Redis at ${this.address}: ${what}: ${error.message}`, this.address, true, {
+      cause: error,
+    });
   }
 
   private fail(error: RedisConnectionError): void {
@@ -200,18 +226,35 @@ function databaseOf(client: WatchedClient): number {
 }
 
 function addressOf(client: WatchedClient): string {
-  const options = (client as { options?: { host?: string; port?: number; path?: string; sentinels?: Array<{ host?: string; port?: number }>; name?: string } }).options;
+  const options = (
+    client as {
+      options?: {
+        host?: string;
+        port?: number;
+        path?: string;
+        sentinels?: Array<{ host?: string; port?: number }>;
+        name?: string;
+      };
+    }
+  ).options;
   // A Sentinel client's host and port are ioredis's defaults, not where it connects: name the
   // primary it asks for and the Sentinels it asks.
   if (options?.sentinels?.length) {
-    const sentinels = options.sentinels.map((node) => printAddress({ host: node.host, port: node.port ?? DEFAULT_SENTINEL_PORT })).join(', ');
+    const sentinels = options.sentinels
+      .map((node) => printAddress({ host: node.host, port: node.port ?? DEFAULT_SENTINEL_PORT }))
+      .join(', ');
     return `the primary ${options.name ?? 'mymaster'} of Sentinels ${sentinels}`;
   }
   if (options?.path) return options.path;
   if (options?.host || options?.port) return printAddress(options);
   // A node-redis cluster: its first root node.
-  const rootNodes = (client as { _options?: { rootNodes?: Array<{ url?: string; socket?: { host?: string; port?: number } }> } })._options?.rootNodes;
-  if (rootNodes?.[0]) return rootNodes[0].url !== undefined ? printUrlAddress(rootNodes[0].url) : printAddress({ ...rootNodes[0].socket });
+  const rootNodes = (
+    client as { _options?: { rootNodes?: Array<{ url?: string; socket?: { host?: string; port?: number } }> } }
+  )._options?.rootNodes;
+  if (rootNodes?.[0])
+    return rootNodes[0].url !== undefined
+      ? printUrlAddress(rootNodes[0].url)
+      : printAddress({ ...rootNodes[0].socket });
   // node-redis keeps the address (parsed from its URL too) under `socket`; its defaults are ioredis's.
   if (!('status' in client)) return printAddress({ ...(client as NodeRedisClient).options?.socket });
   // An ioredis Cluster: its first startup node, an object, a port, or a URL (whose credentials stay out).

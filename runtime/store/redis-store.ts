@@ -73,10 +73,10 @@ function warnAboutSettings(client: Redis | Cluster): void {
   if (connectionOptions(client)?.autoResendUnfulfilledCommands === false || warned.has(client)) return;
   warned.add(client);
   process.emitWarning(
-    'the ioredis client passed to configure() re-sends unanswered commands after a reconnect '
-      + '(autoResendUnfulfilledCommands, on by default): a lock attempt sent before a disconnect can then take '
-      + 'its key after the caller gave up, keeping it from others until its lease ends. Create the client with '
-      + '{ autoResendUnfulfilledCommands: false }, as the runtime does for the connections it opens.',
+    'the ioredis client passed to configure() re-sends unanswered commands after a reconnect ' +
+      '(autoResendUnfulfilledCommands, on by default): a lock attempt sent before a disconnect can then take ' +
+      'its key after the caller gave up, keeping it from others until its lease ends. Create the client with ' +
+      '{ autoResendUnfulfilledCommands: false }, as the runtime does for the connections it opens.',
     { code: 'LOCKWEAVE_CLIENT_SETTINGS', type: 'lockweave' },
   );
 }

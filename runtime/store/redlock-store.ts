@@ -39,7 +39,10 @@ const SPLIT_PAUSE_MS = 25;
  * trying again cannot help. (Options refuse `redlock` with `fencing` before it gets here.)
  */
 function noFencing(key: string): FencingUnavailableError {
-  return new FencingUnavailableError('lockweave: fencing is not offered on Redlock (independent servers keep no common counter)', key);
+  return new FencingUnavailableError(
+    'lockweave: fencing is not offered on Redlock (independent servers keep no common counter)',
+    key,
+  );
 }
 
 export interface RedlockNode {
@@ -73,7 +76,8 @@ export class RedlockStore implements LockStore {
     private readonly nodes: readonly RedlockNode[],
     private readonly nodeBoundMs = REDLOCK_NODE_BOUND_MS,
   ) {
-    if (nodes.length < 3) throw new TypeError(`lockweave: Redlock needs at least 3 independent Redis servers, got ${nodes.length}`);
+    if (nodes.length < 3)
+      throw new TypeError(`lockweave: Redlock needs at least 3 independent Redis servers, got ${nodes.length}`);
     this.quorum = Math.floor(nodes.length / 2) + 1;
   }
 
@@ -113,7 +117,11 @@ export class RedlockStore implements LockStore {
       this.inTurn(token, index, () => regrantOn(node, key, token, leaseMs)).then((outcome) => outcome === 'renewed');
     const { verdict, answers } = await this.vote(renew, Math.min(this.nodeBoundMs, validMs));
     if (verdict === 'no') {
-      this.undo(key, token, answers.map((answer) => answer?.ok === true && answer.value));
+      this.undo(
+        key,
+        token,
+        answers.map((answer) => answer?.ok === true && answer.value),
+      );
       return false;
     }
     if (verdict === 'unreachable') throw this.unreachable('renew', key, answers);
@@ -134,7 +142,12 @@ export class RedlockStore implements LockStore {
   async release(key: string, token: string, _succession?: SuccessionRequest): Promise<Released> {
     // Its own notices wake nobody here: the lease wakes its successor itself when the key is freed.
     const { verdict, answers } = await this.busyWith(key, () =>
-      this.vote((node, index) => this.inTurn(token, index, () => node.release(key, token)).then((released) => released !== 'not-ours'), this.nodeBoundMs));
+      this.vote(
+        (node, index) =>
+          this.inTurn(token, index, () => node.release(key, token)).then((released) => released !== 'not-ours'),
+        this.nodeBoundMs,
+      ),
+    );
     if (verdict === 'yes') return 'freed';
     if (verdict === 'no') return 'not-ours';
     throw this.unreachable('release', key, answers);
@@ -194,7 +207,8 @@ export class RedlockStore implements LockStore {
       // random pause, as the Redlock paper has it, so that one of them comes first).
       const split = outcome === 'split';
       if (listener && (split || (outcome !== 'took' && listener.heard !== heardBefore))) {
-        const wake = () => this.listeners.get(key) === listener && listener.busy === 0 && listener.notice(key, undefined);
+        const wake = () =>
+          this.listeners.get(key) === listener && listener.busy === 0 && listener.notice(key, undefined);
         if (split) setTimer(wake, Math.random() * SPLIT_PAUSE_MS).unref();
         else setImmediate(wake);
       }
@@ -244,7 +258,11 @@ export class RedlockStore implements LockStore {
     // A node where the key holds our token already counts as granted: an earlier attempt of this
     // caller set it, and its answer or its undo was lost. The renew makes that grant this attempt's.
     const take = (node: LockStore, index: number) =>
-      this.inTurn(token, index, () => node.tryAcquire(key, token, leaseMs).then((took) => took === true || (!undone && node.renew(key, token, leaseMs))));
+      this.inTurn(token, index, () =>
+        node
+          .tryAcquire(key, token, leaseMs)
+          .then((took) => took === true || (!undone && node.renew(key, token, leaseMs))),
+      );
     const { verdict, answers } = await this.vote(take, Math.min(this.nodeBoundMs, validMs));
     if (verdict === 'yes' && Date.now() - startedAt < validMs) return 'took';
     // Undo the partial grants, and any a node that has not answered may still make: the undo
@@ -254,7 +272,11 @@ export class RedlockStore implements LockStore {
     // and over, while another caller holds the key or the servers are down. Who needs to hear
     // instead: the callers that split a vote know it and try again; a holder's release announces.
     undone = true;
-    this.undo(key, token, answers.map((answer) => answer?.ok === true && answer.value === false));
+    this.undo(
+      key,
+      token,
+      answers.map((answer) => answer?.ok === true && answer.value === false),
+    );
     if (verdict === 'unreachable') throw this.unreachable('acquire', key, answers);
     const othersHold = answers.filter((answer) => answer?.ok && answer.value === false).length >= this.quorum;
     return othersHold ? 'held' : 'split';
@@ -275,7 +297,10 @@ export class RedlockStore implements LockStore {
    * that a majority cannot, else `unreachable` (errors or silence stood in the way) — decided as
    * soon as it is decided, or after `withinMs` with whatever has answered by then.
    */
-  private vote(ask: (node: LockStore, index: number) => Promise<boolean>, withinMs: number): Promise<{ verdict: 'yes' | 'no' | 'unreachable'; answers: Answer<boolean>[] }> {
+  private vote(
+    ask: (node: LockStore, index: number) => Promise<boolean>,
+    withinMs: number,
+  ): Promise<{ verdict: 'yes' | 'no' | 'unreachable'; answers: Answer<boolean>[] }> {
     const n = this.nodes.length;
     const answers: Answer<boolean>[] = new Array(n).fill(undefined);
     return new Promise((resolve) => {
@@ -290,7 +315,14 @@ export class RedlockStore implements LockStore {
           else if (answer.ok && answer.value) yes++;
           else if (answer.ok) no++;
         }
-        const verdict = yes >= this.quorum ? 'yes' : no > n - this.quorum ? 'no' : yes + silent < this.quorum || final ? 'unreachable' : undefined;
+        const verdict =
+          yes >= this.quorum
+            ? 'yes'
+            : no > n - this.quorum
+              ? 'no'
+              : yes + silent < this.quorum || final
+                ? 'unreachable'
+                : undefined;
         if (!verdict) return;
         done = true;
         clearTimeout(timer);
@@ -305,10 +337,12 @@ export class RedlockStore implements LockStore {
         } catch (error) {
           asked = Promise.reject(error);
         }
-        asked.then(
-          (value) => (answers[index] = { ok: true, value }),
-          (error: unknown) => (answers[index] = { ok: false, error }),
-        ).then(() => decide(answers.every((answer) => answer !== undefined)));
+        asked
+          .then(
+            (value) => (answers[index] = { ok: true, value }),
+            (error: unknown) => (answers[index] = { ok: false, error }),
+          )
+          .then(() => decide(answers.every((answer) => answer !== undefined)));
       });
     });
   }

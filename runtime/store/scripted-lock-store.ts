@@ -46,7 +46,14 @@ export abstract class ScriptedLockStore implements LockStore {
   private readonly cluster: boolean;
 
   constructor(parts: StoreParts) {
-    ({ sender: this.sender, notices: this.notices, health: this.health, channels: this.channels, track: this.track, cluster: this.cluster } = parts);
+    ({
+      sender: this.sender,
+      notices: this.notices,
+      health: this.health,
+      channels: this.channels,
+      track: this.track,
+      cluster: this.cluster,
+    } = parts);
   }
 
   // The verbs are not async: each is one command, so each adds one promise, not an async frame.
@@ -82,8 +89,12 @@ export abstract class ScriptedLockStore implements LockStore {
 
   waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
     if (this.cluster) {
-      return Promise.reject(new TypeError('lockweave: option replicas > 0 is not supported on Redis Cluster: WAIT names no key, so '
-        + 'the Cluster client would send it to any node rather than to the primary that made the grant'));
+      return Promise.reject(
+        new TypeError(
+          'lockweave: option replicas > 0 is not supported on Redis Cluster: WAIT names no key, so ' +
+            'the Cluster client would send it to any node rather than to the primary that made the grant',
+        ),
+      );
     }
     // WAIT counts the replicas that have this connection's writes: the store's commands share one
     // connection (command-batch.ts; node-redis's client has one), so the grant is among them.

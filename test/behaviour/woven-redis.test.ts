@@ -29,7 +29,7 @@ test.serial('each key kind locks <prefix><businessFlag>_<value>, read straight f
   const { Order } = woven;
   const seen: Record<string, string | null> = {};
   const record = (name: string, key: string) => async () => {
-    seen[name] = await holder(key) && key;
+    seen[name] = (await holder(key)) && key;
   };
   await payments.byValue('Test001', record('value', 'LOCK_payOrder_Test001'));
   await payments.byNumber(42, record('number', 'LOCK_payOrder_42'));
@@ -120,11 +120,14 @@ test('when the holder keeps the key, a caller gives up after its retries with Lo
   let release!: () => void;
   const holding = payments.impatient(orderNo, () => new Promise<void>((resolve) => (release = resolve)));
   await sleep(30);
-  const error = await t.throwsAsync(payments.impatient(orderNo, async () => {
-    t.fail('ran without the lock');
-  }), {
-    instanceOf: LockAcquireError,
-  });
+  const error = await t.throwsAsync(
+    payments.impatient(orderNo, async () => {
+      t.fail('ran without the lock');
+    }),
+    {
+      instanceOf: LockAcquireError,
+    },
+  );
   t.is(error!.key, `LOCK_wait_${orderNo}`);
   t.true(error!.attempts >= 3);
   release();
@@ -138,7 +141,10 @@ test('onFail=skip resolves undefined without running the body; onFail=Class reje
   await sleep(30);
   let ran = 0;
   t.is(await payments.skipIfBusy(orderNo, async () => void ran++), undefined);
-  await t.throwsAsync(payments.refuseIfBusy(orderNo, async () => void ran++), { instanceOf: woven.PayRefused });
+  await t.throwsAsync(
+    payments.refuseIfBusy(orderNo, async () => void ran++),
+    { instanceOf: woven.PayRefused },
+  );
   t.is(ran, 0);
   release();
   await holding;
@@ -164,7 +170,7 @@ test('the watchdog keeps a long body locked past its lockTime', async (t) => {
   t.true(events.some((e) => e.type === 'renewed' && e.key === key));
 });
 
-test('a caller whose lease ran out does not delete the next holder\'s lock', async (t) => {
+test("a caller whose lease ran out does not delete the next holder's lock", async (t) => {
   const orderNo = uniqueId('expire');
   const key = `LOCK_short_${orderNo}`;
   const first = payments.shortLease(orderNo, () => sleep(500));

@@ -40,7 +40,14 @@ function writeCase(dir: string, index: number, badCase: BadTagCase): CorpusFile 
   writeFileSync(join(dir, 'src', file), text);
   const lines = text.split('\n');
   const tagLine = lines.findIndex((line) => /@redislock/i.test(line)) + 1;
-  return { file, tag: badCase.tag, why: badCase.why, tagLine, endLine: tagLine + 3, marker: source.includes('BODY') ? marker : undefined };
+  return {
+    file,
+    tag: badCase.tag,
+    why: badCase.why,
+    tagLine,
+    endLine: tagLine + 3,
+    marker: source.includes('BODY') ? marker : undefined,
+  };
 }
 
 interface Diagnostic {
@@ -54,7 +61,13 @@ interface Diagnostic {
 function parseDiagnostics(output: string): Diagnostic[] {
   const found: Diagnostic[] = [];
   for (const match of output.matchAll(/^src\/(\S+?)\((\d+),(\d+)\): error TS(\d+): (.*)$/gm)) {
-    found.push({ file: match[1]!, line: Number(match[2]), column: Number(match[3]), code: Number(match[4]), message: match[5]! });
+    found.push({
+      file: match[1]!,
+      line: Number(match[2]),
+      column: Number(match[3]),
+      code: Number(match[4]),
+      message: match[5]!,
+    });
   }
   return found;
 }
@@ -67,7 +80,9 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
   rmSync(join(dir, 'out'), { recursive: true, force: true });
   mkdirSync(join(dir, 'src'));
 
-  const generated = sampleBadTags(SEED, GENERATED).map((tag, index): BadTagCase => ({ name: `generated-${index}`, tag, why: `generated (seed ${SEED})` }));
+  const generated = sampleBadTags(SEED, GENERATED).map(
+    (tag, index): BadTagCase => ({ name: `generated-${index}`, tag, why: `generated (seed ${SEED})` }),
+  );
   const corpus = [...HAND_WRITTEN, ...generated].map((badCase, index) => writeCase(dir, index + 1, badCase));
   writeFileSync(
     join(dir, 'src', 'control.ts'),
@@ -105,18 +120,29 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
   t.is(result.error, undefined, report('tspc ran to the end'));
   t.not(result.status, 0, report('tspc fails'));
   t.notRegex(output, /^\s+at .+:\d+:\d+\)?$/m, report('no stack trace'));
-  t.notRegex(output, /Debug Failure|internal error|TypeError|RangeError|ReferenceError|Cannot read prop/i, report('no internal error'));
+  t.notRegex(
+    output,
+    /Debug Failure|internal error|TypeError|RangeError|ReferenceError|Cannot read prop/i,
+    report('no internal error'),
+  );
 
-  const foreign = diagnostics.filter((d) => !(d.code >= 93000 && d.code < 93100) || !d.message.startsWith('@redisLock: '));
+  const foreign = diagnostics.filter(
+    (d) => !(d.code >= 93000 && d.code < 93100) || !d.message.startsWith('@redisLock: '),
+  );
   t.deepEqual(foreign, [], report('every diagnostic is a @redisLock: one (anything else is a broken corpus file)'));
-  t.deepEqual(diagnostics.filter((d) => d.file === 'control.ts'), [], report('the well-formed control file compiles'));
+  t.deepEqual(
+    diagnostics.filter((d) => d.file === 'control.ts'),
+    [],
+    report('the well-formed control file compiles'),
+  );
 
   const missed: string[] = [];
   const misplaced: string[] = [];
   for (const entry of corpus) {
     const mine = diagnostics.filter((d) => d.file === entry.file);
     if (mine.length === 0) missed.push(`${entry.file}: ${entry.tag}`);
-    else if (!mine.some((d) => d.line >= entry.tagLine && d.line <= entry.endLine)) misplaced.push(`${entry.file}:${mine[0]!.line} (tag on ${entry.tagLine})`);
+    else if (!mine.some((d) => d.line >= entry.tagLine && d.line <= entry.endLine))
+      misplaced.push(`${entry.file}:${mine[0]!.line} (tag on ${entry.tagLine})`);
   }
   t.deepEqual(missed, [], report('every malformed tag is reported in its own file'));
   t.deepEqual(misplaced, [], report('each diagnostic points at the tag or its declaration'));
@@ -127,10 +153,14 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
   const control = readFileSync(join(dir, 'out', 'control.js'), 'utf8');
   t.regex(control, /defineLock\(/);
   t.regex(control, WOVEN_CALL);
-  const emitted = existsSync(join(dir, 'out')) ? readdirSync(join(dir, 'out')).filter((name) => name.endsWith('.js')) : [];
+  const emitted = existsSync(join(dir, 'out'))
+    ? readdirSync(join(dir, 'out')).filter((name) => name.endsWith('.js'))
+    : [];
   // Tag text may appear in comments (the JSDoc is kept) and in string literals (an erroring
   // function throws its diagnostic); it must never appear as code.
-  const injected = emitted.filter((name) => /process\.exit|require\(['"]fs['"]\)/.test(codeTokens(readFileSync(join(dir, 'out', name), 'utf8'))));
+  const injected = emitted.filter((name) =>
+    /process\.exit|require\(['"]fs['"]\)/.test(codeTokens(readFileSync(join(dir, 'out', name), 'utf8'))),
+  );
   t.deepEqual(injected, [], 'no emitted file contains injected code');
   // An erroring function is emitted with a body that throws its diagnostic: it can never run unlocked.
   const unlocked = corpus.filter((entry) => {
@@ -139,7 +169,11 @@ test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} 
     const text = readFileSync(js, 'utf8');
     return text.includes(entry.marker) && !WOVEN_CALL.test(text);
   });
-  t.deepEqual(unlocked.map((entry) => entry.file), [], report('no erroring function is emitted with its body and no lock'));
+  t.deepEqual(
+    unlocked.map((entry) => entry.file),
+    [],
+    report('no erroring function is emitted with its body and no lock'),
+  );
 
   // Kept for inspection when the case failed; removed when it passed.
   t.teardown(() => {

@@ -65,7 +65,11 @@ test(`${PROCESSES} processes incrementing hot keys while the server cuts their c
     .flatMap((worker) => worker.messages)
     .filter((message) => message.kind === 'lock-event' && (message.event as { type: string }).type === 'lost')
     .map((message) => (message.event as { error?: { message: string } }).error?.message);
-  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, { timeoutMs: LOCK_TIME + 2_000, everyMs: 50, ignoreErrors: true });
+  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, {
+    timeoutMs: LOCK_TIME + 2_000,
+    everyMs: 50,
+    ignoreErrors: true,
+  });
 
   recordSummary({
     case: t.title,
@@ -77,11 +81,23 @@ test(`${PROCESSES} processes incrementing hot keys while the server cuts their c
     notes: `${clientsCut} connections cut; errors ${JSON.stringify(totals.errors)}; lock events ${JSON.stringify(totals.events)}; slowest call ${totals.maxElapsedMs} ms${lostReports.length ? `; lost: ${lostReports.join(' | ')}` : ''}`,
   });
 
-  t.deepEqual(exits.map((exit) => exit.code), workers.map(() => 0), 'every worker exits cleanly');
+  t.deepEqual(
+    exits.map((exit) => exit.code),
+    workers.map(() => 0),
+    'every worker exits cleanly',
+  );
   t.true(clientsCut >= CUTS, `connections were really cut (${clientsCut})`);
   t.is(overlaps, 0, 'no two bodies ever held the same key at once');
-  t.is(lost, 0, `counters ${JSON.stringify(state.counters)} equal acknowledged increments ${JSON.stringify(totals.increments)}`);
-  t.deepEqual(failures.filter((op) => !op.error?.isLockError).map((op) => op.error), [], 'every failure is a LockError');
+  t.is(
+    lost,
+    0,
+    `counters ${JSON.stringify(state.counters)} equal acknowledged increments ${JSON.stringify(totals.increments)}`,
+  );
+  t.deepEqual(
+    failures.filter((op) => !op.error?.isLockError).map((op) => op.error),
+    [],
+    'every failure is a LockError',
+  );
   t.deepEqual(state.insideLeft, [], 'every body left');
   t.true(clean, 'no lock key outlives its lease');
   t.is(totals.events.reentered ?? 0, 0, 'no call went in as reentrant');

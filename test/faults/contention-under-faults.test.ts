@@ -59,7 +59,6 @@ const FREED_WITHIN_MS = 1_000;
 const CUT_PAUSE_MS = 1_500;
 const AOF = ['--appendonly', 'yes', '--appendfsync', 'always'];
 
-
 interface ErrorEvent {
   type: string;
   key?: string;
@@ -76,7 +75,12 @@ const lockEvents = (worker: Worker): Array<ErrorEvent & { t: number }> =>
  * Polls the lock keys until none still holds the token it had; returns, per key, the ms from
  * `since` until it no longer did (undefined: still held at the timeout).
  */
-async function timeUntilFreed(client: Redis, held: Map<string, string>, since: number, timeoutMs: number): Promise<Map<string, number | undefined>> {
+async function timeUntilFreed(
+  client: Redis,
+  held: Map<string, string>,
+  since: number,
+  timeoutMs: number,
+): Promise<Map<string, number | undefined>> {
   const freed = new Map<string, number | undefined>([...held.keys()].map((key) => [key, undefined]));
   const deadline = Date.now() + timeoutMs;
   for (let poll = 0; poll < 10_000 && Date.now() < deadline; poll++) {
@@ -173,7 +177,10 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   await recoveredSince(cuts[1]!.at, 5, 30_000);
 
   // The outage. The holders are mid-body when Redis dies and finish while it is down.
-  t.true(holders.every((holder) => holder.running && !holder.messages.some((message) => message.kind === 'body-end')), 'the holders are mid-body at the kill');
+  t.true(
+    holders.every((holder) => holder.running && !holder.messages.some((message) => message.kind === 'body-end')),
+    'the holders are mid-body at the kill',
+  );
   await redis.kill();
   const killedAt = Date.now();
   for (const [index, releaseAfter] of HOLDER_RELEASES.entries()) {
@@ -213,7 +220,11 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
 
   // Run on until every process has its increments, then stop.
   for (const worker of counters) {
-    await worker.waitFor(() => opsOf(worker).filter((op) => op.ok).length >= MIN_INCREMENTS, 60_000, `${MIN_INCREMENTS} successful increments`);
+    await worker.waitFor(
+      () => opsOf(worker).filter((op) => op.ok).length >= MIN_INCREMENTS,
+      60_000,
+      `${MIN_INCREMENTS} successful increments`,
+    );
   }
   for (const worker of callers) worker.send('stop');
   for (const holder of holders) holder.send('exit');
@@ -226,7 +237,11 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   const overlaps = Math.max(totals.overlapsSeen, state.overlapsRecorded);
   const keysAtEnd = await lockLeftovers(admin);
   const cleanAfterMs = Date.now();
-  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, { timeoutMs: LOCK_TIME + 2_000, everyMs: 50, ignoreErrors: true });
+  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, {
+    timeoutMs: LOCK_TIME + 2_000,
+    everyMs: 50,
+    ignoreErrors: true,
+  });
   const leftForMs = Date.now() - cleanAfterMs;
 
   const counterOps = counters.flatMap(opsOf);
@@ -235,33 +250,52 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   const counterFailures = counterOps.filter((op) => !op.ok);
   const probeFailures = probeOps.filter((op) => !op.ok);
   const pastBound = (ops: OpMessage[], bound: number) =>
-    ops.filter((op) => op.waitMs > bound || op.releaseMs > RELEASE_BOUND).map((op) => ({ ...op, error: op.error?.message }));
-  const max = (ops: OpMessage[], pick: (op: OpMessage) => number) => ops.reduce((most, op) => Math.max(most, pick(op)), 0);
-  const perProcess = results.map((result) => Object.values(result.increments as Record<string, number>).reduce((sum, n) => sum + n, 0));
+    ops
+      .filter((op) => op.waitMs > bound || op.releaseMs > RELEASE_BOUND)
+      .map((op) => ({ ...op, error: op.error?.message }));
+  const max = (ops: OpMessage[], pick: (op: OpMessage) => number) =>
+    ops.reduce((most, op) => Math.max(most, pick(op)), 0);
+  const perProcess = results.map((result) =>
+    Object.values(result.increments as Record<string, number>).reduce((sum, n) => sum + n, 0),
+  );
 
   // Every lock key held at the restart, by what the callers logged about its token.
   const errorEvents = workers.flatMap(lockEvents).filter((event) => event.type === 'error');
   const failedReleaseTokens = new Set(
-    errorEvents.filter((event) => event.during === 'release' && event.t >= killedAt && event.t <= restartedAt).map((event) => event.token),
+    errorEvents
+      .filter((event) => event.during === 'release' && event.t >= killedAt && event.t <= restartedAt)
+      .map((event) => event.token),
   );
   const ghostTokens = new Set(errorEvents.filter((event) => event.during === 'acquire').map((event) => event.token));
   const atRestart = [...heldAtRestart].map(([key, token]) => ({
     key,
     freedMs: freed.get(key),
-    by: held.some((message) => message.token === token) ? 'holder, release failed in the outage' : failedReleaseTokens.has(token) ? 'release failed in the outage' : ghostTokens.has(token) ? 'an attempt whose reply was lost' : 'a body under way, or a succession',
+    by: held.some((message) => message.token === token)
+      ? 'holder, release failed in the outage'
+      : failedReleaseTokens.has(token)
+        ? 'release failed in the outage'
+        : ghostTokens.has(token)
+          ? 'an attempt whose reply was lost'
+          : 'a body under way, or a succession',
   }));
   // Leases the runtime reported lost, with when (relative to the kill) and why.
   const lostReports = workers.flatMap((worker) =>
     lockEvents(worker)
       .filter((event) => event.type === 'lost')
-      .map((event) => `${event.key} at kill${event.t - killedAt >= 0 ? '+' : ''}${event.t - killedAt} ms: ${(event as { error?: { message: string } }).error?.message}`),
+      .map(
+        (event) =>
+          `${event.key} at kill${event.t - killedAt >= 0 ? '+' : ''}${event.t - killedAt} ms: ${(event as { error?: { message: string } }).error?.message}`,
+      ),
   );
   // A holder logs `released` only when its release found the key still its own: so the key survived
   // the restart (AOF), and was freed at that moment.
-  const holderReleasedAt = holders.map((holder) => lockEvents(holder).find((event) => event.type === 'released' && event.t >= restartBegunAt)?.t);
+  const holderReleasedAt = holders.map(
+    (holder) => lockEvents(holder).find((event) => event.type === 'released' && event.t >= restartBegunAt)?.t,
+  );
   const holderFreedMs = holderReleasedAt.map((at) => (at === undefined ? undefined : at - restartBegunAt));
   const mustBeFreedSoon = atRestart.filter((entry) => entry.by.includes('release failed in the outage'));
-  const describe = (entries: typeof atRestart) => entries.map((entry) => `${entry.key} ${entry.freedMs ?? 'never'} ms (${entry.by})`).join(', ');
+  const describe = (entries: typeof atRestart) =>
+    entries.map((entry) => `${entry.key} ${entry.freedMs ?? 'never'} ms (${entry.by})`).join(', ');
 
   const notes =
     `outage ${outageMs} ms; ${cuts.map((entry) => `${entry.type} cut ${entry.clients}`).join(', ')}; ` +
@@ -283,31 +317,65 @@ test(`${PROCESSES} processes x ${LOOPS} callers, ${MIN_INCREMENTS}+ locked incre
   });
   t.log(notes);
   for (const trace of workers.flatMap((worker) => worker.messages.filter((message) => message.kind === 'trace'))) {
-    t.log(`lost lease ${trace.token as string} on ${trace.key as string}; its process's last events on the key: ${JSON.stringify(trace.events)}`);
+    t.log(
+      `lost lease ${trace.token as string} on ${trace.key as string}; its process's last events on the key: ${JSON.stringify(trace.events)}`,
+    );
   }
   t.log(`if this run fails, its AOF is kept in ${keptAof}`);
 
-  t.deepEqual(exits.map((exit) => exit.code), workers.map(() => 0), 'every worker exits cleanly');
-  t.true(cuts.length >= 2 && cuts.every((entry) => entry.clients > 0), `every cut cut connections: ${JSON.stringify(cuts)}`);
-  t.true(perProcess.every((count) => count >= MIN_INCREMENTS), `every process made ${MIN_INCREMENTS}+ increments: ${perProcess.join(', ')}`);
+  t.deepEqual(
+    exits.map((exit) => exit.code),
+    workers.map(() => 0),
+    'every worker exits cleanly',
+  );
+  t.true(
+    cuts.length >= 2 && cuts.every((entry) => entry.clients > 0),
+    `every cut cut connections: ${JSON.stringify(cuts)}`,
+  );
+  t.true(
+    perProcess.every((count) => count >= MIN_INCREMENTS),
+    `every process made ${MIN_INCREMENTS}+ increments: ${perProcess.join(', ')}`,
+  );
   t.is(overlaps, 0, 'no two bodies ever held the same key at once');
-  t.is(lost, 0, `counters ${JSON.stringify(state.counters)} equal acknowledged increments ${JSON.stringify(totals.increments)}`);
+  t.is(
+    lost,
+    0,
+    `counters ${JSON.stringify(state.counters)} equal acknowledged increments ${JSON.stringify(totals.increments)}`,
+  );
   t.deepEqual(state.insideLeft, [], 'every body left');
   t.true(clean, `no lock key outlives its lease: ${JSON.stringify(keysAtEnd)}`);
   t.deepEqual(lostReports, [], 'no lease was lost: the outage was shorter than every lease');
   t.is(totals.events.reentered ?? 0, 0, 'no call went in as reentrant');
 
   // Success, or a LockError — and that only for a call the outage overlapped.
-  const badFailures = [...counterFailures, ...probeFailures].filter((op) => !op.error?.isLockError || !overlapsOutage(op));
+  const badFailures = [...counterFailures, ...probeFailures].filter(
+    (op) => !op.error?.isLockError || !overlapsOutage(op),
+  );
   t.deepEqual(badFailures, [], 'every failure is a LockError of a call that overlapped the outage');
   t.true(probeFailures.length > 0, 'the outage was felt: the probe, whose budget is shorter than it, failed');
   // No caller past its wait bound, during the outage or not.
-  t.deepEqual(pastBound(counterOps, COUNTER_WAIT_BOUND), [], `no hot-key call waited over ${COUNTER_WAIT_BOUND} ms or released over ${RELEASE_BOUND} ms`);
-  t.deepEqual(pastBound(probeOps, PROBE_WAIT_BOUND), [], `no probe call waited over ${PROBE_WAIT_BOUND} ms or released over ${RELEASE_BOUND} ms`);
+  t.deepEqual(
+    pastBound(counterOps, COUNTER_WAIT_BOUND),
+    [],
+    `no hot-key call waited over ${COUNTER_WAIT_BOUND} ms or released over ${RELEASE_BOUND} ms`,
+  );
+  t.deepEqual(
+    pastBound(probeOps, PROBE_WAIT_BOUND),
+    [],
+    `no probe call waited over ${PROBE_WAIT_BOUND} ms or released over ${RELEASE_BOUND} ms`,
+  );
 
   // The held keys: each release failed in the outage and was sent again once Redis was back.
-  t.deepEqual(releaseFailedInOutage, holders.map(() => true), "every holder's release failed while Redis was down");
-  t.deepEqual(holders.map((holder) => lockEvents(holder).filter((event) => event.type === 'lost').length), holders.map(() => 0), 'no holder lost its lock');
+  t.deepEqual(
+    releaseFailedInOutage,
+    holders.map(() => true),
+    "every holder's release failed while Redis was down",
+  );
+  t.deepEqual(
+    holders.map((holder) => lockEvents(holder).filter((event) => event.type === 'lost').length),
+    holders.map(() => 0),
+    'no holder lost its lock',
+  );
   t.deepEqual(
     holderFreedMs.map((ms) => ms !== undefined && ms <= FREED_WITHIN_MS),
     holders.map(() => true),

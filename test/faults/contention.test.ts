@@ -54,7 +54,11 @@ test('8 processes x 3 callers, 510 locked read-modify-write increments per proce
     notes: `max call ${totals.maxElapsedMs} ms; lock events ${JSON.stringify(totals.events)}`,
   });
 
-  t.deepEqual(exits.map((exit) => exit.code), workers.map(() => 0), 'every worker exits cleanly');
+  t.deepEqual(
+    exits.map((exit) => exit.code),
+    workers.map(() => 0),
+    'every worker exits cleanly',
+  );
   t.is(totals.ops, PROCESSES * LOOPS_PER_PROCESS * OPS_PER_LOOP, 'every operation ran');
   t.deepEqual(totals.errors, {}, `no call failed: ${JSON.stringify(totals.sampleErrors)}`);
   t.is(overlaps, 0, 'no two bodies ever held the same key at once');
@@ -64,5 +68,9 @@ test('8 processes x 3 callers, 510 locked read-modify-write increments per proce
   t.is(totals.events.lost ?? 0, 0, 'no lease was lost');
   // No caller past its wait bound: the slowest call, wait and body included, within retries x waitTime.
   t.true(totals.maxElapsedMs <= RETRIES * WAIT_TIME, `slowest call ${totals.maxElapsedMs} ms`);
-  t.is(totals.events.reentered ?? 0, 0, 'no call went in as reentrant: no caller here nests, so one would be another chain\'s lock');
+  t.is(
+    totals.events.reentered ?? 0,
+    0,
+    "no call went in as reentrant: no caller here nests, so one would be another chain's lock",
+  );
 });

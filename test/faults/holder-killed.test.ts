@@ -25,16 +25,29 @@ test(`a holder SIGKILLed mid-body: another process gets the lock within the leas
     // The victim holds far longer than the test waits: only its death can free the key.
     const victim = Worker.start('holder-worker', { ...common, retries: 0, waitTime: 1_000, holdMs: 60_000 });
     workers.push(victim);
-    const successor = Worker.start('holder-worker', { ...common, retries: 60, waitTime: WAITER_WAIT_TIME, holdMs: 10_000, waitForGo: true });
+    const successor = Worker.start('holder-worker', {
+      ...common,
+      retries: 60,
+      waitTime: WAITER_WAIT_TIME,
+      holdMs: 10_000,
+      waitForGo: true,
+    });
     workers.push(successor);
     const held = await victim.waitForKind('acquired', 20_000);
     await successor.waitForKind('ready', 20_000);
     // The successor starts waiting while the victim is alive and renewing.
     successor.send('go');
-    await successor.waitFor((message) => message.kind === 'lock-event' && (message.event as { type: string }).type === 'waiting', 20_000, 'waiting event');
+    await successor.waitFor(
+      (message) => message.kind === 'lock-event' && (message.event as { type: string }).type === 'waiting',
+      20_000,
+      'waiting event',
+    );
     // Two leases long: without the victim's watchdog renewing it, the key would have expired by now.
     await sleep(2 * LOCK_TIME);
-    t.false(successor.messages.some((message) => message.kind === 'acquired'), 'nobody gets the lock while its holder lives, past its first lease');
+    t.false(
+      successor.messages.some((message) => message.kind === 'acquired'),
+      'nobody gets the lock while its holder lives, past its first lease',
+    );
     t.is(await admin.get(held.key as string), held.token as string, 'the victim still holds the key');
 
     // The key can free no sooner than this: only its lease may end it.
@@ -48,22 +61,34 @@ test(`a holder SIGKILLed mid-body: another process gets the lock within the leas
     const taken = await successor.waitForKind('acquired', LOCK_TIME + WAITER_WAIT_TIME + MARGIN + 5_000);
     const handoverMs = (taken.t as number) - killedAt;
     handovers.push(handoverMs);
-    t.true(handoverMs <= LOCK_TIME + WAITER_WAIT_TIME + MARGIN, `round ${round}: successor got the lock ${handoverMs} ms after the kill`);
-    t.not(taken.token, held.token, 'a fresh token: the dead holder\'s lease ended');
+    t.true(
+      handoverMs <= LOCK_TIME + WAITER_WAIT_TIME + MARGIN,
+      `round ${round}: successor got the lock ${handoverMs} ms after the kill`,
+    );
+    t.not(taken.token, held.token, "a fresh token: the dead holder's lease ended");
     // Both clocks are this machine's; a few ms for PTTL's rounding.
-    t.true((taken.t as number) >= pttlAt + pttl - 5, `round ${round}: the successor got the key ${pttlAt + pttl - (taken.t as number)} ms before the lease could have ended`);
-    t.is(await admin.get(taken.key as string), taken.token as string, 'the key holds the successor\'s token');
+    t.true(
+      (taken.t as number) >= pttlAt + pttl - 5,
+      `round ${round}: the successor got the key ${pttlAt + pttl - (taken.t as number)} ms before the lease could have ended`,
+    );
+    t.is(await admin.get(taken.key as string), taken.token as string, "the key holds the successor's token");
 
     successor.send('release');
     await successor.waitForKind('done', 10_000);
     await successor.waitForExit(10_000);
     t.true(
-      successor.messages.some((message) => message.kind === 'lock-event' && (message.event as { type: string }).type === 'released'),
+      successor.messages.some(
+        (message) => message.kind === 'lock-event' && (message.event as { type: string }).type === 'released',
+      ),
       'the successor released normally',
     );
   }
 
-  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, { timeoutMs: 2_000, everyMs: 50, ignoreErrors: true });
+  const clean = await eventually(async () => (await lockLeftovers(admin)).length === 0, {
+    timeoutMs: 2_000,
+    everyMs: 50,
+    ignoreErrors: true,
+  });
   t.true(clean, `no lock key left: ${JSON.stringify(await lockLeftovers(admin))}`);
 
   recordSummary({

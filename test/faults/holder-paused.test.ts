@@ -26,7 +26,13 @@ for (const watchdog of [true, false]) {
     const key = 'order-paused';
     const common = { url: redis.url, key, lockTime: LOCK_TIME, watchdog };
     const first = Worker.start('holder-worker', { ...common, retries: 0, waitTime: 1_000, holdMs: 30_000 });
-    const second = Worker.start('holder-worker', { ...common, retries: 100, waitTime: 200, holdMs: 30_000, waitForGo: true });
+    const second = Worker.start('holder-worker', {
+      ...common,
+      retries: 100,
+      waitTime: 200,
+      holdMs: 30_000,
+      waitForGo: true,
+    });
     workers.push(first, second);
 
     const held = await first.waitForKind('acquired', 20_000);
@@ -41,7 +47,10 @@ for (const watchdog of [true, false]) {
     const taken = await second.waitForKind('acquired', LOCK_TIME + 10_000);
     t.not(taken.token, held.token);
     // Both clocks are this machine's; a few ms for PTTL's rounding.
-    t.true((taken.t as number) >= pttlAt + pttl - 5, `the second got the key ${pttlAt + pttl - (taken.t as number)} ms before the paused holder's lease could have ended`);
+    t.true(
+      (taken.t as number) >= pttlAt + pttl - 5,
+      `the second got the key ${pttlAt + pttl - (taken.t as number)} ms before the paused holder's lease could have ended`,
+    );
     t.is(await admin.get(taken.key as string), taken.token as string, 'the second holder owns the key');
 
     first.signal('SIGCONT');
@@ -59,14 +68,31 @@ for (const watchdog of [true, false]) {
     t.is(lost[0]?.error?.name, 'LockLostError');
     t.is(lost[0]?.token, held.token as string);
     await first.waitForKind('body-end', 1);
-    t.false(first.messages.some((message) => lockEvent(message)?.type === 'released'), 'the first process did not claim a release');
-    t.is(await admin.get(taken.key as string), taken.token as string, "the first holder's release left the second holder's lock in place");
-    t.false(second.messages.some((message) => lockEvent(message)?.type === 'lost'), 'the second holder keeps its lock');
+    t.false(
+      first.messages.some((message) => lockEvent(message)?.type === 'released'),
+      'the first process did not claim a release',
+    );
+    t.is(
+      await admin.get(taken.key as string),
+      taken.token as string,
+      "the first holder's release left the second holder's lock in place",
+    );
+    t.false(
+      second.messages.some((message) => lockEvent(message)?.type === 'lost'),
+      'the second holder keeps its lock',
+    );
 
     second.send('release');
     await second.waitForKind('done', 10_000);
     await second.waitForExit(10_000);
-    t.true(await eventually(async () => (await admin.exists(taken.key as string)) === 0, { timeoutMs: 2_000, everyMs: 50, ignoreErrors: true }), 'the second release deletes the key');
+    t.true(
+      await eventually(async () => (await admin.exists(taken.key as string)) === 0, {
+        timeoutMs: 2_000,
+        everyMs: 50,
+        ignoreErrors: true,
+      }),
+      'the second release deletes the key',
+    );
 
     recordSummary({
       case: t.title,

@@ -54,12 +54,23 @@ test(`redis-server killed and restarted during a run: callers get a LockError wi
   const restartedAt = Date.now();
   await Promise.all(workers.map((worker) => waitForSuccesses(worker, restartedAt, 10, 20_000)));
   const recoveredMs = Math.max(
-    ...workers.map((worker) => Math.min(...opsOf(worker).filter((op) => op.ok && op.startedAt >= restartedAt).map((op) => op.startedAt + op.elapsedMs)) - restartedAt),
+    ...workers.map(
+      (worker) =>
+        Math.min(
+          ...opsOf(worker)
+            .filter((op) => op.ok && op.startedAt >= restartedAt)
+            .map((op) => op.startedAt + op.elapsedMs),
+        ) - restartedAt,
+    ),
   );
 
   for (const worker of workers) worker.send('stop');
   const exits = await waitForAll(workers, CALL_BOUND + 10_000);
-  t.deepEqual(exits.map((exit) => exit.code), [0, 0], 'both applications exit cleanly');
+  t.deepEqual(
+    exits.map((exit) => exit.code),
+    [0, 0],
+    'both applications exit cleanly',
+  );
 
   const ops = workers.flatMap(opsOf);
   const failures = ops.filter((op) => !op.ok);
@@ -76,10 +87,17 @@ test(`redis-server killed and restarted during a run: callers get a LockError wi
   });
 
   t.true(duringOutage.length > 0, 'the outage was felt: some calls failed');
-  t.deepEqual(notLockErrors.map((op) => op.error), [], 'every failure is a LockError, never a raw Redis or body error');
+  t.deepEqual(
+    notLockErrors.map((op) => op.error),
+    [],
+    'every failure is a LockError, never a raw Redis or body error',
+  );
   t.true(slowest <= CALL_BOUND, `no call took longer than ${CALL_BOUND} ms (slowest ${slowest} ms)`);
   for (const op of failures) {
     t.regex(op.error!.message, /LOCK_faultCounter_order-\d/, 'the error names the key');
   }
-  t.true(failures.every((op) => op.startedAt + op.elapsedMs >= killedAt && op.startedAt <= restartedAt + CALL_BOUND), 'failures happen only around the outage');
+  t.true(
+    failures.every((op) => op.startedAt + op.elapsedMs >= killedAt && op.startedAt <= restartedAt + CALL_BOUND),
+    'failures happen only around the outage',
+  );
 });

@@ -71,7 +71,12 @@ test(`keys longer than MAX_KEY_LENGTH (${MAX_KEY_LENGTH}) reject with LockKeyErr
   const { method, calls, lock } = lockedMethod({ site: 'Long.key', businessFlag: 'longKey', retries: 0 });
   const overhead = 'LOCK_longKey_'.length;
   const atLimit = 'k'.repeat(MAX_KEY_LENGTH - overhead);
-  t.is(await method(atLimit, async () => t.is(await admin.exists(`LOCK_longKey_${atLimit}`), 1, 'the exact 8192-char key is held')), 'body ran');
+  t.is(
+    await method(atLimit, async () =>
+      t.is(await admin.exists(`LOCK_longKey_${atLimit}`), 1, 'the exact 8192-char key is held'),
+    ),
+    'body ran',
+  );
   t.is(lock.keyFor(atLimit).length, MAX_KEY_LENGTH);
   for (const value of [`${atLimit}k`, 'k'.repeat(100_000), 'k'.repeat(1_000_000)]) {
     faults++;
@@ -83,7 +88,19 @@ test(`keys longer than MAX_KEY_LENGTH (${MAX_KEY_LENGTH}) reject with LockKeyErr
 
 test('keys with newlines, control characters, glob characters, quotes and non-ASCII text lock exactly LOCK_<flag>_<value>', async (t) => {
   const { method } = lockedMethod({ site: 'Odd.key', businessFlag: 'oddKey', retries: 0 });
-  const values = ['line1\nline2', 'cr\r\nlf', 'tab\there', 'nul\u0000byte', '\u00ff\u00fe binary-looking \u0001\u0002', '*?[a-z]', 'quote"\'`', '订单-𝔘𝔫𝔦', ' leading and trailing ', 'LOCK_oddKey_nested', '😀'];
+  const values = [
+    'line1\nline2',
+    'cr\r\nlf',
+    'tab\there',
+    'nul\u0000byte',
+    '\u00ff\u00fe binary-looking \u0001\u0002',
+    '*?[a-z]',
+    'quote"\'`',
+    '订单-𝔘𝔫𝔦',
+    ' leading and trailing ',
+    'LOCK_oddKey_nested',
+    '😀',
+  ];
   for (const value of values) {
     faults++;
     const key = `LOCK_oddKey_${value}`;
@@ -123,14 +140,20 @@ test('a lockTime beyond Node timer range (100 days) is refused by defineLock, or
     t.true((await admin.pttl(lease.key)) > hundredDays - 60_000, 'PTTL is about 100 days');
     await sleep(500);
   });
-  const renewals = events.filter((event) => event.type === 'renewed' && event.key === 'LOCK_hugerLease_o1').length - renewedBefore;
+  const renewals =
+    events.filter((event) => event.type === 'renewed' && event.key === 'LOCK_hugerLease_o1').length - renewedBefore;
   // The watchdog renews every lockTime/3 (33 days); setTimeout clamps delays over 2^31-1 ms to 1 ms.
   t.true(renewals <= 1, `the watchdog renewed ${renewals} times in 500 ms`);
 });
 
 test('retries=0 against a held key: one attempt, an immediate LockAcquireError with attempts=1, the body not run', async (t) => {
   faults++;
-  const { method, calls } = lockedMethod({ site: 'Zero.retries', businessFlag: 'zeroRetries', retries: 0, waitTime: 5_000 });
+  const { method, calls } = lockedMethod({
+    site: 'Zero.retries',
+    businessFlag: 'zeroRetries',
+    retries: 0,
+    waitTime: 5_000,
+  });
   await admin.set('LOCK_zeroRetries_o1', 'someone-else', 'PX', 30_000);
   const before = Date.now();
   const error = await t.throwsAsync(method('o1'), { instanceOf: LockAcquireError });

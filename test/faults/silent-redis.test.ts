@@ -19,8 +19,14 @@ test('a call on a Redis that never answers rejects within its bound, and the pro
   const ran = await runToExit(PROGRAM, ['url', silent.url]);
   t.log(`${ran.out.trim()}; exited ${ran.exitedAfterMs} ms after its start`);
   const settled = ran.out.match(/^LockAcquireError (\d+)$/m);
-  t.truthy(settled, `the call settled with LockAcquireError before the process ended: ${JSON.stringify(ran.out)} ${ran.err}`);
-  t.true(Number(settled?.[1]) < DEADLINE_MS + SLACK_MS, `rejected after ${settled?.[1]} ms (deadline ${DEADLINE_MS} ms)`);
+  t.truthy(
+    settled,
+    `the call settled with LockAcquireError before the process ended: ${JSON.stringify(ran.out)} ${ran.err}`,
+  );
+  t.true(
+    Number(settled?.[1]) < DEADLINE_MS + SLACK_MS,
+    `rejected after ${settled?.[1]} ms (deadline ${DEADLINE_MS} ms)`,
+  );
   t.is(ran.code, 0, `exited by itself (killed after 60 s otherwise): ${ran.err}`);
   t.true(ran.exitedAfterMs < 30_000, `exited ${ran.exitedAfterMs} ms after its start`);
 });

@@ -20,7 +20,9 @@ export interface RunOptions {
  * A runner that starts at most `limit` children at once (the machine may have 2 cores, and each
  * child loads a compiler). A child still running after 90 s is killed, and its test fails.
  */
-export function childRunner(limit: number): (binary: string, args: readonly string[], options: RunOptions) => Promise<Ran> {
+export function childRunner(
+  limit: number,
+): (binary: string, args: readonly string[], options: RunOptions) => Promise<Ran> {
   let running = 0;
   const queue: (() => void)[] = [];
   return async (binary, args, options) => {
@@ -28,14 +30,20 @@ export function childRunner(limit: number): (binary: string, args: readonly stri
     running++;
     try {
       return await new Promise<Ran>((resolve, reject) => {
-        const child = spawn(binary, args, { cwd: options.cwd, env: { ...process.env, NODE_OPTIONS: '', ...options.env }, timeout: 90_000 });
+        const child = spawn(binary, args, {
+          cwd: options.cwd,
+          env: { ...process.env, NODE_OPTIONS: '', ...options.env },
+          timeout: 90_000,
+        });
         let stdout = '';
         let stderr = '';
         let output = '';
         child.stdout.on('data', (chunk) => ((stdout += chunk), (output += chunk)));
         child.stderr.on('data', (chunk) => ((stderr += chunk), (output += chunk)));
         child.once('error', reject);
-        child.once('close', (status) => resolve({ status, stdout, stderr, output: output.replace(/\x1b\[[0-9;]*m/g, '') }));
+        child.once('close', (status) =>
+          resolve({ status, stdout, stderr, output: output.replace(/\x1b\[[0-9;]*m/g, '') }),
+        );
       });
     } finally {
       running--;

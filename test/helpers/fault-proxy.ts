@@ -57,7 +57,8 @@ function commandNames(chunk: Buffer): string[] {
   const names: string[] = [];
   const text = chunk.toString('latin1');
   const pattern = /\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n/g;
-  for (let match = pattern.exec(text); match && names.length < 1_000; match = pattern.exec(text)) names.push(match[1]!.toUpperCase());
+  for (let match = pattern.exec(text); match && names.length < 1_000; match = pattern.exec(text))
+    names.push(match[1]!.toUpperCase());
   return names;
 }
 
@@ -117,7 +118,10 @@ export async function startFaultProxy(target: { host: string; port: number }): P
       this.commands.push(...names);
       if (this.commands.length > MAX_COMMANDS) this.commands.splice(0, this.commands.length - MAX_COMMANDS);
       const now = Date.now();
-      const rule = rules.find((candidate) => candidate.until > now && candidate.left > 0 && names.some((name) => candidate.pattern.test(name)));
+      const rule = rules.find(
+        (candidate) =>
+          candidate.until > now && candidate.left > 0 && names.some((name) => candidate.pattern.test(name)),
+      );
       if (rule) {
         rule.left--;
         swallowed++;

@@ -22,7 +22,10 @@ export const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
  */
 export function linkPackage(): void {
   const manifest = fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8');
-  for (const dir of [path.join(FIXTURES, 'node_modules', 'lockweave'), path.join(ROOT, 'test', '.tmp', 'node_modules', 'lockweave')]) {
+  for (const dir of [
+    path.join(FIXTURES, 'node_modules', 'lockweave'),
+    path.join(ROOT, 'test', '.tmp', 'node_modules', 'lockweave'),
+  ]) {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'package.json');
     if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== manifest) fs.writeFileSync(file, manifest);
@@ -39,18 +42,28 @@ export function linkPackage(): void {
 /** The tests run the compiled transformer (as users do); a stale dist would test old code. */
 function assertBuilt(): void {
   const built = path.join(ROOT, 'dist', 'transformer', 'index.js');
-  const newest = (dir: string): number => fs.readdirSync(dir, { withFileTypes: true }).reduce((max, entry) => {
-    const full = path.join(dir, entry.name);
-    return Math.max(max, entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs);
-  }, 0);
+  const newest = (dir: string): number =>
+    fs.readdirSync(dir, { withFileTypes: true }).reduce((max, entry) => {
+      const full = path.join(dir, entry.name);
+      return Math.max(max, entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs);
+    }, 0);
   if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < newest(path.join(ROOT, 'transformer'))) {
-    throw new Error('dist/transformer is missing or older than transformer/: run `npx tsc -p tsconfig.build.json` (npm test does it)');
+    throw new Error(
+      'dist/transformer is missing or older than transformer/: run `npx tsc -p tsconfig.build.json` (npm test does it)',
+    );
   }
 }
 
-export function run(file: string, args: string[], env: Record<string, string> = {}): SpawnSyncReturns<string> & { output: string } {
+export function run(
+  file: string,
+  args: string[],
+  env: Record<string, string> = {},
+): SpawnSyncReturns<string> & { output: string } {
   const result = spawnSync(process.execPath, [file, ...args], {
-    cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 90_000,
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 90_000,
   });
   return Object.assign(result, { output: `${result.stdout}${result.stderr}` });
 }
@@ -69,7 +82,10 @@ export interface Expectation {
 /** Reads `// expect TS930xx "text"` lines: the error must start at `text`'s next occurrence. */
 export function expectations(dir: string): Expectation[] {
   const found: Expectation[] = [];
-  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) {
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.ts'))
+    .sort()) {
     const text = fs.readFileSync(path.join(dir, name), 'utf8');
     const marker = /\/\/ expect TS(\d+) "((?:[^"\\]|\\.)*)"\n/g;
     for (let match: RegExpExecArray | null; (match = marker.exec(text)); ) {
@@ -77,16 +93,33 @@ export function expectations(dir: string): Expectation[] {
       const at = text.indexOf(target, match.index + match[0].length);
       if (at < 0) throw new Error(`${name}: "${target}" not found after its expect line`);
       const before = text.slice(0, at).split('\n');
-      found.push({ file: name, line: before.length, column: before[before.length - 1].length + 1, code: Number(match[1]) });
+      found.push({
+        file: name,
+        line: before.length,
+        column: before[before.length - 1].length + 1,
+        code: Number(match[1]),
+      });
     }
   }
   return found;
 }
 
-export interface Reported { file: string; line: number; column: number; code: number; message: string }
+export interface Reported {
+  file: string;
+  line: number;
+  column: number;
+  code: number;
+  message: string;
+}
 
 /** `path/file.ts(12,7): error TS93010: @redisLock: ...` lines of tsc's --pretty false output. */
 export function reported(output: string): Reported[] {
   const lines = [...output.matchAll(/^(.*?)\((\d+),(\d+)\): error TS(\d+): (.*)$/gm)];
-  return lines.map((m) => ({ file: path.basename(m[1]), line: Number(m[2]), column: Number(m[3]), code: Number(m[4]), message: m[5] }));
+  return lines.map((m) => ({
+    file: path.basename(m[1]),
+    line: Number(m[2]),
+    column: Number(m[3]),
+    code: Number(m[4]),
+    message: m[5],
+  }));
 }

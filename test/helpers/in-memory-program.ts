@@ -6,8 +6,14 @@ export const tsApi = ts;
 
 /** As the fixture projects compile: strict, ES2022, CommonJS, no @types. */
 export const OPTIONS: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, strict: true, types: [], lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-  experimentalDecorators: true, jsx: ts.JsxEmit.Preserve, skipLibCheck: true,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.CommonJS,
+  strict: true,
+  types: [],
+  lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+  experimentalDecorators: true,
+  jsx: ts.JsxEmit.Preserve,
+  skipLibCheck: true,
 };
 
 /**
@@ -38,7 +44,10 @@ export function programOf(
 }
 
 /** One file's program: its source file and a type checker, as tspc's transformer sees them. */
-export function checkedFile(text: string, name = '/virtual/service.ts'): { file: ts.SourceFile; checker: ts.TypeChecker; program: ts.Program } {
+export function checkedFile(
+  text: string,
+  name = '/virtual/service.ts',
+): { file: ts.SourceFile; checker: ts.TypeChecker; program: ts.Program } {
   const program = programOf({ [name]: text });
   return { file: program.getSourceFile(name)!, checker: program.getTypeChecker(), program };
 }

@@ -15,7 +15,8 @@ export async function startReplicaOf(primary: RedisServer): Promise<RedisServer>
   try {
     const deadline = Date.now() + SYNC_TIMEOUT_MS;
     while (!/master_link_status:up/.test(await client.info('replication'))) {
-      if (Date.now() > deadline) throw new Error(`replica on ${replica.port} did not sync with ${primary.port} within ${SYNC_TIMEOUT_MS} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`replica on ${replica.port} did not sync with ${primary.port} within ${SYNC_TIMEOUT_MS} ms`);
       await sleep(50);
     }
   } catch (error) {

@@ -48,7 +48,11 @@ export interface RedisCluster {
 
 export const CLUSTER_NODE_TIMEOUT_MS = 1_000;
 const FORM_TIMEOUT_MS = 30_000;
-const SLOT_RANGES = [[0, 5460], [5461, 10922], [10923, 16383]] as const;
+const SLOT_RANGES = [
+  [0, 5460],
+  [5461, 10922],
+  [10923, 16383],
+] as const;
 
 function info(text: string, field: string): string | undefined {
   return text.match(new RegExp(`^${field}:(\\S+)`, 'm'))?.[1];
@@ -64,37 +68,78 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   };
   try {
     for (let index = 0; index < 6; index++) {
-      servers.push(await startRedisServer([
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', 'nodes.conf',
-        '--cluster-node-timeout', String(CLUSTER_NODE_TIMEOUT_MS),
-      ]));
+      servers.push(
+        await startRedisServer([
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-node-timeout',
+          String(CLUSTER_NODE_TIMEOUT_MS),
+        ]),
+      );
     }
     const nodes: ClusterNode[] = [];
     for (const server of servers) {
       // Reconnecting: a node drops its clients when it turns replica. A killed node's is disconnected.
-      const admin = new Redis({ host: server.host, port: server.port, retryStrategy: () => 100, maxRetriesPerRequest: 2, commandTimeout: 5_000 });
+      const admin = new Redis({
+        host: server.host,
+        port: server.port,
+        retryStrategy: () => 100,
+        maxRetriesPerRequest: 2,
+        commandTimeout: 5_000,
+      });
       admin.on('error', () => undefined);
       admins.push(admin);
       nodes.push({ server, admin, id: String(await admin.call('cluster', 'myid')) });
     }
     const [first] = nodes;
-    for (const [index, [from, to]] of SLOT_RANGES.entries()) await nodes[index]!.admin.call('cluster', 'addslotsrange', from, to);
+    for (const [index, [from, to]] of SLOT_RANGES.entries())
+      await nodes[index]!.admin.call('cluster', 'addslotsrange', from, to);
     for (const node of nodes.slice(1)) await first!.admin.call('cluster', 'meet', '127.0.0.1', node.server.port);
-    await until(async () => {
-      const views = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'nodes') as Promise<string>));
-      return views.every((view) => view.trim().split('\n').filter((line) => !/fail|handshake|noaddr/.test(line.split(' ')[2]!)).length === 6);
-    }, { what: 'redis cluster: every node meeting every other', timeoutMs: FORM_TIMEOUT_MS, everyMs: 50, ignoreErrors: true });
-    for (let index = 3; index < 6; index++) await nodes[index]!.admin.call('cluster', 'replicate', nodes[index - 3]!.id);
-    await until(async () => {
-      const states = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'info') as Promise<string>));
-      if (!states.every((state) => info(state, 'cluster_state') === 'ok')) return false;
-      const links = await Promise.all(nodes.slice(3).map((node) => node.admin.info('replication')));
-      if (!links.every((link) => info(link, 'master_link_status') === 'up')) return false;
-      // Every node must see the replicas as replicas, or a failover could wait for its gossip.
-      const views = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'nodes') as Promise<string>));
-      return views.every((view) => view.trim().split('\n').filter((line) => line.split(' ')[2]!.split(',').includes('slave')).length === 3);
-    }, { what: 'redis cluster: cluster_state:ok on every node with three replicas in sync', timeoutMs: FORM_TIMEOUT_MS, everyMs: 50, ignoreErrors: true });
+    await until(
+      async () => {
+        const views = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'nodes') as Promise<string>));
+        return views.every(
+          (view) =>
+            view
+              .trim()
+              .split('\n')
+              .filter((line) => !/fail|handshake|noaddr/.test(line.split(' ')[2]!)).length === 6,
+        );
+      },
+      {
+        what: 'redis cluster: every node meeting every other',
+        timeoutMs: FORM_TIMEOUT_MS,
+        everyMs: 50,
+        ignoreErrors: true,
+      },
+    );
+    for (let index = 3; index < 6; index++)
+      await nodes[index]!.admin.call('cluster', 'replicate', nodes[index - 3]!.id);
+    await until(
+      async () => {
+        const states = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'info') as Promise<string>));
+        if (!states.every((state) => info(state, 'cluster_state') === 'ok')) return false;
+        const links = await Promise.all(nodes.slice(3).map((node) => node.admin.info('replication')));
+        if (!links.every((link) => info(link, 'master_link_status') === 'up')) return false;
+        // Every node must see the replicas as replicas, or a failover could wait for its gossip.
+        const views = await Promise.all(nodes.map((node) => node.admin.call('cluster', 'nodes') as Promise<string>));
+        return views.every(
+          (view) =>
+            view
+              .trim()
+              .split('\n')
+              .filter((line) => line.split(' ')[2]!.split(',').includes('slave')).length === 3,
+        );
+      },
+      {
+        what: 'redis cluster: cluster_state:ok on every node with three replicas in sync',
+        timeoutMs: FORM_TIMEOUT_MS,
+        everyMs: 50,
+        ignoreErrors: true,
+      },
+    );
 
     const live = () => nodes.filter((node) => !dead.has(node));
     const roleOf = async (node: ClusterNode) => String(((await node.admin.call('role')) as unknown[])[0]);
@@ -123,20 +168,32 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         await primary.server.kill();
         const killedAt = Date.now();
         let promoted: ClusterNode | undefined;
-        const promotion = until(async () => {
-          for (const node of replicas) {
-            if ((await roleOf(node)) !== 'master') continue;
-            if (info(String(await node.admin.call('cluster', 'info')), 'cluster_state') !== 'ok') continue;
-            promoted = node;
-            return true;
-          }
-          return false;
-        }, { what: `redis cluster: a replica of ${primary.server.url} becoming primary`, timeoutMs, everyMs: 20, ignoreErrors: true }).then(() => ({ node: promoted!, promotedAt: Date.now() }));
+        const promotion = until(
+          async () => {
+            for (const node of replicas) {
+              if ((await roleOf(node)) !== 'master') continue;
+              if (info(String(await node.admin.call('cluster', 'info')), 'cluster_state') !== 'ok') continue;
+              promoted = node;
+              return true;
+            }
+            return false;
+          },
+          {
+            what: `redis cluster: a replica of ${primary.server.url} becoming primary`,
+            timeoutMs,
+            everyMs: 20,
+            ignoreErrors: true,
+          },
+        ).then(() => ({ node: promoted!, promotedAt: Date.now() }));
         promotion.catch(() => undefined); // the caller's await sees it
         return { killedAt, promotion };
       },
       async messagesSent(type) {
-        const counts = await Promise.all(live().map(async (node) => Number(info(String(await node.admin.call('cluster', 'info')), `cluster_stats_messages_${type}_sent`) ?? 0)));
+        const counts = await Promise.all(
+          live().map(async (node) =>
+            Number(info(String(await node.admin.call('cluster', 'info')), `cluster_stats_messages_${type}_sent`) ?? 0),
+          ),
+        );
         return counts.reduce((sum, count) => sum + count, 0);
       },
       stop: stopAll,
@@ -153,7 +210,10 @@ export async function startRedisCluster(): Promise<RedisCluster> {
  * configured against it from its URL list (the runtime opens and owns the Cluster client), and a
  * Cluster client of the test's own for looking at keys.
  */
-export function useRedisCluster(test: TestFn, options: Omit<ConfigureOptions, 'redis'> = {}): { cluster: RedisCluster; client: Cluster } {
+export function useRedisCluster(
+  test: TestFn,
+  options: Omit<ConfigureOptions, 'redis'> = {},
+): { cluster: RedisCluster; client: Cluster } {
   const fixture = {} as { cluster: RedisCluster; client: Cluster };
   test.before(async (t) => {
     t.log(`server: ${redisServerVersion()}`);
@@ -171,7 +231,12 @@ export function useRedisCluster(test: TestFn, options: Omit<ConfigureOptions, 'r
 }
 
 /** `count` keys (`<label>-<n>`, or with `{tag}` hash tags) whose lock keys fall in each primary's slot range. */
-export function keysPerShard(lockKeyOf: (value: string) => string, label: string, count: number, tagged = false): string[][] {
+export function keysPerShard(
+  lockKeyOf: (value: string) => string,
+  label: string,
+  count: number,
+  tagged = false,
+): string[][] {
   const shards: string[][] = SLOT_RANGES.map(() => []);
   for (let n = 0; n < 10_000 && shards.some((keys) => keys.length < count); n++) {
     const value = tagged ? `{${label}-${n}}:x` : `${label}-${n}`;

@@ -23,7 +23,11 @@ export async function startPrimaries(count: number): Promise<Primaries> {
     urls: servers.map((server) => server.url),
     // No retries per command, short timeouts: a paused server must not hang a look at the others.
     clients: servers.map((server) => {
-      const client = new Redis(server.url, { maxRetriesPerRequest: 1, commandTimeout: 2_000, retryStrategy: () => 100 });
+      const client = new Redis(server.url, {
+        maxRetriesPerRequest: 1,
+        commandTimeout: 2_000,
+        retryStrategy: () => 100,
+      });
       client.on('error', () => undefined);
       return client;
     }),
@@ -56,7 +60,11 @@ export async function stopPrimaries(primaries: Primaries | undefined): Promise<v
  * runtime: ava runs a file's before hooks at once) and, after them, closes the runtime's
  * connections and then stops the servers (in that order: in one hook, as hooks run at once too).
  */
-export function usePrimaries(test: TestFn, count: number, started?: (primaries: Primaries) => void): { primaries: Primaries } {
+export function usePrimaries(
+  test: TestFn,
+  count: number,
+  started?: (primaries: Primaries) => void,
+): { primaries: Primaries } {
   const holder = {} as { primaries: Primaries };
   test.before(async (t) => {
     t.log(`servers: ${count} × ${redisServerVersion()}`);

@@ -119,7 +119,15 @@ async function role(port: number): Promise<string | undefined> {
 
 /** One command on a short-lived connection that never retries; undefined when it fails. */
 async function ask(port: number, command: string[]): Promise<unknown> {
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500, commandTimeout: 500 });
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 500,
+    commandTimeout: 500,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -132,14 +140,21 @@ async function ask(port: number, command: string[]): Promise<unknown> {
 }
 
 async function waitForSync(replica: RedisServer, timeoutMs = 15_000): Promise<void> {
-  await until(async () => {
-    const reply = await ask(replica.port, ['ROLE']);
-    return Array.isArray(reply) && reply[0] === 'slave' && reply[3] === 'connected';
-  }, { what: `the replica on port ${replica.port} syncing`, timeoutMs, everyMs: 20 });
+  await until(
+    async () => {
+      const reply = await ask(replica.port, ['ROLE']);
+      return Array.isArray(reply) && reply[0] === 'slave' && reply[3] === 'connected';
+    },
+    { what: `the replica on port ${replica.port} syncing`, timeoutMs, everyMs: 20 },
+  );
 }
 
 /** Sentinels learn the replica (and each other) from the primary's INFO: failover needs both. */
-async function waitForSentinelsToSee(sentinels: readonly RedisServer[], replicaPort: number, timeoutMs = 20_000): Promise<void> {
+async function waitForSentinelsToSee(
+  sentinels: readonly RedisServer[],
+  replicaPort: number,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const sentinel of sentinels) {
     for (;;) {
@@ -148,7 +163,10 @@ async function waitForSentinelsToSee(sentinels: readonly RedisServer[], replicaP
       const seesReplica = Array.isArray(replicas) && JSON.stringify(replicas).includes(`"${replicaPort}"`);
       const others = Array.isArray(master) ? Number(master[master.indexOf('num-other-sentinels') + 1]) : 0;
       if (seesReplica && others >= sentinels.length - 1) break;
-      if (Date.now() > deadline) throw new Error(`Sentinel on port ${sentinel.port} did not see the replica and its peers within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `Sentinel on port ${sentinel.port} did not see the replica and its peers within ${timeoutMs} ms`,
+        );
       await sleep(50);
     }
   }

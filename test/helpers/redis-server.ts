@@ -49,7 +49,10 @@ export interface StartOptions {
   sentinelConfig?: string;
 }
 
-export async function startRedisServer(extraArgs: readonly string[] = [], options: StartOptions = {}): Promise<RedisServer> {
+export async function startRedisServer(
+  extraArgs: readonly string[] = [],
+  options: StartOptions = {},
+): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'lockweave-redis-'));
   if (options.sentinelConfig !== undefined) {
     writeFileSync(join(dir, 'sentinel.conf'), `${options.sentinelConfig}\n`);
@@ -95,13 +98,20 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
   const configFile = extraArgs[1] === '--sentinel' ? extraArgs.slice(0, 2) : [];
   const args = [
     ...configFile,
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--save', '',
-    '--appendonly', 'no',
-    '--dir', dir,
-    '--daemonize', 'no',
-    '--loglevel', 'warning',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
     ...extraArgs.slice(configFile.length),
   ];
   const child = spawn(redisServerBinary, args, { stdio: ['ignore', 'ignore', 'pipe'] });

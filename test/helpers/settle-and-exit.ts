@@ -14,7 +14,10 @@ export interface SettledAndExited {
 export function runToExit(program: string, args: readonly string[], killAfterMs = 60_000): Promise<SettledAndExited> {
   return new Promise((resolve) => {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [program, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = spawn(process.execPath, [program, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));

@@ -25,11 +25,22 @@ export interface WaitOptions {
 const MAX_ROUNDS = 1_000_000;
 
 /** Whether `condition` held within the bound (checked at least once). */
-export async function eventually(condition: () => boolean | Promise<boolean>, options: number | WaitOptions = {}): Promise<boolean> {
-  const { timeoutMs = 10_000, everyMs = 10, ignoreErrors = false } = typeof options === 'number' ? { timeoutMs: options } : options;
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  options: number | WaitOptions = {},
+): Promise<boolean> {
+  const {
+    timeoutMs = 10_000,
+    everyMs = 10,
+    ignoreErrors = false,
+  } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const held = ignoreErrors ? await Promise.resolve().then(condition).catch(() => false) : await condition();
+    const held = ignoreErrors
+      ? await Promise.resolve()
+          .then(condition)
+          .catch(() => false)
+      : await condition();
     if (held) return true;
     if (Date.now() >= deadline) return false;
     await sleep(everyMs);
@@ -38,7 +49,10 @@ export async function eventually(condition: () => boolean | Promise<boolean>, op
 }
 
 /** Resolves once `condition` holds; rejects when it has not within the bound. */
-export async function until(condition: () => boolean | Promise<boolean>, options: number | WaitOptions = {}): Promise<void> {
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  options: number | WaitOptions = {},
+): Promise<void> {
   const settings = typeof options === 'number' ? { timeoutMs: options } : options;
   if (await eventually(condition, settings)) return;
   throw new Error(`${settings.what ?? 'a condition'} did not hold within ${settings.timeoutMs ?? 10_000} ms`);

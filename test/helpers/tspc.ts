@@ -43,7 +43,13 @@ export function tspc(args: readonly string[], options: TspcOptions = {}): Compil
     env: { ...process.env, ...options.env },
     timeout: options.timeoutMs ?? 120_000,
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, output: `${result.stdout}${result.stderr}`, error: result.error };
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    output: `${result.stdout}${result.stderr}`,
+    error: result.error,
+  };
 }
 
 /** The same, without blocking the test process: several projects compile at once. */

@@ -8,7 +8,8 @@ const Module = require('node:module');
 
 const names = (process.env.LOCKWEAVE_HIDE || '').split(',').filter(Boolean);
 const hidden = (request) => names.some((name) => request === name || request.startsWith(`${name}/`));
-const missing = (request) => Object.assign(new Error(`Cannot find module '${request}' (hidden by the test)`), { code: 'MODULE_NOT_FOUND' });
+const missing = (request) =>
+  Object.assign(new Error(`Cannot find module '${request}' (hidden by the test)`), { code: 'MODULE_NOT_FOUND' });
 
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {

@@ -41,25 +41,41 @@ const TMP = scratch.dir;
 const runChild = childRunner(2);
 
 /** `binary` with `hidden` packages unresolvable, no woven-file cache, cwd `cwd`. */
-function hiding(hidden: readonly string[], args: readonly string[], cwd = TMP, binary = process.execPath): Promise<Ran> {
+function hiding(
+  hidden: readonly string[],
+  args: readonly string[],
+  cwd = TMP,
+  binary = process.execPath,
+): Promise<Ran> {
   return runChild(binary, ['--require', HIDE, ...args], {
-    cwd, env: { LOCKWEAVE_HIDE: hidden.join(','), LOCKWEAVE_CACHE: 'off', REDIS_URL: scratch.redis().url },
+    cwd,
+    env: { LOCKWEAVE_HIDE: hidden.join(','), LOCKWEAVE_CACHE: 'off', REDIS_URL: scratch.redis().url },
   });
 }
 
 /** A copy of the fixture app; `typescript` names the package its node_modules/typescript links to. */
 const app = (name: string, typescript?: string) => projectCopy(FIXTURE, path.join(TMP, name), typescript);
 
-test('package.json: a production install pulls the runtime\'s packages only; the build tools are optional peers', (t) => {
+test("package.json: a production install pulls the runtime's packages only; the build tools are optional peers", (t) => {
   const optional = (name: string) => manifest.peerDependenciesMeta?.[name]?.optional === true;
   // npm installs dependencies and every peer not marked optional.
-  const pulled = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}).filter((name) => !optional(name))];
-  t.deepEqual(pulled.filter((name) => !RUNTIME_PACKAGES.includes(name)), [], 'a production install pulls only the runtime and its client');
-  const { BUILD_DEPENDENCIES } = require(path.join(DIST, 'transformer', 'build-dependency.js')) as { BUILD_DEPENDENCIES: Record<string, unknown> };
+  const pulled = [
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}).filter((name) => !optional(name)),
+  ];
+  t.deepEqual(
+    pulled.filter((name) => !RUNTIME_PACKAGES.includes(name)),
+    [],
+    'a production install pulls only the runtime and its client',
+  );
+  const { BUILD_DEPENDENCIES } = require(path.join(DIST, 'transformer', 'build-dependency.js')) as {
+    BUILD_DEPENDENCIES: Record<string, unknown>;
+  };
   for (const name of Object.keys(BUILD_DEPENDENCIES)) {
     t.truthy(manifest.devDependencies?.[name], `${name}: a devDependency, for this repo's own builds and tests`);
     // typescript6 is the npm alias a TypeScript 7 project installs; an alias makes no peer range.
-    if (name !== 'typescript6') t.true(manifest.peerDependencies?.[name] !== undefined && optional(name), `${name}: an optional peer`);
+    if (name !== 'typescript6')
+      t.true(manifest.peerDependencies?.[name] !== undefined && optional(name), `${name}: an optional peer`);
   }
 });
 
@@ -68,7 +84,8 @@ test('dist/runtime, its CommonJS and ES module entries, imports no build tool, d
   const seen = new Set<string>();
   const bare = new Set<string>();
   const queue = [path.join(runtimeDir, 'index.js'), path.join(runtimeDir, 'index.mjs')];
-  const IMPORT = /\brequire\(\s*["']([^"']+)["']\s*\)|\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
+  const IMPORT =
+    /\brequire\(\s*["']([^"']+)["']\s*\)|\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
   for (let file = queue.shift(); file !== undefined && seen.size < 500; file = queue.shift()) {
     if (seen.has(file)) continue;
     seen.add(file);
@@ -78,19 +95,30 @@ test('dist/runtime, its CommonJS and ES module entries, imports no build tool, d
         bare.add(specifier);
         continue;
       }
-      const target = [specifier, `${specifier}.js`, path.join(specifier, 'index.js')].map((s) => path.resolve(path.dirname(file), s)).find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
+      const target = [specifier, `${specifier}.js`, path.join(specifier, 'index.js')]
+        .map((s) => path.resolve(path.dirname(file), s))
+        .find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
       t.truthy(target, `${path.relative(DIST, file)} imports ${specifier}, which is not there`);
-      t.false(path.relative(runtimeDir, target ?? '').startsWith('..'), `${path.relative(DIST, file)} imports ${specifier}, outside dist/runtime`);
+      t.false(
+        path.relative(runtimeDir, target ?? '').startsWith('..'),
+        `${path.relative(DIST, file)} imports ${specifier}, outside dist/runtime`,
+      );
       if (target) queue.push(target);
     }
   }
-  t.true(seen.size > 10, 'the walk found the runtime\'s files');
-  const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
-  const foreign = [...bare].filter((s) => !s.startsWith('node:') && !builtinModules.includes(s) && !RUNTIME_PACKAGES.includes(packageOf(s)));
+  t.true(seen.size > 10, "the walk found the runtime's files");
+  const packageOf = (specifier: string) =>
+    specifier
+      .split('/')
+      .slice(0, specifier.startsWith('@') ? 2 : 1)
+      .join('/');
+  const foreign = [...bare].filter(
+    (s) => !s.startsWith('node:') && !builtinModules.includes(s) && !RUNTIME_PACKAGES.includes(packageOf(s)),
+  );
   t.deepEqual(foreign, []);
 });
 
-test('a woven method\'s lock works in a process where no build tool can be loaded, from the CommonJS and the ES module entry', async (t) => {
+test("a woven method's lock works in a process where no build tool can be loaded, from the CommonJS and the ES module entry", async (t) => {
   const script = `
     const lockweave = require(${JSON.stringify(path.join(DIST, 'runtime', 'index.js'))});
     const { Redis } = require('ioredis');
@@ -110,7 +138,12 @@ test('a woven method\'s lock works in a process where no build tool can be loade
   `;
   const ran = await hiding(BUILD_TOOLS, ['-e', script]);
   t.is(ran.status, 0, ran.output);
-  const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as { sameRuntime: boolean; held: string | null; left: number; loaded: string[] };
+  const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as {
+    sameRuntime: boolean;
+    held: string | null;
+    left: number;
+    loaded: string[];
+  };
   t.true(printed.sameRuntime);
   t.regex(printed.held ?? '', /^[0-9a-f-]{36}$/, 'the body found its key in Redis, holding a token');
   t.is(printed.left, 0, 'released');
@@ -118,7 +151,13 @@ test('a woven method\'s lock works in a process where no build tool can be loade
 });
 
 /** The message of a missing build tool: lockweave, who needs it, the install line; nothing ran unlocked. */
-function assertLoud(t: import('ava').ExecutionContext, ran: Ran, missing: RegExp, neededBy: RegExp, install: string): void {
+function assertLoud(
+  t: import('ava').ExecutionContext,
+  ran: Ran,
+  missing: RegExp,
+  neededBy: RegExp,
+  install: string,
+): void {
   t.not(ran.status, 0, ran.output);
   t.regex(ran.output, missing);
   t.regex(ran.output, neededBy);
@@ -130,9 +169,21 @@ test('lockweave/register without magic-string, or without any TypeScript 5.x/6.x
   const dir = app('register');
   const register = ['--import', path.join(DIST, 'transformer', 'routes', 'register.js'), 'app.ts'];
   const noMagicString = await hiding(['magic-string'], register, dir, NODE24);
-  assertLoud(t, noMagicString, /lockweave: magic-string is not installed\./, /lockweave\/register, lockweave\/jest and the bundler plugins/, 'npm install -D magic-string');
+  assertLoud(
+    t,
+    noMagicString,
+    /lockweave: magic-string is not installed\./,
+    /lockweave\/register, lockweave\/jest and the bundler plugins/,
+    'npm install -D magic-string',
+  );
   const noCompiler = await hiding(['typescript', 'typescript6'], register, dir, NODE24);
-  assertLoud(t, noCompiler, /lockweave: no TypeScript compiler is installed \(5\.x or 6\.x\)\./, /lockweave\/register/, 'npm install -D typescript@6');
+  assertLoud(
+    t,
+    noCompiler,
+    /lockweave: no TypeScript compiler is installed \(5\.x or 6\.x\)\./,
+    /lockweave\/register/,
+    'npm install -D typescript@6',
+  );
 });
 
 test('the bundler plugins and lockweave/jest without their glue: the build fails with the install line', async (t) => {
@@ -144,17 +195,42 @@ test('the bundler plugins and lockweave/jest without their glue: the build fails
     try { ${body}; console.log('started without the lock: the route handed on', typeof out); }
     catch (error) { console.error(error.message); process.exitCode = 1; }
   `;
-  const rollup = await hiding(['magic-string'], ['-e', attempt(`const out = require(${JSON.stringify(path.join(routes, 'rollup.js'))})().transform.handler.call({ addWatchFile() {} }, code, ${JSON.stringify(file)})`)]);
+  const rollup = await hiding(
+    ['magic-string'],
+    [
+      '-e',
+      attempt(
+        `const out = require(${JSON.stringify(path.join(routes, 'rollup.js'))})().transform.handler.call({ addWatchFile() {} }, code, ${JSON.stringify(file)})`,
+      ),
+    ],
+  );
   assertLoud(t, rollup, /magic-string is not installed/, /the bundler plugins/, 'npm install -D magic-string');
-  const jest = await hiding(['magic-string'], ['-e', attempt(`const out = require(${JSON.stringify(path.join(routes, 'jest.js'))}).default.process(code, ${JSON.stringify(file)}, { configString: '{}' })`)]);
+  const jest = await hiding(
+    ['magic-string'],
+    [
+      '-e',
+      attempt(
+        `const out = require(${JSON.stringify(path.join(routes, 'jest.js'))}).default.process(code, ${JSON.stringify(file)}, { configString: '{}' })`,
+      ),
+    ],
+  );
   assertLoud(t, jest, /magic-string is not installed/, /lockweave\/jest/, 'npm install -D magic-string');
   for (const name of ['webpack', 'rspack']) {
-    const plugin = await hiding(['unplugin'], ['-e', attempt(`const out = require(${JSON.stringify(path.join(routes, `${name}.js`))})()`)]);
-    assertLoud(t, plugin, /lockweave: unplugin is not installed\. lockweave\/webpack and lockweave\/rspack need it/, /webpack/, 'npm install -D unplugin');
+    const plugin = await hiding(
+      ['unplugin'],
+      ['-e', attempt(`const out = require(${JSON.stringify(path.join(routes, `${name}.js`))})()`)],
+    );
+    assertLoud(
+      t,
+      plugin,
+      /lockweave: unplugin is not installed\. lockweave\/webpack and lockweave\/rspack need it/,
+      /webpack/,
+      'npm install -D unplugin',
+    );
   }
 });
 
-test('the weave\'s TypeScript: the project\'s 5.x/6.x; on a TypeScript 7 project the typescript6 beside it, else the line that installs it', async (t) => {
+test("the weave's TypeScript: the project's 5.x/6.x; on a TypeScript 7 project the typescript6 beside it, else the line that installs it", async (t) => {
   const ts7 = app('ts7', 'typescript7');
   const chosen = (dir: string | undefined) => `
     try { console.log(JSON.stringify(require(${JSON.stringify(path.join(DIST, 'transformer', 'typescript.js'))}).ownTypeScriptPackage(${JSON.stringify(dir)}))); }
@@ -168,7 +244,13 @@ test('the weave\'s TypeScript: the project\'s 5.x/6.x; on a TypeScript 7 project
   t.is(beside.status, 0, beside.output);
   t.like(JSON.parse(beside.stdout), { name: 'typescript6', major: 6 });
   const missing = await hiding(['typescript6'], ['-e', chosen(ts7)]);
-  assertLoud(t, missing, /the project's typescript is 7\.\d+\.\d+, the native compiler, which has no JavaScript API\./, /lockweave's command line/, 'npm install -D typescript6@npm:typescript@^6');
+  assertLoud(
+    t,
+    missing,
+    /the project's typescript is 7\.\d+\.\d+, the native compiler, which has no JavaScript API\./,
+    /lockweave's command line/,
+    'npm install -D typescript6@npm:typescript@^6',
+  );
 });
 
 test('lockweave build on a TypeScript 7 project without TypeScript 6 beside it: exit 1 with the install line, nothing written', async (t) => {

@@ -27,7 +27,13 @@ export const callerArb: fc.Arbitrary<Caller> = fc.record({
   body: fc.integer({ min: 0, max: 3 }),
 });
 
-export interface RunStats { runs: number; commands: number; faults: number; acquired: number; gaveUp: number }
+export interface RunStats {
+  runs: number;
+  commands: number;
+  faults: number;
+  acquired: number;
+  gaveUp: number;
+}
 
 export const newStats = (): RunStats => ({ runs: 0, commands: 0, faults: 0, acquired: 0, gaveUp: 0 });
 
@@ -41,24 +47,33 @@ export class Run {
   readonly events: string[] = [];
   private readonly t0 = Date.now();
 
-  constructor(private readonly stats: RunStats, private readonly bodyTurn: (id: number) => Promise<unknown>) {}
+  constructor(
+    private readonly stats: RunStats,
+    private readonly bodyTurn: (id: number) => Promise<unknown>,
+  ) {}
 
   async caller(store: LockStore, caller: Caller, id: number): Promise<void> {
     const key = KEYS[caller.key]!;
     const startedAt = Date.now();
     const lease = await takeLease(store, key, caller, (event) => {
       const { error, ...rest } = event as { error?: Error };
-      this.events.push(`${Date.now() - this.t0} ms caller ${id}: ${JSON.stringify(rest)}${error ? ` (${error.message})` : ''}`);
+      this.events.push(
+        `${Date.now() - this.t0} ms caller ${id}: ${JSON.stringify(rest)}${error ? ` (${error.message})` : ''}`,
+      );
     });
     const late = Date.now() - waitBound(startedAt, caller);
-    if (late > SLACK_MS) this.problems.push(`caller ${id} was answered ${late} ms past its wait bound; ${this.events.filter((line) => line.includes(`caller ${id}:`)).join('\n')}`);
+    if (late > SLACK_MS)
+      this.problems.push(
+        `caller ${id} was answered ${late} ms past its wait bound; ${this.events.filter((line) => line.includes(`caller ${id}:`)).join('\n')}`,
+      );
     if (lease instanceof Error) {
       this.stats.gaveUp++;
       return;
     }
     this.stats.acquired++;
     const before = this.inside.get(key);
-    if (before?.lease.held) this.problems.push(`callers ${before.id} and ${id} held ${key} together, within ${before.id}'s lease`);
+    if (before?.lease.held)
+      this.problems.push(`callers ${before.id} and ${id} held ${key} together, within ${before.id}'s lease`);
     this.inside.set(key, { id, lease });
     for (let turn = 0; turn < caller.body; turn++) await this.bodyTurn(id);
     if (this.inside.get(key)?.id === id) this.inside.delete(key);

@@ -38,7 +38,8 @@ export class World {
     this.steps++;
     const expected = model();
     const got = await store();
-    if (!isDeepStrictEqual(expected, got)) throw new Error(`${what}: the model answers ${String(expected)}, the store ${String(got)}`);
+    if (!isDeepStrictEqual(expected, got))
+      throw new Error(`${what}: the model answers ${String(expected)}, the store ${String(got)}`);
     await this.compareKeys(what);
   }
 
@@ -47,11 +48,14 @@ export class World {
       const expected = this.model.view(key);
       const got = await this.driver.view(key);
       const slack = this.ttlSlack(expected, this.model.now);
-      const ttlAgrees = expected.ttlMs === undefined
-        ? got.ttlMs === undefined
-        : got.ttlMs !== undefined && Math.abs(got.ttlMs - expected.ttlMs) <= slack;
+      const ttlAgrees =
+        expected.ttlMs === undefined
+          ? got.ttlMs === undefined
+          : got.ttlMs !== undefined && Math.abs(got.ttlMs - expected.ttlMs) <= slack;
       if (expected.holder !== got.holder || !ttlAgrees || !isDeepStrictEqual(expected.waiting, got.waiting)) {
-        throw new Error(`after ${after}, ${key}: the model has ${JSON.stringify(expected)}, the store ${JSON.stringify(got)}`);
+        throw new Error(
+          `after ${after}, ${key}: the model has ${JSON.stringify(expected)}, the store ${JSON.stringify(got)}`,
+        );
       }
     }
   }
@@ -69,8 +73,18 @@ const STEPS = [1, 1_000, 1_999, 2_000, 3_000, 5_000, 10_000, 30_000, 60_000];
 const key = fc.constantFrom(...KEYS);
 const token = fc.constantFrom(...TOKENS);
 const lease = fc.constantFrom(...LEASES);
-interface WaiterArgs { token: string; lease: number; lasts: number; fenced: boolean }
-const waiterArb: fc.Arbitrary<WaiterArgs> = fc.record({ token, lease, lasts: fc.constantFrom(...PLACE_LASTS), fenced: fc.boolean() });
+interface WaiterArgs {
+  token: string;
+  lease: number;
+  lasts: number;
+  fenced: boolean;
+}
+const waiterArb: fc.Arbitrary<WaiterArgs> = fc.record({
+  token,
+  lease,
+  lasts: fc.constantFrom(...PLACE_LASTS),
+  fenced: fc.boolean(),
+});
 
 abstract class Base implements Command {
   check(): boolean {
@@ -81,75 +95,157 @@ abstract class Base implements Command {
 }
 
 export class TryAcquire extends Base {
-  constructor(readonly k: string, readonly t: string, readonly lease: number, readonly fenced: boolean) { super(); }
+  constructor(
+    readonly k: string,
+    readonly t: string,
+    readonly lease: number,
+    readonly fenced: boolean,
+  ) {
+    super();
+  }
   run(_m: object, w: World): Promise<void> {
     const k = w.key(this.k);
-    return w.step(this.toString(), () => w.model.tryAcquire(k, this.t, this.lease, this.fenced), () => w.driver.tryAcquire(k, this.t, this.lease, this.fenced));
+    return w.step(
+      this.toString(),
+      () => w.model.tryAcquire(k, this.t, this.lease, this.fenced),
+      () => w.driver.tryAcquire(k, this.t, this.lease, this.fenced),
+    );
   }
-  toString(): string { return `tryAcquire(${this.k},${this.t},${this.lease},${this.fenced})`; }
+  toString(): string {
+    return `tryAcquire(${this.k},${this.t},${this.lease},${this.fenced})`;
+  }
 }
 
 export class TryAcquireInTurn extends Base {
-  constructor(readonly k: string, readonly w: WaiterArgs) { super(); }
+  constructor(
+    readonly k: string,
+    readonly w: WaiterArgs,
+  ) {
+    super();
+  }
   run(_m: object, world: World): Promise<void> {
     const k = world.key(this.k);
     const waiter = world.waiter(k, this.w.token, this.w.lease, this.w.lasts, this.w.fenced);
-    return world.step(this.toString(), () => world.model.tryAcquireInTurn(k, waiter), () => world.driver.tryAcquireInTurn(k, waiter));
+    return world.step(
+      this.toString(),
+      () => world.model.tryAcquireInTurn(k, waiter),
+      () => world.driver.tryAcquireInTurn(k, waiter),
+    );
   }
-  toString(): string { return `tryAcquireInTurn(${this.k},${JSON.stringify(this.w)})`; }
+  toString(): string {
+    return `tryAcquireInTurn(${this.k},${JSON.stringify(this.w)})`;
+  }
 }
 
 export class Renew extends Base {
-  constructor(readonly k: string, readonly t: string, readonly lease: number) { super(); }
+  constructor(
+    readonly k: string,
+    readonly t: string,
+    readonly lease: number,
+  ) {
+    super();
+  }
   run(_m: object, w: World): Promise<void> {
     const k = w.key(this.k);
-    return w.step(this.toString(), () => w.model.renew(k, this.t, this.lease), () => w.driver.renew(k, this.t, this.lease));
+    return w.step(
+      this.toString(),
+      () => w.model.renew(k, this.t, this.lease),
+      () => w.driver.renew(k, this.t, this.lease),
+    );
   }
-  toString(): string { return `renew(${this.k},${this.t},${this.lease})`; }
+  toString(): string {
+    return `renew(${this.k},${this.t},${this.lease})`;
+  }
 }
 
 export class TakeOver extends Base {
-  constructor(readonly k: string, readonly t: string, readonly lease: number, readonly waiter: string) { super(); }
+  constructor(
+    readonly k: string,
+    readonly t: string,
+    readonly lease: number,
+    readonly waiter: string,
+  ) {
+    super();
+  }
   run(_m: object, w: World): Promise<void> {
     const k = w.key(this.k);
-    return w.step(this.toString(), () => w.model.takeOver(k, this.t, this.lease, this.waiter), () => w.driver.takeOver(k, this.t, this.lease, this.waiter));
+    return w.step(
+      this.toString(),
+      () => w.model.takeOver(k, this.t, this.lease, this.waiter),
+      () => w.driver.takeOver(k, this.t, this.lease, this.waiter),
+    );
   }
-  toString(): string { return `takeOver(${this.k},${this.t},${this.lease},${this.waiter})`; }
+  toString(): string {
+    return `takeOver(${this.k},${this.t},${this.lease},${this.waiter})`;
+  }
 }
 
-interface SuccessorArgs { token: string; lease: number; fenced: boolean; goesAhead: boolean }
+interface SuccessorArgs {
+  token: string;
+  lease: number;
+  fenced: boolean;
+  goesAhead: boolean;
+}
 
 export class Release extends Base {
-  constructor(readonly k: string, readonly t: string, readonly successor: SuccessorArgs | null, readonly leaving: string[]) { super(); }
+  constructor(
+    readonly k: string,
+    readonly t: string,
+    readonly successor: SuccessorArgs | null,
+    readonly leaving: string[],
+  ) {
+    super();
+  }
   run(_m: object, w: World): Promise<void> {
     const k = w.key(this.k);
     const s = this.successor;
     // A successor that never stood in line is made with a place lasting as long as any.
     const successor = s ? w.waiter(k, s.token, s.lease, PLACE_LASTS[PLACE_LASTS.length - 1]!, s.fenced) : undefined;
     const goesAhead = s?.goesAhead ?? false;
-    return w.step(this.toString(), () => w.model.release(k, this.t, successor, goesAhead, this.leaving), () => w.driver.release(k, this.t, successor, goesAhead, this.leaving));
+    return w.step(
+      this.toString(),
+      () => w.model.release(k, this.t, successor, goesAhead, this.leaving),
+      () => w.driver.release(k, this.t, successor, goesAhead, this.leaving),
+    );
   }
-  toString(): string { return `release(${this.k},${this.t},${JSON.stringify(this.successor)},${JSON.stringify(this.leaving)})`; }
+  toString(): string {
+    return `release(${this.k},${this.t},${JSON.stringify(this.successor)},${JSON.stringify(this.leaving)})`;
+  }
 }
 
 export class Leave extends Base {
-  constructor(readonly k: string, readonly t: string) { super(); }
+  constructor(
+    readonly k: string,
+    readonly t: string,
+  ) {
+    super();
+  }
   run(_m: object, w: World): Promise<void> {
     const k = w.key(this.k);
-    return w.step(this.toString(), () => w.model.leave(k, this.t), () => w.driver.leave(k, this.t));
+    return w.step(
+      this.toString(),
+      () => w.model.leave(k, this.t),
+      () => w.driver.leave(k, this.t),
+    );
   }
-  toString(): string { return `leave(${this.k},${this.t})`; }
+  toString(): string {
+    return `leave(${this.k},${this.t})`;
+  }
 }
 
 export class Advance extends Base {
-  constructor(readonly ms: number) { super(); }
+  constructor(readonly ms: number) {
+    super();
+  }
   async run(_m: object, w: World): Promise<void> {
     w.steps++;
     const lapses = w.model.advance(this.ms);
     await w.driver.advance(this.ms, lapses);
     await w.compareKeys(this.toString());
   }
-  toString(): string { return `advance(${this.ms})`; }
+  toString(): string {
+    return `advance(${this.ms})`;
+  }
 }
 
 export const storeCommands: fc.Arbitrary<Command>[] = [
@@ -158,7 +254,13 @@ export const storeCommands: fc.Arbitrary<Command>[] = [
   fc.tuple(key, waiterArb).map(([k, w]) => new TryAcquireInTurn(k, w)),
   fc.tuple(key, token, lease).map(([k, t, l]) => new Renew(k, t, l)),
   fc.tuple(key, token, lease, token).map(([k, t, l, w]) => new TakeOver(k, t, l, w)),
-  fc.tuple(key, token, fc.option(fc.record({ token, lease, fenced: fc.boolean(), goesAhead: fc.boolean() }), { nil: null }), fc.subarray(TOKENS, { maxLength: 2 }))
+  fc
+    .tuple(
+      key,
+      token,
+      fc.option(fc.record({ token, lease, fenced: fc.boolean(), goesAhead: fc.boolean() }), { nil: null }),
+      fc.subarray(TOKENS, { maxLength: 2 }),
+    )
     .map(([k, t, s, l]) => new Release(k, t, s, l)),
   fc.tuple(key, token).map(([k, t]) => new Leave(k, t)),
   fc.constantFrom(...STEPS).map((ms) => new Advance(ms)),

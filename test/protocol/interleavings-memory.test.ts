@@ -21,73 +21,114 @@ const RUNS = modelRuns(25);
 type Fault = 'none' | 'lost' | 'cut' | 'dies';
 class ReplyLost extends Error {}
 
-const faultsArb = fc.array(fc.constantFrom<Fault>('none', 'none', 'none', 'none', 'lost', 'cut', 'none', 'none', 'none', 'none', 'lost', 'cut', 'dies'), { minLength: 1, maxLength: 40 });
+const faultsArb = fc.array(
+  fc.constantFrom<Fault>(
+    'none',
+    'none',
+    'none',
+    'none',
+    'lost',
+    'cut',
+    'none',
+    'none',
+    'none',
+    'none',
+    'lost',
+    'cut',
+    'dies',
+  ),
+  { minLength: 1, maxLength: 40 },
+);
 
 test('callers in several processes never hold a key together, keep their wait bounds, and leave no key behind (scheduled)', async (t) => {
   const stats = newStats();
   await fc.assert(
-    fc.asyncProperty(fc.scheduler(), fc.array(callerArb, { minLength: 2, maxLength: 6 }), faultsArb, async (s, callers, faults) => {
-      stats.runs++;
-      // The store's clock runs with the real one, and jumps ahead at the end: what a dead process left must run out.
-      let skewMs = 0;
-      const shared = new MemoryLockStore({ now: () => Date.now() + skewMs });
-      /** Which process each token's commands came from. */
-      const owner = new Map<string, number>();
-      /** Every command and its fault, for the report of a failure. */
-      const history: string[] = [];
-      const hub = new NoticeHub(shared);
-      let next = 0;
-      const dead = new Set<number>();
-      const gateOf = (process: number): CommandGate => async (label, _kind, apply) => {
-        await s.schedule(Promise.resolve(label));
-        stats.commands++;
-        owner.set(label.split(' ')[2]!, process);
-        const fault = faults[next++ % faults.length];
-        history.push(`${label} (process ${process}): ${fault}`);
-        if (fault === 'dies') dead.add(process);
-        if (dead.has(process)) throw new ReplyLost(`${label}: process ${process} is gone`);
-        if (fault === 'cut') {
-          stats.faults++;
-          throw new ReplyLost(`${label}: the connection was cut before it arrived`);
+    fc.asyncProperty(
+      fc.scheduler(),
+      fc.array(callerArb, { minLength: 2, maxLength: 6 }),
+      faultsArb,
+      async (s, callers, faults) => {
+        stats.runs++;
+        // The store's clock runs with the real one, and jumps ahead at the end: what a dead process left must run out.
+        let skewMs = 0;
+        const shared = new MemoryLockStore({ now: () => Date.now() + skewMs });
+        /** Which process each token's commands came from. */
+        const owner = new Map<string, number>();
+        /** Every command and its fault, for the report of a failure. */
+        const history: string[] = [];
+        const hub = new NoticeHub(shared);
+        let next = 0;
+        const dead = new Set<number>();
+        const gateOf =
+          (process: number): CommandGate =>
+          async (label, _kind, apply) => {
+            await s.schedule(Promise.resolve(label));
+            stats.commands++;
+            owner.set(label.split(' ')[2]!, process);
+            const fault = faults[next++ % faults.length];
+            history.push(`${label} (process ${process}): ${fault}`);
+            if (fault === 'dies') dead.add(process);
+            if (dead.has(process)) throw new ReplyLost(`${label}: process ${process} is gone`);
+            if (fault === 'cut') {
+              stats.faults++;
+              throw new ReplyLost(`${label}: the connection was cut before it arrived`);
+            }
+            const reply = await apply();
+            if (fault === 'lost') {
+              stats.faults++;
+              throw new ReplyLost(`${label}: applied, its reply lost`);
+            }
+            return reply;
+          };
+        const processes = [0, 1, 2].map((process) => new ProcessStore(shared, hub, gateOf(process)));
+        const run = new Run(stats, (id) => s.schedule(Promise.resolve(`body of ${id}`)));
+        let done = false;
+        const all = Promise.all(
+          callers.map((caller, id) => run.caller(processes[caller.process]!, caller, id)),
+        ).finally(() => (done = true));
+        // Let the scheduler pick one pending command at a time while the callers' timers run; then
+        // let what the callers left running (a leave() after a give-up, a release retried) settle.
+        // What a live process left is a key left behind; a dead process's grants, places and claims
+        // must run out by themselves (its leases lapse, a claim lasts CLAIM_MS).
+        const leftByLive = () =>
+          KEYS.flatMap((key) =>
+            leftBehind(shared, key)
+              .filter((token) => !dead.has(owner.get(token)!))
+              .map((token) => `${key}: ${token}`),
+          );
+        const boundAt = Date.now() + 10_000;
+        while ((!done || s.count() > 0 || leftByLive().length > 0) && Date.now() < boundAt) {
+          if (s.count() > 0) await s.waitOne();
+          else await delay(1);
         }
-        const reply = await apply();
-        if (fault === 'lost') {
-          stats.faults++;
-          throw new ReplyLost(`${label}: applied, its reply lost`);
+        await all;
+        for (const left of leftByLive()) {
+          const token = left.split(' ')[1]!;
+          run.problems.push(
+            `left behind by a live process: ${left}; its commands: ${history.filter((line) => line.includes(token)).join('; ')}`,
+          );
         }
-        return reply;
-      };
-      const processes = [0, 1, 2].map((process) => new ProcessStore(shared, hub, gateOf(process)));
-      const run = new Run(stats, (id) => s.schedule(Promise.resolve(`body of ${id}`)));
-      let done = false;
-      const all = Promise.all(callers.map((caller, id) => run.caller(processes[caller.process]!, caller, id))).finally(() => (done = true));
-      // Let the scheduler pick one pending command at a time while the callers' timers run; then
-      // let what the callers left running (a leave() after a give-up, a release retried) settle.
-      // What a live process left is a key left behind; a dead process's grants, places and claims
-      // must run out by themselves (its leases lapse, a claim lasts CLAIM_MS).
-      const leftByLive = () => KEYS.flatMap((key) => leftBehind(shared, key).filter((token) => !dead.has(owner.get(token)!)).map((token) => `${key}: ${token}`));
-      const boundAt = Date.now() + 10_000;
-      while ((!done || s.count() > 0 || leftByLive().length > 0) && Date.now() < boundAt) {
-        if (s.count() > 0) await s.waitOne();
-        else await delay(1);
-      }
-      await all;
-      for (const left of leftByLive()) {
-        const token = left.split(' ')[1]!;
-        run.problems.push(`left behind by a live process: ${left}; its commands: ${history.filter((line) => line.includes(token)).join('; ')}`);
-      }
-      skewMs = 120_000;
-      for (const key of KEYS) {
-        const left = leftBehind(shared, key);
-        if (left.length > 0) run.problems.push(`never runs out: ${key}: ${left.join(', ')}`);
-      }
-      await shared.close();
-      if (run.problems.length > 0) t.log(run.problems);
-      if (run.problems.length > 0) throw new Error(`${run.problems.join('; ')}\n${s.report().map((task) => task.label).join(', ')}`);
-    }),
+        skewMs = 120_000;
+        for (const key of KEYS) {
+          const left = leftBehind(shared, key);
+          if (left.length > 0) run.problems.push(`never runs out: ${key}: ${left.join(', ')}`);
+        }
+        await shared.close();
+        if (run.problems.length > 0) t.log(run.problems);
+        if (run.problems.length > 0)
+          throw new Error(
+            `${run.problems.join('; ')}\n${s
+              .report()
+              .map((task) => task.label)
+              .join(', ')}`,
+          );
+      },
+    ),
     { numRuns: RUNS, endOnFailure: true },
   );
-  t.log(`${stats.runs} schedules: ${stats.commands} commands (${stats.faults} faults), ${stats.acquired} leases, ${stats.gaveUp} give-ups`);
+  t.log(
+    `${stats.runs} schedules: ${stats.commands} commands (${stats.faults} faults), ${stats.acquired} leases, ${stats.gaveUp} give-ups`,
+  );
   t.pass();
 });
 
@@ -129,7 +170,10 @@ test('a give-up whose leave() is cut still frees the key its lost attempt set', 
  */
 test('a release retried after a cut take-over lasts as long as the key may (take-over of a longer lease)', async (t) => {
   const shared = new MemoryLockStore();
-  const cuts = new Map([['takeOver', 1], ['release', 3]]);
+  const cuts = new Map([
+    ['takeOver', 1],
+    ['release', 3],
+  ]);
   const store = new ProcessStore(shared, new NoticeHub(shared), async (label, _kind, apply) => {
     const verb = label.split(' ')[0]!;
     const left = cuts.get(verb) ?? 0;

@@ -16,7 +16,12 @@ function settingsOf(caller: CallerSettings): AcquireSettings {
 }
 
 /** The lease, or the error the caller got (LockAcquireError when it gave up). */
-export async function takeLease(store: LockStore, key: string, caller: CallerSettings, logger?: LockLogger): Promise<Lease | Error> {
+export async function takeLease(
+  store: LockStore,
+  key: string,
+  caller: CallerSettings,
+  logger?: LockLogger,
+): Promise<Lease | Error> {
   try {
     const lease = await acquireLease(key, settingsOf(caller), { store, logger, site: undefined, onFail: 'throw' });
     return lease ?? new Error('no lease and no error');

@@ -80,7 +80,8 @@ export class ProtocolModel {
         state.line = [];
       }
       for (const place of state.line) {
-        if (place.lapsesAt <= this.now && place.lapsesAt > this.now - ms) lapses.places.push({ key, token: place.token });
+        if (place.lapsesAt <= this.now && place.lapsesAt > this.now - ms)
+          lapses.places.push({ key, token: place.token });
       }
     }
     return lapses;
@@ -123,7 +124,13 @@ export class ProtocolModel {
     return this.renew(key, token, leaseMs);
   }
 
-  release(key: string, token: string, successor?: ModelWaiter, goesAhead = false, leavingLine: readonly string[] = []): ModelReleased {
+  release(
+    key: string,
+    token: string,
+    successor?: ModelWaiter,
+    goesAhead = false,
+    leavingLine: readonly string[] = [],
+  ): ModelReleased {
     const state = this.state(key);
     for (const leaving of leavingLine) this.leaveLine(state, leaving);
     if (state.holder?.token !== token) return 'not-ours';

@@ -62,17 +62,20 @@ test.serial('the Redis scripts answer and keep their keys as the model does', as
  * clock in µs, or one more than the last place when that is later (store/scripts/line-helpers.ts):
  * past every place any earlier line gave out.
  */
-test.serial('a waiter whose place lapsed keeps its rank before a newcomer when it comes back (Redis scripts)', async (t) => {
-  const waiter = (token: string) => ({ token, lease: 5_000, lasts: 3_000, fenced: false });
-  await runOnRedis([
-    new TryAcquire('a', 't0', 60_000, false),
-    new TryAcquireInTurn('a', waiter('t1')),
-    new TryAcquireInTurn('a', waiter('t2')),
-    new Advance(3_000), // t1 and t2 lapse
-    new Release('a', 't0', null, []), // drops them: the line is empty, the key free
-    new TryAcquire('a', 't0', 60_000, false),
-    new TryAcquireInTurn('a', waiter('t3')), // a newcomer, in the empty line
-    new TryAcquireInTurn('a', waiter('t2')), // t2 comes back with its kept place: before t3
-  ]);
-  t.pass();
-});
+test.serial(
+  'a waiter whose place lapsed keeps its rank before a newcomer when it comes back (Redis scripts)',
+  async (t) => {
+    const waiter = (token: string) => ({ token, lease: 5_000, lasts: 3_000, fenced: false });
+    await runOnRedis([
+      new TryAcquire('a', 't0', 60_000, false),
+      new TryAcquireInTurn('a', waiter('t1')),
+      new TryAcquireInTurn('a', waiter('t2')),
+      new Advance(3_000), // t1 and t2 lapse
+      new Release('a', 't0', null, []), // drops them: the line is empty, the key free
+      new TryAcquire('a', 't0', 60_000, false),
+      new TryAcquireInTurn('a', waiter('t3')), // a newcomer, in the empty line
+      new TryAcquireInTurn('a', waiter('t2')), // t2 comes back with its kept place: before t3
+    ]);
+    t.pass();
+  },
+);

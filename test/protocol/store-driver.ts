@@ -50,12 +50,19 @@ export abstract class StoreDriver {
     return this.store.takeOver!(key, token, leaseMs, waiterToken);
   }
 
-  async release(key: string, token: string, successor?: ModelWaiter, goesAhead = false, leavingLine: readonly string[] = []): Promise<ModelReleased> {
+  async release(
+    key: string,
+    token: string,
+    successor?: ModelWaiter,
+    goesAhead = false,
+    leavingLine: readonly string[] = [],
+  ): Promise<ModelReleased> {
     const waiter = successor && this.waiter(key, successor);
     const before = waiter?.fence;
     const released = await this.store.release(key, token, { successor: waiter, goesAhead, leavingLine });
     if (released === 'handed' && waiter?.fenced) {
-      if (waiter.fence === before) throw new Error(`${key} was handed to the fenced ${waiter.token} without a fencing number`);
+      if (waiter.fence === before)
+        throw new Error(`${key} was handed to the fenced ${waiter.token} without a fencing number`);
       this.fenced(key, waiter.fence!);
     }
     return released;
@@ -70,7 +77,13 @@ export abstract class StoreDriver {
     const id = `${key}\n${model.token}`;
     let waiter = this.waiters.get(id);
     if (!waiter) {
-      waiter = { token: model.token, leaseMs: model.leaseMs, placeLastsMs: model.placeLastsMs, fenced: model.fenced, place: undefined };
+      waiter = {
+        token: model.token,
+        leaseMs: model.leaseMs,
+        placeLastsMs: model.placeLastsMs,
+        fenced: model.fenced,
+        place: undefined,
+      };
       this.waiters.set(id, waiter);
     }
     return waiter;
@@ -132,13 +145,20 @@ export class RedisDriver extends StoreDriver {
   declare readonly store: RedisLockStore;
 
   /** `store`: one store on `client` for many sequences (each store adds listeners to its client). */
-  constructor(readonly client: Redis, store: RedisLockStore) {
+  constructor(
+    readonly client: Redis,
+    store: RedisLockStore,
+  ) {
     super(store);
   }
 
   async view(key: string): Promise<StoreView> {
     const { line, lapses } = waitingLineOf(key);
-    const [holder, pttl, waiting] = (await this.client.eval(VIEW_SCRIPT, 3, key, line, lapses)) as [string, number, string[]];
+    const [holder, pttl, waiting] = (await this.client.eval(VIEW_SCRIPT, 3, key, line, lapses)) as [
+      string,
+      number,
+      string[],
+    ];
     return { holder: holder === '' ? undefined : holder, ttlMs: holder === '' ? undefined : pttl, waiting };
   }
 
@@ -172,11 +192,15 @@ export class ProcessStore implements LockStore {
   ) {}
 
   tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean) {
-    return this.send(`tryAcquire ${key} ${token}`, 'attempt', () => this.shared.tryAcquire(key, token, leaseMs, fenced));
+    return this.send(`tryAcquire ${key} ${token}`, 'attempt', () =>
+      this.shared.tryAcquire(key, token, leaseMs, fenced),
+    );
   }
 
   tryAcquireInTurn(key: string, waiter: PlaceInLine) {
-    return this.send(`tryAcquireInTurn ${key} ${waiter.token}`, 'attempt', () => this.shared.tryAcquireInTurn(key, waiter));
+    return this.send(`tryAcquireInTurn ${key} ${waiter.token}`, 'attempt', () =>
+      this.shared.tryAcquireInTurn(key, waiter),
+    );
   }
 
   renew(key: string, token: string, leaseMs: number) {
@@ -184,7 +208,9 @@ export class ProcessStore implements LockStore {
   }
 
   takeOver(key: string, token: string, leaseMs: number, waiterToken: string) {
-    return this.send(`takeOver ${key} ${token} by ${waiterToken}`, 'other', () => this.shared.takeOver(key, token, leaseMs, waiterToken));
+    return this.send(`takeOver ${key} ${token} by ${waiterToken}`, 'other', () =>
+      this.shared.takeOver(key, token, leaseMs, waiterToken),
+    );
   }
 
   release(key: string, token: string, succession?: SuccessionRequest) {
@@ -249,6 +275,12 @@ export function leftBehind(shared: MemoryLockStore, key: string): string[] {
 /** A real Redis's leftovers of `key`: the lock key, its line's keys (no key left behind: none). */
 export async function leftOnRedis(client: Redis, key: string): Promise<string | undefined> {
   const { line, lapses } = waitingLineOf(key);
-  const [holder, waiting, lapsing] = await Promise.all([client.get(key), client.zrange(line, 0, -1), client.exists(lapses)]);
-  return holder === null && waiting.length === 0 && lapsing === 0 ? undefined : `${key}: held by ${holder ?? 'nobody'}, waiting ${JSON.stringify(waiting)}`;
+  const [holder, waiting, lapsing] = await Promise.all([
+    client.get(key),
+    client.zrange(line, 0, -1),
+    client.exists(lapses),
+  ]);
+  return holder === null && waiting.length === 0 && lapsing === 0
+    ? undefined
+    : `${key}: held by ${holder ?? 'nobody'}, waiting ${JSON.stringify(waiting)}`;
 }

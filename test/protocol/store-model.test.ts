@@ -45,6 +45,11 @@ test('a release takes the waiters leaving the line out first, ours or not (Memor
 // MemoryLockStore (the release script drops lapsed places first). Found with
 // { seed: -2021494526, path: "272:7:5:8:9:6:6:7:11" } on the property above.
 test('a successor whose place lapsed does not go ahead of the line (MemoryLockStore)', async (t) => {
-  await replay([inTurn('t2'), inTurn('t1'), new Advance(3_000), new Release('a', 't2', { token: 't1', lease: 5_000, fenced: false, goesAhead: true }, [])]);
+  await replay([
+    inTurn('t2'),
+    inTurn('t1'),
+    new Advance(3_000),
+    new Release('a', 't2', { token: 't1', lease: 5_000, fenced: false, goesAhead: true }, []),
+  ]);
   t.pass();
 });

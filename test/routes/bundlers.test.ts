@@ -42,8 +42,18 @@ interface Bundler {
 const BUNDLERS: Record<string, Bundler> = {
   vite: { node: NODE24, args: [bin('vite', 'bin', 'vite.js'), 'build', '--ssr'], ext: 'mjs', exactColumns: true },
   esbuild: { node: NODE20, args: ['build-esbuild.mjs'], ext: 'mjs', exactColumns: true },
-  rollup: { node: NODE20, args: [bin('rollup', 'dist', 'bin', 'rollup'), '-c', 'rollup.config.mjs'], ext: 'mjs', exactColumns: true },
-  rolldown: { node: NODE24, args: [bin('rolldown', 'bin', 'cli.mjs'), '-c', 'rolldown.config.mjs'], ext: 'mjs', exactColumns: true },
+  rollup: {
+    node: NODE20,
+    args: [bin('rollup', 'dist', 'bin', 'rollup'), '-c', 'rollup.config.mjs'],
+    ext: 'mjs',
+    exactColumns: true,
+  },
+  rolldown: {
+    node: NODE24,
+    args: [bin('rolldown', 'bin', 'cli.mjs'), '-c', 'rolldown.config.mjs'],
+    ext: 'mjs',
+    exactColumns: true,
+  },
   webpack: { node: NODE20, args: ['build-webpack.cjs'], ext: 'cjs', exactColumns: false, emitsOnErrors: true },
   rspack: { node: NODE20, args: ['build-rspack.cjs'], ext: 'cjs', exactColumns: false, emitsOnErrors: true },
 };
@@ -67,8 +77,16 @@ test.after.always(async () => {
 
 const runChild = childRunner(3);
 
-function spawnTool(binary: string, args: readonly string[], env: Record<string, string> = {}, cwd = APP_DIR): Promise<Ran> {
-  return runChild(binary, args, { cwd, env: { NO_COLOR: '1', FORCE_COLOR: '0', CI: '1', REDIS_URL: redis.url, LOCKWEAVE_CACHE_DIR: CACHE_DIR, ...env } });
+function spawnTool(
+  binary: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  cwd = APP_DIR,
+): Promise<Ran> {
+  return runChild(binary, args, {
+    cwd,
+    env: { NO_COLOR: '1', FORCE_COLOR: '0', CI: '1', REDIS_URL: redis.url, LOCKWEAVE_CACHE_DIR: CACHE_DIR, ...env },
+  });
 }
 
 /** One build of the app and the source-map entry per bundler, shared by the tests that read it. */
@@ -91,48 +109,66 @@ let runs = 0;
 for (const [name, bundler] of Object.entries(BUNDLERS)) {
   const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
 
-  register(`${name}: the bundled app's tagged methods each hold their key (tsconfig prefix), one body at a time`, async (t) => {
-    const built = await buildApp(name);
-    t.is(built.status, 0, built.output);
-    const ran = await spawnTool(NODE20, [path.join('out', name, `app.${bundler.ext}`)], { RUN_ID: `${name}-${++runs}` });
-    t.is(ran.status, 0, ran.output);
-    const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as { results: Record<string, string[]>; most: Record<string, number> };
-    for (const site of ['app', 'orders']) {
-      t.is(printed.results[site].length, 3, site);
-      for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
-      // Not one token per call: a call that waited may take over the grant of the one before it, token and all (take-over).
-    }
-    t.deepEqual(printed.most, { app: 1, orders: 1 });
-  });
+  register(
+    `${name}: the bundled app's tagged methods each hold their key (tsconfig prefix), one body at a time`,
+    async (t) => {
+      const built = await buildApp(name);
+      t.is(built.status, 0, built.output);
+      const ran = await spawnTool(NODE20, [path.join('out', name, `app.${bundler.ext}`)], {
+        RUN_ID: `${name}-${++runs}`,
+      });
+      t.is(ran.status, 0, ran.output);
+      const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as {
+        results: Record<string, string[]>;
+        most: Record<string, number>;
+      };
+      for (const site of ['app', 'orders']) {
+        t.is(printed.results[site].length, 3, site);
+        for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
+        // Not one token per call: a call that waited may take over the grant of the one before it, token and all (take-over).
+      }
+      t.deepEqual(printed.most, { app: 1, orders: 1 });
+    },
+  );
 
-  register(`${name}: the bundle's source map points a woven line at its original line${bundler.exactColumns ? ' and column' : ''}`, async (t) => {
-    const built = await buildApp(name);
-    t.is(built.status, 0, built.output);
-    const lines = fs.readFileSync(path.join(FIXTURE, 'src', 'source-map.ts'), 'utf8').split('\n');
-    const line = lines.findIndex((text) => text.includes('throw new Error'));
-    const where = `source-map.ts:${line + 1}:${bundler.exactColumns ? lines[line].indexOf('new Error') + 1 : ''}`;
-    const ran = await spawnTool(NODE20, ['--enable-source-maps', path.join('out', name, `source-map.${bundler.ext}`)], { RUN_ID: `${name}-${++runs}` });
-    t.is(ran.status, 0, ran.output);
-    t.true(ran.stdout.includes(where), `expected ${where} in:\n${ran.output}`);
-  });
+  register(
+    `${name}: the bundle's source map points a woven line at its original line${bundler.exactColumns ? ' and column' : ''}`,
+    async (t) => {
+      const built = await buildApp(name);
+      t.is(built.status, 0, built.output);
+      const lines = fs.readFileSync(path.join(FIXTURE, 'src', 'source-map.ts'), 'utf8').split('\n');
+      const line = lines.findIndex((text) => text.includes('throw new Error'));
+      const where = `source-map.ts:${line + 1}:${bundler.exactColumns ? lines[line].indexOf('new Error') + 1 : ''}`;
+      const ran = await spawnTool(
+        NODE20,
+        ['--enable-source-maps', path.join('out', name, `source-map.${bundler.ext}`)],
+        { RUN_ID: `${name}-${++runs}` },
+      );
+      t.is(ran.status, 0, ran.output);
+      t.true(ran.stdout.includes(where), `expected ${where} in:\n${ran.output}`);
+    },
+  );
 
-  register(`${name}: a bad tag fails the build with each error's code and file:line:col, and no bundle runs the method`, async (t) => {
-    const out = path.join('out', `${name}-bad-tag`);
-    const built = await spawnTool(bundler.node, bundler.args, { ENTRIES: 'bad-tag', OUT: out });
-    t.not(built.status, 0, built.output);
-    for (const error of BAD_TAG_ERRORS) t.regex(built.output, error);
-    const bundle = path.join(out, `bad-tag.${bundler.ext}`);
-    if (!bundler.emitsOnErrors) {
-      t.false(fs.existsSync(path.join(APP_DIR, bundle)), 'a bundle was written');
-      return;
-    }
-    // webpack and rspack outside production mode still write the bundle, with the failed module
-    // replaced by a throw of the build error: it refuses to load, it never runs unlocked.
-    const ran = await spawnTool(NODE20, [bundle]);
-    t.not(ran.status, 0, ran.output);
-    for (const error of BAD_TAG_ERRORS) t.regex(ran.output, error);
-    t.notRegex(ran.output, /built without the lock/);
-  });
+  register(
+    `${name}: a bad tag fails the build with each error's code and file:line:col, and no bundle runs the method`,
+    async (t) => {
+      const out = path.join('out', `${name}-bad-tag`);
+      const built = await spawnTool(bundler.node, bundler.args, { ENTRIES: 'bad-tag', OUT: out });
+      t.not(built.status, 0, built.output);
+      for (const error of BAD_TAG_ERRORS) t.regex(built.output, error);
+      const bundle = path.join(out, `bad-tag.${bundler.ext}`);
+      if (!bundler.emitsOnErrors) {
+        t.false(fs.existsSync(path.join(APP_DIR, bundle)), 'a bundle was written');
+        return;
+      }
+      // webpack and rspack outside production mode still write the bundle, with the failed module
+      // replaced by a throw of the build error: it refuses to load, it never runs unlocked.
+      const ran = await spawnTool(NODE20, [bundle]);
+      t.not(ran.status, 0, ran.output);
+      for (const error of BAD_TAG_ERRORS) t.regex(ran.output, error);
+      t.notRegex(ran.output, /built without the lock/);
+    },
+  );
 }
 
 if (!HAS_RSPACK) test('rspack: skipped, @rspack/core is not installed', (t) => t.pass());
@@ -156,14 +192,20 @@ test("vitest: its module cache (fsModuleCache) weaves again when the tsconfig's 
   fs.cpSync(FIXTURE, dir, { recursive: true });
   const first = await spawnTool(NODE24, VITEST, { RUN_ID: `vitest-${++runs}` }, dir);
   t.is(first.status, 0, first.output);
-  t.true(fs.readdirSync(path.join(dir, 'node_modules', '.vitest-cache')).length > 0, 'vitest cached nothing: this test would prove nothing');
+  t.true(
+    fs.readdirSync(path.join(dir, 'node_modules', '.vitest-cache')).length > 0,
+    'vitest cached nothing: this test would prove nothing',
+  );
   const tsconfig = path.join(dir, 'tsconfig.json');
   fs.writeFileSync(tsconfig, fs.readFileSync(tsconfig, 'utf8').replace('"BUNDLE_"', '"RECACHED_"'));
   const second = await spawnTool(NODE24, VITEST, { RUN_ID: `vitest-${++runs}`, EXPECT_PREFIX: 'RECACHED_' }, dir);
   t.is(second.status, 0, second.output);
 });
 
-for (const [label, flags] of [['a Node ES module (nodenext)', []], ['bundler resolution', ['--module', 'preserve', '--moduleResolution', 'bundler']]] as const) {
+for (const [label, flags] of [
+  ['a Node ES module (nodenext)', []],
+  ['bundler resolution', ['--module', 'preserve', '--moduleResolution', 'bundler']],
+] as const) {
   test(`TypeScript's default import of every entry point type-checks, in ${label}`, async (t) => {
     const ran = await spawnTool(NODE20, [bin('typescript', 'bin', 'tsc'), '-p', 'tsconfig.types.json', ...flags]);
     t.is(ran.status, 0, ran.output);
@@ -181,9 +223,21 @@ test('require() of each entry point is the plugin factory itself, and its .defau
 });
 
 test('weaves .ts, .mts, .cts and .tsx sources, with or without a query, under node_modules too; not declarations, virtual modules or ?raw text', (t) => {
-  const { isWeavable } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'unplugin.js')) as { isWeavable: (id: string) => boolean };
-  for (const id of ['/p/a.ts', '/p/a.mts', '/p/a.cts', '/p/a.tsx', '/p/a.ts?v=3f2a', '/p/a.ts?import&t=1', '/p/node_modules/lib/a.ts']) t.true(isWeavable(id), id);
-  for (const id of ['/p/a.d.ts', '/p/a.d.mts', '\0virtual:a.ts', '/p/a.ts?raw', '/p/a.ts?url', '/p/a.js', '/p/a.mjs']) t.false(isWeavable(id), id);
+  const { isWeavable } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'unplugin.js')) as {
+    isWeavable: (id: string) => boolean;
+  };
+  for (const id of [
+    '/p/a.ts',
+    '/p/a.mts',
+    '/p/a.cts',
+    '/p/a.tsx',
+    '/p/a.ts?v=3f2a',
+    '/p/a.ts?import&t=1',
+    '/p/node_modules/lib/a.ts',
+  ])
+    t.true(isWeavable(id), id);
+  for (const id of ['/p/a.d.ts', '/p/a.d.mts', '\0virtual:a.ts', '/p/a.ts?raw', '/p/a.ts?url', '/p/a.js', '/p/a.mjs'])
+    t.false(isWeavable(id), id);
 });
 
 test('TypeScript is loaded for a tagged file only, and not again once the woven file is cached; rollup needs no unplugin', async (t) => {
@@ -204,7 +258,14 @@ test('TypeScript is loaded for a tagged file only, and not again once the woven 
   t.is(first.status, 0, first.output);
   const cold = JSON.parse(first.stdout);
   // rollup, rolldown and vite take the hooks as they are: unplugin (~25 ms to load) is not loaded.
-  t.like(cold, { untagged: null, before: false, after: true, map: true, watched: [path.join(APP_DIR, 'tsconfig.json')], unplugin: false });
+  t.like(cold, {
+    untagged: null,
+    before: false,
+    after: true,
+    map: true,
+    watched: [path.join(APP_DIR, 'tsconfig.json')],
+    unplugin: false,
+  });
   t.regex(cold.code, /prefix: "BUNDLE_"/);
   const second = await spawnTool(NODE20, ['-e', script], { LOCKWEAVE_CACHE_DIR: cacheDir });
   t.is(second.status, 0, second.output);

@@ -15,7 +15,8 @@ const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'routes', 'check');
 const JEST_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'jest');
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
-const TS_JEST_HOLE = /ts-jest with isolatedModules and a Node module kind \(node16\/nodenext\) transpiles with plain `typescript`/;
+const TS_JEST_HOLE =
+  /ts-jest with isolatedModules and a Node module kind \(node16\/nodenext\) transpiles with plain `typescript`/;
 
 const scratch = routeScratch('routes', 'check');
 const TMP = scratch.dir;
@@ -31,15 +32,28 @@ function tsJestProject(module: string): string {
   const dir = path.join(TMP, `ts-jest-isolated-${module}`);
   fs.cpSync(JEST_FIXTURE, dir, { recursive: true });
   const tsconfig = path.join(dir, 'tsconfig.json');
-  fs.writeFileSync(tsconfig, fs.readFileSync(tsconfig, 'utf8').replace('"module": "commonjs",', `"module": "${module}", "isolatedModules": true,`));
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, scripts: { test: 'jest -c jest.ts-jest.config.cjs' } }));
+  fs.writeFileSync(
+    tsconfig,
+    fs
+      .readFileSync(tsconfig, 'utf8')
+      .replace('"module": "commonjs",', `"module": "${module}", "isolatedModules": true,`),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ private: true, scripts: { test: 'jest -c jest.ts-jest.config.cjs' } }),
+  );
   return dir;
 }
 
 function runJest(dir: string, runId: string): Promise<Ran> {
-  return runChild(NODE24, [JEST, '--rootDir', dir, '--ci', '--no-cache', '--colors=false', '-c', 'jest.ts-jest.config.cjs', 'tests/locks'], {
-    cwd: dir, env: { REDIS_URL: scratch.redis().url, RUN_ID: runId, FORCE_COLOR: '0' },
-  });
+  return runChild(
+    NODE24,
+    [JEST, '--rootDir', dir, '--ci', '--no-cache', '--colors=false', '-c', 'jest.ts-jest.config.cjs', 'tests/locks'],
+    {
+      cwd: dir,
+      env: { REDIS_URL: scratch.redis().url, RUN_ID: runId, FORCE_COLOR: '0' },
+    },
+  );
 }
 
 test('ts-jest, ts-patch compiler, isolatedModules, module nodenext: the method runs unlocked, and check reports the hole', async (t) => {
@@ -49,7 +63,10 @@ test('ts-jest, ts-patch compiler, isolatedModules, module nodenext: the method r
   t.regex(ran.output, /LOCK_payOrder_iso-nodenext-Test001 is not in Redis while the body runs/);
   const checked = await check(path.join(dir, 'tsconfig.json'));
   t.is(checked.status, 1, checked.output);
-  t.regex(checked.stderr, /package\.json scripts\.test: jest -c jest\.ts-jest\.config\.cjs\n {4}unlocked: ts-jest with isolatedModules/);
+  t.regex(
+    checked.stderr,
+    /package\.json scripts\.test: jest -c jest\.ts-jest\.config\.cjs\n {4}unlocked: ts-jest with isolatedModules/,
+  );
   t.regex(checked.stderr, /fix: jest config: transform: \{ '\^\.\+\\\\\.tsx\?\$': 'lockweave\/jest' \}/);
 });
 
@@ -80,12 +97,17 @@ test('check: lockweave/jest under package.json\'s "jest" key is what the `jest` 
 test('check: `nest build` compiles with plain TypeScript, a hole with its fix', async (t) => {
   const result = await check(path.join(FIXTURES, 'nest', 'tsconfig.json'));
   t.is(result.status, 1, result.output);
-  t.regex(result.stderr, /nest-cli\.json\n {4}unlocked: the Nest CLI compiles with plain TypeScript \(or swc\), which runs no tsconfig plugin/);
+  t.regex(
+    result.stderr,
+    /nest-cli\.json\n {4}unlocked: the Nest CLI compiles with plain TypeScript \(or swc\), which runs no tsconfig plugin/,
+  );
   t.regex(result.stderr, /fix: build with `lockweave build -p tsconfig\.build\.json`/);
   // Patched by a postinstall `ts-patch install`, nest's TypeScript runs the plugin entry.
   const patched = path.join(TMP, 'nest-patched');
   fs.cpSync(path.join(FIXTURES, 'nest'), patched, { recursive: true });
-  const manifest = JSON.parse(fs.readFileSync(path.join(patched, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const manifest = JSON.parse(fs.readFileSync(path.join(patched, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
   manifest.scripts.postinstall = 'ts-patch install';
   fs.writeFileSync(path.join(patched, 'package.json'), JSON.stringify(manifest));
   const fixed = await check(path.join(patched, 'tsconfig.json'));

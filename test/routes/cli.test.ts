@@ -42,10 +42,14 @@ function appCopy(name: string, typescript?: string): string {
 async function assertLocks(t: import('ava').ExecutionContext, main: string, runId: string): Promise<void> {
   const result = await run(main, [], path.dirname(main), { RUN_ID: runId });
   t.is(result.status, 0, result.output);
-  const printed = JSON.parse(result.stdout.trim().split('\n').pop()!) as { results: Record<string, string[]>; most: Record<string, number> };
+  const printed = JSON.parse(result.stdout.trim().split('\n').pop()!) as {
+    results: Record<string, string[]>;
+    most: Record<string, number>;
+  };
   for (const site of ['pay', 'ship']) {
     t.is(printed.results[site].length, 3, site);
-    for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, `${site}: the body found its key (CLI_ prefix) in Redis`);
+    for (const token of printed.results[site])
+      t.regex(token, /^[0-9a-f-]{36}$/, `${site}: the body found its key (CLI_ prefix) in Redis`);
   }
   t.deepEqual(printed.most, { pay: 1, ship: 1 }, 'one body at a time');
 }
@@ -110,8 +114,12 @@ test('build with TypeScript 7 installed: emits what tsc would, and the tagged me
   const built = await lockweave(['build'], dir);
   t.is(built.status, 0, built.output);
   // outDir, declarations and source maps from the tsconfig, as tsc writes them.
-  for (const name of ['main.js', 'orders.js', 'orders.d.ts', 'orders.js.map']) t.true(fs.existsSync(path.join(dir, 'dist', name)), name);
-  t.regex(fs.readFileSync(path.join(dir, 'dist', 'orders.js'), 'utf8'), /lockweave_1\.defineLock\(\{ site: "OrderService\.pay", businessFlag: "payOrder", prefix: "CLI_" \}\)/);
+  for (const name of ['main.js', 'orders.js', 'orders.d.ts', 'orders.js.map'])
+    t.true(fs.existsSync(path.join(dir, 'dist', name)), name);
+  t.regex(
+    fs.readFileSync(path.join(dir, 'dist', 'orders.js'), 'utf8'),
+    /lockweave_1\.defineLock\(\{ site: "OrderService\.pay", businessFlag: "payOrder", prefix: "CLI_" \}\)/,
+  );
   await assertLocks(t, path.join(dir, 'dist', 'main.js'), 'build-ts7');
 });
 
@@ -119,9 +127,15 @@ test('build fails on a bad tag with exit 1 and file:line:col, and the method it 
   const outDir = path.join(TMP, 'bad-tag-out');
   const result = await lockweave(['build', '-p', path.join(FIXTURE, 'bad-tag', 'tsconfig.json'), '--outDir', outDir]);
   t.is(result.status, 1, result.output);
-  t.regex(result.stderr, /cli\/bad-tag\/src\/bad\.ts:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag\?/);
+  t.regex(
+    result.stderr,
+    /cli\/bad-tag\/src\/bad\.ts:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag\?/,
+  );
   t.regex(result.stderr, /Found 1 error\./);
-  t.regex(fs.readFileSync(path.join(outDir, 'bad.js'), 'utf8'), /async pay\(orderNo\) \{\s*throw new Error\("@redisLock: unknown attribute bussinessFlag/);
+  t.regex(
+    fs.readFileSync(path.join(outDir, 'bad.js'), 'utf8'),
+    /async pay\(orderNo\) \{\s*throw new Error\("@redisLock: unknown attribute bussinessFlag/,
+  );
 });
 
 test('build reports a type error as tsc does, exit 1', async (t) => {
@@ -155,12 +169,12 @@ test('check lists every hole of a project whose scripts and configs run TypeScri
     ['scripts.test:vitest: vitest run', /vitest transforms with vite/],
     ['scripts.run:bun: bun src/orders.ts', /bun transpiles TypeScript itself/],
   ];
-  const blocks = result.stderr.split(/\n(?=  \S)/);
+  const blocks = result.stderr.split(/\n(?= {2}\S)/);
   for (const [where, unlocked] of holes) {
     const block = blocks.find((b) => b.includes(where));
     t.truthy(block, `no hole reported for ${where}`);
     t.regex(block ?? '', unlocked, where);
-    t.regex(block ?? '', /\n    fix: \S/, `${where} has a fix`);
+    t.regex(block ?? '', /\n {4}fix: \S/, `${where} has a fix`);
   }
   t.regex(result.stdout, /1 tagged method in 1 file .*; 0 errors; 18 toolchain holes/);
   t.regex(result.stderr, /It cannot see shell scripts, CI files/);
@@ -169,18 +183,30 @@ test('check lists every hole of a project whose scripts and configs run TypeScri
 test('check passes a project whose every script and config weaves, and prints the tagged-method count', async (t) => {
   const result = await lockweave(['check', '-p', path.join(FIXTURE, 'clean', 'tsconfig.json')]);
   t.is(result.status, 0, result.output);
-  t.regex(result.stdout, /lockweave check: 2 tagged methods in 1 file \(checked with TypeScript 5\.9\.\d+\); 0 errors; 0 toolchain holes \(audited 14 /);
+  t.regex(
+    result.stdout,
+    /lockweave check: 2 tagged methods in 1 file \(checked with TypeScript 5\.9\.\d+\); 0 errors; 0 toolchain holes \(audited 14 /,
+  );
 });
 
-test('check on a TypeScript 7 project: tags checked with lockweave\'s TypeScript 6, `tsc` in a script is a hole', async (t) => {
+test("check on a TypeScript 7 project: tags checked with lockweave's TypeScript 6, `tsc` in a script is a hole", async (t) => {
   const dir = appCopy('check-ts7', 'typescript7');
   const result = await lockweave(['check'], dir);
   t.is(result.status, 1, result.output);
-  t.regex(result.stdout, /2 tagged methods in 3 files \(checked with lockweave's TypeScript 6\.0\.\d+ \(the project's is 7\.0\.\d+\)\)/);
-  t.regex(result.stderr, /package\.json scripts\.build: tsc -p tsconfig\.json\n    unlocked: TypeScript 7\.0\.\d+'s tsc is the native compiler: it ignores compilerOptions\.plugins/);
+  t.regex(
+    result.stdout,
+    /2 tagged methods in 3 files \(checked with lockweave's TypeScript 6\.0\.\d+ \(the project's is 7\.0\.\d+\)\)/,
+  );
+  t.regex(
+    result.stderr,
+    /package\.json scripts\.build: tsc -p tsconfig\.json\n {4}unlocked: TypeScript 7\.0\.\d+'s tsc is the native compiler: it ignores compilerOptions\.plugins/,
+  );
   t.regex(result.stderr, /fix: replace `tsc` with `lockweave build`/);
   // The fix applied: the audit passes.
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, scripts: { build: 'lockweave build -p tsconfig.json' } }));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ private: true, scripts: { build: 'lockweave build -p tsconfig.json' } }),
+  );
   const fixed = await lockweave(['check'], dir);
   t.is(fixed.status, 0, fixed.output);
 });
@@ -198,18 +224,39 @@ test('verify: tspc output passes; plain tsc output and an esbuild bundle without
   const plain = await lockweave(['verify', 'out-tsc'], dir);
   t.is(plain.status, 1, plain.output);
   t.regex(plain.stderr, /2 tagged methods NOT woven into out-tsc/);
-  t.regex(plain.stderr, /^  src\/orders\.ts:9:3 - OrderService\.pay$/m);
-  t.regex(plain.stderr, /^  src\/orders\.ts:15:1 - ship$/m);
+  t.regex(plain.stderr, /^ {2}src\/orders\.ts:9:3 - OrderService\.pay$/m);
+  t.regex(plain.stderr, /^ {2}src\/orders\.ts:15:1 - ship$/m);
 
   // esbuild's API with no plugin: types and comments stripped, nothing woven; minified on top.
   const esbuild = require(path.join(ROOT, 'node_modules', 'esbuild')) as typeof import('esbuild');
-  await esbuild.build({ entryPoints: [path.join(dir, 'src', 'main.ts')], bundle: true, minify: true, platform: 'node', outfile: path.join(dir, 'out-esbuild', 'main.js'), external: ['ioredis', 'lockweave'], sourcemap: true, logLevel: 'silent' });
+  await esbuild.build({
+    entryPoints: [path.join(dir, 'src', 'main.ts')],
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    outfile: path.join(dir, 'out-esbuild', 'main.js'),
+    external: ['ioredis', 'lockweave'],
+    sourcemap: true,
+    logLevel: 'silent',
+  });
   const bundle = await lockweave(['verify', path.join('out-esbuild', 'main.js')], dir);
   t.is(bundle.status, 1, bundle.output);
   t.regex(bundle.stderr, /2 tagged methods NOT woven/);
   // The same bundler through lockweave/esbuild (minified: identifiers renamed, string literals kept) is woven.
-  const plugin = require(path.join(ROOT, 'test', '.tmp', 'node_modules', 'lockweave', 'dist', 'transformer', 'routes', 'esbuild.js')) as () => import('esbuild').Plugin;
-  await esbuild.build({ entryPoints: [path.join(dir, 'src', 'main.ts')], absWorkingDir: dir, bundle: true, minify: true, platform: 'node', outfile: path.join(dir, 'out-woven', 'main.js'), external: ['ioredis', 'lockweave'], plugins: [plugin()], logLevel: 'silent' });
+  const plugin = require(
+    path.join(ROOT, 'test', '.tmp', 'node_modules', 'lockweave', 'dist', 'transformer', 'routes', 'esbuild.js'),
+  ) as () => import('esbuild').Plugin;
+  await esbuild.build({
+    entryPoints: [path.join(dir, 'src', 'main.ts')],
+    absWorkingDir: dir,
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    outfile: path.join(dir, 'out-woven', 'main.js'),
+    external: ['ioredis', 'lockweave'],
+    plugins: [plugin()],
+    logLevel: 'silent',
+  });
   const wovenBundle = await lockweave(['verify', 'out-woven'], dir);
   t.is(wovenBundle.status, 0, wovenBundle.output);
 });
@@ -218,12 +265,15 @@ test('verify counts only lock specs the output really creates: woven code quoted
   const dir = appCopy('verify-quoted');
   // Documentation that quotes what the weave writes, for both tagged methods, once in a comment and
   // once in a string — as a user's docs or a test fixture might. Plain tsc keeps both in its output.
-  fs.writeFileSync(path.join(dir, 'src', 'docs.ts'), [
-    '// The weave writes: const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });',
-    'export const EXAMPLE = \'lockweave_1.defineLock({ site: "ship", businessFlag: "ship" })\';',
-    'export const MINIFIED = `o.defineLock({site:"OrderService.pay"}); o.defineLock({site:"ship"})`;',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'src', 'docs.ts'),
+    [
+      '// The weave writes: const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });',
+      'export const EXAMPLE = \'lockweave_1.defineLock({ site: "ship", businessFlag: "ship" })\';',
+      'export const MINIFIED = `o.defineLock({site:"OrderService.pay"}); o.defineLock({site:"ship"})`;',
+      '',
+    ].join('\n'),
+  );
   const tsc = await run(TSC5, ['-p', 'tsconfig.json', '--outDir', 'out-tsc'], dir);
   t.is(tsc.status, 0, tsc.output);
   const plain = await lockweave(['verify', 'out-tsc'], dir);
@@ -240,7 +290,10 @@ test('show --route tspc prints woven JavaScript; --route source the woven TypeSc
   t.notRegex(js.stdout, /: Promise<string>/);
   const ts = await lockweave(['show', file, '--route', 'source']);
   t.is(ts.status, 0, ts.output);
-  t.regex(ts.stdout, /async pay\(order: Order\): Promise<string> \{ return pay_lock_1\.run\(order\?\.orderNo, async \(\) => \{/);
+  t.regex(
+    ts.stdout,
+    /async pay\(order: Order\): Promise<string> \{ return pay_lock_1\.run\(order\?\.orderNo, async \(\) => \{/,
+  );
   t.regex(ts.stdout, /defineLock\(\{ site: "OrderService\.pay", businessFlag: "payOrder", prefix: "CLI_" \}\)/);
   const bad = await lockweave(['show', path.join(FIXTURE, 'bad-tag', 'src', 'bad.ts'), '--route', 'source']);
   t.is(bad.status, 1);

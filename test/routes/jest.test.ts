@@ -60,7 +60,11 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
 }
 
 test('Node 24, lockweave/jest with native ES modules (supportsStaticESM): the method holds its key', async (t) => {
-  const result = await jest(NODES['Node 24'], ['-c', 'jest.esm.config.cjs', 'tests/locks'], ['--experimental-vm-modules']);
+  const result = await jest(
+    NODES['Node 24'],
+    ['-c', 'jest.esm.config.cjs', 'tests/locks'],
+    ['--experimental-vm-modules'],
+  );
   t.is(result.status, 0, result.output);
   t.regex(result.output, /✓ a tagged method holds its key in Redis, one body at a time/);
 });
@@ -88,9 +92,11 @@ test('plain ts-jest (no ts-patch compiler) does not weave: only a body that chec
 });
 
 test('getCacheKey changes with the source, the path, the jest config and the tsconfig options', (t) => {
-  const transformer = (require(path.join(ROOT, 'dist', 'transformer', 'routes', 'jest.js')) as {
-    default: { getCacheKey(source: string, file: string, options: object): string };
-  }).default;
+  const transformer = (
+    require(path.join(ROOT, 'dist', 'transformer', 'routes', 'jest.js')) as {
+      default: { getCacheKey(source: string, file: string, options: object): string };
+    }
+  ).default;
   const file = path.join(PROJECT, 'src', 'payments.ts');
   const source = fs.readFileSync(file, 'utf8');
   const options = { configString: '{"a":1}', transformerConfig: {} };
@@ -102,6 +108,9 @@ test('getCacheKey changes with the source, the path, the jest config and the tsc
   t.not(transformer.getCacheKey(source, file, { ...options, supportsStaticESM: true }), key);
   // Another tsconfig (another prefix) must compile again: the woven key differs.
   const other = path.join(PROJECT, 'tsconfig.prefix.json');
-  fs.writeFileSync(other, JSON.stringify({ compilerOptions: { plugins: [{ transform: 'lockweave/transformer', prefix: 'SHOP_' }] } }));
+  fs.writeFileSync(
+    other,
+    JSON.stringify({ compilerOptions: { plugins: [{ transform: 'lockweave/transformer', prefix: 'SHOP_' }] } }),
+  );
   t.not(transformer.getCacheKey(source, file, { ...options, transformerConfig: { tsconfig: other } }), key);
 });

@@ -31,7 +31,9 @@ test.before(async () => {
   fs.cpSync(FIXTURE, APP_DIR, { recursive: true });
   // A package that ships TypeScript, installed (a real directory under node_modules, as npm,
   // pnpm's store or a copied workspace package leave it).
-  fs.cpSync(path.join(FIXTURE, 'workspace-lib'), path.join(APP_DIR, 'node_modules', 'workspace-lib'), { recursive: true });
+  fs.cpSync(path.join(FIXTURE, 'workspace-lib'), path.join(APP_DIR, 'node_modules', 'workspace-lib'), {
+    recursive: true,
+  });
   redis = await startRedisServer();
 });
 
@@ -47,14 +49,17 @@ function node(binary: string, args: string[], env: Record<string, string> = {}, 
 }
 
 /** How each way of starting the app is spelled; all of them must lock. */
-const ROUTES: Record<string, { args: (entry: string) => string[]; env?: Record<string, string>; viaTsxCli?: boolean }> = {
-  'node --import lockweave/register': { args: (entry) => [...REGISTER, entry] },
-  'node --require lockweave/register': { args: (entry) => ['--require', 'lockweave/register', entry] },
-  'node --import lockweave/register --import tsx': { args: (entry) => [...REGISTER, '--import', 'tsx', entry] },
-  'NODE_OPTIONS="--import lockweave/register" tsx': {
-    args: (entry) => [TSX_CLI, entry], env: { NODE_OPTIONS: '--import lockweave/register' }, viaTsxCli: true,
-  },
-};
+const ROUTES: Record<string, { args: (entry: string) => string[]; env?: Record<string, string>; viaTsxCli?: boolean }> =
+  {
+    'node --import lockweave/register': { args: (entry) => [...REGISTER, entry] },
+    'node --require lockweave/register': { args: (entry) => ['--require', 'lockweave/register', entry] },
+    'node --import lockweave/register --import tsx': { args: (entry) => [...REGISTER, '--import', 'tsx', entry] },
+    'NODE_OPTIONS="--import lockweave/register" tsx': {
+      args: (entry) => [TSX_CLI, entry],
+      env: { NODE_OPTIONS: '--import lockweave/register' },
+      viaTsxCli: true,
+    },
+  };
 
 let runs = 0;
 
@@ -83,32 +88,48 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
       test(`${nodeName}, ${routeName}: a bad tag in ${entry} stops the start with file:line:col`, async (t) => {
         const result = await node(binary, route.args(entry), route.env);
         t.not(result.status, 0);
-        t.regex(result.output, new RegExp(`${entry.replace('.', '\\.')}:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag`));
+        t.regex(
+          result.output,
+          new RegExp(`${entry.replace('.', '\\.')}:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag`),
+        );
         t.notRegex(result.output, /started without the lock/);
       });
     }
   }
 
   test(`${nodeName}: tsx loaded before lockweave/register fails and names the right order`, async (t) => {
-    for (const args of [['--import', 'tsx', ...REGISTER, 'app.ts'], [TSX_CLI, ...REGISTER, 'app.ts']]) {
+    for (const args of [
+      ['--import', 'tsx', ...REGISTER, 'app.ts'],
+      [TSX_CLI, ...REGISTER, 'app.ts'],
+    ]) {
       const result = await node(binary, args, { RUN_ID: `run${++runs}` });
       t.not(result.status, 0, args.join(' '));
-      t.regex(result.output, /app\.ts holds @redisLock tags, but another loader turned it into JavaScript/, args.join(' '));
+      t.regex(
+        result.output,
+        /app\.ts holds @redisLock tags, but another loader turned it into JavaScript/,
+        args.join(' '),
+      );
       t.regex(result.output, /node --import lockweave\/register --import tsx app\.ts/);
       t.notRegex(result.stdout, /"most"/);
     }
   });
 
   test(`${nodeName}: a require hook that reads files past lockweave is refused, not run unlocked`, async (t) => {
-    const result = await node(binary, [...REGISTER, '--require', './other-loader.cjs', 'app.ts'], { RUN_ID: `run${++runs}` });
+    const result = await node(binary, [...REGISTER, '--require', './other-loader.cjs', 'app.ts'], {
+      RUN_ID: `run${++runs}`,
+    });
     t.not(result.status, 0);
     t.regex(result.output, /ledger\.cts holds @redisLock tags, but another loader turned it into JavaScript/);
     t.notRegex(result.stdout, /"most"/);
   });
 
   test(`${nodeName}: with --enable-source-maps a stack points at the original column of a woven line`, async (t) => {
-    const line = fs.readFileSync(path.join(FIXTURE, 'source-map.ts'), 'utf8').split('\n').findIndex((text) => text.includes('throw new Error'));
-    const column = fs.readFileSync(path.join(FIXTURE, 'source-map.ts'), 'utf8').split('\n')[line].indexOf('new Error') + 1;
+    const line = fs
+      .readFileSync(path.join(FIXTURE, 'source-map.ts'), 'utf8')
+      .split('\n')
+      .findIndex((text) => text.includes('throw new Error'));
+    const column =
+      fs.readFileSync(path.join(FIXTURE, 'source-map.ts'), 'utf8').split('\n')[line].indexOf('new Error') + 1;
     const result = await node(binary, ['--enable-source-maps', ...REGISTER, 'source-map.ts']);
     t.is(result.status, 0, result.output);
     t.true(result.stdout.includes(`source-map.ts:${line + 1}:${column}`), result.output);
@@ -125,13 +146,18 @@ for (const routeName of ['node --import lockweave/register', 'NODE_OPTIONS="--im
 }
 
 test('Node 24: a require hook that compiles a file past lockweave is refused although its text quotes woven code', async (t) => {
-  const result = await node(NODES['Node 24'], [...REGISTER, '--require', './other-loader.cjs', 'doc-example.ts'], { RUN_ID: `run${++runs}` });
+  const result = await node(NODES['Node 24'], [...REGISTER, '--require', './other-loader.cjs', 'doc-example.ts'], {
+    RUN_ID: `run${++runs}`,
+  });
   t.not(result.status, 0);
   t.regex(result.output, /doc-example\.cts holds @redisLock tags, but another loader turned it into JavaScript/);
   t.notRegex(result.stdout, /"most"/);
 });
 
-for (const routeName of ['node --import lockweave/register --import tsx', 'NODE_OPTIONS="--import lockweave/register" tsx']) {
+for (const routeName of [
+  'node --import lockweave/register --import tsx',
+  'NODE_OPTIONS="--import lockweave/register" tsx',
+]) {
   test(`Node 24, ${routeName}: a tagged method of a TypeScript package under node_modules holds its key, one body at a time`, async (t) => {
     const route = ROUTES[routeName];
     const result = await node(NODES['Node 24'], route.args('uses-lib.ts'), { ...route.env, RUN_ID: `run${++runs}` });
@@ -149,16 +175,32 @@ async function poisonedCache(t: import('ava').ExecutionContext, name: string) {
   const dir = path.join(TMP, 'loader', name);
   const cacheDir = path.join(TMP, 'loader', `cache-of-${name}`);
   fs.cpSync(FIXTURE, dir, { recursive: true });
-  const start = (cache: string) => node(NODES['Node 24'], [...REGISTER, 'app.ts'], { RUN_ID: `run${++runs}`, LOCKWEAVE_CACHE_DIR: cache }, dir);
+  const start = (cache: string) =>
+    node(NODES['Node 24'], [...REGISTER, 'app.ts'], { RUN_ID: `run${++runs}`, LOCKWEAVE_CACHE_DIR: cache }, dir);
   const first = await start(cacheDir);
   t.is(first.status, 0, first.output);
-  const entries = () => fs.readdirSync(cacheDir).filter((entry) => entry.endsWith('.json')).map((entry) => path.join(cacheDir, entry));
+  const entries = () =>
+    fs
+      .readdirSync(cacheDir)
+      .filter((entry) => entry.endsWith('.json'))
+      .map((entry) => path.join(cacheDir, entry));
   t.is(entries().length, 3, 'one entry per tagged file');
-  const sources: Record<string, string> = { 'class Payments': 'app.ts', 'class Orders': 'orders.mts', 'class Ledger': 'ledger.cts' };
+  const sources: Record<string, string> = {
+    'class Payments': 'app.ts',
+    'class Orders': 'orders.mts',
+    'class Ledger': 'ledger.cts',
+  };
   for (const entry of entries()) {
     const text = fs.readFileSync(entry, 'utf8');
     const [, file] = Object.entries(sources).find(([marker]) => text.includes(marker))!;
-    fs.writeFileSync(entry, JSON.stringify({ code: `console.log('POISONED'); ${fs.readFileSync(path.join(dir, file), 'utf8')}`, configs: {} }), { mode: 0o600 });
+    fs.writeFileSync(
+      entry,
+      JSON.stringify({
+        code: `console.log('POISONED'); ${fs.readFileSync(path.join(dir, file), 'utf8')}`,
+        configs: {},
+      }),
+      { mode: 0o600 },
+    );
   }
   const stillPoisoned = () => entries().every((entry) => fs.readFileSync(entry, 'utf8').includes('POISONED'));
   return { cacheDir, start, entries, stillPoisoned };
@@ -170,10 +212,13 @@ function assertWovenStart(t: import('ava').ExecutionContext, result: Ran): void 
   if (result.status === 0) t.deepEqual(lastReport(result).most, { ts: 1, mts: 1, cts: 1 });
 }
 
-test('the woven-file cache does not read an entry it did not write (another user\'s, without a map): the file is woven again', async (t) => {
+test("the woven-file cache does not read an entry it did not write (another user's, without a map): the file is woven again", async (t) => {
   const cache = await poisonedCache(t, 'forged-entry');
   assertWovenStart(t, await cache.start(cache.cacheDir));
-  t.false(cache.entries().some((entry) => fs.readFileSync(entry, 'utf8').includes('POISONED')), 'each forged entry was woven again');
+  t.false(
+    cache.entries().some((entry) => fs.readFileSync(entry, 'utf8').includes('POISONED')),
+    'each forged entry was woven again',
+  );
 });
 
 test('the woven-file cache refuses a directory that is a symbolic link', async (t) => {
@@ -209,11 +254,21 @@ test('the woven-file cache is used on a second start and follows a change to the
   const cacheDir = path.join(TMP, 'loader', 'cache-of-cache-app');
   fs.cpSync(FIXTURE, dir, { recursive: true });
   const start = (env: Record<string, string> = {}) =>
-    node(NODES['Node 24'], [...REGISTER, 'app.ts'], { RUN_ID: `run${++runs}`, LOCKWEAVE_CACHE_DIR: cacheDir, ...env }, dir);
+    node(
+      NODES['Node 24'],
+      [...REGISTER, 'app.ts'],
+      { RUN_ID: `run${++runs}`, LOCKWEAVE_CACHE_DIR: cacheDir, ...env },
+      dir,
+    );
   const first = await start();
   t.is(first.status, 0, first.output);
-  const written = () => Object.fromEntries(fs.readdirSync(cacheDir).filter((name) => name.endsWith('.json'))
-    .map((name) => [name, fs.statSync(path.join(cacheDir, name)).mtimeMs]));
+  const written = () =>
+    Object.fromEntries(
+      fs
+        .readdirSync(cacheDir)
+        .filter((name) => name.endsWith('.json'))
+        .map((name) => [name, fs.statSync(path.join(cacheDir, name)).mtimeMs]),
+    );
   const entries = written();
   t.is(Object.keys(entries).length, 3, 'one entry per tagged file');
   const second = await start();

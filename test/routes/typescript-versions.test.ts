@@ -44,7 +44,8 @@ async function assertLocks(t: import('ava').ExecutionContext, dir: string, runId
   t.is(ran.status, 0, ran.output);
   for (const site of ['pay', 'ship']) {
     t.is(printed?.results[site].length, 3, site);
-    for (const token of printed?.results[site] ?? []) t.regex(token, /^[0-9a-f-]{36}$/, `${site}: the body found its key in Redis`);
+    for (const token of printed?.results[site] ?? [])
+      t.regex(token, /^[0-9a-f-]{36}$/, `${site}: the body found its key in Redis`);
   }
   t.deepEqual(printed?.most, { pay: 1, ship: 1 }, 'one body at a time');
 }
@@ -57,12 +58,14 @@ test('TypeScript 5.9: tspc weaves and the tagged methods lock', async (t) => {
   await assertLocks(t, dir, 'ts5');
 });
 
-test('TypeScript 6.0: tspc (ts-patch loading the project\'s typescript 6) weaves and the tagged methods lock', async (t) => {
+test("TypeScript 6.0: tspc (ts-patch loading the project's typescript 6) weaves and the tagged methods lock", async (t) => {
   const dir = project('ts6');
   // Installed as npm installs them: real directories in the project's node_modules. ts-patch loads
   // the `typescript` it resolves from its own real path, and resolves ts-patch's own package from
   // there too, so links into the repo's node_modules would find the repo's 5.9 instead.
-  fs.cpSync(path.join(ROOT, 'node_modules', 'typescript6'), path.join(dir, 'node_modules', 'typescript'), { recursive: true });
+  fs.cpSync(path.join(ROOT, 'node_modules', 'typescript6'), path.join(dir, 'node_modules', 'typescript'), {
+    recursive: true,
+  });
   const tsPatch = path.join(dir, 'node_modules', 'ts-patch');
   fs.cpSync(path.join(ROOT, 'node_modules', 'ts-patch'), tsPatch, { recursive: true });
   const tspc = path.join(tsPatch, 'bin', 'tspc.js');
@@ -86,7 +89,10 @@ test('TypeScript 7: tsc emits the methods unlocked with exit 0; check flags it, 
 
   const check = await run(CLI, ['check'], dir);
   t.is(check.status, 1, check.output);
-  t.regex(check.output, /package\.json scripts\.build: tsc -p tsconfig\.json\n    unlocked: TypeScript 7\.\d+\.\d+'s tsc is the native compiler/);
+  t.regex(
+    check.output,
+    /package\.json scripts\.build: tsc -p tsconfig\.json\n {4}unlocked: TypeScript 7\.\d+\.\d+'s tsc is the native compiler/,
+  );
   const verify = await run(CLI, ['verify', 'dist'], dir);
   t.is(verify.status, 1, verify.output);
   t.regex(verify.output, /2 tagged methods NOT woven into dist/);

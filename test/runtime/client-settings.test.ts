@@ -40,24 +40,32 @@ async function configureAndLock(redis: Redis): Promise<void> {
   await withLock({ businessFlag: uniqueId('settings'), key: 'k', retries: 0 }, async () => undefined);
 }
 
-test.serial('a client with ioredis defaults (no command timeout) cannot hold a caller past its attempts when Redis stops answering', async (t) => {
-  configure({ redis: client() });
-  const businessFlag = uniqueId('paused');
-  await withLock({ businessFlag, key: 'warm', retries: 0 }, async () => undefined);
-  process.kill(server.pid, 'SIGSTOP');
-  try {
-    // Without the store's own bound this call never settles (ioredis waits for the answer forever).
-    const outcome = await Promise.race([
-      withLock({ businessFlag, key: 'k', retries: 1, waitTime: 200 }, async () => 'ran').catch((error: unknown) => error),
-      new Promise((resolve) => setTimeout(() => resolve('still waiting after 30 s'), 30_000).unref()),
-    ]);
-    t.true(outcome instanceof LockAcquireError, String(outcome));
-    // The store's 2 s command bound, or the caller's own deadline first (lock/acquire.ts): either way it names the server.
-    t.regex(String((outcome as LockAcquireError).cause), /unreachable: (Command timed out after 2000 ms|an attempt timed out)/);
-  } finally {
-    process.kill(server.pid, 'SIGCONT');
-  }
-});
+test.serial(
+  'a client with ioredis defaults (no command timeout) cannot hold a caller past its attempts when Redis stops answering',
+  async (t) => {
+    configure({ redis: client() });
+    const businessFlag = uniqueId('paused');
+    await withLock({ businessFlag, key: 'warm', retries: 0 }, async () => undefined);
+    process.kill(server.pid, 'SIGSTOP');
+    try {
+      // Without the store's own bound this call never settles (ioredis waits for the answer forever).
+      const outcome = await Promise.race([
+        withLock({ businessFlag, key: 'k', retries: 1, waitTime: 200 }, async () => 'ran').catch(
+          (error: unknown) => error,
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 30 s'), 30_000).unref()),
+      ]);
+      t.true(outcome instanceof LockAcquireError, String(outcome));
+      // The store's 2 s command bound, or the caller's own deadline first (lock/acquire.ts): either way it names the server.
+      t.regex(
+        String((outcome as LockAcquireError).cause),
+        /unreachable: (Command timed out after 2000 ms|an attempt timed out)/,
+      );
+    } finally {
+      process.kill(server.pid, 'SIGCONT');
+    }
+  },
+);
 
 test.serial('a client that re-sends unanswered commands is warned about once; one that does not, never', async (t) => {
   warnings.length = 0;

@@ -34,7 +34,10 @@ for (const [name, options, timeoutMs] of CLIENTS) {
     const sender = commandSender(client, timeoutMs);
     const key = uniqueId('batch');
     const replies = await Promise.all(Array.from({ length: 100 }, () => sender.send('incr', [key])));
-    t.deepEqual(replies, Array.from({ length: 100 }, (_, index) => index + 1));
+    t.deepEqual(
+      replies,
+      Array.from({ length: 100 }, (_, index) => index + 1),
+    );
   });
 
   test(`${name}: an error fails only its own command, in a batch of one write and across writes`, async (t) => {
@@ -42,11 +45,16 @@ for (const [name, options, timeoutMs] of CLIENTS) {
     clients.push(client);
     const sender = commandSender(client, timeoutMs);
     const key = uniqueId('batch');
-    const sent = Array.from({ length: 40 }, (_, index) => (index % 7 === 3 ? sender.send('hget', [key]) : sender.send('incr', [key])));
+    const sent = Array.from({ length: 40 }, (_, index) =>
+      index % 7 === 3 ? sender.send('hget', [key]) : sender.send('incr', [key]),
+    );
     const settled = await Promise.allSettled(sent);
     const failed = settled.flatMap((outcome, index) => (outcome.status === 'rejected' ? [index] : []));
     t.deepEqual(failed, [3, 10, 17, 24, 31, 38]);
     const counts = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-    t.deepEqual(counts, Array.from({ length: 34 }, (_, index) => index + 1));
+    t.deepEqual(
+      counts,
+      Array.from({ length: 34 }, (_, index) => index + 1),
+    );
   });
 }

@@ -41,20 +41,32 @@ test.after.always(async () => {
 async function whereLocks(label: string): Promise<'named' | 'fallback' | 'neither'> {
   const key = uniqueId(label);
   return (await withLock({ businessFlag: 'where', key, lockTime: 5_000, retries: 0 }, async () => {
-    const [onNamed, onFallback] = await Promise.all([lookNamed.exists(`LOCK_where_${key}`), lookFallback.exists(`LOCK_where_${key}`)]);
+    const [onNamed, onFallback] = await Promise.all([
+      lookNamed.exists(`LOCK_where_${key}`),
+      lookFallback.exists(`LOCK_where_${key}`),
+    ]);
     return onNamed ? 'named' : onFallback ? 'fallback' : 'neither';
   }))!;
 }
 
-test.serial('a later configure() that names no server keeps the configured one: releaseChannel, logger, defaults, prefix', async (t) => {
-  configure({ redis: named.url });
-  t.is(await whereLocks('first'), 'named');
-  for (const later of [{ releaseChannel: 'other:released:' }, { logger: () => undefined }, { defaults: { lockTime: 4_000 } }, { prefix: 'LOCK_' }, {}] as ConfigureOptions[]) {
-    configure(later);
-    t.is(await whereLocks('later'), 'named', `after configure(${JSON.stringify(Object.keys(later))})`);
-  }
-  await close();
-});
+test.serial(
+  'a later configure() that names no server keeps the configured one: releaseChannel, logger, defaults, prefix',
+  async (t) => {
+    configure({ redis: named.url });
+    t.is(await whereLocks('first'), 'named');
+    for (const later of [
+      { releaseChannel: 'other:released:' },
+      { logger: () => undefined },
+      { defaults: { lockTime: 4_000 } },
+      { prefix: 'LOCK_' },
+      {},
+    ] as ConfigureOptions[]) {
+      configure(later);
+      t.is(await whereLocks('later'), 'named', `after configure(${JSON.stringify(Object.keys(later))})`);
+    }
+    await close();
+  },
+);
 
 test.serial('options that name the server reach it; a refused call after them changes nothing', async (t) => {
   configure({ redis: { host: '127.0.0.1', port: named.port } });
@@ -68,16 +80,19 @@ test.serial('options that name the server reach it; a refused call after them ch
   await close();
 });
 
-test.serial('a store named after redis takes over, and redis named after a store takes back: each call replaces both', async (t) => {
-  configure({ redis: named.url });
-  configure({ store: new MemoryLockStore() });
-  t.is(await whereLocks('memory'), 'neither');
-  configure({ releaseChannel: 'again:' });
-  t.is(await whereLocks('memory-kept'), 'neither', 'a release channel does not replace a store passed in');
-  configure({ redis: named.url });
-  t.is(await whereLocks('back'), 'named');
-  await close();
-});
+test.serial(
+  'a store named after redis takes over, and redis named after a store takes back: each call replaces both',
+  async (t) => {
+    configure({ redis: named.url });
+    configure({ store: new MemoryLockStore() });
+    t.is(await whereLocks('memory'), 'neither');
+    configure({ releaseChannel: 'again:' });
+    t.is(await whereLocks('memory-kept'), 'neither', 'a release channel does not replace a store passed in');
+    configure({ redis: named.url });
+    t.is(await whereLocks('back'), 'named');
+    await close();
+  },
+);
 
 test.serial('{ path } names a server on a Unix socket, and locks go there', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'lockweave-sock-'));
@@ -87,7 +102,9 @@ test.serial('{ path } names a server on a Unix socket, and locks go there', asyn
   try {
     configure({ redis: { path } });
     const key = uniqueId('socket');
-    const seen = await withLock({ businessFlag: 'where', key, lockTime: 5_000, retries: 0 }, () => look.exists(`LOCK_where_${key}`));
+    const seen = await withLock({ businessFlag: 'where', key, lockTime: 5_000, retries: 0 }, () =>
+      look.exists(`LOCK_where_${key}`),
+    );
     t.is(seen, 1);
   } finally {
     await close();
@@ -102,8 +119,16 @@ const refusals: Array<[string, ConfigureOptions, RegExp]> = [
   ['{ store: undefined }', { store: undefined }, /store is undefined, which names no server/],
   ['{ redis: null }', { redis: null as never }, /got null/],
   ['{ redis: {} }', { redis: {} }, /names no server/],
-  ['{ redis: { url } }', { redis: { url: 'redis://127.0.0.1:6379' } as never }, /url is not an ioredis option; pass the URL itself/],
-  ['a typo: { hots, port }', { redis: { hots: '127.0.0.1', port: 6380 } as never }, /hots is not an ioredis option; did you mean host\?/],
+  [
+    '{ redis: { url } }',
+    { redis: { url: 'redis://127.0.0.1:6379' } as never },
+    /url is not an ioredis option; pass the URL itself/,
+  ],
+  [
+    'a typo: { hots, port }',
+    { redis: { hots: '127.0.0.1', port: 6380 } as never },
+    /hots is not an ioredis option; did you mean host\?/,
+  ],
   ['{ port } alone', { redis: { port: 6380 } }, /names no server.*host: '127\.0\.0\.1'/],
   ['{ host: undefined, port } (an unset variable)', { redis: { host: undefined, port: 6380 } }, /names no server/],
   ['an empty host', { redis: { host: '', port: 6380 } }, /host must be a host name/],
@@ -111,29 +136,81 @@ const refusals: Array<[string, ConfigureOptions, RegExp]> = [
   ['port 0', { redis: { host: '127.0.0.1', port: 0 } }, /port must be a port from 1 to 65535; got 0/],
   ['port 99999', { redis: { host: '127.0.0.1', port: 99_999 } }, /port must be a port from 1 to 65535/],
   ['sentinels without name', { redis: { sentinels: [{ host: '127.0.0.1', port: 26379 }] } }, /sentinels need name/],
-  ['sentinels beside host', { redis: { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', host: '127.0.0.1' } }, /host beside sentinels is not read/],
-  ['a sentinel with a typo', { redis: { sentinels: [{ hots: '127.0.0.1', port: 26379 }] as never, name: 'mymaster' } }, /hots is not a Sentinel address key; did you mean host\?/],
-  ['a URL with port 99999', { redis: 'redis://127.0.0.1:99999' }, /is not a redis:\/\/ or rediss:\/\/ URL: it does not parse/],
+  [
+    'sentinels beside host',
+    { redis: { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', host: '127.0.0.1' } },
+    /host beside sentinels is not read/,
+  ],
+  [
+    'a sentinel with a typo',
+    { redis: { sentinels: [{ hots: '127.0.0.1', port: 26379 }] as never, name: 'mymaster' } },
+    /hots is not a Sentinel address key; did you mean host\?/,
+  ],
+  [
+    'a URL with port 99999',
+    { redis: 'redis://127.0.0.1:99999' },
+    /is not a redis:\/\/ or rediss:\/\/ URL: it does not parse/,
+  ],
   ['a URL with port 0', { redis: 'redis://127.0.0.1:0' }, /port must be a port from 1 to 65535/],
-  ['an http:// URL', { redis: 'http://127.0.0.1:6379' }, /is not a redis:\/\/ or rediss:\/\/ URL \(http: is not redis: or rediss:\)/],
+  [
+    'an http:// URL',
+    { redis: 'http://127.0.0.1:6379' },
+    /is not a redis:\/\/ or rediss:\/\/ URL \(http: is not redis: or rediss:\)/,
+  ],
   ['"not a url"', { redis: 'not a url' }, /is not a redis:\/\/ or rediss:\/\/ URL: it does not parse/],
   ['a socket path as a string', { redis: '/tmp/redis.sock' }, /for a Unix socket, pass options \{ path/],
-  ['a unix: URL', { redis: 'unix:///tmp/redis.sock' }, /unix: is not redis: or rediss:; for a Unix socket, pass options \{ path/],
+  [
+    'a unix: URL',
+    { redis: 'unix:///tmp/redis.sock' },
+    /unix: is not redis: or rediss:; for a Unix socket, pass options \{ path/,
+  ],
   ['a URL without a host', { redis: 'redis:///0' }, /names no host/],
   ['a URL with a port and no host', { redis: 'redis://:6379' }, /does not parse/],
   ['a URL whose path is not a database', { redis: 'redis://127.0.0.1:6379/x' }, /must be a database number/],
-  ['a URL whose query names the host', { redis: 'redis://127.0.0.1:6379/?host=10.0.0.1' }, /query parameter host is not read/],
-  ['a URL whose query has a typo', { redis: 'redis://127.0.0.1:6379/?conectTimeout=5' }, /conectTimeout is not an ioredis option; did you mean connectTimeout\?/],
-  ['an unknown key of configure()', { redsi: 'redis://127.0.0.1:6379' } as never, /redsi is not an option of configure\(\); did you mean redis\?/],
-  ['an unknown lock default', { defaults: { lockTme: 100 } } as never, /lockTme is not a lock option; did you mean lockTime\?/],
+  [
+    'a URL whose query names the host',
+    { redis: 'redis://127.0.0.1:6379/?host=10.0.0.1' },
+    /query parameter host is not read/,
+  ],
+  [
+    'a URL whose query has a typo',
+    { redis: 'redis://127.0.0.1:6379/?conectTimeout=5' },
+    /conectTimeout is not an ioredis option; did you mean connectTimeout\?/,
+  ],
+  [
+    'an unknown key of configure()',
+    { redsi: 'redis://127.0.0.1:6379' } as never,
+    /redsi is not an option of configure\(\); did you mean redis\?/,
+  ],
+  [
+    'an unknown lock default',
+    { defaults: { lockTme: 100 } } as never,
+    /lockTme is not a lock option; did you mean lockTime\?/,
+  ],
   ['onFail among the defaults', { defaults: { onFail: 'skip' } } as never, /defaults cannot set onFail/],
   ['a logger that is not a function', { logger: 'x' as never }, /logger must be a function/],
   ['an empty releaseChannel', { releaseChannel: '' }, /releaseChannel must be a non-empty string/],
   ['a store that is not one', { store: {} as never }, /store must be a LockStore/],
-  ['a Redlock server with port 99999', { redlock: ['redis://127.0.0.1:7001', 'redis://127.0.0.1:7002', 'redis://127.0.0.1:99999'] }, /server 2 is not a redis:\/\/ or rediss:\/\/ URL: it does not parse/],
-  ['a Cluster node with a typo', { redis: { cluster: [{ hots: '127.0.0.1', port: 7000 }] } as never }, /`cluster`\[0\] must be a redis:\/\/ URL or \{ host, port \}; got also hots/],
-  ['a Cluster option with a typo', { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: { scaleRead: 'slave' } } as never }, /scaleRead is not an ioredis Cluster option; did you mean scaleReads\?/],
-  ['a Cluster node option naming a host', { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: { redisOptions: { host: '10.0.0.1' } } } as never }, /host is not read for a Cluster's nodes/],
+  [
+    'a Redlock server with port 99999',
+    { redlock: ['redis://127.0.0.1:7001', 'redis://127.0.0.1:7002', 'redis://127.0.0.1:99999'] },
+    /server 2 is not a redis:\/\/ or rediss:\/\/ URL: it does not parse/,
+  ],
+  [
+    'a Cluster node with a typo',
+    { redis: { cluster: [{ hots: '127.0.0.1', port: 7000 }] } as never },
+    /`cluster`\[0\] must be a redis:\/\/ URL or \{ host, port \}; got also hots/,
+  ],
+  [
+    'a Cluster option with a typo',
+    { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: { scaleRead: 'slave' } } as never },
+    /scaleRead is not an ioredis Cluster option; did you mean scaleReads\?/,
+  ],
+  [
+    'a Cluster node option naming a host',
+    { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: { redisOptions: { host: '10.0.0.1' } } } as never },
+    /host is not read for a Cluster's nodes/,
+  ],
 ];
 
 for (const [what, options, message] of refusals) {
@@ -142,13 +219,19 @@ for (const [what, options, message] of refusals) {
   });
 }
 
-test.serial('without configure(), a REDIS_URL that cannot work fails the first lock with a TypeError, not "unreachable"', async (t) => {
-  const program = join(__dirname, 'programs', 'fail-and-exit.js');
-  for (const url of ['redis://127.0.0.1:99999', 'http://127.0.0.1:6379', 'not a url']) {
-    const { stdout } = await run(process.execPath, [program], { env: { ...process.env, REDIS_URL: url }, timeout: 20_000 });
-    t.is(stdout.trim(), 'TypeError', url);
-  }
-});
+test.serial(
+  'without configure(), a REDIS_URL that cannot work fails the first lock with a TypeError, not "unreachable"',
+  async (t) => {
+    const program = join(__dirname, 'programs', 'fail-and-exit.js');
+    for (const url of ['redis://127.0.0.1:99999', 'http://127.0.0.1:6379', 'not a url']) {
+      const { stdout } = await run(process.execPath, [program], {
+        env: { ...process.env, REDIS_URL: url },
+        timeout: 20_000,
+      });
+      t.is(stdout.trim(), 'TypeError', url);
+    }
+  },
+);
 
 test.serial('what names a server is taken (no connection is opened before the first lock)', (t) => {
   const accepted: ConfigureOptions[] = [

@@ -31,30 +31,39 @@ test.serial('without configure(), the runtime connects lazily to REDIS_URL; the 
   t.true(Date.now() - started < 20_000);
 });
 
-test.serial('with Redis unreachable, a process that got its LockError still exits by itself (reconnects do not hold it)', async (t) => {
-  const dead = await startRedisServer();
-  const url = dead.url;
-  await dead.stop();
-  const program = join(__dirname, 'programs', 'fail-and-exit.js');
-  // execFile rejects if the process is still running after 20 s: ioredis's reconnect timer would keep it.
-  const { stdout } = await run(process.execPath, [program], { env: { ...process.env, REDIS_URL: url }, timeout: 20_000 });
-  t.is(stdout.trim(), 'LockAcquireError');
-});
+test.serial(
+  'with Redis unreachable, a process that got its LockError still exits by itself (reconnects do not hold it)',
+  async (t) => {
+    const dead = await startRedisServer();
+    const url = dead.url;
+    await dead.stop();
+    const program = join(__dirname, 'programs', 'fail-and-exit.js');
+    // execFile rejects if the process is still running after 20 s: ioredis's reconnect timer would keep it.
+    const { stdout } = await run(process.execPath, [program], {
+      env: { ...process.env, REDIS_URL: url },
+      timeout: 20_000,
+    });
+    t.is(stdout.trim(), 'LockAcquireError');
+  },
+);
 
-test.serial('an unreachable Redis gives LockAcquireError with the Redis error as cause, within the wait bound', async (t) => {
-  const dead = await startRedisServer();
-  const url = dead.url;
-  await dead.stop();
-  configure({ redis: url });
-  const L = defineLock({ businessFlag: 'unreachable', retries: 2, waitTime: 200 });
-  const started = Date.now();
-  const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
-  t.true(error!.cause instanceof Error, 'the last Redis error is the cause');
-  t.regex(error!.message, /last error/);
-  // Bound: deadline 400 ms + one command timeout (2 s) + slack.
-  t.true(Date.now() - started < 10_000);
-  await close();
-});
+test.serial(
+  'an unreachable Redis gives LockAcquireError with the Redis error as cause, within the wait bound',
+  async (t) => {
+    const dead = await startRedisServer();
+    const url = dead.url;
+    await dead.stop();
+    configure({ redis: url });
+    const L = defineLock({ businessFlag: 'unreachable', retries: 2, waitTime: 200 });
+    const started = Date.now();
+    const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+    t.true(error!.cause instanceof Error, 'the last Redis error is the cause');
+    t.regex(error!.message, /last error/);
+    // Bound: deadline 400 ms + one command timeout (2 s) + slack.
+    t.true(Date.now() - started < 10_000);
+    await close();
+  },
+);
 
 test.serial('a caller-supplied ioredis client is used as is and left open by close()', async (t) => {
   const client = new Redis(server.url);
@@ -83,25 +92,31 @@ test.serial('locking works again after Redis restarts, without restarting the ap
   await own.stop();
 });
 
-test.serial('a closed port: the error names the server and the cause, attempts keep their schedule, and no log line says the key is held', async (t) => {
-  const dead = await startRedisServer();
-  const url = dead.url;
-  await dead.stop();
-  const events: LockEvent[] = [];
-  configure({ redis: url, logger: (event) => events.push(event) });
-  const L = defineLock({ businessFlag: 'closedPort', retries: 10, waitTime: 200 });
-  const started = Date.now();
-  const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
-  t.true(error!.cause instanceof RedisConnectionError);
-  t.regex(error!.message, new RegExp(`Redis at 127\\.0\\.0\\.1:${dead.port} is unreachable: connect ECONNREFUSED`));
-  // Each attempt fails at once while Redis is known to be down, instead of waiting out a reconnect.
-  t.true(error!.attempts >= 10, `attempts ${error!.attempts}`);
-  t.true(Date.now() - started < 10_000, 'within the wait bound (2 s) plus generous slack');
-  const waiting = events.filter((e) => e.type === 'waiting');
-  t.true(waiting.length > 0);
-  t.true(waiting.every((e) => e.type === 'waiting' && e.error instanceof RedisConnectionError), 'a failed attempt is not reported as a held key');
-  await close();
-});
+test.serial(
+  'a closed port: the error names the server and the cause, attempts keep their schedule, and no log line says the key is held',
+  async (t) => {
+    const dead = await startRedisServer();
+    const url = dead.url;
+    await dead.stop();
+    const events: LockEvent[] = [];
+    configure({ redis: url, logger: (event) => events.push(event) });
+    const L = defineLock({ businessFlag: 'closedPort', retries: 10, waitTime: 200 });
+    const started = Date.now();
+    const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+    t.true(error!.cause instanceof RedisConnectionError);
+    t.regex(error!.message, new RegExp(`Redis at 127\\.0\\.0\\.1:${dead.port} is unreachable: connect ECONNREFUSED`));
+    // Each attempt fails at once while Redis is known to be down, instead of waiting out a reconnect.
+    t.true(error!.attempts >= 10, `attempts ${error!.attempts}`);
+    t.true(Date.now() - started < 10_000, 'within the wait bound (2 s) plus generous slack');
+    const waiting = events.filter((e) => e.type === 'waiting');
+    t.true(waiting.length > 0);
+    t.true(
+      waiting.every((e) => e.type === 'waiting' && e.error instanceof RedisConnectionError),
+      'a failed attempt is not reported as a held key',
+    );
+    await close();
+  },
+);
 
 test.serial('a database the server does not have fails at once and locks nothing in database 0', async (t) => {
   const own = await startRedisServer(['--databases', '4']);
@@ -141,10 +156,12 @@ test.serial('wrong credentials fail at once, saying so', async (t) => {
   }
 });
 
-test.serial('a rediss:// URL for a server without TLS: the error says so and the process still exits by itself', async (t) => {
-  const program = join(__dirname, 'programs', 'tls-mismatch-exit.js');
-  // execFile rejects if the process is still running after 30 s.
-  const { stdout } = await run(process.execPath, [program, `rediss://127.0.0.1:${server.port}`], { timeout: 30_000 });
-  t.regex(stdout, /^LockAcquireError: .*Redis at 127\.0\.0\.1:\d+ is unreachable: .*TLS handshake/);
-});
-
+test.serial(
+  'a rediss:// URL for a server without TLS: the error says so and the process still exits by itself',
+  async (t) => {
+    const program = join(__dirname, 'programs', 'tls-mismatch-exit.js');
+    // execFile rejects if the process is still running after 30 s.
+    const { stdout } = await run(process.execPath, [program, `rediss://127.0.0.1:${server.port}`], { timeout: 30_000 });
+    t.regex(stdout, /^LockAcquireError: .*Redis at 127\.0\.0\.1:\d+ is unreachable: .*TLS handshake/);
+  },
+);

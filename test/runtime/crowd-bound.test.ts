@@ -26,7 +26,10 @@ test.serial('a caller whose attempt is never answered gives up at its deadline',
   const holder = await lock.acquire('A');
   const startedAt = Date.now();
   const outcome = await Promise.race([
-    lock.acquire('A').then(() => 'acquired', (error: unknown) => error),
+    lock.acquire('A').then(
+      () => 'acquired',
+      (error: unknown) => error,
+    ),
     new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting after 10 s')),
   ]);
   const tookMs = Date.now() - startedAt;
@@ -35,23 +38,37 @@ test.serial('a caller whose attempt is never answered gives up at its deadline',
   await holder!.release();
 });
 
-test.serial('thousands of waiters on one key each get LockAcquireError within their own bound, not one that grows with the crowd', async (t) => {
-  const WAITERS = 3_000;
-  /** A loaded 2-core machine: a bound, not an expectation (the crowd's own work runs in this process). */
-  const SLACK_MS = 5_000;
-  const lock = defineLock({ businessFlag: 'crowd', retries: 1, waitTime: 300, lockTime: 60_000 });
-  const holder = await lock.acquire('A');
-  const startedAt = Date.now();
-  const settledAfter: number[] = [];
-  const errors = await Promise.all(Array.from({ length: WAITERS }, () =>
-    lock.acquire('A').then(() => 'acquired', (error: unknown) => {
-      settledAfter.push(Date.now() - startedAt);
-      return error;
-    })));
-  settledAfter.sort((a, b) => a - b);
-  t.log(`${WAITERS} waiters: LockAcquireError after ${settledAfter[0]}–${settledAfter[WAITERS - 1]} ms (median ${settledAfter[WAITERS >> 1]}; deadline ${DEADLINE_MS} ms)`);
-  t.true(errors.every((error) => error instanceof LockAcquireError));
-  t.true(settledAfter[WAITERS - 1]! < DEADLINE_MS + SLACK_MS, `the last gave up after ${settledAfter[WAITERS - 1]} ms`);
-  await holder!.release();
-  await close();
-});
+test.serial(
+  'thousands of waiters on one key each get LockAcquireError within their own bound, not one that grows with the crowd',
+  async (t) => {
+    const WAITERS = 3_000;
+    /** A loaded 2-core machine: a bound, not an expectation (the crowd's own work runs in this process). */
+    const SLACK_MS = 5_000;
+    const lock = defineLock({ businessFlag: 'crowd', retries: 1, waitTime: 300, lockTime: 60_000 });
+    const holder = await lock.acquire('A');
+    const startedAt = Date.now();
+    const settledAfter: number[] = [];
+    const errors = await Promise.all(
+      Array.from({ length: WAITERS }, () =>
+        lock.acquire('A').then(
+          () => 'acquired',
+          (error: unknown) => {
+            settledAfter.push(Date.now() - startedAt);
+            return error;
+          },
+        ),
+      ),
+    );
+    settledAfter.sort((a, b) => a - b);
+    t.log(
+      `${WAITERS} waiters: LockAcquireError after ${settledAfter[0]}–${settledAfter[WAITERS - 1]} ms (median ${settledAfter[WAITERS >> 1]}; deadline ${DEADLINE_MS} ms)`,
+    );
+    t.true(errors.every((error) => error instanceof LockAcquireError));
+    t.true(
+      settledAfter[WAITERS - 1]! < DEADLINE_MS + SLACK_MS,
+      `the last gave up after ${settledAfter[WAITERS - 1]} ms`,
+    );
+    await holder!.release();
+    await close();
+  },
+);

@@ -13,6 +13,10 @@ const fixture = useRedis(test);
 test('3 processes x 4 callers on one hot key for 8 s: every call gets the key within its wait bound, each process its share', async (t) => {
   const flag = uniqueId('fair');
   const counterKey = uniqueId('fair-counter');
-  const reports = await Promise.all([1, 2, 3].map(() => runHotKeyCallers(fixture.server.url, ['ioredis', flag, 'K', '4', '8000', '2', '1000', counterKey])));
+  const reports = await Promise.all(
+    [1, 2, 3].map(() =>
+      runHotKeyCallers(fixture.server.url, ['ioredis', flag, 'K', '4', '8000', '2', '1000', counterKey]),
+    ),
+  );
   assertTookTurns(t, reports, Number(await fixture.redis.get(counterKey)));
 });

@@ -1,8 +1,17 @@
 // Fencing tokens on the in-process store, and currentLock(): what a locked body sees of its own lock.
 import test from 'ava';
 import {
-  configure, currentLock, defineLock, LockAcquireError, LockError, MemoryLockStore, withLock,
-  type Grant, type Lease, type LockStore, type PlaceInLine,
+  configure,
+  currentLock,
+  defineLock,
+  LockAcquireError,
+  LockError,
+  MemoryLockStore,
+  withLock,
+  type Grant,
+  type Lease,
+  type LockStore,
+  type PlaceInLine,
 } from 'lockweave';
 import { sleep } from '../helpers/time';
 
@@ -58,7 +67,9 @@ test.serial('configure({ defaults: { fencing: true } }) fences every lock; a spe
 });
 
 test('a fencing option that is not a boolean is refused', (t) => {
-  t.throws(() => defineLock({ businessFlag: 'x', fencing: 'yes' as unknown as boolean }), { message: /option fencing must be true or false/ });
+  t.throws(() => defineLock({ businessFlag: 'x', fencing: 'yes' as unknown as boolean }), {
+    message: /option fencing must be true or false/,
+  });
 });
 
 test('currentLock() inside a locked body: its key, fence and lost-lock signal', async (t) => {
@@ -120,7 +131,10 @@ test('a reentrant=false body is its own currentLock(), and a nested call on its 
   await other.run('x', async () => {
     await outer.run('k', async () => {
       t.is(currentLock().key, outer.keyFor('k'), 'not the lock around it');
-      await t.throwsAsync(nested.run('k', async () => 'in'), { instanceOf: LockAcquireError });
+      await t.throwsAsync(
+        nested.run('k', async () => 'in'),
+        { instanceOf: LockAcquireError },
+      );
     });
   });
 });
@@ -146,30 +160,40 @@ test('a callback the body left running gets LockError once the body has ended', 
   t.regex((seen as Error).message, /after the locked body of .* ended/);
 });
 
-test.serial('a store that grants without the fencing token asked for fails the caller, and gets its key back', async (t) => {
-  const inner = new MemoryLockStore();
-  // A store from before fencing: it ignores `fenced` and answers true.
-  const unfencing: LockStore = {
-    tryAcquire: (key, token, leaseMs): Promise<Grant> => inner.tryAcquire(key, token, leaseMs),
-    tryAcquireInTurn: (key, waiter: PlaceInLine) => inner.tryAcquireInTurn(key, { ...waiter, fenced: false }),
-    renew: (key, token, leaseMs) => inner.renew(key, token, leaseMs),
-    release: (key, token, succession) => inner.release(key, token, succession),
-    leave: (key, token) => inner.leave(key, token),
-    listen: (key, notice) => inner.listen(key, notice),
-    unlisten: (key) => inner.unlisten(key),
-    close: () => inner.close(),
-  };
-  configure({ store: unfencing });
-  try {
-    const L = defineLock({ businessFlag: flag('unfencing'), fencing: true, retries: 3, waitTime: 5_000 });
-    const started = Date.now();
-    const error = await t.throwsAsync(L.run('k', async () => t.fail('the body ran without its fence')), { instanceOf: LockAcquireError });
-    t.true(Date.now() - started < 4_000, 'at once, not after the whole wait');
-    t.regex(String((error!.cause as Error).message), /without a fencing token/);
-    t.is(inner.holder(L.keyFor('k')), undefined, 'the key was given back');
-    const plain = defineLock({ businessFlag: flag('unfencing') });
-    t.is(await plain.run('k', async () => currentLock().fence), undefined, 'without fencing the store serves as before');
-  } finally {
-    configure({ store });
-  }
-});
+test.serial(
+  'a store that grants without the fencing token asked for fails the caller, and gets its key back',
+  async (t) => {
+    const inner = new MemoryLockStore();
+    // A store from before fencing: it ignores `fenced` and answers true.
+    const unfencing: LockStore = {
+      tryAcquire: (key, token, leaseMs): Promise<Grant> => inner.tryAcquire(key, token, leaseMs),
+      tryAcquireInTurn: (key, waiter: PlaceInLine) => inner.tryAcquireInTurn(key, { ...waiter, fenced: false }),
+      renew: (key, token, leaseMs) => inner.renew(key, token, leaseMs),
+      release: (key, token, succession) => inner.release(key, token, succession),
+      leave: (key, token) => inner.leave(key, token),
+      listen: (key, notice) => inner.listen(key, notice),
+      unlisten: (key) => inner.unlisten(key),
+      close: () => inner.close(),
+    };
+    configure({ store: unfencing });
+    try {
+      const L = defineLock({ businessFlag: flag('unfencing'), fencing: true, retries: 3, waitTime: 5_000 });
+      const started = Date.now();
+      const error = await t.throwsAsync(
+        L.run('k', async () => t.fail('the body ran without its fence')),
+        { instanceOf: LockAcquireError },
+      );
+      t.true(Date.now() - started < 4_000, 'at once, not after the whole wait');
+      t.regex(String((error!.cause as Error).message), /without a fencing token/);
+      t.is(inner.holder(L.keyFor('k')), undefined, 'the key was given back');
+      const plain = defineLock({ businessFlag: flag('unfencing') });
+      t.is(
+        await plain.run('k', async () => currentLock().fence),
+        undefined,
+        'without fencing the store serves as before',
+      );
+    } finally {
+      configure({ store });
+    }
+  },
+);

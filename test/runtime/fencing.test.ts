@@ -21,29 +21,34 @@ async function serverMicros(): Promise<number> {
 /** How often the server ran each command since CONFIG RESETSTAT (commands run by scripts included). */
 async function commandCounts(): Promise<Record<string, number>> {
   const info = await fixture.redis.info('commandstats');
-  return Object.fromEntries([...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map(([, name, calls]) => [name, Number(calls)]));
+  return Object.fromEntries(
+    [...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map(([, name, calls]) => [name, Number(calls)]),
+  );
 }
 
 // Serial (run before the others): it counts the server's commands.
-test.serial('the first attempt with fencing returns a number; without it, still one plain SET NX PX and no counter', async (t) => {
-  const plain = defineLock({ businessFlag: flag('plain') });
-  await fixture.redis.config('RESETSTAT');
-  const lease = (await plain.acquire('k')) as Lease;
-  const counts = await commandCounts();
-  t.is(counts.set, 1, 'the unfenced first attempt is one SET');
-  t.is((counts.evalsha ?? 0) + (counts.eval ?? 0) + (counts.incr ?? 0), 0, 'and nothing else');
-  t.is(lease.fence, undefined);
-  await lease.release();
-  t.is(await fixture.redis.exists(fenceCounterOf(lease.key)), 0, 'no counter without fencing');
-  const fenced = defineLock({ businessFlag: flag('fenced'), fencing: true });
-  const before = await serverMicros();
-  const first = (await fenced.acquire('k')) as Lease;
-  t.true(first.fence! >= before, 'never below the server clock in µs');
-  await first.release();
-  const second = (await fenced.acquire('k')) as Lease;
-  t.true(second.fence! > first.fence!);
-  await second.release();
-});
+test.serial(
+  'the first attempt with fencing returns a number; without it, still one plain SET NX PX and no counter',
+  async (t) => {
+    const plain = defineLock({ businessFlag: flag('plain') });
+    await fixture.redis.config('RESETSTAT');
+    const lease = (await plain.acquire('k')) as Lease;
+    const counts = await commandCounts();
+    t.is(counts.set, 1, 'the unfenced first attempt is one SET');
+    t.is((counts.evalsha ?? 0) + (counts.eval ?? 0) + (counts.incr ?? 0), 0, 'and nothing else');
+    t.is(lease.fence, undefined);
+    await lease.release();
+    t.is(await fixture.redis.exists(fenceCounterOf(lease.key)), 0, 'no counter without fencing');
+    const fenced = defineLock({ businessFlag: flag('fenced'), fencing: true });
+    const before = await serverMicros();
+    const first = (await fenced.acquire('k')) as Lease;
+    t.true(first.fence! >= before, 'never below the server clock in µs');
+    await first.release();
+    const second = (await fenced.acquire('k')) as Lease;
+    t.true(second.fence! > first.fence!);
+    await second.release();
+  },
+);
 
 test('the counter sits beside the key in its slot, with no TTL, and never goes back below its last number', async (t) => {
   const L = defineLock({ businessFlag: flag('counter'), fencing: true });
@@ -143,5 +148,8 @@ test('numbers strictly increase over many grants by mixed paths, callers contend
   );
   t.true(fences.length >= 30, `${fences.length} sections`);
   // Bodies run one at a time, so the order they record is the order of the grants.
-  t.true(fences.every((fence, i) => i === 0 || fence > fences[i - 1]), 'every grant larger than the one before');
+  t.true(
+    fences.every((fence, i) => i === 0 || fence > fences[i - 1]),
+    'every grant larger than the one before',
+  );
 });

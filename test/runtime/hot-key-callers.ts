@@ -36,11 +36,24 @@ export function runHotKeyCallers(redisUrl: string, args: string[]): Promise<Call
  * the share of the busiest one.
  */
 export function assertTookTurns(t: ExecutionContext, reports: readonly CallerReport[], counter: number): void {
-  const summary = reports.map((r) => `${r.family}: ${r.sections} sections, ${r.failed} failed, max wait ${r.maxWaitMs} ms`).join('; ');
-  t.deepEqual(reports.map((r) => r.otherErrors), reports.map(() => []));
-  t.deepEqual(reports.map((r) => r.failed), reports.map(() => 0), summary);
+  const summary = reports
+    .map((r) => `${r.family}: ${r.sections} sections, ${r.failed} failed, max wait ${r.maxWaitMs} ms`)
+    .join('; ');
+  t.deepEqual(
+    reports.map((r) => r.otherErrors),
+    reports.map(() => []),
+  );
+  t.deepEqual(
+    reports.map((r) => r.failed),
+    reports.map(() => 0),
+    summary,
+  );
   const sections = reports.map((r) => r.sections);
-  t.is(counter, sections.reduce((a, b) => a + b), `no section overlapped another: ${summary}`);
+  t.is(
+    counter,
+    sections.reduce((a, b) => a + b),
+    `no section overlapped another: ${summary}`,
+  );
   t.true(Math.min(...sections) >= Math.max(...sections) / 2, `shares: ${summary}`);
   t.log(summary);
 }

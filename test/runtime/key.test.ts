@@ -61,9 +61,17 @@ test('composite keys cannot collide whatever the parts contain', async (t) => {
 
 test('plain values keep the key users see; the three forms differ in their first character', (t) => {
   t.is(payOrder.keyFor('user:42/a b_c'), 'LOCK_payOrder_user:42/a b_c');
-  t.is(payOrder.keyFor('["x","y"]'), 'LOCK_payOrder_"[\\"x\\",\\"y\\"]"', 'a value that looks like a composite is quoted');
+  t.is(
+    payOrder.keyFor('["x","y"]'),
+    'LOCK_payOrder_"[\\"x\\",\\"y\\"]"',
+    'a value that looks like a composite is quoted',
+  );
   t.is(payOrder.keyFor('"x"'), 'LOCK_payOrder_"\\"x\\""');
-  t.is(payOrder.keyFor('{t1}o7'), 'LOCK_payOrder_"\\u007bt1\\u007do7"', 'braces never reach the key: no value picks a Cluster slot');
+  t.is(
+    payOrder.keyFor('{t1}o7'),
+    'LOCK_payOrder_"\\u007bt1\\u007do7"',
+    'braces never reach the key: no value picks a Cluster slot',
+  );
   t.is(payOrder.keyFor('a}b'), 'LOCK_payOrder_"a\\u007db"');
 });
 
@@ -74,14 +82,21 @@ test('the single string \'["x","y"]\' and the composite [x, y] lock different ke
   const composite = await payOrder.acquireComposite(['x', 'y']);
   t.not(single!.key, composite!.key);
   t.is(composite!.key, 'LOCK_payOrder_["x","y"]', 'composite keys are unchanged');
-  t.not((await payOrder.acquireComposite(['x']))!.key, (await payOrder.acquire('x'))!.key, 'one part is not the plain value');
+  t.not(
+    (await payOrder.acquireComposite(['x']))!.key,
+    (await payOrder.acquire('x'))!.key,
+    'one part is not the plain value',
+  );
 });
 
 test('an empty composite key rejects with LockKeyError, from acquireComposite and withLock alike', async (t) => {
   configure({ store: new MemoryLockStore() });
   await t.throwsAsync(payOrder.acquireComposite([]), { instanceOf: LockKeyError, message: /no parts/ });
   let ran = false;
-  await t.throwsAsync(withLock({ businessFlag: 'payOrder', key: [] }, () => (ran = true)), { instanceOf: LockKeyError });
+  await t.throwsAsync(
+    withLock({ businessFlag: 'payOrder', key: [] }, () => (ran = true)),
+    { instanceOf: LockKeyError },
+  );
   t.false(ran);
 });
 
@@ -97,9 +112,17 @@ test('a lone surrogate rejects with LockKeyError: Redis would store U+FFFD and t
 test('a businessFlag holds letters, digits and . : - only: defineLock throws, withLock and lock reject', async (t) => {
   configure({ store: new MemoryLockStore() });
   for (const flag of ['a_b', 'pay\norder', 'pay{x}', '{x}', 'a b', '', 'ä', 42]) {
-    t.throws(() => defineLock({ businessFlag: flag as string }), { instanceOf: TypeError, message: /businessFlag/ }, String(flag));
+    t.throws(
+      () => defineLock({ businessFlag: flag as string }),
+      { instanceOf: TypeError, message: /businessFlag/ },
+      String(flag),
+    );
     let ran = false;
-    await t.throwsAsync(withLock({ businessFlag: flag as string, key: 'c' }, () => (ran = true)), { instanceOf: TypeError }, String(flag));
+    await t.throwsAsync(
+      withLock({ businessFlag: flag as string, key: 'c' }, () => (ran = true)),
+      { instanceOf: TypeError },
+      String(flag),
+    );
     await t.throwsAsync(lock({ businessFlag: flag as string, key: 'c' }), { instanceOf: TypeError }, String(flag));
     t.false(ran);
   }
@@ -107,10 +130,15 @@ test('a businessFlag holds letters, digits and . : - only: defineLock throws, wi
 });
 
 test('a prefix holds letters, digits and _ . : - with at most one hash tag, wherever it is set', async (t) => {
-  for (const prefix of ['{app}LOCK_', 'LOCK_{app}:', '', 'shop:']) t.notThrows(() => defineLock({ businessFlag: 'f', prefix }), prefix);
+  for (const prefix of ['{app}LOCK_', 'LOCK_{app}:', '', 'shop:'])
+    t.notThrows(() => defineLock({ businessFlag: 'f', prefix }), prefix);
   for (const prefix of ['{}x', '{a}{b}', 'a}', '{a', 'a b', 'x\n', '}{']) {
     t.throws(() => defineLock({ businessFlag: 'f', prefix }), { instanceOf: TypeError, message: /prefix/ }, prefix);
-    await t.throwsAsync(withLock({ businessFlag: 'f', key: 'k', prefix }, () => 1), { instanceOf: TypeError }, prefix);
+    await t.throwsAsync(
+      withLock({ businessFlag: 'f', key: 'k', prefix }, () => 1),
+      { instanceOf: TypeError },
+      prefix,
+    );
     t.throws(() => configure({ prefix }), { instanceOf: TypeError }, prefix);
   }
   configure({ store: new MemoryLockStore() });
@@ -126,40 +154,66 @@ function decode(rest: string): { single: string } | { parts: string[] } {
 const flagArb = fc.stringMatching(/^[A-Za-z0-9.:-]{1,6}$/);
 // Values built from the characters that matter: separators, quotes, brackets, braces, escapes,
 // the names of lockweave's own keys, and some text besides.
-const textArb = fc.array(
-  fc.oneof(
-    fc.constantFrom('_', '"', '[', ']', '{', '}', ',', '\\', ':', 'lockweave', ':lockweave:line', ':lockweave:fence', ':{lockweave}:lapses', 'u007b', ' ', '\n'),
-    fc.string({ minLength: 1, maxLength: 3 }),
-  ),
-  { minLength: 1, maxLength: 6 },
-).map((pieces) => pieces.join('')).filter((text) => text !== '' && !/[\uD800-\uDFFF]/u.test(text));
+const textArb = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(
+        '_',
+        '"',
+        '[',
+        ']',
+        '{',
+        '}',
+        ',',
+        '\\',
+        ':',
+        'lockweave',
+        ':lockweave:line',
+        ':lockweave:fence',
+        ':{lockweave}:lapses',
+        'u007b',
+        ' ',
+        '\n',
+      ),
+      fc.string({ minLength: 1, maxLength: 3 }),
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
+  .map((pieces) => pieces.join(''))
+  .filter((text) => text !== '' && !/[\uD800-\uDFFF]/u.test(text));
 const requestArb = fc.record({
   flag: flagArb,
   key: fc.oneof(textArb, fc.integer(), fc.array(fc.oneof(textArb, fc.integer()), { minLength: 1, maxLength: 3 })),
 });
 const asText = (key: unknown): unknown => (Array.isArray(key) ? key.map(String) : String(key));
 
-test('property: one Redis key means one (businessFlag, key), and no key is lockweave\'s own', (t) => {
+test("property: one Redis key means one (businessFlag, key), and no key is lockweave's own", (t) => {
   for (const prefix of ['LOCK_', '{app}LOCK_', '']) {
-    fc.assert(fc.property(requestArb, requestArb, (a, b) => {
-      const keyOf = (r: typeof a) => {
-        const L = defineLock({ businessFlag: r.flag, prefix });
-        return Array.isArray(r.key) ? compositeLockKey(prefix, r.flag, r.key) : L.keyFor(r.key);
-      };
-      const [ka, kb] = [keyOf(a), keyOf(b)];
-      if (ka === kb) assert.deepStrictEqual([a.flag, asText(a.key)], [b.flag, asText(b.key)], `${ka} is two locks`);
-      // It reads back to what was asked.
-      const rest = ka.slice(prefix.length + a.flag.length + 1);
-      assert.deepStrictEqual(decode(rest), Array.isArray(a.key) ? { parts: a.key.map(String) } : { single: String(a.key) });
-      // No lock key is another's line, lapses or fencing counter, nor its own; those share its slot.
-      for (const own of [...Object.values(waitingLineOf(kb)), fenceCounterOf(kb)]) assert.notStrictEqual(ka, own);
-      assert.strictEqual(slotOf(fenceCounterOf(ka)), slotOf(ka));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(requestArb, requestArb, (a, b) => {
+        const keyOf = (r: typeof a) => {
+          const L = defineLock({ businessFlag: r.flag, prefix });
+          return Array.isArray(r.key) ? compositeLockKey(prefix, r.flag, r.key) : L.keyFor(r.key);
+        };
+        const [ka, kb] = [keyOf(a), keyOf(b)];
+        if (ka === kb) assert.deepStrictEqual([a.flag, asText(a.key)], [b.flag, asText(b.key)], `${ka} is two locks`);
+        // It reads back to what was asked.
+        const rest = ka.slice(prefix.length + a.flag.length + 1);
+        assert.deepStrictEqual(
+          decode(rest),
+          Array.isArray(a.key) ? { parts: a.key.map(String) } : { single: String(a.key) },
+        );
+        // No lock key is another's line, lapses or fencing counter, nor its own; those share its slot.
+        for (const own of [...Object.values(waitingLineOf(kb)), fenceCounterOf(kb)]) assert.notStrictEqual(ka, own);
+        assert.strictEqual(slotOf(fenceCounterOf(ka)), slotOf(ka));
+      }),
+      { numRuns: 300 },
+    );
   }
   t.pass();
 });
 
-test('a value that names another key\'s fencing counter or line locks a key of its own', (t) => {
+test("a value that names another key's fencing counter or line locks a key of its own", (t) => {
   for (const prefix of ['LOCK_', '{app}LOCK_']) {
     const L = defineLock({ businessFlag: 'f', prefix });
     for (const base of ['{t1}o7', 'o7']) {
@@ -173,20 +227,27 @@ test('a value that names another key\'s fencing counter or line locks a key of i
   }
 });
 
-test.serial('acquire, run and runComposite return a rejected promise, never throw, whatever fails on the way', async (t) => {
-  configure({ store: new MemoryLockStore() });
-  const redlocked = defineLock({ businessFlag: 'sync', redlock: true });
-  configure({ defaults: { fencing: true } }); // valid alone; together with the spec's redlock, refused when resolved
-  try {
-    for (const call of [() => redlocked.acquire('k'), () => redlocked.run('k', async () => 'ran'), () => redlocked.runComposite(['a', 'b'], async () => 'ran')]) {
-      let returned: Promise<unknown> | undefined;
-      t.notThrows(() => (returned = call()));
-      await t.throwsAsync(returned!, { instanceOf: TypeError, message: /redlock and fencing/ });
+test.serial(
+  'acquire, run and runComposite return a rejected promise, never throw, whatever fails on the way',
+  async (t) => {
+    configure({ store: new MemoryLockStore() });
+    const redlocked = defineLock({ businessFlag: 'sync', redlock: true });
+    configure({ defaults: { fencing: true } }); // valid alone; together with the spec's redlock, refused when resolved
+    try {
+      for (const call of [
+        () => redlocked.acquire('k'),
+        () => redlocked.run('k', async () => 'ran'),
+        () => redlocked.runComposite(['a', 'b'], async () => 'ran'),
+      ]) {
+        let returned: Promise<unknown> | undefined;
+        t.notThrows(() => (returned = call()));
+        await t.throwsAsync(returned!, { instanceOf: TypeError, message: /redlock and fencing/ });
+      }
+      for (const bad of [undefined, 'not an array', {}] as unknown as unknown[][]) {
+        await t.throwsAsync(payOrder.acquireComposite(bad), { instanceOf: LockKeyError });
+      }
+    } finally {
+      configure({ defaults: {} });
     }
-    for (const bad of [undefined, 'not an array', {}] as unknown as unknown[][]) {
-      await t.throwsAsync(payOrder.acquireComposite(bad), { instanceOf: LockKeyError });
-    }
-  } finally {
-    configure({ defaults: {} });
-  }
-});
+  },
+);

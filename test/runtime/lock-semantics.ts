@@ -2,7 +2,14 @@
 // (the Redis store in redis-lock.test.ts, the in-process store in memory-lock.test.ts).
 import type { TestFn } from 'ava';
 import {
-  defineLock, withLock, lock, LockAcquireError, LockLostError, NestedLease, type LockEvent, type LockSpec,
+  defineLock,
+  withLock,
+  lock,
+  LockAcquireError,
+  LockLostError,
+  NestedLease,
+  type LockEvent,
+  type LockSpec,
 } from 'lockweave';
 import { uniqueId } from '../helpers/redis-fixture';
 import { sleep, until } from '../helpers/time';
@@ -31,10 +38,11 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
    * 'waiting' (a caller reports it after its place is taken). An event to wait on, not a guess at
    * how long a loaded machine takes to get there.
    */
-  const waiting = (key: string, count = 1) => until(
-    () => probe().events.filter((e) => e.type === 'waiting' && e.key === key).length >= count,
-    { what: `${count} caller(s) waiting for ${key}`, timeoutMs: 20_000 },
-  );
+  const waiting = (key: string, count = 1) =>
+    until(() => probe().events.filter((e) => e.type === 'waiting' && e.key === key).length >= count, {
+      what: `${count} caller(s) waiting for ${key}`,
+      timeoutMs: 20_000,
+    });
 
   test('acquire stores the lease token under the key with the lease as TTL; release deletes it', async (t) => {
     const L = spec('basic', { lockTime: 10_000 });
@@ -50,7 +58,10 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
   test('a second caller cannot take a held key; with retries=0 it fails after one attempt', async (t) => {
     const L = spec('exclusive', { retries: 0 });
     const first = await L.acquire('A');
-    const error = await t.throwsAsync(L.acquire('A').then(() => undefined), { instanceOf: LockAcquireError });
+    const error = await t.throwsAsync(
+      L.acquire('A').then(() => undefined),
+      { instanceOf: LockAcquireError },
+    );
     t.is(error!.attempts, 1);
     t.is(error!.key, L.keyFor('A'));
     t.is(await probe().holder(first!.key), (first as { token: string }).token);
@@ -60,8 +71,18 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
   test('retries=10: eleven attempts, for a caller alone and for callers queued behind another in their process', async (t) => {
     const L = spec('eleven', { retries: 10, waitTime: 40 });
     const holder = await L.acquire('A');
-    const errors = await Promise.all([1, 2, 3].map(() => L.acquire('A').then(() => undefined, (error: LockAcquireError) => error)));
-    t.deepEqual(errors.map((error) => error?.attempts), [11, 11, 11]);
+    const errors = await Promise.all(
+      [1, 2, 3].map(() =>
+        L.acquire('A').then(
+          () => undefined,
+          (error: LockAcquireError) => error,
+        ),
+      ),
+    );
+    t.deepEqual(
+      errors.map((error) => error?.attempts),
+      [11, 11, 11],
+    );
     await holder!.release();
   });
 
@@ -157,9 +178,11 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const waiters: Promise<void>[] = [];
     for (const id of [1, 2, 3, 4]) {
       // They arrive one after another while the key is held: each once the one before waits in line.
-      waiters.push(withLockOf(L, 'A', async () => {
-        served.push(id);
-      }));
+      waiters.push(
+        withLockOf(L, 'A', async () => {
+          served.push(id);
+        }),
+      );
       await waiting(holder!.key, id);
     }
     await holder!.release();
@@ -186,20 +209,31 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     let inside = 0;
     let most = 0;
     const order: string[] = [];
-    const job = (name: string) => () => withLockOf(L, 'A', async () => {
-      most = Math.max(most, ++inside);
-      order.push(`${name} in`);
-      await sleep(60);
-      // Nested in a nested call: its own chain holds the key, so it goes straight in (no deadlock).
-      await withLockOf(L, 'A', async () => order.push(`${name} inner`));
-      order.push(`${name} out`);
-      inside--;
-    });
+    const job = (name: string) => () =>
+      withLockOf(L, 'A', async () => {
+        most = Math.max(most, ++inside);
+        order.push(`${name} in`);
+        await sleep(60);
+        // Nested in a nested call: its own chain holds the key, so it goes straight in (no deadlock).
+        await withLockOf(L, 'A', async () => order.push(`${name} inner`));
+        order.push(`${name} out`);
+        inside--;
+      });
     await withLockOf(L, 'A', async () => {
       await Promise.all([job('one')(), job('two')(), job('three')()]);
     });
     t.is(most, 1, 'never two sibling bodies inside the lock at once');
-    t.deepEqual(order, ['one in', 'one inner', 'one out', 'two in', 'two inner', 'two out', 'three in', 'three inner', 'three out']);
+    t.deepEqual(order, [
+      'one in',
+      'one inner',
+      'one out',
+      'two in',
+      'two inner',
+      'two out',
+      'three in',
+      'three inner',
+      'three out',
+    ]);
     t.falsy(await probe().holder(L.keyFor('A')));
   });
 
@@ -248,7 +282,11 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const businessFlag = flag('withlock');
     t.is(await withLock({ businessFlag, key: 'A' }, async () => 'paid'), 'paid');
     const failure = new RangeError('card declined');
-    const thrown = await t.throwsAsync(withLock({ businessFlag, key: 'A' }, async () => { throw failure; }));
+    const thrown = await t.throwsAsync(
+      withLock({ businessFlag, key: 'A' }, async () => {
+        throw failure;
+      }),
+    );
     t.is(thrown, failure);
     t.falsy(await probe().holder(`LOCK_${businessFlag}_A`));
   });
@@ -266,7 +304,9 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     test('a lock that asks for fencing is refused, saying why; nothing is locked', async (t) => {
       const businessFlag = flag('fenced');
       // Refused where the options meet (defineLock, or the first acquire when configure() brings one of them).
-      const error = await t.throwsAsync(async () => defineLock({ businessFlag, fencing: true, retries: 0 }).acquire('A'));
+      const error = await t.throwsAsync(async () =>
+        defineLock({ businessFlag, fencing: true, retries: 0 }).acquire('A'),
+      );
       t.regex(error!.message, /fencing/);
       t.falsy(await probe().holder(`LOCK_${businessFlag}_A`));
     });
@@ -284,7 +324,10 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     const third = await L.acquire('A');
     await third!.release();
     const fences = [first, second, third].map((lease) => (lease as { fence?: number }).fence);
-    t.true(fences.every((fence) => typeof fence === 'number'), String(fences));
+    t.true(
+      fences.every((fence) => typeof fence === 'number'),
+      String(fences),
+    );
     t.true(fences[0]! < fences[1]! && fences[1]! < fences[2]!, String(fences));
   });
 }

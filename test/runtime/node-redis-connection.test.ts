@@ -16,31 +16,37 @@ async function connected(url: string) {
   return client;
 }
 
-test.serial('Redis going down: LockAcquireError within the wait bound, its cause naming the server; locking again once it is back', async (t) => {
-  const own = await startRedisServer();
-  const client = await connected(own.url);
-  try {
-    configure({ redis: client });
-    const L = defineLock({ businessFlag: 'nodeRedisDown', retries: 10, waitTime: 200 });
-    await (await L.acquire('A'))!.release();
-    await own.kill();
-    const started = Date.now();
-    const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
-    const waited = Date.now() - started;
-    t.true(error!.cause instanceof RedisConnectionError, String(error!.cause));
-    t.regex(error!.message, new RegExp(`Redis at 127\\.0\\.0\\.1:${own.port} is unreachable`));
-    t.true(waited < 2_000 + 2_000 + 2_000, `the wait bound (2 s) plus one command timeout and slack; took ${waited} ms`);
-    await own.restart();
-    const again = defineLock({ businessFlag: 'nodeRedisDown', retries: 40, waitTime: 250 });
-    const lease = await again.acquire('A');
-    t.true(lease!.held, 'node-redis reconnected by itself and the lock works again');
-    await lease!.release();
-  } finally {
-    await close();
-    client.destroy();
-    await own.stop();
-  }
-});
+test.serial(
+  'Redis going down: LockAcquireError within the wait bound, its cause naming the server; locking again once it is back',
+  async (t) => {
+    const own = await startRedisServer();
+    const client = await connected(own.url);
+    try {
+      configure({ redis: client });
+      const L = defineLock({ businessFlag: 'nodeRedisDown', retries: 10, waitTime: 200 });
+      await (await L.acquire('A'))!.release();
+      await own.kill();
+      const started = Date.now();
+      const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
+      const waited = Date.now() - started;
+      t.true(error!.cause instanceof RedisConnectionError, String(error!.cause));
+      t.regex(error!.message, new RegExp(`Redis at 127\\.0\\.0\\.1:${own.port} is unreachable`));
+      t.true(
+        waited < 2_000 + 2_000 + 2_000,
+        `the wait bound (2 s) plus one command timeout and slack; took ${waited} ms`,
+      );
+      await own.restart();
+      const again = defineLock({ businessFlag: 'nodeRedisDown', retries: 40, waitTime: 250 });
+      const lease = await again.acquire('A');
+      t.true(lease!.held, 'node-redis reconnected by itself and the lock works again');
+      await lease!.release();
+    } finally {
+      await close();
+      client.destroy();
+      await own.stop();
+    }
+  },
+);
 
 test.serial('a release that failed while Redis was down is sent again once the client is back', async (t) => {
   const own = await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'always']);
@@ -67,23 +73,26 @@ test.serial('a release that failed while Redis was down is sent again once the c
 });
 
 for (const family of ['redis', 'redis5']) {
-  test.serial(`${family}: with Redis gone, the process gets its LockAcquireError and exits without close() (the subscriber does not hold it)`, async (t) => {
-    const own = await startRedisServer();
-    const child = spawn(process.execPath, [join(__dirname, 'programs', 'node-redis-down-exit.js'), family], {
-      env: { ...process.env, REDIS_URL: own.url },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.on('data', (data) => {
-      out += data;
-      if (out === 'ready\n') void own.kill().then(() => child.stdin!.write('down\n'));
-    });
-    const code = await new Promise<number | string | null>((resolve) => {
-      const killer = setTimeout(() => (child.kill('SIGKILL'), resolve('killed after 20 s: it hung')), 20_000);
-      child.once('exit', (exitCode) => (clearTimeout(killer), resolve(exitCode)));
-    });
-    await own.stop();
-    t.is(code, 0, out);
-    t.regex(out, new RegExp(`LockAcquireError after \\d+ ms: .*Redis at 127\\.0\\.0\\.1:${own.port} is unreachable`));
-  });
+  test.serial(
+    `${family}: with Redis gone, the process gets its LockAcquireError and exits without close() (the subscriber does not hold it)`,
+    async (t) => {
+      const own = await startRedisServer();
+      const child = spawn(process.execPath, [join(__dirname, 'programs', 'node-redis-down-exit.js'), family], {
+        env: { ...process.env, REDIS_URL: own.url },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout!.on('data', (data) => {
+        out += data;
+        if (out === 'ready\n') void own.kill().then(() => child.stdin!.write('down\n'));
+      });
+      const code = await new Promise<number | string | null>((resolve) => {
+        const killer = setTimeout(() => (child.kill('SIGKILL'), resolve('killed after 20 s: it hung')), 20_000);
+        child.once('exit', (exitCode) => (clearTimeout(killer), resolve(exitCode)));
+      });
+      await own.stop();
+      t.is(code, 0, out);
+      t.regex(out, new RegExp(`LockAcquireError after \\d+ ms: .*Redis at 127\\.0\\.0\\.1:${own.port} is unreachable`));
+    },
+  );
 }

@@ -37,7 +37,9 @@ export function useNodeRedis(
 }
 
 /** A node-redis `createClient`, of whichever version the test file imports. */
-type CreateClient = (options: { url: string }) => NodeRedisFixture['client'] & { on(event: 'error', listener: () => void): unknown; connect(): Promise<unknown> };
+type CreateClient = (options: {
+  url: string;
+}) => NodeRedisFixture['client'] & { on(event: 'error', listener: () => void): unknown; connect(): Promise<unknown> };
 
 /**
  * The shared promises (lock-semantics.ts) through a client of `createClient`'s version, connected
@@ -45,12 +47,16 @@ type CreateClient = (options: { url: string }) => NodeRedisFixture['client'] & {
  */
 export function nodeRedisLockSemantics(test: TestFn, createClient: CreateClient): void {
   const events: LockEvent[] = [];
-  const fixture = useNodeRedis(test, async (url) => {
-    const client = createClient({ url });
-    client.on('error', () => undefined);
-    await client.connect();
-    return client;
-  }, { logger: (event) => events.push(event) });
+  const fixture = useNodeRedis(
+    test,
+    async (url) => {
+      const client = createClient({ url });
+      client.on('error', () => undefined);
+      await client.connect();
+      return client;
+    },
+    { logger: (event) => events.push(event) },
+  );
   lockSemantics(test, () => ({
     holder: (key) => fixture.redis.get(key),
     pttl: (key) => fixture.redis.pttl(key),

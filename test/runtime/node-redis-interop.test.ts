@@ -13,6 +13,10 @@ test('node-redis v6, node-redis v5 and ioredis processes take turns on one key: 
   const flag = uniqueId('interop');
   const counterKey = uniqueId('interop-counter');
   const families = ['redis', 'redis5', 'ioredis'];
-  const reports = await Promise.all(families.map((family) => runHotKeyCallers(fixture.server.url, [family, flag, 'K', '3', '5000', '2', '1000', counterKey])));
+  const reports = await Promise.all(
+    families.map((family) =>
+      runHotKeyCallers(fixture.server.url, [family, flag, 'K', '3', '5000', '2', '1000', counterKey]),
+    ),
+  );
   assertTookTurns(t, reports, Number(await fixture.redis.get(counterKey)));
 });

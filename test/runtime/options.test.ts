@@ -4,47 +4,88 @@ import test from 'ava';
 import { configure, lock, MemoryLockStore, withLock } from 'lockweave';
 import { createClient, createCluster } from 'redis';
 
-test.serial('a lockTime or waitTime that is not whole milliseconds is refused before any attempt, on the in-process store too', async (t) => {
-  const store = new MemoryLockStore();
-  configure({ store });
-  for (const bad of [{ lockTime: 1500.5 }, { waitTime: 0.5 }, { lockTime: 0 }, { lockTime: Number.MAX_VALUE }, { waitTime: Number.NaN }]) {
-    const error = await t.throwsAsync(withLock({ businessFlag: 'opts', key: 'k', ...bad }, () => 'ran'), { instanceOf: TypeError });
-    t.regex(error!.message, /must be a whole number of milliseconds > 0/, JSON.stringify(bad));
-  }
-  t.is(await store.holder('LOCK_opts_k'), undefined, 'nothing was locked');
-  t.throws(() => configure({ store, defaults: { lockTime: 1500.5 } }), { message: /lockTime must be a whole number of milliseconds/ });
-  await t.throwsAsync(lock({ businessFlag: 'opts', key: 'k', waitTime: 1.5 }), { message: /waitTime must be a whole number/ });
-});
+test.serial(
+  'a lockTime or waitTime that is not whole milliseconds is refused before any attempt, on the in-process store too',
+  async (t) => {
+    const store = new MemoryLockStore();
+    configure({ store });
+    for (const bad of [
+      { lockTime: 1500.5 },
+      { waitTime: 0.5 },
+      { lockTime: 0 },
+      { lockTime: Number.MAX_VALUE },
+      { waitTime: Number.NaN },
+    ]) {
+      const error = await t.throwsAsync(
+        withLock({ businessFlag: 'opts', key: 'k', ...bad }, () => 'ran'),
+        { instanceOf: TypeError },
+      );
+      t.regex(error!.message, /must be a whole number of milliseconds > 0/, JSON.stringify(bad));
+    }
+    t.is(await store.holder('LOCK_opts_k'), undefined, 'nothing was locked');
+    t.throws(() => configure({ store, defaults: { lockTime: 1500.5 } }), {
+      message: /lockTime must be a whole number of milliseconds/,
+    });
+    await t.throwsAsync(lock({ businessFlag: 'opts', key: 'k', waitTime: 1.5 }), {
+      message: /waitTime must be a whole number/,
+    });
+  },
+);
 
-test.serial('redlock with fencing or replicas is refused wherever the options are given: the pair needs the one server that made the grant', async (t) => {
-  configure({ store: new MemoryLockStore() });
-  for (const bad of [{ redlock: true, fencing: true }, { redlock: true, replicas: 1 }]) {
-    const error = await t.throwsAsync(withLock({ businessFlag: 'opts', key: 'k', ...bad }, () => 'ran'), { instanceOf: TypeError });
-    t.regex(error!.message, /options redlock and (fencing|replicas) cannot be combined/, JSON.stringify(bad));
-    t.throws(() => configure({ defaults: bad }), { message: /cannot be combined/ });
-  }
-  configure({ defaults: { redlock: true } });
-  await t.throwsAsync(withLock({ businessFlag: 'opts', key: 'k', fencing: true }, () => 'ran'), { message: /options redlock and fencing cannot be combined/ });
-  configure({ defaults: { redlock: false } });
-});
+test.serial(
+  'redlock with fencing or replicas is refused wherever the options are given: the pair needs the one server that made the grant',
+  async (t) => {
+    configure({ store: new MemoryLockStore() });
+    for (const bad of [
+      { redlock: true, fencing: true },
+      { redlock: true, replicas: 1 },
+    ]) {
+      const error = await t.throwsAsync(
+        withLock({ businessFlag: 'opts', key: 'k', ...bad }, () => 'ran'),
+        { instanceOf: TypeError },
+      );
+      t.regex(error!.message, /options redlock and (fencing|replicas) cannot be combined/, JSON.stringify(bad));
+      t.throws(() => configure({ defaults: bad }), { message: /cannot be combined/ });
+    }
+    configure({ defaults: { redlock: true } });
+    await t.throwsAsync(
+      withLock({ businessFlag: 'opts', key: 'k', fencing: true }, () => 'ran'),
+      { message: /options redlock and fencing cannot be combined/ },
+    );
+    configure({ defaults: { redlock: false } });
+  },
+);
 
 test.serial('configure({ redis }) refuses a client it does not understand instead of reading it as options', (t) => {
   // The shape of a node-redis client: ioredis would take it for options and connect to 127.0.0.1:6379.
   class RedisClient {
     isOpen = true;
-    async connect() { return this; }
-    async sendCommand() { return 'OK'; }
+    async connect() {
+      return this;
+    }
+    async sendCommand() {
+      return 'OK';
+    }
   }
   for (const redis of [new RedisClient(), new Map(), 6379, () => undefined]) {
     const error = t.throws(() => configure({ redis: redis as never }), { instanceOf: TypeError });
-    t.regex(error!.message, /takes an ioredis Redis or Cluster, a node-redis client, a redis:\/\/ URL, or ioredis options; got /);
+    t.regex(
+      error!.message,
+      /takes an ioredis Redis or Cluster, a node-redis client, a redis:\/\/ URL, or ioredis options; got /,
+    );
   }
   t.regex(t.throws(() => configure({ redis: new RedisClient() as never }))!.message, /got an instance of RedisClient/);
   // node-redis itself: a client or cluster not connected yet is refused saying why.
   const notOpen = createClient({ url: 'redis://127.0.0.1:1' });
-  t.regex(t.throws(() => configure({ redis: notOpen }), { instanceOf: TypeError })!.message, /not open: call `await client.connect\(\)`/);
+  t.regex(
+    t.throws(() => configure({ redis: notOpen }), { instanceOf: TypeError })!.message,
+    /not open: call `await client.connect\(\)`/,
+  );
   const cluster = createCluster({ rootNodes: [{ url: 'redis://127.0.0.1:1' }] });
-  t.regex(t.throws(() => configure({ redis: cluster as never }), { instanceOf: TypeError })!.message, /node-redis cluster is not open: call `await cluster.connect\(\)`/);
+  t.regex(
+    t.throws(() => configure({ redis: cluster as never }), { instanceOf: TypeError })!.message,
+    /node-redis cluster is not open: call `await cluster.connect\(\)`/,
+  );
   t.notThrows(() => configure({ redis: { host: '127.0.0.1', port: 1, lazyConnect: true } }));
   t.notThrows(() => configure({ redis: 'redis://127.0.0.1:1' }));
   configure({ store: new MemoryLockStore() });

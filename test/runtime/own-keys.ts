@@ -18,10 +18,13 @@ export function ownKeysCases(test: TestFn, look: () => Pick<Redis, 'zcard' | 'ex
       test(`prefix ${prefix}, value ${base}: values naming the key's own keys leave its locks working`, async (t) => {
         const L = defineLock({ businessFlag: uniqueId('own'), prefix, fencing: true, retries: 20, waitTime: 2_000 });
         // The attack: every value that would name one of the key's own keys, held the whole test.
-        const squatters = await Promise.all(OWN_NAME_SUFFIXES.map(async (suffix) => (await L.acquire(base + suffix)) as Lease));
+        const squatters = await Promise.all(
+          OWN_NAME_SUFFIXES.map(async (suffix) => (await L.acquire(base + suffix)) as Lease),
+        );
         const key = L.keyFor(base);
         const own = [waitingLineOf(key).line, waitingLineOf(key).lapses, fenceCounterOf(key)];
-        for (const squatter of squatters) t.false(own.includes(squatter.key), `${squatter.key} is one of ${key}'s own keys`);
+        for (const squatter of squatters)
+          t.false(own.includes(squatter.key), `${squatter.key} is one of ${key}'s own keys`);
 
         // A fenced grant, a waiter handed the key by the release script, and a release that frees it.
         const first = (await L.acquire(base)) as Lease;

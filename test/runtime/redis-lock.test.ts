@@ -1,6 +1,6 @@
 // The lock's promises on a real redis-server.
 import test from 'ava';
-import { type LockEvent } from 'lockweave';
+import type { LockEvent } from 'lockweave';
 import { useRedis } from '../helpers/redis-fixture';
 import { lockSemantics } from './lock-semantics';
 

@@ -19,11 +19,13 @@ let servers: RedisServer[];
 test.before(async () => {
   servers = await Promise.all([0, 1, 2].map(() => startRedisServer()));
   // Set once started: the helper's start-up PING would be refused with a password.
-  await Promise.all(servers.map(async (server) => {
-    const admin = new Redis(server.url);
-    await admin.config('SET', 'requirepass', RIGHT);
-    admin.disconnect();
-  }));
+  await Promise.all(
+    servers.map(async (server) => {
+      const admin = new Redis(server.url);
+      await admin.config('SET', 'requirepass', RIGHT);
+      admin.disconnect();
+    }),
+  );
 });
 test.after.always(async () => {
   await close();
@@ -60,9 +62,17 @@ function safeJson(value: unknown): string {
   }
 }
 
-function assertNoSecret(t: { false(value: boolean, message?: string): void }, text: string, secret: string, pieces: readonly string[] = [secret]): void {
+function assertNoSecret(
+  t: { false(value: boolean, message?: string): void },
+  text: string,
+  secret: string,
+  pieces: readonly string[] = [secret],
+): void {
   for (const piece of [secret, encodeURIComponent(secret), ...pieces.filter((p) => p.length >= 4)]) {
-    t.false(text.includes(piece), `printed ${JSON.stringify(piece)}: ${text.slice(Math.max(0, text.indexOf(piece) - 200), text.indexOf(piece) + 100)}`);
+    t.false(
+      text.includes(piece),
+      `printed ${JSON.stringify(piece)}: ${text.slice(Math.max(0, text.indexOf(piece) - 200), text.indexOf(piece) + 100)}`,
+    );
   }
 }
 
@@ -78,35 +88,54 @@ async function failedLock(flag: string, options: { redlock?: boolean } = {}): Pr
 
 const wrongUrl = (server: RedisServer) => `redis://:${encodeURIComponent(WRONG)}@127.0.0.1:${server.port}`;
 
-test.serial('a wrong password in a URL: the error, its cause chain and the logger events hold no trace of it', async (t) => {
-  const events: LockEvent[] = [];
-  configure({ redis: wrongUrl(servers[0]!), logger: (event) => events.push(event) });
-  const error = await failedLock('secret-url');
-  t.true(error instanceof LockAcquireError);
-  t.regex((error as Error).message, /refused the credentials/);
-  assertNoSecret(t, exposed(error), WRONG, WRONG_PIECES);
-  t.true(events.length > 0);
-  assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), WRONG, WRONG_PIECES);
-  await close();
-});
+test.serial(
+  'a wrong password in a URL: the error, its cause chain and the logger events hold no trace of it',
+  async (t) => {
+    const events: LockEvent[] = [];
+    configure({ redis: wrongUrl(servers[0]!), logger: (event) => events.push(event) });
+    const error = await failedLock('secret-url');
+    t.true(error instanceof LockAcquireError);
+    t.regex((error as Error).message, /refused the credentials/);
+    assertNoSecret(t, exposed(error), WRONG, WRONG_PIECES);
+    t.true(events.length > 0);
+    assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), WRONG, WRONG_PIECES);
+    await close();
+  },
+);
 
-test.serial('a wrong password in options, and an ioredis client with a wrong password passed in: nothing passes it on', async (t) => {
-  const events: LockEvent[] = [];
-  configure({ redis: { host: '127.0.0.1', port: servers[0]!.port, password: WRONG }, logger: (event) => events.push(event) });
-  assertNoSecret(t, exposed(await failedLock('secret-options')), WRONG, WRONG_PIECES);
-  await close();
-  const client = new Redis({ host: '127.0.0.1', port: servers[0]!.port, password: WRONG, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 1 });
-  client.on('error', () => undefined);
-  t.teardown(() => client.disconnect());
-  configure({ redis: client, logger: (event) => events.push(event) });
-  assertNoSecret(t, exposed(await failedLock('secret-client')), WRONG, WRONG_PIECES);
-  assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), WRONG, WRONG_PIECES);
-  await close();
-});
+test.serial(
+  'a wrong password in options, and an ioredis client with a wrong password passed in: nothing passes it on',
+  async (t) => {
+    const events: LockEvent[] = [];
+    configure({
+      redis: { host: '127.0.0.1', port: servers[0]!.port, password: WRONG },
+      logger: (event) => events.push(event),
+    });
+    assertNoSecret(t, exposed(await failedLock('secret-options')), WRONG, WRONG_PIECES);
+    await close();
+    const client = new Redis({
+      host: '127.0.0.1',
+      port: servers[0]!.port,
+      password: WRONG,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 1,
+    });
+    client.on('error', () => undefined);
+    t.teardown(() => client.disconnect());
+    configure({ redis: client, logger: (event) => events.push(event) });
+    assertNoSecret(t, exposed(await failedLock('secret-client')), WRONG, WRONG_PIECES);
+    assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), WRONG, WRONG_PIECES);
+    await close();
+  },
+);
 
 test.serial('Redlock servers with a wrong password: the no-majority error names host:port only', async (t) => {
   const events: LockEvent[] = [];
-  configure({ redis: `redis://:${RIGHT}@127.0.0.1:${servers[0]!.port}`, redlock: servers.map(wrongUrl), logger: (event) => events.push(event) });
+  configure({
+    redis: `redis://:${RIGHT}@127.0.0.1:${servers[0]!.port}`,
+    redlock: servers.map(wrongUrl),
+    logger: (event) => events.push(event),
+  });
   const error = await failedLock('secret-redlock', { redlock: true });
   t.regex((error as Error).message, /127\.0\.0\.1:\d+/);
   assertNoSecret(t, exposed(error), WRONG, WRONG_PIECES);
@@ -129,10 +158,21 @@ test('refused configuration never prints a password: raw / @ : % # ? in URLs, Cl
     { redis: { host: `user:${secret}@127.0.0.1`, port: 7000 } },
     { redis: { cluster: [{ host: '127.0.0.1', port: 7000, password: secret }] } },
     { redis: { cluster: [`redis://:${encodeURIComponent(secret)}@127.0.0.1:7000`, 'redis://:other@127.0.0.1:7001'] } },
-    { redis: [`redis://:${encodeURIComponent(secret)}@127.0.0.1:7000`, `rediss://:${encodeURIComponent(secret)}@127.0.0.1:7001`] },
+    {
+      redis: [
+        `redis://:${encodeURIComponent(secret)}@127.0.0.1:7000`,
+        `rediss://:${encodeURIComponent(secret)}@127.0.0.1:7001`,
+      ],
+    },
     { redlock: [raw(7001), raw(7002), raw(7003)] },
     { redlock: [7001, 7002, 7001].map((port) => `redis://:${encodeURIComponent(secret)}@127.0.0.1:${port}`) },
-    { redlock: ['redis://127.0.0.1:7001', 'redis://127.0.0.1:7002', `ftp://:${encodeURIComponent(secret)}@127.0.0.1:7003`] },
+    {
+      redlock: [
+        'redis://127.0.0.1:7001',
+        'redis://127.0.0.1:7002',
+        `ftp://:${encodeURIComponent(secret)}@127.0.0.1:7003`,
+      ],
+    },
     { redis: { host: '127.0.0.1', port: 7000, password: 42, hots: secret } },
   ];
   for (const options of refused) {
@@ -144,30 +184,36 @@ test('refused configuration never prints a password: raw / @ : % # ? in URLs, Cl
   }
 });
 
-test.serial('a node-redis client whose password the server stops taking: the errors passed on hold no trace of it', async (t) => {
-  const { createClient } = await import('redis');
-  // Its own server: the password is changed under the client, then its connection is cut.
-  const own = await startRedisServer();
-  const admin = new Redis(own.url);
-  const old = 'Narwhal/Pangolin@Quetzal:Manatee%Ocelot';
-  await admin.config('SET', 'requirepass', old);
-  await admin.auth(old);
-  const client = createClient({ url: `redis://:${encodeURIComponent(old)}@127.0.0.1:${own.port}`, socket: { reconnectStrategy: () => 50 } });
-  client.on('error', () => undefined);
-  await client.connect();
-  t.teardown(async () => {
-    client.destroy();
-    admin.disconnect();
-    await own.stop();
-  });
-  const events: LockEvent[] = [];
-  configure({ redis: client as never, logger: (event) => events.push(event) });
-  await admin.config('SET', 'requirepass', RIGHT);
-  await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
-  const error = await failedLock('secret-node-redis');
-  t.true(error instanceof Error);
-  const pieces = old.split(/[/@:%]/);
-  assertNoSecret(t, exposed(error), old, pieces);
-  assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), old, pieces);
-  await close();
-});
+test.serial(
+  'a node-redis client whose password the server stops taking: the errors passed on hold no trace of it',
+  async (t) => {
+    const { createClient } = await import('redis');
+    // Its own server: the password is changed under the client, then its connection is cut.
+    const own = await startRedisServer();
+    const admin = new Redis(own.url);
+    const old = 'Narwhal/Pangolin@Quetzal:Manatee%Ocelot';
+    await admin.config('SET', 'requirepass', old);
+    await admin.auth(old);
+    const client = createClient({
+      url: `redis://:${encodeURIComponent(old)}@127.0.0.1:${own.port}`,
+      socket: { reconnectStrategy: () => 50 },
+    });
+    client.on('error', () => undefined);
+    await client.connect();
+    t.teardown(async () => {
+      client.destroy();
+      admin.disconnect();
+      await own.stop();
+    });
+    const events: LockEvent[] = [];
+    configure({ redis: client as never, logger: (event) => events.push(event) });
+    await admin.config('SET', 'requirepass', RIGHT);
+    await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    const error = await failedLock('secret-node-redis');
+    t.true(error instanceof Error);
+    const pieces = old.split(/[/@:%]/);
+    assertNoSecret(t, exposed(error), old, pieces);
+    assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), old, pieces);
+    await close();
+  },
+);

@@ -36,9 +36,16 @@ test('a holder done with the key gives its grant to a waiter in this process: no
   // The take-over renews the key for the waiter's own lease and takes it out of the line.
   await until(async () => (await fixture.redis.pttl(holder.key)) > 30_000);
   t.is(await fixture.redis.zcard(line), 0);
-  t.deepEqual(events.map((event) => [event.type, 'token' in event ? event.token : undefined]), [
-    ['acquired', holder.token], ['waiting', undefined], ['released', holder.token], ['acquired', holder.token], ['renewed', holder.token],
-  ]);
+  t.deepEqual(
+    events.map((event) => [event.type, 'token' in event ? event.token : undefined]),
+    [
+      ['acquired', holder.token],
+      ['waiting', undefined],
+      ['released', holder.token],
+      ['acquired', holder.token],
+      ['renewed', holder.token],
+    ],
+  );
   await next.release();
   t.is(await fixture.redis.get(holder.key), null);
   // Notices on one channel arrive in order: had the take-over published one, it would come first.
@@ -57,7 +64,10 @@ test('a taken-over grant that turns out lost is reported lost: its signal aborts
   await holder.release();
   const next = await waiter;
   await until(async () => next.signal.aborted);
-  t.regex(String((next.signal.reason as Error).message), /lost the lock .*: the take-over found the key no longer ours/);
+  t.regex(
+    String((next.signal.reason as Error).message),
+    /lost the lock .*: the take-over found the key no longer ours/,
+  );
   await next.release();
   t.is(await fixture.redis.get(holder.key), 'someone-else', 'the release did not touch what is not ours');
 });
@@ -81,7 +91,7 @@ test('a taken-over grant released at once, on a server that forgot the take-over
 
 for (const [why, holderOptions, waiterOptions] of [
   ['the waiter has no watchdog to renew the grant', {}, { watchdog: false, lockTime: 5_000 }],
-  ['the holder\'s grant has less than half the waiter\'s lease left', { watchdog: false, lockTime: 1_000 }, {}],
+  ["the holder's grant has less than half the waiter's lease left", { watchdog: false, lockTime: 1_000 }, {}],
 ] as const) {
   test(`a release hands the key to a waiter in this process under its own token when ${why}`, async (t) => {
     const businessFlag = flag('succession');

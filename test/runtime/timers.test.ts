@@ -22,9 +22,15 @@ test('every timer in the runtime is set through setTimer', (t) => {
 
 test('a 30-day lockTime is refused up front, by defineLock, withLock and lock', async (t) => {
   configure({ store: new MemoryLockStore() });
-  t.throws(() => defineLock({ businessFlag: 'long', lockTime: 30 * DAY_MS }), { instanceOf: TypeError, message: /lockTime .* 24\.8 days/ });
+  t.throws(() => defineLock({ businessFlag: 'long', lockTime: 30 * DAY_MS }), {
+    instanceOf: TypeError,
+    message: /lockTime .* 24\.8 days/,
+  });
   let ran = false;
-  await t.throwsAsync(withLock({ businessFlag: 'long', key: 'k', lockTime: 30 * DAY_MS }, () => (ran = true)), { instanceOf: TypeError });
+  await t.throwsAsync(
+    withLock({ businessFlag: 'long', key: 'k', lockTime: 30 * DAY_MS }, () => (ran = true)),
+    { instanceOf: TypeError },
+  );
   await t.throwsAsync(lock({ businessFlag: 'long', key: 'k', waitTime: 30 * DAY_MS }), { instanceOf: TypeError });
   t.false(ran);
   t.notThrows(() => defineLock({ businessFlag: 'long', lockTime: 24 * DAY_MS }));
@@ -32,7 +38,10 @@ test('a 30-day lockTime is refused up front, by defineLock, withLock and lock', 
 
 test('MemoryLockStore refuses a lease it cannot keep rather than letting it end at once', async (t) => {
   const store = new MemoryLockStore();
-  await t.throwsAsync(store.tryAcquire('k', 'first', 30 * DAY_MS), { instanceOf: RangeError, message: /a lease of 2592000000 ms/ });
+  await t.throwsAsync(store.tryAcquire('k', 'first', 30 * DAY_MS), {
+    instanceOf: RangeError,
+    message: /a lease of 2592000000 ms/,
+  });
   t.is(store.holder('k'), undefined, 'nothing was held');
   t.true(await store.tryAcquire('k', 'first', 2 ** 31 - 1));
   await new Promise((resolve) => setImmediate(resolve));
@@ -43,7 +52,10 @@ test('MemoryLockStore refuses a lease it cannot keep rather than letting it end 
 
 test('a wait bound (retries × waitTime) past 24.8 days is refused; one within it is kept by a nested sibling', async (t) => {
   configure({ store: new MemoryLockStore() });
-  t.throws(() => defineLock({ businessFlag: 'bound', retries: 3, waitTime: 1_000_000_000 }), { instanceOf: TypeError, message: /retries × waitTime/ });
+  t.throws(() => defineLock({ businessFlag: 'bound', retries: 3, waitTime: 1_000_000_000 }), {
+    instanceOf: TypeError,
+    message: /retries × waitTime/,
+  });
   const L = defineLock({ businessFlag: 'bound', retries: 2, waitTime: 1_000_000_000 });
   const order: string[] = [];
   let releaseFirst!: () => void;

@@ -14,8 +14,12 @@ import { sleep, until } from '../helpers/time';
 const fixture = useRedis(test);
 const flag = (label: string) => uniqueId(label);
 
-const place = (token: string, placeLastsMs: number): PlaceInLine => ({ token, leaseMs: 10_000, placeLastsMs, place: undefined });
-
+const place = (token: string, placeLastsMs: number): PlaceInLine => ({
+  token,
+  leaseMs: 10_000,
+  placeLastsMs,
+  place: undefined,
+});
 
 test('a release passes the key to the first waiter in line, over waiters that came later', async (t) => {
   const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
@@ -24,12 +28,20 @@ test('a release passes the key to the first waiter in line, over waiters that ca
   for (const token of ['first', 'second', 'third']) t.false(await store.tryAcquireInTurn(key, place(token, 10_000)));
   t.is(await store.release(key, 'holder'), 'passed');
   t.is(await fixture.redis.get(key), 'first');
-  t.is(await store.release(key, 'first', { successor: place('second', 10_000) }), 'handed', 'the named successor, first in line, gets it with its lease');
+  t.is(
+    await store.release(key, 'first', { successor: place('second', 10_000) }),
+    'handed',
+    'the named successor, first in line, gets it with its lease',
+  );
   t.is(await fixture.redis.get(key), 'second');
   t.true((await fixture.redis.pttl(key)) > CLAIM_MS, 'a full lease, not a claim');
   t.is(await store.release(key, 'second'), 'passed');
   t.is(await store.release(key, 'third'), 'freed');
-  t.is(await fixture.redis.exists(key, waitingLineOf(key).line, waitingLineOf(key).lapses), 0, 'nothing is left behind');
+  t.is(
+    await fixture.redis.exists(key, waitingLineOf(key).line, waitingLineOf(key).lapses),
+    0,
+    'nothing is left behind',
+  );
   await store.close();
 });
 
@@ -43,7 +55,9 @@ test('a place that lapses (its waiter died) is passed over; a waiter that comes 
   await store.tryAcquireInTurn(key, place('live', 10_000));
   // Both short places lapse: the server's clock, which the line's lapse times are read against, passes them.
   const { lapses } = waitingLineOf(key);
-  const lapseAt = Math.max(...(await Promise.all(['dead', 'slow'].map((token) => fixture.redis.zscore(lapses, token)))).map(Number));
+  const lapseAt = Math.max(
+    ...(await Promise.all(['dead', 'slow'].map((token) => fixture.redis.zscore(lapses, token)))).map(Number),
+  );
   const serverMs = async () => {
     const [seconds, micros] = await fixture.redis.time();
     return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
@@ -112,8 +126,15 @@ function slotOf(key: string): number {
 }
 
 // The one exception, a key with a `}` but no hash tag, fails on Cluster with CROSSSLOT (see waiting-line.ts).
-test('the line and the fencing counter of a key hash to the key\'s own Cluster slot, with or without a hash tag', (t) => {
-  const keys = ['LOCK_payOrder_Test001', 'LOCK_x_{user42}_o7', 'LOCK_{x}{y}', 'LOCK_a{b', 'LOCK_["U7","O42"]', 'LOCK_ü_ß'];
+test("the line and the fencing counter of a key hash to the key's own Cluster slot, with or without a hash tag", (t) => {
+  const keys = [
+    'LOCK_payOrder_Test001',
+    'LOCK_x_{user42}_o7',
+    'LOCK_{x}{y}',
+    'LOCK_a{b',
+    'LOCK_["U7","O42"]',
+    'LOCK_ü_ß',
+  ];
   for (const key of keys) {
     const { line, lapses } = waitingLineOf(key);
     t.is(slotOf(line), slotOf(key), `${key} → ${line}`);
@@ -123,7 +144,12 @@ test('the line and the fencing counter of a key hash to the key\'s own Cluster s
 });
 
 test('a waiter reserved as successor, whose timer came due meanwhile, wakes when the release goes to another', async (t) => {
-  const waiter = new Waiter('k', 'token', { leaseMs: 10_000, placeLastsMs: 10_000, fenced: false, takesOver: false }, () => undefined);
+  const waiter = new Waiter(
+    'k',
+    'token',
+    { leaseMs: 10_000, placeLastsMs: 10_000, fenced: false, takesOver: false },
+    () => undefined,
+  );
   let woke = false;
   const slept = waiter.sleep(waiter.epoch, 50).then(() => (woke = true));
   waiter.reserve(); // a release that names it is in flight

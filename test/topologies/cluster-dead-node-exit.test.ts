@@ -31,7 +31,11 @@ for (const node of ['dead', 'silent'] as const) {
         port = server.port;
         await server.stop(); // nothing listens there now
       }
-      const ran = await runToExit(PROGRAM, ['cluster', JSON.stringify([{ host: '127.0.0.1', port }]), JSON.stringify(options)]);
+      const ran = await runToExit(PROGRAM, [
+        'cluster',
+        JSON.stringify([{ host: '127.0.0.1', port }]),
+        JSON.stringify(options),
+      ]);
       t.log(`${ran.out.trim()}; exited ${ran.exitedAfterMs} ms after its start`);
       const settled = ran.out.match(/^LockAcquireError (\d+)$/m);
       t.truthy(settled, `the call settled before the process ended: ${JSON.stringify(ran.out)} ${ran.err}`);

@@ -26,7 +26,9 @@ for (const value of ['plain', '{tagged}:x']) {
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (err += chunk));
-    const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+    const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+      child.once('exit', (code) => resolve({ code, at: Date.now() })),
+    );
     const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     t.teardown(() => clearTimeout(killer));
     await eventually(() => out.includes('waiting'), { timeoutMs: 20_000, everyMs: 20 });
@@ -37,7 +39,9 @@ for (const value of ['plain', '{tagged}:x']) {
     const { code, at } = await exited;
     const gotAt = Number(out.match(/got (\d+)/)?.[1]);
     t.is(code, 0, err);
-    t.log(`woken ${gotAt - releasedAt} ms after the release (its next scheduled attempt was up to 10 s away); exited ${at - gotAt} ms after its last lock`);
+    t.log(
+      `woken ${gotAt - releasedAt} ms after the release (its next scheduled attempt was up to 10 s away); exited ${at - gotAt} ms after its last lock`,
+    );
     t.true(gotAt - releasedAt < 5_000, `woken by the notice, not its schedule: ${gotAt - releasedAt} ms`);
     t.true(at - gotAt < EXIT_BOUND_MS, `exited ${at - gotAt} ms after its last lock`);
   });
@@ -45,10 +49,14 @@ for (const value of ['plain', '{tagged}:x']) {
 
 test('with every node unreachable, a lock fails within its bound and the process still exits by itself', async (t) => {
   // Ports nothing listens on: the cluster the runtime opens can never become ready.
-  const child = spawn(process.execPath, [join(__dirname, 'programs', 'cluster-wait-exit.js'), 'unreachable', 'k', '500'], {
-    env: { ...process.env, CLUSTER_URLS: JSON.stringify(['redis://127.0.0.1:1', 'redis://127.0.0.1:2']) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(__dirname, 'programs', 'cluster-wait-exit.js'), 'unreachable', 'k', '500'],
+    {
+      env: { ...process.env, CLUSTER_URLS: JSON.stringify(['redis://127.0.0.1:1', 'redis://127.0.0.1:2']) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let err = '';
   child.stderr.on('data', (chunk) => (err += chunk));
   const startedAt = Date.now();
@@ -56,7 +64,9 @@ test('with every node unreachable, a lock fails within its bound and the process
   t.teardown(() => clearTimeout(killer));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const tookMs = Date.now() - startedAt;
-  t.log(`failed and exited ${tookMs} ms after it started (the first command waits up to 3 s for the cluster to be ready, later ones fail at once; the cluster stops reconnecting 10 s after the last command)`);
+  t.log(
+    `failed and exited ${tookMs} ms after it started (the first command waits up to 3 s for the cluster to be ready, later ones fail at once; the cluster stops reconnecting 10 s after the last command)`,
+  );
   t.is(code, 1);
   t.regex(err, /LockAcquireError[\s\S]*unreachable/);
   t.true(tookMs < 40_000, `exited after ${tookMs} ms`);

@@ -34,9 +34,12 @@ const FREED_WITHIN_MS = 1_000;
 const counterKey = (value: string) => lockKey('LOCK_', 'faultCounter', value);
 const holderKey = (value: string) => lockKey('LOCK_', 'faultHold', value);
 
-
-const lockEvents = (worker: Worker): Array<{ type: string; key?: string; token?: string; during?: string; t: number }> =>
-  worker.messages.filter((message: WorkerMessage) => message.kind === 'lock-event').map((message) => ({ ...(message.event as { type: string }), t: message.t as number }));
+const lockEvents = (
+  worker: Worker,
+): Array<{ type: string; key?: string; token?: string; during?: string; t: number }> =>
+  worker.messages
+    .filter((message: WorkerMessage) => message.kind === 'lock-event')
+    .map((message) => ({ ...(message.event as { type: string }), t: message.t as number }));
 
 test(`${PROCESSES} processes x ${LOOPS} callers on 4 hot keys over 3 shards while a primary is SIGKILLed: no lost update, no overlap, locking on its shard again after the promotion, held keys freed within ${FREED_WITHIN_MS} ms of it`, async (t) => {
   t.log(`server: ${redisServerVersion()}`);
@@ -106,7 +109,11 @@ test(`${PROCESSES} processes x ${LOOPS} callers on 4 hot keys over 3 shards whil
   // Polls the holders' keys on the new primary until each no longer holds the holder's token.
   const freedAt = new Map<string, number>();
   const keysHeld = held.map((value, index) => [holderKey(value), tokens[index]!.token as string] as const);
-  for (let poll = 0; poll < 2_000 && freedAt.size < keysHeld.length && Date.now() < promotedAt + LOCK_TIME + 5_000; poll++) {
+  for (
+    let poll = 0;
+    poll < 2_000 && freedAt.size < keysHeld.length && Date.now() < promotedAt + LOCK_TIME + 5_000;
+    poll++
+  ) {
     for (const [key, token] of keysHeld) {
       if (freedAt.has(key)) continue;
       const value = await probe.get(key).catch(() => token);
@@ -119,7 +126,11 @@ test(`${PROCESSES} processes x ${LOOPS} callers on 4 hot keys over 3 shards whil
   // Run on until every process has its increments, then stop.
   for (const worker of counters) {
     await waitForSuccesses(worker, promotedAt, 10, 60_000);
-    await worker.waitFor(() => opsOf(worker).filter((op) => op.ok).length >= MIN_INCREMENTS, 90_000, `${MIN_INCREMENTS} successful increments`);
+    await worker.waitFor(
+      () => opsOf(worker).filter((op) => op.ok).length >= MIN_INCREMENTS,
+      90_000,
+      `${MIN_INCREMENTS} successful increments`,
+    );
   }
   for (const worker of counters) worker.send('stop');
   for (const holder of holders) holder.send('exit');
@@ -130,20 +141,37 @@ test(`${PROCESSES} processes x ${LOOPS} callers on 4 hot keys over 3 shards whil
   const lost = lostUpdates(totals.increments, state.counters);
   const overlaps = Math.max(totals.overlapsSeen, state.overlapsRecorded);
   const leftovers = async () => {
-    const keys = await Promise.all(probe.nodes('master').map(async (node) => [...(await node.keys('LOCK_*')), ...(await node.keys('{LOCK_*'))]));
+    const keys = await Promise.all(
+      probe.nodes('master').map(async (node) => [...(await node.keys('LOCK_*')), ...(await node.keys('{LOCK_*'))]),
+    );
     return keys.flat();
   };
-  const clean = await eventually(async () => (await leftovers()).length === 0, { timeoutMs: LOCK_TIME + 2_000, everyMs: 50, ignoreErrors: true });
+  const clean = await eventually(async () => (await leftovers()).length === 0, {
+    timeoutMs: LOCK_TIME + 2_000,
+    everyMs: 50,
+    ignoreErrors: true,
+  });
 
   const ops = counters.flatMap(opsOf);
   const enteredAt = (op: OpMessage) => op.startedAt + op.waitMs;
   // The first body on a key of the failed shard that began after the kill: none can begin before the promotion.
-  const lockedAgain = ops.filter((op) => op.ok && onFailedShard.has(op.key) && enteredAt(op) > killedAt).map(enteredAt).sort((a, b) => a - b)[0];
+  const lockedAgain = ops
+    .filter((op) => op.ok && onFailedShard.has(op.key) && enteredAt(op) > killedAt)
+    .map(enteredAt)
+    .sort((a, b) => a - b)[0];
   const failures = ops.filter((op) => !op.ok);
-  const releaseFailedInOutage = holders.map((holder) => lockEvents(holder).some((event) => event.type === 'error' && event.during === 'release' && event.t >= killedAt));
+  const releaseFailedInOutage = holders.map((holder) =>
+    lockEvents(holder).some((event) => event.type === 'error' && event.during === 'release' && event.t >= killedAt),
+  );
   const freedMs = keysHeld.map(([key]) => (freedAt.has(key) ? freedAt.get(key)! - promotedAt : undefined));
-  const perProcess = results.map((result) => Object.values(result.increments as Record<string, number>).reduce((sum, n) => sum + n, 0));
-  const lostLeases = workers.flatMap((worker) => lockEvents(worker).filter((event) => event.type === 'lost').map((event) => `${event.key} at kill+${event.t - killedAt} ms`));
+  const perProcess = results.map((result) =>
+    Object.values(result.increments as Record<string, number>).reduce((sum, n) => sum + n, 0),
+  );
+  const lostLeases = workers.flatMap((worker) =>
+    lockEvents(worker)
+      .filter((event) => event.type === 'lost')
+      .map((event) => `${event.key} at kill+${event.t - killedAt} ms`),
+  );
   const notes =
     `kill -> promotion ${promotedAt - killedAt} ms (replica ${promotion.node.server.port} of ${victim.server.port}); ` +
     `promotion -> locking on the failed shard again ${lockedAgain === undefined ? 'never' : lockedAgain - promotedAt} ms; ` +
@@ -152,14 +180,34 @@ test(`${PROCESSES} processes x ${LOOPS} callers on 4 hot keys over 3 shards whil
     `slowest wait ${totals.maxWaitMs} ms, release ${totals.maxReleaseMs} ms; lock events ${JSON.stringify(totals.events)}; took ${Date.now() - startedAt} ms`;
   t.log(notes);
 
-  t.deepEqual(exits.map((exit) => exit.code), workers.map(() => 0), 'every worker exits cleanly');
+  t.deepEqual(
+    exits.map((exit) => exit.code),
+    workers.map(() => 0),
+    'every worker exits cleanly',
+  );
   t.is(overlaps, 0, 'no two bodies ever held the same key at once');
-  t.is(lost, 0, `counters ${JSON.stringify(state.counters)} equal acknowledged increments ${JSON.stringify(totals.increments)}`);
+  t.is(
+    lost,
+    0,
+    `counters ${JSON.stringify(state.counters)} equal acknowledged increments ${JSON.stringify(totals.increments)}`,
+  );
   t.deepEqual(state.insideLeft, [], 'every body left');
   t.deepEqual(lostLeases, [], 'no lease was lost');
   t.true(lockedAgain !== undefined, 'callers lock keys of the failed shard again after the promotion');
-  t.deepEqual(failures.filter((op) => !op.error?.isLockError), [], 'every failed call failed with a LockError');
-  t.deepEqual(releaseFailedInOutage, holders.map(() => true), "every holder's release failed while its primary was down");
-  t.deepEqual(freedMs.map((ms) => ms !== undefined && ms <= FREED_WITHIN_MS), holders.map(() => true), `every held key freed within ${FREED_WITHIN_MS} ms of the promotion: ${freedMs.join(', ')} ms`);
+  t.deepEqual(
+    failures.filter((op) => !op.error?.isLockError),
+    [],
+    'every failed call failed with a LockError',
+  );
+  t.deepEqual(
+    releaseFailedInOutage,
+    holders.map(() => true),
+    "every holder's release failed while its primary was down",
+  );
+  t.deepEqual(
+    freedMs.map((ms) => ms !== undefined && ms <= FREED_WITHIN_MS),
+    holders.map(() => true),
+    `every held key freed within ${FREED_WITHIN_MS} ms of the promotion: ${freedMs.join(', ')} ms`,
+  );
   t.true(clean, `no lock key outlives its lease: ${JSON.stringify(await leftovers())}`);
 });

@@ -8,7 +8,11 @@ import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
 import { redisServerVersion } from '../helpers/redis-server';
 import { lockSemantics } from '../runtime/lock-semantics';
 
-type NodeRedisCluster = NodeRedisClusterLike & { on(event: 'error', listener: () => void): unknown; connect(): Promise<unknown>; destroy(): void };
+type NodeRedisCluster = NodeRedisClusterLike & {
+  on(event: 'error', listener: () => void): unknown;
+  connect(): Promise<unknown>;
+  destroy(): void;
+};
 type CreateCluster = (options: { rootNodes: Array<{ url: string }> }) => NodeRedisCluster;
 
 export function nodeRedisClusterLockSemantics(test: TestFn, createCluster: CreateCluster): void {

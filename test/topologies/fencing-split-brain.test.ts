@@ -39,7 +39,7 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
-test('after a forced takeover two bodies hold one key; the storage refuses the stale holder\'s write by its fence', async (t) => {
+test("after a forced takeover two bodies hold one key; the storage refuses the stale holder's write by its fence", async (t) => {
   t.log(`server: ${redisServerVersion()}`);
   const database = await startRedisServer(); // the storage the bodies write to: not part of the failover
   servers.push(database);
@@ -97,7 +97,10 @@ test('after a forced takeover two bodies hold one key; the storage refuses the s
   replicaStopped = undefined;
   await onReplica.replicaof('NO', 'ONE');
   t.is(await onReplica.get(key), null, 'the new primary never saw the first grant');
-  t.true(Number(await onReplica.get(counter)) < firstFence, 'nor its counter\'s increment: a counter alone would give the stale number again');
+  t.true(
+    Number(await onReplica.get(counter)) < firstFence,
+    "nor its counter's increment: a counter alone would give the stale number again",
+  );
 
   // A second caller, pointed at the new primary, gets the key: both bodies now run.
   configure({ redis: replica.url });
@@ -116,8 +119,12 @@ test('after a forced takeover two bodies hold one key; the storage refuses the s
   t.is(mostAtOnce, 2, 'two bodies held the key at once: a lock alone cannot stop that');
   t.true(firstStillBelieves, 'the first holder had no sign it had lost the lock when it wrote');
   t.true(secondFence > firstFence, `the new primary's fence ${secondFence} > the stale ${firstFence}`);
-  t.true(secondWrote, 'the second holder\'s write is accepted');
-  t.false(firstWrote, 'the stale holder\'s write is refused by its fence');
+  t.true(secondWrote, "the second holder's write is accepted");
+  t.false(firstWrote, "the stale holder's write is refused by its fence");
   t.deepEqual(await stock.read('sku-1'), { count: 20, fence: secondFence });
-  t.is(await db.get('plain:sku-1'), 'count=10 by the first holder', 'the unfenced write let the stale holder overwrite the new one');
+  t.is(
+    await db.get('plain:sku-1'),
+    'count=10 by the first holder',
+    'the unfenced write let the stale holder overwrite the new one',
+  );
 });

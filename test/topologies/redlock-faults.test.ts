@@ -41,10 +41,22 @@ interface Fault {
   act: (primaries: Primaries) => Promise<void> | void;
 }
 
-const kill = (index: number): Fault['act'] => (primaries) => primaries.servers[index].kill();
-const restart = (index: number): Fault['act'] => (primaries) => primaries.servers[index].restart();
-const pause = (index: number): Fault['act'] => (primaries) => primaries.pause(index);
-const resume = (index: number): Fault['act'] => (primaries) => primaries.resume(index);
+const kill =
+  (index: number): Fault['act'] =>
+  (primaries) =>
+    primaries.servers[index].kill();
+const restart =
+  (index: number): Fault['act'] =>
+  (primaries) =>
+    primaries.servers[index].restart();
+const pause =
+  (index: number): Fault['act'] =>
+  (primaries) =>
+    primaries.pause(index);
+const resume =
+  (index: number): Fault['act'] =>
+  (primaries) =>
+    primaries.resume(index);
 
 const SCHEDULES: Record<number, Fault[]> = {
   // One at a time: with 3 servers, two faults at once would be a majority.
@@ -68,8 +80,16 @@ const SCHEDULES: Record<number, Fault[]> = {
 function startCaller(urls: string[], dir: string, flag: string): { ready: Promise<void>; done: Promise<Report> } {
   const child = spawn(process.execPath, [join(__dirname, 'programs', 'redlock-callers.js')], {
     env: {
-      ...process.env, REDLOCK_URLS: urls.join(','), DIR: dir, FLAG: flag, KEYS: KEYS.join(','), CALLERS: String(CALLERS),
-      RUN_MS: String(RUN_MS), RETRIES: String(RETRIES), WAIT_TIME: String(WAIT_TIME), LOCK_TIME: String(LOCK_TIME),
+      ...process.env,
+      REDLOCK_URLS: urls.join(','),
+      DIR: dir,
+      FLAG: flag,
+      KEYS: KEYS.join(','),
+      CALLERS: String(CALLERS),
+      RUN_MS: String(RUN_MS),
+      RETRIES: String(RETRIES),
+      WAIT_TIME: String(WAIT_TIME),
+      LOCK_TIME: String(LOCK_TIME),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -128,22 +148,47 @@ async function faultRun(t: ExecutionContext, count: number): Promise<void> {
   const counted = Object.fromEntries(KEYS.map((key) => [key, Number(readFileSync(join(dir, `${key}.count`), 'utf8'))]));
   const acquired = reports.flatMap((r) => r.acquiredAt).sort((a, b) => a - b);
   const total = Object.values(sections).reduce((a, b) => a + b, 0);
-  t.log(`${total} sections (${KEYS.map((key) => `${key}: ${sections[key]}`).join(', ')}), longest wait ${Math.max(...reports.map((r) => r.maxWaitMs))} ms`);
+  t.log(
+    `${total} sections (${KEYS.map((key) => `${key}: ${sections[key]}`).join(', ')}), longest wait ${Math.max(...reports.map((r) => r.maxWaitMs))} ms`,
+  );
   for (const { what, at } of happened) {
     const next = acquired.find((time) => time >= at);
     const around = acquired.filter((time) => time >= at - 100 && time <= at + 3_000);
     const longestGap = around.slice(1).reduce((gap, time, index) => Math.max(gap, time - around[index]), 0);
     const againMs = next === undefined ? undefined : next - at;
-    t.log(`${what}: locking again after ${againMs} ms; longest pause in locking in the 3 s after it: ${longestGap} ms; ${around.length} locks taken then`);
+    t.log(
+      `${what}: locking again after ${againMs} ms; longest pause in locking in the 3 s after it: ${longestGap} ms; ${around.length} locks taken then`,
+    );
     t.true(againMs !== undefined && againMs < AGAIN_BOUND_MS, `${what}: locking again after ${againMs} ms`);
   }
   t.deepEqual(counted, sections, 'no lost update: each file counts every section reported');
-  t.is(reports.reduce((sum, r) => sum + r.overlaps, 0), 0, 'no overlap');
-  t.deepEqual(reports.flatMap((r) => r.otherErrors), []);
-  t.deepEqual(reports.flatMap((r) => r.failed), [], 'no call failed');
-  t.deepEqual(reports.flatMap((r) => r.lost), [], 'no lease lost');
+  t.is(
+    reports.reduce((sum, r) => sum + r.overlaps, 0),
+    0,
+    'no overlap',
+  );
+  t.deepEqual(
+    reports.flatMap((r) => r.otherErrors),
+    [],
+  );
+  t.deepEqual(
+    reports.flatMap((r) => r.failed),
+    [],
+    'no call failed',
+  );
+  t.deepEqual(
+    reports.flatMap((r) => r.lost),
+    [],
+    'no lease lost',
+  );
   t.true(total > 100, `${total} sections`);
 }
 
-test.serial(`${PROCESSES} processes × ${CALLERS} callers on ${KEYS.length} hot keys over 3 Redlock primaries, one killed and restarted, then one paused and continued: no lost update, no overlap`, (t) => faultRun(t, 3));
-test.serial(`${PROCESSES} processes × ${CALLERS} callers on ${KEYS.length} hot keys over 5 Redlock primaries, two at a time killed, restarted, paused and continued: no lost update, no overlap`, (t) => faultRun(t, 5));
+test.serial(
+  `${PROCESSES} processes × ${CALLERS} callers on ${KEYS.length} hot keys over 3 Redlock primaries, one killed and restarted, then one paused and continued: no lost update, no overlap`,
+  (t) => faultRun(t, 3),
+);
+test.serial(
+  `${PROCESSES} processes × ${CALLERS} callers on ${KEYS.length} hot keys over 5 Redlock primaries, two at a time killed, restarted, paused and continued: no lost update, no overlap`,
+  (t) => faultRun(t, 5),
+);

@@ -12,15 +12,25 @@ import { lockSemantics } from '../runtime/lock-semantics';
 const events: LockEvent[] = [];
 // The single server is one nobody listens on: a lock that went there instead would fail.
 const fixture = usePrimaries(test, 3, ({ urls }) =>
-  configure({ redis: 'redis://127.0.0.1:1', redlock: urls, defaults: { redlock: true }, logger: (event) => events.push(event) }));
+  configure({
+    redis: 'redis://127.0.0.1:1',
+    redlock: urls,
+    defaults: { redlock: true },
+    logger: (event) => events.push(event),
+  }),
+);
 
-lockSemantics(test, () => ({
-  async holder(key) {
-    const tokens = await Promise.all(fixture.primaries.clients.map((client) => client.get(key)));
-    return tokens.find((token) => token !== null && tokens.filter((other) => other === token).length >= 2) ?? null;
-  },
-  async pttl(key) {
-    return Math.max(...(await Promise.all(fixture.primaries.clients.map((client) => client.pttl(key)))));
-  },
-  events,
-}), { fencing: false });
+lockSemantics(
+  test,
+  () => ({
+    async holder(key) {
+      const tokens = await Promise.all(fixture.primaries.clients.map((client) => client.get(key)));
+      return tokens.find((token) => token !== null && tokens.filter((other) => other === token).length >= 2) ?? null;
+    },
+    async pttl(key) {
+      return Math.max(...(await Promise.all(fixture.primaries.clients.map((client) => client.pttl(key)))));
+    },
+    events,
+  }),
+  { fencing: false },
+);

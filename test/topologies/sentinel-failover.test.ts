@@ -55,7 +55,11 @@ interface Message {
   result?: { sections?: Array<[number, number, number]>; failed?: number[]; otherErrors?: string[]; events: unknown[] };
 }
 
-function start(args: string[]): { child: ChildProcess; messages: Message[]; next: (kind: string, timeoutMs?: number) => Promise<Message> } {
+function start(args: string[]): {
+  child: ChildProcess;
+  messages: Message[];
+  next: (kind: string, timeoutMs?: number) => Promise<Message>;
+} {
   const child = fork(PROGRAM, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   children.push(child);
   const messages: Message[] = [];
@@ -75,13 +79,14 @@ function start(args: string[]): { child: ChildProcess; messages: Message[]; next
   return { child, messages, next };
 }
 
-
 test('a Sentinel failover under contention: no lost update, no overlap, locking again after the promotion, held keys freed', async (t) => {
   t.timeout(120_000);
   t.log(`server: ${redisServerVersion()}`);
   const options = JSON.stringify(topology.sentinelOptions);
   for (const key of KEYS) writeFileSync(join(dir, key), '0');
-  const workers = Array.from({ length: PROCESSES }, () => start(['callers', options, KEYS.join(','), String(CALLERS), dir]));
+  const workers = Array.from({ length: PROCESSES }, () =>
+    start(['callers', options, KEYS.join(','), String(CALLERS), dir]),
+  );
   await Promise.all(workers.map((worker) => worker.next('ready')));
   const holders = HOLDER_FINISHES.map((_, i) => start(['holder', options, `held-${i}`]));
   const held = await Promise.all(holders.map((holder) => holder.next('holding')));
@@ -120,7 +125,9 @@ test('a Sentinel failover under contention: no lost update, no overlap, locking 
   await sleep(Math.max(0, promotedAt + AFTER_PROMOTION_MS - Date.now()));
 
   for (const worker of [...workers, ...holders]) worker.child.send('stop');
-  const results = (await Promise.all(workers.map((worker) => worker.next('result', 60_000)))).map((message) => message.result!);
+  const results = (await Promise.all(workers.map((worker) => worker.next('result', 60_000)))).map(
+    (message) => message.result!,
+  );
   await Promise.all(holders.map((holder) => holder.next('result', 60_000)));
 
   const sections = results.flatMap((result) => result.sections!);
@@ -130,13 +137,18 @@ test('a Sentinel failover under contention: no lost update, no overlap, locking 
     const mine = sections.filter(([k]) => k === index).sort((a, b) => a[1] - b[1]);
     return mine.filter((section, i) => i > 0 && section[1] < mine[i - 1][2]).length;
   });
-  const relockedAfter = Math.min(...sections.map(([, start]) => start).filter((start) => start > promotedAt)) - promotedAt;
+  const relockedAfter =
+    Math.min(...sections.map(([, start]) => start).filter((start) => start > promotedAt)) - promotedAt;
   const failed = results.reduce((sum, result) => sum + result.failed!.length, 0);
   const otherErrors = results.flatMap((result) => result.otherErrors!);
 
-  t.log(`kill → promotion: ${promotedAt - killedAt} ms; promotion → locking again: ${relockedAfter} ms; `
-    + `promotion → held keys freed: ${[...freedAfter.values()].join(', ')} ms`);
-  t.log(`sections per key: ${perKey.join(', ')}; counted in the files: ${counted.join(', ')}; failed acquires: ${failed}`);
+  t.log(
+    `kill → promotion: ${promotedAt - killedAt} ms; promotion → locking again: ${relockedAfter} ms; ` +
+      `promotion → held keys freed: ${[...freedAfter.values()].join(', ')} ms`,
+  );
+  t.log(
+    `sections per key: ${perKey.join(', ')}; counted in the files: ${counted.join(', ')}; failed acquires: ${failed}`,
+  );
   t.deepEqual(counted, perKey, 'no lost update: every section that ran incremented its file once');
   t.deepEqual(overlaps, [0, 0, 0], 'no two sections of a key overlapped');
   t.deepEqual(otherErrors, []);

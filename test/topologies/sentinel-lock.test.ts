@@ -66,51 +66,69 @@ test.serial('an ioredis Sentinel client passed in locks on the primary and is le
   }
 });
 
-test.serial('Sentinels that do not answer: the error names the primary asked for and the Sentinels, within the wait bound', async (t) => {
-  try {
-    configure({ redis: { sentinels: [{ host: '127.0.0.1', port: 1 }], name: 'nowhere' } });
-    const lock = defineLock({ businessFlag: 'sentinel-unreachable', retries: 1, waitTime: 500 });
-    const startedAt = Date.now();
-    const error = await t.throwsAsync(lock.acquire('A'), { instanceOf: LockAcquireError });
-    t.true(Date.now() - startedAt < 10_000, `failed after ${Date.now() - startedAt} ms`);
-    t.true(error!.cause instanceof RedisConnectionError, String(error!.cause));
-    t.regex(error!.message, /nowhere of Sentinels 127\.0\.0\.1:1/);
-  } finally {
-    await close();
-    configure({ redis: topology.sentinelOptions, logger: (event) => events.push(event) });
-  }
-});
+test.serial(
+  'Sentinels that do not answer: the error names the primary asked for and the Sentinels, within the wait bound',
+  async (t) => {
+    try {
+      configure({ redis: { sentinels: [{ host: '127.0.0.1', port: 1 }], name: 'nowhere' } });
+      const lock = defineLock({ businessFlag: 'sentinel-unreachable', retries: 1, waitTime: 500 });
+      const startedAt = Date.now();
+      const error = await t.throwsAsync(lock.acquire('A'), { instanceOf: LockAcquireError });
+      t.true(Date.now() - startedAt < 10_000, `failed after ${Date.now() - startedAt} ms`);
+      t.true(error!.cause instanceof RedisConnectionError, String(error!.cause));
+      t.regex(error!.message, /nowhere of Sentinels 127\.0\.0\.1:1/);
+    } finally {
+      await close();
+      configure({ redis: topology.sentinelOptions, logger: (event) => events.push(event) });
+    }
+  },
+);
 
 test.serial('a node-redis Sentinel client (createSentinel) is refused with a TypeError, not read as a client', (t) => {
   for (const family of ['redis', 'redis5']) {
     const { createSentinel } = require(family) as typeof import('redis');
-    const sentinel = createSentinel({ name: topology.sentinelOptions.name, sentinelRootNodes: topology.sentinelOptions.sentinels });
-    t.throws(() => configure({ redis: sentinel as never }), { instanceOf: TypeError, message: /node-redis Sentinel client \(createSentinel\)/ }, family);
+    const sentinel = createSentinel({
+      name: topology.sentinelOptions.name,
+      sentinelRootNodes: topology.sentinelOptions.sentinels,
+    });
+    t.throws(
+      () => configure({ redis: sentinel as never }),
+      { instanceOf: TypeError, message: /node-redis Sentinel client \(createSentinel\)/ },
+      family,
+    );
   }
 });
 
 test('a process locking through Sentinel options exits by itself without close(), the Sentinels up or all gone', async (t) => {
   const program = join(__dirname, 'programs', 'sentinel-lock-and-exit.js');
   const gone = { sentinels: [{ host: '127.0.0.1', port: 1 }], name: 'gone' };
-  for (const [options, expected] of [[topology.sentinelOptions, /^LOCK_sentinelExit_A$/], [gone, /could not acquire .*Sentinels 127\.0\.0\.1:1 is unreachable: no Sentinel named a primary/]] as const) {
+  for (const [options, expected] of [
+    [topology.sentinelOptions, /^LOCK_sentinelExit_A$/],
+    [gone, /could not acquire .*Sentinels 127\.0\.0\.1:1 is unreachable: no Sentinel named a primary/],
+  ] as const) {
     // A process kept alive by a connection would be killed at the timeout, and execFile reject.
-    const { stdout } = await promisify(execFile)(process.execPath, [program, JSON.stringify(options)], { timeout: 20_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [program, JSON.stringify(options)], {
+      timeout: 20_000,
+    });
     t.regex(stdout.trim(), expected);
   }
 });
 
-test.serial('a Sentinel that takes connections but never answers (SIGSTOPped) does not stall the client: the next one is asked', async (t) => {
-  const [stalled] = topology.sentinels;
-  process.kill(stalled.pid, 'SIGSTOP');
-  try {
-    configure({ redis: topology.sentinelOptions, logger: (event) => events.push(event) });
-    const lock = defineLock({ businessFlag: 'sentinel-stalled', retries: 10, waitTime: 1_000 });
-    const startedAt = Date.now();
-    const lease = await lock.acquire('A');
-    t.log(`locked ${Date.now() - startedAt} ms after configure() with the first Sentinel stalled`);
-    t.is(await redis.get(lease!.key), (lease as { token: string }).token);
-    await lease!.release();
-  } finally {
-    process.kill(stalled.pid, 'SIGCONT');
-  }
-});
+test.serial(
+  'a Sentinel that takes connections but never answers (SIGSTOPped) does not stall the client: the next one is asked',
+  async (t) => {
+    const [stalled] = topology.sentinels;
+    process.kill(stalled.pid, 'SIGSTOP');
+    try {
+      configure({ redis: topology.sentinelOptions, logger: (event) => events.push(event) });
+      const lock = defineLock({ businessFlag: 'sentinel-stalled', retries: 10, waitTime: 1_000 });
+      const startedAt = Date.now();
+      const lease = await lock.acquire('A');
+      t.log(`locked ${Date.now() - startedAt} ms after configure() with the first Sentinel stalled`);
+      t.is(await redis.get(lease!.key), (lease as { token: string }).token);
+      await lease!.release();
+    } finally {
+      process.kill(stalled.pid, 'SIGCONT');
+    }
+  },
+);

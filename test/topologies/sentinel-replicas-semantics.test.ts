@@ -37,12 +37,14 @@ lockSemantics(test, () => ({
 test('each holder of a contended key finds its grant on the replica when its body starts', async (t) => {
   const lock = defineLock({ businessFlag: 'replicated-turns', retries: 20, waitTime: 1_000 });
   const missing: string[] = [];
-  await Promise.all(Array.from({ length: 6 }, async () => {
-    for (let i = 0; i < 5; i++) {
-      const lease = (await lock.acquire('K'))!;
-      if ((await replica.get(lease.key)) !== (lease as { token: string }).token) missing.push(lease.key);
-      await lease.release();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      for (let i = 0; i < 5; i++) {
+        const lease = (await lock.acquire('K'))!;
+        if ((await replica.get(lease.key)) !== (lease as { token: string }).token) missing.push(lease.key);
+        await lease.release();
+      }
+    }),
+  );
   t.deepEqual(missing, [], 'every grant was on the replica before its body ran');
 });

@@ -41,7 +41,12 @@ export interface FileAnalysis {
 
 const NOTHING: FileAnalysis = { plans: [], errors: [], refused: [] };
 
-export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceFile: ts.SourceFile, defaults: Partial<LockOptions>): FileAnalysis {
+export function analyseFile(
+  tsApi: typeof ts,
+  checker: ts.TypeChecker | undefined,
+  sourceFile: ts.SourceFile,
+  defaults: Partial<LockOptions>,
+): FileAnalysis {
   if (sourceFile.isDeclarationFile) return NOTHING;
   const mentions = tagMentions(sourceFile.text);
   if (mentions.length === 0) return NOTHING;
@@ -53,14 +58,26 @@ export function analyseFile(tsApi: typeof ts, checker: ts.TypeChecker | undefine
     for (const node of functionsOf(tsApi, host)) refused.push({ node, error });
   };
   const jsDoc = jsDocView(tsApi, sourceFile, mentions);
-  const tagged = findTaggedDeclarations(tsApi, sourceFile, mentions.filter((at) => isExactTag(sourceFile.text, at)), jsDoc);
+  const tagged = findTaggedDeclarations(
+    tsApi,
+    sourceFile,
+    mentions.filter((at) => isExactTag(sourceFile.text, at)),
+    jsDoc,
+  );
   for (let i = 0; i < tagged.length; i++) {
     const { host, tag } = tagged[i];
     const next = tagged[i + 1];
     if (next?.host === host) {
       // Two locks on one method would need one global order to be deadlock-free; a composite key
       // or withLock() inside says what is meant. Taking only one of them would be a silent gap.
-      refuse(host, new LockweaveDiagnostic(Code.RepeatedTag, 'a second @redisLock tag on one declaration; a method takes one lock: use a composite key (keyName=a,b) or call withLock() inside for a second lock', readTagText(sourceFile, next.tag).tagSpan));
+      refuse(
+        host,
+        new LockweaveDiagnostic(
+          Code.RepeatedTag,
+          'a second @redisLock tag on one declaration; a method takes one lock: use a composite key (keyName=a,b) or call withLock() inside for a second lock',
+          readTagText(sourceFile, next.tag).tagSpan,
+        ),
+      );
       while (tagged[i + 1]?.host === host) i++;
       continue;
     }
@@ -98,27 +115,42 @@ function functionsOf(tsApi: typeof ts, host: ts.Node | undefined): RefusedFuncti
 function implementationOf(tsApi: typeof ts, signature: ts.SignatureDeclaration): RefusedFunction['node'][] {
   if (!tsApi.isMethodDeclaration(signature) && !tsApi.isFunctionDeclaration(signature)) return [];
   const parent = signature.parent as ts.Node;
-  const siblings: readonly ts.Node[] = tsApi.isClassLike(parent) ? parent.members
-    : tsApi.isObjectLiteralExpression(parent) ? parent.properties
-    : (parent as { statements?: readonly ts.Node[] }).statements ?? [];
+  const siblings: readonly ts.Node[] = tsApi.isClassLike(parent)
+    ? parent.members
+    : tsApi.isObjectLiteralExpression(parent)
+      ? parent.properties
+      : ((parent as { statements?: readonly ts.Node[] }).statements ?? []);
   const name = signature.name?.getText();
-  return siblings.filter((s): s is RefusedFunction['node'] & (ts.MethodDeclaration | ts.FunctionDeclaration) =>
-    (tsApi.isMethodDeclaration(s) || tsApi.isFunctionDeclaration(s)) && s.body !== undefined && s.name?.getText() === name);
+  return siblings.filter(
+    (s): s is RefusedFunction['node'] & (ts.MethodDeclaration | ts.FunctionDeclaration) =>
+      (tsApi.isMethodDeclaration(s) || tsApi.isFunctionDeclaration(s)) &&
+      s.body !== undefined &&
+      s.name?.getText() === name,
+  );
 }
 
 /** `(async () => {}) as Handler` → the arrow. */
 function unwrapped(tsApi: typeof ts, expression: ts.Expression): ts.Expression {
   let e = expression;
-  while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isSatisfiesExpression(e)) e = e.expression;
+  while (tsApi.isParenthesizedExpression(e) || tsApi.isAsExpression(e) || tsApi.isSatisfiesExpression(e))
+    e = e.expression;
   return e;
 }
 
-function planLock(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceFile: ts.SourceFile, host: ts.Node, tag: ts.JSDocTag, defaults: Partial<LockOptions>): LockPlan {
+function planLock(
+  tsApi: typeof ts,
+  checker: ts.TypeChecker | undefined,
+  sourceFile: ts.SourceFile,
+  host: ts.Node,
+  tag: ts.JSDocTag,
+  defaults: Partial<LockOptions>,
+): LockPlan {
   const tagText = readTagText(sourceFile, tag);
   const target = checkTarget(tsApi, checker, host, tagText.tagSpan);
   const model = readTagModel(tagText);
   const keys = resolveKeys(tsApi, checker, target.node, model);
-  const onFailClass = model.onFailClass &&
+  const onFailClass =
+    model.onFailClass &&
     resolveOnFailClass(tsApi, checker, target.node.body, model.onFailClass.name, model.onFailClass.span);
   // A class named in the tag decides failures; a plugin-wide onFail default would only mislead a reader.
   const { onFail: defaultOnFail, ...otherDefaults } = defaults;
@@ -131,5 +163,10 @@ function planLock(tsApi: typeof ts, checker: ts.TypeChecker | undefined, sourceF
 /** A tag that asks for options a Redlock grant cannot give (runtime/base/option-table.ts), itself or by the plugin's defaults. */
 function refuseRedlockWithOneServerOptions(options: Partial<LockOptions>, span: Span): void {
   const clash = redlockClash(options);
-  if (clash) fail(Code.MalformedValue, `redlock=true cannot be combined with ${clash.name}=${String(options[clash.name])} (from the tag or the plugin's defaults): ${ONE_SERVER_REASON}`, span);
+  if (clash)
+    fail(
+      Code.MalformedValue,
+      `redlock=true cannot be combined with ${clash.name}=${String(options[clash.name])} (from the tag or the plugin's defaults): ${ONE_SERVER_REASON}`,
+      span,
+    );
 }

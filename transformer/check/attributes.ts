@@ -34,7 +34,11 @@ export function readTagModel(tag: TagText): TagModel {
   const byName = new Map<string, Attribute>();
   for (const attribute of tag.attributes) {
     if (!(ATTRIBUTES as readonly string[]).includes(attribute.name)) {
-      fail(Code.UnknownAttribute, `unknown attribute ${attribute.name}; ${didYouMean(attribute.name, ATTRIBUTES)}`, attribute.nameSpan);
+      fail(
+        Code.UnknownAttribute,
+        `unknown attribute ${attribute.name}; ${didYouMean(attribute.name, ATTRIBUTES)}`,
+        attribute.nameSpan,
+      );
     }
     if (byName.has(attribute.name)) {
       fail(Code.RepeatedAttribute, `${attribute.name} is given twice; keep one`, attribute.nameSpan);
@@ -42,7 +46,12 @@ export function readTagModel(tag: TagText): TagModel {
     byName.set(attribute.name, attribute);
   }
   const required = (name: string): Attribute =>
-    byName.get(name) ?? fail(Code.MissingAttribute, `${name} is required, e.g. /** @redisLock businessFlag=payOrder keyName=orderNo */`, tag.tagSpan);
+    byName.get(name) ??
+    fail(
+      Code.MissingAttribute,
+      `${name} is required, e.g. /** @redisLock businessFlag=payOrder keyName=orderNo */`,
+      tag.tagSpan,
+    );
   const value = <T>(attribute: Attribute, result: Result<T>): T =>
     result.ok ? result.value : fail(Code.MalformedValue, `${attribute.name}: ${result.problem}`, attribute.valueSpan);
 
@@ -83,7 +92,11 @@ function readKeyPaths(attribute: Attribute): KeyPathText[] {
     const span: Span = { file: attribute.valueSpan.file, start: offset + at + lead, length: Math.max(1, text.length) };
     const segments = text.split('.');
     if (!segments.every((segment) => IDENTIFIER.test(segment))) {
-      fail(Code.NotAPath, `keyName "${text}" is not a parameter name or a dotted path like order.orderNo; tag text never becomes code`, span);
+      fail(
+        Code.NotAPath,
+        `keyName "${text}" is not a parameter name or a dotted path like order.orderNo; tag text never becomes code`,
+        span,
+      );
     }
     paths.push({ segments, span });
     at += part.length + 1;
@@ -95,15 +108,22 @@ function readFieldName(attribute: Attribute): string {
   // A quoted fieldName may be any property name (it only ever becomes a string literal); a bare
   // one must look like a name so that a typo such as `fieldName=order.no` is caught here.
   if (attribute.value === '' || (!attribute.quoted && !IDENTIFIER.test(attribute.value))) {
-    fail(Code.NotAPath, `fieldName "${attribute.value}" is not a field name; write fieldName=orderNo, or quote a name that is not an identifier`, attribute.valueSpan);
+    fail(
+      Code.NotAPath,
+      `fieldName "${attribute.value}" is not a field name; write fieldName=orderNo, or quote a name that is not an identifier`,
+      attribute.valueSpan,
+    );
   }
   return attribute.value;
 }
 
 function readClassName(attribute: Attribute): string {
   if (!IDENTIFIER.test(attribute.value)) {
-    fail(Code.NotAPath, `onFail "${attribute.value}" is not throw, skip or the name of a class in scope`, attribute.valueSpan);
+    fail(
+      Code.NotAPath,
+      `onFail "${attribute.value}" is not throw, skip or the name of a class in scope`,
+      attribute.valueSpan,
+    );
   }
   return attribute.value;
 }
-

@@ -29,21 +29,45 @@ export interface KeyAccess {
   readonly field: FieldRead;
 }
 
-export function resolveKeys(tsApi: typeof ts, checker: ts.TypeChecker | undefined, method: ts.SignatureDeclaration, model: TagModel): KeyAccess[] {
+export function resolveKeys(
+  tsApi: typeof ts,
+  checker: ts.TypeChecker | undefined,
+  method: ts.SignatureDeclaration,
+  model: TagModel,
+): KeyAccess[] {
   const keyType = model.keyType?.value;
   if (model.fieldName && keyType === 'VALUE') {
-    fail(Code.FieldNameUnexpected, 'fieldName goes with keyType=CLASS or keyType=JSON; remove fieldName or change keyType', model.fieldName.span);
+    fail(
+      Code.FieldNameUnexpected,
+      'fieldName goes with keyType=CLASS or keyType=JSON; remove fieldName or change keyType',
+      model.fieldName.span,
+    );
   }
   if (model.fieldName && model.keyPaths.length > 1) {
-    fail(Code.FieldNameUnexpected, 'a composite key cannot take fieldName; write each part as a dotted path: keyName=order.userNo,order.orderNo', model.fieldName.span);
+    fail(
+      Code.FieldNameUnexpected,
+      'a composite key cannot take fieldName; write each part as a dotted path: keyName=order.userNo,order.orderNo',
+      model.fieldName.span,
+    );
   }
   if ((keyType === 'CLASS' || keyType === 'JSON') && !model.fieldName) {
-    fail(Code.FieldNameRequired, `keyType=${keyType} needs fieldName, the field read for the key: add fieldName=<name>`, model.keyType!.span);
+    fail(
+      Code.FieldNameRequired,
+      `keyType=${keyType} needs fieldName, the field read for the key: add fieldName=<name>`,
+      model.keyType!.span,
+    );
   }
   return model.keyPaths.map((path) => resolveKey(tsApi, checker, method, path, model, keyType));
 }
 
-function resolveKey(tsApi: typeof ts, checker: ts.TypeChecker | undefined, method: ts.SignatureDeclaration, path: KeyPathText, model: TagModel, keyType: KeyType | undefined): KeyAccess {
+function resolveKey(
+  tsApi: typeof ts,
+  checker: ts.TypeChecker | undefined,
+  method: ts.SignatureDeclaration,
+  path: KeyPathText,
+  model: TagModel,
+  keyType: KeyType | undefined,
+): KeyAccess {
   const [first, ...rest] = path.segments;
   const parameter = findParameter(tsApi, method, first, segmentSpan(path, 0));
   let type = checker?.getTypeAtLocation(parameter);
@@ -57,8 +81,15 @@ function resolveKey(tsApi: typeof ts, checker: ts.TypeChecker | undefined, metho
     const holder = checker.getNonNullableType(type);
     const property = checker.getPropertyOfType(holder, segment);
     if (!property) {
-      const known = checker.getPropertiesOfType(holder).map((p) => p.getName()).filter((n) => !n.startsWith('__'));
-      fail(Code.UnknownProperty, `${segment} is not a property of ${path.segments.slice(0, index + 1).join('.')} (type ${checker.typeToString(holder)}); ${known.length ? didYouMean(segment, known) : 'that type has no properties'}`, segmentSpan(path, index + 1));
+      const known = checker
+        .getPropertiesOfType(holder)
+        .map((p) => p.getName())
+        .filter((n) => !n.startsWith('__'));
+      fail(
+        Code.UnknownProperty,
+        `${segment} is not a property of ${path.segments.slice(0, index + 1).join('.')} (type ${checker.typeToString(holder)}); ${known.length ? didYouMean(segment, known) : 'that type has no properties'}`,
+        segmentSpan(path, index + 1),
+      );
     }
     properties.push(property.getName());
     type = checker.getTypeOfSymbolAtLocation(property, parameter);
@@ -71,7 +102,9 @@ function resolveKey(tsApi: typeof ts, checker: ts.TypeChecker | undefined, metho
   }
   const field: FieldRead = known
     ? resolveField(tsApi, checker!, known, name, model.fieldName, keyType, parameter)
-    : keyType === 'CLASS' ? { kind: 'property', name: model.fieldName.value } : { kind: 'at-run-time', name: model.fieldName.value };
+    : keyType === 'CLASS'
+      ? { kind: 'property', name: model.fieldName.value }
+      : { kind: 'at-run-time', name: model.fieldName.value };
   return { parameter: first, properties, field };
 }
 
@@ -80,50 +113,95 @@ function isUnknown(tsApi: typeof ts, type: ts.Type): boolean {
   return (type.flags & tsApi.TypeFlags.Any) !== 0;
 }
 
-function findParameter(tsApi: typeof ts, method: ts.SignatureDeclaration, name: string, span: Span): ts.ParameterDeclaration {
+function findParameter(
+  tsApi: typeof ts,
+  method: ts.SignatureDeclaration,
+  name: string,
+  span: Span,
+): ts.ParameterDeclaration {
   const parameter = method.parameters.find((p) => tsApi.isIdentifier(p.name) && p.name.text === name);
   if (parameter) return parameter;
   if (method.parameters.some((p) => !tsApi.isIdentifier(p.name) && bindsName(tsApi, p.name, name))) {
-    fail(Code.DestructuredParameter, `${name} is bound by a destructured parameter, which keyName cannot name; take the object as one named parameter (order: Order) and write keyName=order.${name}`, span);
+    fail(
+      Code.DestructuredParameter,
+      `${name} is bound by a destructured parameter, which keyName cannot name; take the object as one named parameter (order: Order) and write keyName=order.${name}`,
+      span,
+    );
   }
   const names = method.parameters.filter((p) => tsApi.isIdentifier(p.name)).map((p) => (p.name as ts.Identifier).text);
-  fail(Code.UnknownParameter, `keyName ${name} is not a parameter of this method; ${names.length ? `its parameters are: ${names.join(', ')}${didYouMean(name, names).startsWith('did') ? ` (${didYouMean(name, names)})` : ''}` : 'it has no named parameters'}`, span);
+  fail(
+    Code.UnknownParameter,
+    `keyName ${name} is not a parameter of this method; ${names.length ? `its parameters are: ${names.join(', ')}${didYouMean(name, names).startsWith('did') ? ` (${didYouMean(name, names)})` : ''}` : 'it has no named parameters'}`,
+    span,
+  );
 }
 
 function bindsName(tsApi: typeof ts, pattern: ts.BindingName, name: string): boolean {
   if (tsApi.isIdentifier(pattern)) return pattern.text === name;
-  return pattern.elements.some((element) => !tsApi.isOmittedExpression(element) && bindsName(tsApi, element.name, name));
+  return pattern.elements.some(
+    (element) => !tsApi.isOmittedExpression(element) && bindsName(tsApi, element.name, name),
+  );
 }
 
 function resolveField(
-  tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, name: string,
-  fieldName: { value: string; span: Span }, keyType: KeyType | undefined, location: ts.Node,
+  tsApi: typeof ts,
+  checker: ts.TypeChecker,
+  type: ts.Type,
+  name: string,
+  fieldName: { value: string; span: Span },
+  keyType: KeyType | undefined,
+  location: ts.Node,
 ): FieldRead {
   const holder = checker.getNonNullableType(type);
   const field = fieldName.value;
   const typeName = checker.typeToString(holder);
   if (isMap(holder)) {
-    if (keyType === 'CLASS') fail(Code.KeyType, `${name} is a ${typeName}, whose entries are not properties; use keyType=JSON to read entry "${field}"`, fieldName.span);
+    if (keyType === 'CLASS')
+      fail(
+        Code.KeyType,
+        `${name} is a ${typeName}, whose entries are not properties; use keyType=JSON to read entry "${field}"`,
+        fieldName.span,
+      );
     const valueType = checker.getTypeArguments(holder as ts.TypeReference)[1];
     if (valueType) checkScalar(tsApi, checker, valueType, `${name}.get("${field}")`, fieldName.span, false);
     return { kind: 'map-get', name: field };
   }
   if (holder.flags & tsApi.TypeFlags.StringLike) {
-    if (keyType === 'CLASS') fail(Code.KeyType, `${name} is a string, which has no fields; use keyType=JSON to read "${field}" from its JSON text`, fieldName.span);
+    if (keyType === 'CLASS')
+      fail(
+        Code.KeyType,
+        `${name} is a string, which has no fields; use keyType=JSON to read "${field}" from its JSON text`,
+        fieldName.span,
+      );
     return { kind: 'json-text', name: field };
   }
   if (!(holder.flags & tsApi.TypeFlags.Object) && !holder.isIntersection()) {
-    fail(Code.KeyType, `${name} has type ${typeName}, which has no field ${field}; fieldName reads a field of an object, a Map or a JSON string`, fieldName.span);
+    fail(
+      Code.KeyType,
+      `${name} has type ${typeName}, which has no field ${field}; fieldName reads a field of an object, a Map or a JSON string`,
+      fieldName.span,
+    );
   }
   const property = checker.getPropertyOfType(holder, field);
   if (property) {
-    checkScalar(tsApi, checker, checker.getTypeOfSymbolAtLocation(property, location), `${name}.${field}`, fieldName.span, false);
+    checkScalar(
+      tsApi,
+      checker,
+      checker.getTypeOfSymbolAtLocation(property, location),
+      `${name}.${field}`,
+      fieldName.span,
+      false,
+    );
     return { kind: 'property', name: property.getName() };
   }
   const indexType = keyType === 'JSON' ? checker.getIndexTypeOfType(holder, tsApi.IndexKind.String) : undefined;
   if (!indexType) {
     const known = checker.getPropertiesOfType(holder).map((p) => p.getName());
-    fail(Code.UnknownProperty, `${field} is not a property of ${name} (type ${typeName}); ${known.length ? didYouMean(field, known) : 'that type has no properties'}`, fieldName.span);
+    fail(
+      Code.UnknownProperty,
+      `${field} is not a property of ${name} (type ${typeName}); ${known.length ? didYouMean(field, known) : 'that type has no properties'}`,
+      fieldName.span,
+    );
   }
   checkScalar(tsApi, checker, indexType, `${name}["${field}"]`, fieldName.span, false);
   return { kind: 'property', name: field };
@@ -141,7 +219,14 @@ function isMap(type: ts.Type): boolean {
  * value read from a Map or index signature, `unknown`/`any` is accepted: its static type says
  * nothing and the runtime checks the value.
  */
-function checkScalar(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, name: string, span: Span, isWholeKey: boolean): void {
+function checkScalar(
+  tsApi: typeof ts,
+  checker: ts.TypeChecker,
+  type: ts.Type,
+  name: string,
+  span: Span,
+  isWholeKey: boolean,
+): void {
   const F = tsApi.TypeFlags;
   const scalar = F.StringLike | F.NumberLike | F.BigIntLike | F.BooleanLike;
   const nullish = F.Null | F.Undefined | F.Void;
@@ -152,12 +237,19 @@ function checkScalar(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, n
   const typeName = checker.typeToString(type);
   const stripped = checker.getNonNullableType(type);
   if (isWholeKey && stripped.flags & F.Object) {
-    const fields = checker.getPropertiesOfType(stripped).filter((p) => {
-      const t = checker.getTypeOfSymbol(p);
-      return t.flags & scalar;
-    }).map((p) => p.getName());
+    const fields = checker
+      .getPropertiesOfType(stripped)
+      .filter((p) => {
+        const t = checker.getTypeOfSymbol(p);
+        return t.flags & scalar;
+      })
+      .map((p) => p.getName());
     const example = fields[0] ?? 'id';
-    fail(Code.KeyType, `the key ${name} is an object (${typeName}); name its field: keyName=${name}.${example}, or keyType=CLASS fieldName=${example}${fields.length ? ` (its scalar fields: ${fields.slice(0, 8).join(', ')})` : ''}`, span);
+    fail(
+      Code.KeyType,
+      `the key ${name} is an object (${typeName}); name its field: keyName=${name}.${example}, or keyType=CLASS fieldName=${example}${fields.length ? ` (its scalar fields: ${fields.slice(0, 8).join(', ')})` : ''}`,
+      span,
+    );
   }
   fail(Code.KeyType, `the key ${name} has type ${typeName}; a key must be a string, number, bigint or boolean`, span);
 }

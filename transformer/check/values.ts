@@ -18,5 +18,9 @@ export function readBusinessFlag(value: string): Result<string> {
 export type KeyType = 'VALUE' | 'CLASS' | 'JSON';
 
 export function readKeyType(value: string): Result<KeyType> {
-  return value === 'VALUE' || value === 'CLASS' || value === 'JSON' ? ok(value) : bad(`"${value}" is not a keyType; use VALUE, CLASS or JSON (or leave it out: it is inferred from the key's type)`);
+  return value === 'VALUE' || value === 'CLASS' || value === 'JSON'
+    ? ok(value)
+    : bad(
+        `"${value}" is not a keyType; use VALUE, CLASS or JSON (or leave it out: it is inferred from the key's type)`,
+      );
 }

@@ -64,7 +64,12 @@ export interface TaggedDeclaration {
  * a variable statement's tags, a function's @param), and that block is read here directly.
  * The blocks come from `jsDoc` (see jsdoc-view.ts): tsc itself no longer parses them in .ts files.
  */
-export function findTaggedDeclarations(tsApi: typeof ts, sourceFile: ts.SourceFile, positions: readonly number[], jsDoc: JsDocView): TaggedDeclaration[] {
+export function findTaggedDeclarations(
+  tsApi: typeof ts,
+  sourceFile: ts.SourceFile,
+  positions: readonly number[],
+  jsDoc: JsDocView,
+): TaggedDeclaration[] {
   const found: TaggedDeclaration[] = [];
   const visit = (node: ts.Node): void => {
     if (!anyWithin(positions, node.pos, node.end)) return;

@@ -47,9 +47,11 @@ export function findIgnoredTags(
     const { range, trailing } = comment!;
     const owner = declarationAround(tsApi, sourceFile, range);
     const isJsDoc = text.startsWith('/**', range.pos) && !text.startsWith('/**/', range.pos);
-    const error = !exact ? misspelled(text, position, span)
-      : !isJsDoc ? notJsDoc(tsApi, range, span)
-      : classify(tsApi, jsDoc, owner, range, trailing, span);
+    const error = !exact
+      ? misspelled(text, position, span)
+      : !isJsDoc
+        ? notJsDoc(tsApi, range, span)
+        : classify(tsApi, jsDoc, owner, range, trailing, span);
     found.push({ error, owner });
   }
   return found;
@@ -59,12 +61,20 @@ const TAG = '@redisLock';
 
 function misspelled(text: string, position: number, span: Span): LockweaveDiagnostic {
   const written = text.slice(position, position + TAG.length);
-  return new LockweaveDiagnostic(Code.NotTheTag, `${written} is not ${TAG}: tag names are case-sensitive, so the compiler ignores this one and nothing would be locked; write ${TAG}`, span);
+  return new LockweaveDiagnostic(
+    Code.NotTheTag,
+    `${written} is not ${TAG}: tag names are case-sensitive, so the compiler ignores this one and nothing would be locked; write ${TAG}`,
+    span,
+  );
 }
 
 function notJsDoc(tsApi: typeof ts, range: ts.CommentRange, span: Span): LockweaveDiagnostic {
   const kind = range.kind === tsApi.SyntaxKind.SingleLineCommentTrivia ? 'a // comment' : 'a /* */ comment';
-  return new LockweaveDiagnostic(Code.NotTheTag, `${TAG} in ${kind} is no tag: only a /** */ JSDoc block carries tags, so nothing would be locked; write /** ${TAG} ... */ directly above an async method or async function`, span);
+  return new LockweaveDiagnostic(
+    Code.NotTheTag,
+    `${TAG} in ${kind} is no tag: only a /** */ JSDoc block carries tags, so nothing would be locked; write /** ${TAG} ... */ directly above an async method or async function`,
+    span,
+  );
 }
 
 interface FoundComment {
@@ -108,23 +118,27 @@ function triviaOwner(tsApi: typeof ts, sourceFile: ts.SourceFile, position: numb
       else if (start > position) gapEnd = Math.min(gapEnd, start);
     };
     const holds = (child: ts.TextRange) => child.pos <= position && position < child.end;
-    tsApi.forEachChild(node, (child) => {
-      hasChildren = true;
-      if (holds(child)) return (inner = child);
-      around(child.pos, child.end);
-      return undefined;
-    }, (children) => {
-      hasChildren = true;
-      if (!holds(children)) return around(children.pos, children.end);
-      // Inside the list: in an element, or before a separator (`,`) between elements.
-      gapStart = Math.max(gapStart, children.pos);
-      gapEnd = Math.min(gapEnd, children.end);
-      for (const child of children) {
+    tsApi.forEachChild(
+      node,
+      (child) => {
+        hasChildren = true;
         if (holds(child)) return (inner = child);
         around(child.pos, child.end);
-      }
-      return undefined;
-    });
+        return undefined;
+      },
+      (children) => {
+        hasChildren = true;
+        if (!holds(children)) return around(children.pos, children.end);
+        // Inside the list: in an element, or before a separator (`,`) between elements.
+        gapStart = Math.max(gapStart, children.pos);
+        gapEnd = Math.min(gapEnd, children.end);
+        for (const child of children) {
+          if (holds(child)) return (inner = child);
+          around(child.pos, child.end);
+        }
+        return undefined;
+      },
+    );
     if (inner) {
       node = inner;
       continue;
@@ -138,8 +152,22 @@ function triviaOwner(tsApi: typeof ts, sourceFile: ts.SourceFile, position: numb
 }
 
 /** Scans the node's own tokens between two children (punctuation and keywords only). */
-function tokenInGap(tsApi: typeof ts, sourceFile: ts.SourceFile, start: number, end: number, position: number): number | undefined {
-  const scanner = tsApi.createScanner(sourceFile.languageVersion, true, sourceFile.languageVariant, sourceFile.text, undefined, start, end - start);
+function tokenInGap(
+  tsApi: typeof ts,
+  sourceFile: ts.SourceFile,
+  start: number,
+  end: number,
+  position: number,
+): number | undefined {
+  const scanner = tsApi.createScanner(
+    sourceFile.languageVersion,
+    true,
+    sourceFile.languageVariant,
+    sourceFile.text,
+    undefined,
+    start,
+    end - start,
+  );
   for (let kind = scanner.scan(); kind !== tsApi.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
     if (position < scanner.getTokenStart()) return scanner.getTokenFullStart();
     if (position < scanner.getTokenEnd()) return undefined;
@@ -147,22 +175,49 @@ function tokenInGap(tsApi: typeof ts, sourceFile: ts.SourceFile, start: number, 
   return undefined;
 }
 
-function classify(tsApi: typeof ts, jsDoc: JsDocView, owner: ts.Node | undefined, comment: ts.CommentRange, trailing: boolean, span: Span): LockweaveDiagnostic {
+function classify(
+  tsApi: typeof ts,
+  jsDoc: JsDocView,
+  owner: ts.Node | undefined,
+  comment: ts.CommentRange,
+  trailing: boolean,
+  span: Span,
+): LockweaveDiagnostic {
   if (owner && decoratorBefore(tsApi, owner, comment)) {
-    return new LockweaveDiagnostic(Code.AfterDecorator, 'this JSDoc block stands after a decorator and attaches to nothing, so the method would not be locked; move the /** @redisLock ... */ block above the decorators', span);
+    return new LockweaveDiagnostic(
+      Code.AfterDecorator,
+      'this JSDoc block stands after a decorator and attaches to nothing, so the method would not be locked; move the /** @redisLock ... */ block above the decorators',
+      span,
+    );
   }
   if (trailing) {
-    return new LockweaveDiagnostic(Code.IgnoredBlock, 'this JSDoc block shares a line with the code before it, so the compiler attaches it to nothing and nothing would be locked; put the /** @redisLock ... */ block on its own line directly above an async method or async function', span);
+    return new LockweaveDiagnostic(
+      Code.IgnoredBlock,
+      'this JSDoc block shares a line with the code before it, so the compiler attaches it to nothing and nothing would be locked; put the /** @redisLock ... */ block on its own line directly above an async method or async function',
+      span,
+    );
   }
   if (!jsDoc.readable) {
     // No path read this file's JSDoc (jsdoc-view.ts): whether the block carries the tag is unknown,
     // and guessing "no" would ship the method unlocked.
-    return new LockweaveDiagnostic(Code.JsDocNotRead, 'lockweave could not read the JSDoc of this file (its own parse of the file did not match the compiler\'s), so it cannot tell whether this tag locks anything, and the method is emitted as a throw of this error; please report this, with the file, as a lockweave bug', span);
+    return new LockweaveDiagnostic(
+      Code.JsDocNotRead,
+      "lockweave could not read the JSDoc of this file (its own parse of the file did not match the compiler's), so it cannot tell whether this tag locks anything, and the method is emitted as a throw of this error; please report this, with the file, as a lockweave bug",
+      span,
+    );
   }
   if (owner && jsDoc.blocksOf(owner).some((block) => block.pos === comment.pos)) {
-    return new LockweaveDiagnostic(Code.IgnoredBlock, 'only the last JSDoc block before a declaration carries tags, so this one is ignored; merge it into the last /** */ block', span);
+    return new LockweaveDiagnostic(
+      Code.IgnoredBlock,
+      'only the last JSDoc block before a declaration carries tags, so this one is ignored; merge it into the last /** */ block',
+      span,
+    );
   }
-  return new LockweaveDiagnostic(Code.IgnoredBlock, 'this JSDoc block attaches to no declaration, so it locks nothing; put it directly above an async method or async function', span);
+  return new LockweaveDiagnostic(
+    Code.IgnoredBlock,
+    'this JSDoc block attaches to no declaration, so it locks nothing; put it directly above an async method or async function',
+    span,
+  );
 }
 
 /** The declaration whose text the comment sits in front of or inside (before its name). */
@@ -170,7 +225,11 @@ function declarationAround(tsApi: typeof ts, sourceFile: ts.SourceFile, comment:
   let found: ts.Node | undefined;
   const visit = (node: ts.Node): void => {
     if (node.pos > comment.pos || node.end < comment.end) return;
-    if (node.pos <= comment.pos && node.getStart(sourceFile) >= comment.end && node.kind !== tsApi.SyntaxKind.SourceFile) {
+    if (
+      node.pos <= comment.pos &&
+      node.getStart(sourceFile) >= comment.end &&
+      node.kind !== tsApi.SyntaxKind.SourceFile
+    ) {
       found ??= node; // the outermost node whose leading trivia holds the comment
     }
     if (tsApi.canHaveDecorators(node) && decoratorBefore(tsApi, node, comment)) found = node;

@@ -48,7 +48,10 @@ export function jsDocView(tsApi: typeof ts, sourceFile: ts.SourceFile, mentions:
       if (!map) return NONE;
       const blocks = map.get(node);
       // Asked about a node no mention lies in: a bug in the caller, never "this node has no tag".
-      if (!blocks) throw new Error(`lockweave: JSDoc asked for a node outside the tag mentions of ${sourceFile.fileName} (${node.pos}..${node.end})`);
+      if (!blocks)
+        throw new Error(
+          `lockweave: JSDoc asked for a node outside the tag mentions of ${sourceFile.fileName} (${node.pos}..${node.end})`,
+        );
       return blocks;
     },
   };
@@ -66,7 +69,11 @@ function parsedAllJsDoc(tsApi: typeof ts, sourceFile: ts.SourceFile): boolean {
 }
 
 /** Compiler node → the copy's blocks, for every node on the way to a mention; undefined on any difference. */
-function pairWithCopy(tsApi: typeof ts, sourceFile: ts.SourceFile, mentions: readonly number[]): Map<ts.Node, readonly ts.JSDoc[]> | undefined {
+function pairWithCopy(
+  tsApi: typeof ts,
+  sourceFile: ts.SourceFile,
+  mentions: readonly number[],
+): Map<ts.Node, readonly ts.JSDoc[]> | undefined {
   const copy = parseWithAllJsDoc(tsApi, sourceFile);
   const paired = new Map<ts.Node, readonly ts.JSDoc[]>();
   const pair = (copyNode: ts.Node, node: ts.Node): boolean => {
@@ -105,10 +112,14 @@ function parseWithAllJsDoc(tsApi: typeof ts, sourceFile: ts.SourceFile): ts.Sour
 
 function childrenOf(tsApi: typeof ts, node: ts.Node): ts.Node[] {
   const children: ts.Node[] = [];
-  tsApi.forEachChild(node, (child) => {
-    children.push(child);
-  }, (list) => {
-    children.push(...list);
-  });
+  tsApi.forEachChild(
+    node,
+    (child) => {
+      children.push(child);
+    },
+    (list) => {
+      children.push(...list);
+    },
+  );
   return children;
 }

@@ -34,7 +34,11 @@ export function readTagText(sourceFile: ts.SourceFile, tag: ts.JSDocTag): TagTex
 }
 
 function tokenize(sourceFile: ts.SourceFile, text: string, base: number): Attribute[] {
-  const span = (from: number, to: number): Span => ({ file: sourceFile, start: base + from, length: Math.max(1, to - from) });
+  const span = (from: number, to: number): Span => ({
+    file: sourceFile,
+    start: base + from,
+    length: Math.max(1, to - from),
+  });
   const attributes: Attribute[] = [];
   let i = 0;
   const skipSpace = () => {
@@ -42,7 +46,8 @@ function tokenize(sourceFile: ts.SourceFile, text: string, base: number): Attrib
     while (i < text.length) {
       const c = text[i];
       if (c === '\n') atLineStart = true;
-      else if (c === '*' && atLineStart) atLineStart = false; // the JSDoc line's leading `*`
+      else if (c === '*' && atLineStart)
+        atLineStart = false; // the JSDoc line's leading `*`
       else if (!/\s/.test(c)) return;
       i++;
     }
@@ -57,7 +62,11 @@ function tokenize(sourceFile: ts.SourceFile, text: string, base: number): Attrib
     const name = NAME.exec(text)?.[0];
     if (!name || text[i + name.length] !== '=') {
       const end = wordEnd(i);
-      fail(Code.MalformedTagText, `"${text.slice(i, end)}" is not a name=value attribute; write attributes as name=value, e.g. businessFlag=payOrder keyName=orderNo`, span(i, end));
+      fail(
+        Code.MalformedTagText,
+        `"${text.slice(i, end)}" is not a name=value attribute; write attributes as name=value, e.g. businessFlag=payOrder keyName=orderNo`,
+        span(i, end),
+      );
     }
     const nameSpan = span(i, i + name.length);
     i += name.length + 1;
@@ -65,9 +74,19 @@ function tokenize(sourceFile: ts.SourceFile, text: string, base: number): Attrib
       const closeQuote = text.indexOf('"', i + 1);
       const newline = text.indexOf('\n', i + 1);
       if (closeQuote < 0 || (newline >= 0 && newline < closeQuote)) {
-        fail(Code.MalformedTagText, `the quoted value of ${name} has no closing quote; close it on the same line`, span(i, wordEnd(i)));
+        fail(
+          Code.MalformedTagText,
+          `the quoted value of ${name} has no closing quote; close it on the same line`,
+          span(i, wordEnd(i)),
+        );
       }
-      attributes.push({ name, value: text.slice(i + 1, closeQuote), quoted: true, nameSpan, valueSpan: span(i, closeQuote + 1) });
+      attributes.push({
+        name,
+        value: text.slice(i + 1, closeQuote),
+        quoted: true,
+        nameSpan,
+        valueSpan: span(i, closeQuote + 1),
+      });
       i = closeQuote + 1;
       if (i < text.length && !/\s/.test(text[i])) {
         fail(Code.MalformedTagText, `put white space after the closing quote of ${name}`, span(i, wordEnd(i)));

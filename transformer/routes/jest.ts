@@ -28,13 +28,19 @@ interface TransformedSource {
   readonly map: string | null;
 }
 
-const LOCKWEAVE_VERSION: string = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).version;
+const LOCKWEAVE_VERSION: string = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8'),
+).version;
 
 function processFile(sourceText: string, sourcePath: string, options: JestTransformOptions): TransformedSource {
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
   const esm = options.supportsStaticESM === true;
   // An ES module gets an import of the runtime, which TypeScript turns into require() for CommonJS.
-  const woven = weaveSource(sourcePath, sourceText, { ...project.plugin, format: esm ? 'esm' : undefined, sourceMap: false });
+  const woven = weaveSource(sourcePath, sourceText, {
+    ...project.plugin,
+    format: esm ? 'esm' : undefined,
+    sourceMap: false,
+  });
   if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
   const tsApi = ownTypeScript();
   const output = tsApi.transpileModule(woven.code, {
@@ -42,14 +48,25 @@ function processFile(sourceText: string, sourcePath: string, options: JestTransf
     compilerOptions: compilerOptionsFor(tsApi, project.compilerOptions, esm),
     reportDiagnostics: true,
   });
-  const syntaxErrors = (output.diagnostics ?? []).filter((d) => d.file && d.category === tsApi.DiagnosticCategory.Error);
+  const syntaxErrors = (output.diagnostics ?? []).filter(
+    (d) => d.file && d.category === tsApi.DiagnosticCategory.Error,
+  );
   if (syntaxErrors.length > 0) {
-    throw new Error(tsApi.formatDiagnostics(syntaxErrors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => '', getNewLine: () => '\n' }));
+    throw new Error(
+      tsApi.formatDiagnostics(syntaxErrors, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => '',
+        getNewLine: () => '\n',
+      }),
+    );
   }
   // The map is TypeScript's, of the woven text. Weaving adds no line and moves none, so it is
   // right to the line for the original file too; only columns after woven text on a method's
   // first line (and the header on the first statement's line) are off by the inserted length.
-  return { code: output.outputText.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'), map: output.sourceMapText ?? null };
+  return {
+    code: output.outputText.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'),
+    map: output.sourceMapText ?? null,
+  };
 }
 
 /** The project's options (decorators, jsx, target), with what jest needs from the output forced. */
@@ -70,11 +87,22 @@ function compilerOptionsFor(tsApi: typeof ts, project: ts.CompilerOptions, esm: 
 /** Everything the output depends on: a change to any of them compiles the file again. */
 function getCacheKey(sourceText: string, sourcePath: string, options: JestTransformOptions): string {
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
-  return crypto.createHash('sha256')
-    .update(JSON.stringify([
-      LOCKWEAVE_VERSION, ownTypeScript().version, sourcePath, options.configString, options.transformerConfig ?? null,
-      options.supportsStaticESM === true, options.instrument === true, project.configFile ?? null, project.plugin, project.compilerOptions,
-    ]))
+  return crypto
+    .createHash('sha256')
+    .update(
+      JSON.stringify([
+        LOCKWEAVE_VERSION,
+        ownTypeScript().version,
+        sourcePath,
+        options.configString,
+        options.transformerConfig ?? null,
+        options.supportsStaticESM === true,
+        options.instrument === true,
+        project.configFile ?? null,
+        project.plugin,
+        project.compilerOptions,
+      ]),
+    )
     .update('\0')
     .update(sourceText)
     .digest('hex');

@@ -57,7 +57,11 @@ export function readPrivateFile(file: string): Buffer | undefined {
 export function writePrivateFile(file: string, data: string | Buffer, options: { replace?: boolean } = {}): void {
   const temporary = `${file}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`;
   try {
-    const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 0o600);
+    const fd = fs.openSync(
+      temporary,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW,
+      0o600,
+    );
     try {
       fs.writeFileSync(fd, data);
     } finally {

@@ -63,14 +63,25 @@ function readProjectConfig(configFile: string): ProjectConfig {
     fileExists: tsApi.sys.fileExists,
     readFile: tsApi.sys.readFile,
   };
-  const parsed = tsApi.parseJsonSourceFileConfigFileContent(json, host, path.dirname(configFile), undefined, configFile);
+  const parsed = tsApi.parseJsonSourceFileConfigFileContent(
+    json,
+    host,
+    path.dirname(configFile),
+    undefined,
+    configFile,
+  );
   // Errors about options (deprecations, "no inputs") do not change what is woven; an unreadable
   // base config does (its plugin entry would be lost).
   const broken = parsed.errors.find((error) => error.code === 5083 || error.code === 6053 || error.code === 1005);
   if (broken) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, broken)}`);
   const configFiles = [configFile, ...(json.extendedSourceFiles ?? [])];
   const entry = optionsEntry(parsed.options.plugins);
-  return { configFile, configFiles, plugin: entry ? { prefix: entry.prefix, defaults: entry.defaults } : {}, compilerOptions: parsed.options };
+  return {
+    configFile,
+    configFiles,
+    plugin: entry ? { prefix: entry.prefix, defaults: entry.defaults } : {},
+    compilerOptions: parsed.options,
+  };
 }
 
 function flatten(tsApi: typeof ts, diagnostic: ts.Diagnostic): string {

@@ -101,7 +101,8 @@ function withWovenRead(file: string, weaving: RequireWeaving, loadModule: () => 
 function assertLocked(file: string, content: string, weaving: RequireWeaving): void {
   const onDisk = locksOnDisk(file);
   if (!onDisk) return;
-  if (onDisk.errors || !holdsEvery(weaver().lockedSitesOf(file, content), onDisk.sites)) throw weaving.strippedError(file);
+  if (onDisk.errors || !holdsEvery(weaver().lockedSitesOf(file, content), onDisk.sites))
+    throw weaving.strippedError(file);
 }
 
 /** True when the file on disk has tags that weave (or fail): a copy without them was not ours to run. */
@@ -119,7 +120,9 @@ function locksOnDisk(file: string): { sites: readonly string[]; errors: boolean 
   }
   if (!mayHoldTag(onDisk)) return undefined;
   const check = weaver().weaveSource(file, onDisk, { sourceMap: false });
-  return check.locked.length > 0 || check.errors.length > 0 ? { sites: check.locked, errors: check.errors.length > 0 } : undefined;
+  return check.locked.length > 0 || check.errors.length > 0
+    ? { sites: check.locked, errors: check.errors.length > 0 }
+    : undefined;
 }
 
 /** True when `locked` has each of `wanted`, counted: two methods of one site need two locks. */

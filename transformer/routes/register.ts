@@ -32,8 +32,10 @@ type RegisterHooks = (hooks: { load: (url: string, context: unknown, nextLoad: N
 const registerHooks = (nodeModule as { registerHooks?: RegisterHooks }).registerHooks;
 if (typeof registerHooks !== 'function') {
   // Loud, never a no-op: a preload that did nothing would run every tagged method unlocked.
-  throw new Error(`lockweave/register needs Node >= 22.15 (or >= 23.5) for module.registerHooks; this is Node ${process.version}. `
-    + 'Upgrade Node, or build with tspc (the "lockweave/transformer" tsconfig plugin) and run the emitted JavaScript.');
+  throw new Error(
+    `lockweave/register needs Node >= 22.15 (or >= 23.5) for module.registerHooks; this is Node ${process.version}. ` +
+      'Upgrade Node, or build with tspc (the "lockweave/transformer" tsconfig plugin) and run the emitted JavaScript.',
+  );
 }
 
 /** Files this process wove or found tag-free; any other TypeScript file with tags was loaded past us. */
@@ -46,7 +48,8 @@ registerHooks({
     cancelWovenRead(file);
     const loaded = nextLoad(url, context);
     if (loaded.source == null) return loaded;
-    const source = typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString('utf8');
+    const source =
+      typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString('utf8');
     if (!mayHoldTag(source)) {
       // Whatever the format, a loader before us may have handed on the file without its comments
       // (a TypeScript-to-TypeScript rewrite too): what is on disk decides. One read of an untagged
@@ -72,7 +75,8 @@ registerHooks({
 weaveRequiredTypeScript({
   handled,
   isWeavable,
-  weave: (file, source) => (mayHoldTag(source) ? weave(file, source, undefined) : { code: source, map: undefined, locked: [] }),
+  weave: (file, source) =>
+    mayHoldTag(source) ? weave(file, source, undefined) : { code: source, map: undefined, locked: [] },
   strippedError,
 });
 
@@ -105,10 +109,12 @@ function moduleFormat(format: string | null | undefined): 'esm' | 'cjs' | undefi
 }
 
 function strippedError(file: string): Error {
-  return new Error(`lockweave/register: ${file} holds @redisLock tags, but another loader turned it into JavaScript without them `
-    + '(or without a lock lockweave can confirm on each tagged method) before lockweave saw it, so its methods would run unlocked. '
-    + 'Load lockweave/register BEFORE the other loader: '
-    + '`node --import lockweave/register --import tsx app.ts` (not the reverse; with the tsx command: '
-    + '`NODE_OPTIONS="--import lockweave/register" tsx app.ts`). A loader that reads files its own way cannot be woven: '
-    + 'build with tspc or a lockweave bundler plugin instead.');
+  return new Error(
+    `lockweave/register: ${file} holds @redisLock tags, but another loader turned it into JavaScript without them ` +
+      '(or without a lock lockweave can confirm on each tagged method) before lockweave saw it, so its methods would run unlocked. ' +
+      'Load lockweave/register BEFORE the other loader: ' +
+      '`node --import lockweave/register --import tsx app.ts` (not the reverse; with the tsx command: ' +
+      '`NODE_OPTIONS="--import lockweave/register" tsx app.ts`). A loader that reads files its own way cannot be woven: ' +
+      'build with tspc or a lockweave bundler plugin instead.',
+  );
 }

@@ -44,7 +44,6 @@ const TYPESCRIPT_ID = /\.[cm]?tsx?(?:\?.*)?$/;
  */
 const NOT_SOURCE = [/\.d\.[cm]?tsx?(?:\?.*)?$/, /^\0/, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
 
-
 /** The plugin, as unplugin takes it and as rollup, rolldown and vite do. */
 export function lockweaveHooks(options: LockweaveBundlerOptions | undefined) {
   return {
@@ -76,7 +75,10 @@ export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
       context.defineCacheKeyGenerator?.(({ id, sourceCode }) => {
         if (!isWeavable(id) || !mayHoldTag(sourceCode)) return undefined;
         try {
-          return `lockweave:${crypto.createHash('sha256').update(weave(id.replace(/\?.*$/, ''), sourceCode, options).code).digest('hex')}`;
+          return `lockweave:${crypto
+            .createHash('sha256')
+            .update(weave(id.replace(/\?.*$/, ''), sourceCode, options).code)
+            .digest('hex')}`;
         } catch {
           return false; // a tag error: not cached, and the transform reports it
         }
@@ -87,7 +89,9 @@ export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
 
 /** The part of vitest's plugin context this plugin uses (vitest is not a dependency). */
 interface VitestPluginContext {
-  readonly defineCacheKeyGenerator?: (generate: (file: { id: string; sourceCode: string }) => string | false | undefined) => void;
+  readonly defineCacheKeyGenerator?: (
+    generate: (file: { id: string; sourceCode: string }) => string | false | undefined,
+  ) => void;
 }
 
 /**
@@ -105,8 +109,14 @@ export function esbuildPlugin(options: LockweaveBundlerOptions | undefined): Esb
         const code = fs.readFileSync(args.path, 'utf8');
         if (!mayHoldTag(code)) return undefined;
         const woven = weave(args.path, code, options);
-        const map = woven.map && `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(woven.map)).toString('base64')}\n`;
-        return { contents: woven.code + (map ?? ''), loader: /\.[cm]?tsx$/.test(args.path) ? 'tsx' : 'ts', watchFiles: [...(woven.configFiles ?? [])] };
+        const map =
+          woven.map &&
+          `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(woven.map)).toString('base64')}\n`;
+        return {
+          contents: woven.code + (map ?? ''),
+          loader: /\.[cm]?tsx$/.test(args.path) ? 'tsx' : 'ts',
+          watchFiles: [...(woven.configFiles ?? [])],
+        };
       });
     },
   };
@@ -118,7 +128,9 @@ interface EsbuildPlugin {
   setup(build: {
     onLoad(
       options: { filter: RegExp },
-      callback: (args: { path: string }) => { contents: string; loader: 'ts' | 'tsx'; watchFiles: string[] } | undefined,
+      callback: (args: {
+        path: string;
+      }) => { contents: string; loader: 'ts' | 'tsx'; watchFiles: string[] } | undefined,
     ): void;
   }): void;
 }
@@ -127,13 +139,19 @@ let unplugin: UnpluginInstance<LockweaveBundlerOptions | undefined, false> | und
 
 /** The hooks as unplugin's webpack and rspack plugins. */
 export function lockweaveUnplugin(): UnpluginInstance<LockweaveBundlerOptions | undefined, false> {
-  return (unplugin ??= loadBuildDependency<typeof import('unplugin')>('unplugin').createUnplugin<LockweaveBundlerOptions | undefined, false>((options, meta) => ({
+  return (unplugin ??= loadBuildDependency<typeof import('unplugin')>('unplugin').createUnplugin<
+    LockweaveBundlerOptions | undefined,
+    false
+  >((options, meta) => ({
     ...lockweaveHooks(options),
     // webpack and rspack run the transform loader for every file the rule takes, whatever its
     // text; a loader call costs more (in rspack, a call from Rust into JavaScript) than a look at
     // the file: the rule takes only files whose text on disk may hold a tag. Ours is the first
     // loader (enforce 'pre'), so it sees that text; a file that cannot be read is taken.
-    transformInclude: meta.framework === 'webpack' || meta.framework === 'rspack' ? (id) => isWeavable(id) && mayHoldTagOnDisk(id) : undefined,
+    transformInclude:
+      meta.framework === 'webpack' || meta.framework === 'rspack'
+        ? (id) => isWeavable(id) && mayHoldTagOnDisk(id)
+        : undefined,
   })));
 }
 

@@ -22,7 +22,8 @@ let cache: WovenCache | null | undefined;
 
 /** The woven text of a file that may hold tags (its own text when none locks), and the config files it depends on. */
 export function weaveCached(file: string, code: string, options: CachedWeaveOptions): CachedWeave {
-  if (cache === undefined) cache = (require('./woven-cache') as typeof import('./woven-cache')).WovenCache.open() ?? null;
+  if (cache === undefined)
+    cache = (require('./woven-cache') as typeof import('./woven-cache')).WovenCache.open() ?? null;
   const { format, tsconfig } = options;
   const key = cache?.key(file, code, format, tsconfig ? path.resolve(tsconfig) : nearestTsconfigOf(file));
   const cached = key ? cache!.read(key) : undefined;
@@ -31,7 +32,12 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
   const { weaveSource, LockweaveBuildError } = weaver();
   const woven = weaveSource(file, code, { ...project.plugin, format });
   if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
-  const result = { code: woven.code, map: woven.woven > 0 ? woven.map : undefined, locked: woven.locked, configFiles: project.configFiles };
+  const result = {
+    code: woven.code,
+    map: woven.woven > 0 ? woven.map : undefined,
+    locked: woven.locked,
+    configFiles: project.configFiles,
+  };
   if (key) cache!.write(key, result, project.configFiles);
   return result;
 }

@@ -48,13 +48,19 @@ const SECRET_FILE = 'secret';
 const SECRET_BYTES = 32;
 
 export class WovenCache {
-  private constructor(private readonly dir: string, private readonly secret: Buffer, private readonly salt: string) {}
+  private constructor(
+    private readonly dir: string,
+    private readonly secret: Buffer,
+    private readonly salt: string,
+  ) {}
 
   /** undefined when caching is off or no directory can be ours alone. */
   static open(): WovenCache | undefined {
     if (process.env.LOCKWEAVE_CACHE === 'off') return undefined;
     const named = process.env.LOCKWEAVE_CACHE_DIR;
-    const candidates = named ? [path.resolve(named)] : [projectCacheDir(), path.join(os.tmpdir(), `lockweave-${process.getuid?.() ?? 'user'}`)];
+    const candidates = named
+      ? [path.resolve(named)]
+      : [projectCacheDir(), path.join(os.tmpdir(), `lockweave-${process.getuid?.() ?? 'user'}`)];
     for (const dir of candidates) {
       if (!dir || !privateDir(dir)) continue;
       const secret = cacheSecret(dir);
@@ -84,11 +90,22 @@ export class WovenCache {
     if (newline < 0 || mac.length !== expected.length || !crypto.timingSafeEqual(mac, expected)) return undefined;
     try {
       const entry = JSON.parse(body) as Entry;
-      if (typeof entry.code !== 'string' || !Array.isArray(entry.locked) || typeof entry.configs !== 'object' || entry.configs === null) return undefined;
+      if (
+        typeof entry.code !== 'string' ||
+        !Array.isArray(entry.locked) ||
+        typeof entry.configs !== 'object' ||
+        entry.configs === null
+      )
+        return undefined;
       for (const [config, hash] of Object.entries(entry.configs)) {
         if (sha256(fs.readFileSync(config, 'utf8')) !== hash) return undefined;
       }
-      return { code: entry.code, map: entry.map ?? undefined, locked: entry.locked, configFiles: Object.keys(entry.configs) };
+      return {
+        code: entry.code,
+        map: entry.map ?? undefined,
+        locked: entry.locked,
+        configFiles: Object.keys(entry.configs),
+      };
     } catch {
       return undefined;
     }
@@ -96,8 +113,15 @@ export class WovenCache {
 
   write(key: string, woven: CachedWeave, configFiles: readonly string[]): void {
     try {
-      const configs = Object.fromEntries(configFiles.map((config) => [config, sha256(fs.readFileSync(config, 'utf8'))]));
-      const body = JSON.stringify({ code: woven.code, map: woven.map ?? null, locked: woven.locked, configs } satisfies Entry);
+      const configs = Object.fromEntries(
+        configFiles.map((config) => [config, sha256(fs.readFileSync(config, 'utf8'))]),
+      );
+      const body = JSON.stringify({
+        code: woven.code,
+        map: woven.map ?? null,
+        locked: woven.locked,
+        configs,
+      } satisfies Entry);
       writePrivateFile(this.entryPath(key), `${this.mac(key, body).toString('hex')}\n${body}`);
     } catch {
       // A cache that cannot be written only costs the next start a weave.
@@ -147,7 +171,9 @@ function packageVersion(manifest: string): string {
 /** lockweave's version and the size and time of every compiled file of the transformer. */
 function lockweaveStamp(): string {
   const transformerDir = path.join(__dirname, '..');
-  const files = (fs.readdirSync(transformerDir, { recursive: true }) as string[]).filter((name) => name.endsWith('.js')).sort();
+  const files = (fs.readdirSync(transformerDir, { recursive: true }) as string[])
+    .filter((name) => name.endsWith('.js'))
+    .sort();
   const stamps = files.map((name) => {
     const stat = fs.statSync(path.join(transformerDir, name));
     return `${name}:${stat.size}:${stat.mtimeMs}`;

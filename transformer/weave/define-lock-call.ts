@@ -5,21 +5,29 @@ import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { OPTION_NAMES } from '../check/attributes';
 
-export function defineLockStatement(factory: ts.NodeFactory, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier, plan: LockPlan): ts.Statement {
+export function defineLockStatement(
+  factory: ts.NodeFactory,
+  tsApi: typeof ts,
+  runtime: ts.Identifier,
+  lockName: ts.Identifier,
+  plan: LockPlan,
+): ts.Statement {
   const properties = [
     property(factory, 'site', factory.createStringLiteral(plan.target.site)),
     property(factory, 'businessFlag', factory.createStringLiteral(plan.businessFlag)),
-    ...OPTION_NAMES.filter((name) => plan.options[name] !== undefined)
-      .map((name) => property(factory, name, literal(factory, plan.options[name]!))),
+    ...OPTION_NAMES.filter((name) => plan.options[name] !== undefined).map((name) =>
+      property(factory, name, literal(factory, plan.options[name]!)),
+    ),
   ];
-  const call = factory.createCallExpression(
-    factory.createPropertyAccessExpression(runtime, 'defineLock'),
-    undefined,
-    [factory.createObjectLiteralExpression(properties, false)],
-  );
+  const call = factory.createCallExpression(factory.createPropertyAccessExpression(runtime, 'defineLock'), undefined, [
+    factory.createObjectLiteralExpression(properties, false),
+  ]);
   return factory.createVariableStatement(
     undefined,
-    factory.createVariableDeclarationList([factory.createVariableDeclaration(lockName, undefined, undefined, call)], tsApi.NodeFlags.Const),
+    factory.createVariableDeclarationList(
+      [factory.createVariableDeclaration(lockName, undefined, undefined, call)],
+      tsApi.NodeFlags.Const,
+    ),
   );
 }
 

@@ -31,42 +31,74 @@ import { prologueLength } from './runtime-import';
 
 /** `pay_lock_1.run(key, <body>[, OnFailClass])`, or runComposite([a, b], ...) for a composite key. */
 export function runCall(
-  factory: ts.NodeFactory, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier,
-  failureClass: ts.Expression | undefined, plan: LockPlan, body: ts.Expression,
+  factory: ts.NodeFactory,
+  tsApi: typeof ts,
+  runtime: ts.Identifier,
+  lockName: ts.Identifier,
+  failureClass: ts.Expression | undefined,
+  plan: LockPlan,
+  body: ts.Expression,
 ): ts.CallExpression {
   const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
   const composite = plan.keys.length > 1;
   return factory.createCallExpression(
     factory.createPropertyAccessExpression(lockName, composite ? 'runComposite' : 'run'),
     undefined,
-    [composite ? factory.createArrayLiteralExpression(keys, false) : keys[0], body, ...(failureClass ? [failureClass] : [])],
+    [
+      composite ? factory.createArrayLiteralExpression(keys, false) : keys[0],
+      body,
+      ...(failureClass ? [failureClass] : []),
+    ],
   );
 }
 
 /** `return <call>;` — inside the try above when the target is not `async`. */
-export function lockedStatement(factory: ts.NodeFactory, tsApi: typeof ts, plan: LockPlan, call: ts.Expression): ts.Statement {
+export function lockedStatement(
+  factory: ts.NodeFactory,
+  tsApi: typeof ts,
+  plan: LockPlan,
+  call: ts.Expression,
+): ts.Statement {
   const returned = factory.createReturnStatement(call);
   if ((tsApi.getCombinedModifierFlags(plan.target.node) & tsApi.ModifierFlags.Async) !== 0) return returned;
   const error = factory.createIdentifier('error');
-  const rejected = factory.createCallExpression(factory.createPropertyAccessExpression(factory.createIdentifier('Promise'), 'reject'), undefined, [error]);
+  const rejected = factory.createCallExpression(
+    factory.createPropertyAccessExpression(factory.createIdentifier('Promise'), 'reject'),
+    undefined,
+    [error],
+  );
   return factory.createTryStatement(
     factory.createBlock([returned], true),
-    factory.createCatchClause(factory.createVariableDeclaration(error), factory.createBlock([factory.createReturnStatement(rejected)], true)),
+    factory.createCatchClause(
+      factory.createVariableDeclaration(error),
+      factory.createBlock([factory.createReturnStatement(rejected)], true),
+    ),
     undefined,
   );
 }
 
 export function lockedBody(
-  context: ts.TransformationContext, tsApi: typeof ts, runtime: ts.Identifier, lockName: ts.Identifier,
-  failureClass: ts.Expression | undefined, plan: LockPlan, body: ts.Block,
+  context: ts.TransformationContext,
+  tsApi: typeof ts,
+  runtime: ts.Identifier,
+  lockName: ts.Identifier,
+  failureClass: ts.Expression | undefined,
+  plan: LockPlan,
+  body: ts.Block,
 ): ts.Block {
   const factory = context.factory;
   const prologue = body.statements.slice(0, prologueLength(tsApi, body.statements));
   const bodyArrow = factory.createArrowFunction(
-    [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)], undefined, [], undefined,
+    [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)],
+    undefined,
+    [],
+    undefined,
     factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
     tsApi.setTextRange(factory.createBlock(body.statements.slice(prologue.length), true), body),
   );
-  const woven = [...prologue, lockedStatement(factory, tsApi, plan, runCall(factory, tsApi, runtime, lockName, failureClass, plan, bodyArrow))];
+  const woven = [
+    ...prologue,
+    lockedStatement(factory, tsApi, plan, runCall(factory, tsApi, runtime, lockName, failureClass, plan, bodyArrow)),
+  ];
   return tsApi.setOriginalNode(tsApi.setTextRange(factory.createBlock(woven, true), body), body);
 }

@@ -14,12 +14,23 @@ import type * as ts from 'typescript';
 export const RUNTIME_SPECIFIER = 'lockweave/runtime';
 
 export function moduleImport(
-  tsApi: typeof ts, factory: ts.NodeFactory, commonJs: boolean, local: ts.Identifier, specifier: string,
+  tsApi: typeof ts,
+  factory: ts.NodeFactory,
+  commonJs: boolean,
+  local: ts.Identifier,
+  specifier: string,
 ): ts.Statement {
   if (commonJs) {
-    const required = factory.createCallExpression(factory.createIdentifier('require'), undefined, [factory.createStringLiteral(specifier)]);
-    return factory.createVariableStatement(undefined, factory.createVariableDeclarationList(
-      [factory.createVariableDeclaration(local, undefined, undefined, required)], tsApi.NodeFlags.Const));
+    const required = factory.createCallExpression(factory.createIdentifier('require'), undefined, [
+      factory.createStringLiteral(specifier),
+    ]);
+    return factory.createVariableStatement(
+      undefined,
+      factory.createVariableDeclarationList(
+        [factory.createVariableDeclaration(local, undefined, undefined, required)],
+        tsApi.NodeFlags.Const,
+      ),
+    );
   }
   return factory.createImportDeclaration(
     undefined,
@@ -32,7 +43,9 @@ export function moduleImport(
 export function emitsCommonJs(tsApi: typeof ts, options: ts.CompilerOptions, sourceFile: ts.SourceFile): boolean {
   const { ModuleKind, ScriptTarget } = tsApi;
   // TypeScript's own rule when `module` is unset: ES2015 modules from an ES2015 target up.
-  const kind = options.module ?? ((options.target ?? ScriptTarget.ES5) >= ScriptTarget.ES2015 ? ModuleKind.ES2015 : ModuleKind.CommonJS);
+  const kind =
+    options.module ??
+    ((options.target ?? ScriptTarget.ES5) >= ScriptTarget.ES2015 ? ModuleKind.ES2015 : ModuleKind.CommonJS);
   // node16, node18, node20, nodenext and preserve decide per file (package.json "type", .cts/.mts).
   if (kind !== undefined && kind >= ModuleKind.Node16) return sourceFile.impliedNodeFormat === ModuleKind.CommonJS;
   return kind === ModuleKind.CommonJS;
@@ -41,8 +54,13 @@ export function emitsCommonJs(tsApi: typeof ts, options: ts.CompilerOptions, sou
 /** Where new imports go: after the prologue and the file's own leading imports. */
 export function importInsertionIndex(tsApi: typeof ts, statements: readonly ts.Statement[]): number {
   let index = 0;
-  while (index < statements.length &&
-    (isPrologue(tsApi, statements[index]) || tsApi.isImportDeclaration(statements[index]) || tsApi.isImportEqualsDeclaration(statements[index]))) index++;
+  while (
+    index < statements.length &&
+    (isPrologue(tsApi, statements[index]) ||
+      tsApi.isImportDeclaration(statements[index]) ||
+      tsApi.isImportEqualsDeclaration(statements[index]))
+  )
+    index++;
   return index;
 }
 

@@ -5,7 +5,12 @@ import { defineLockStatement } from './define-lock-call';
 import { lockedBody } from './method-body';
 import { emitsCommonJs, importInsertionIndex, moduleImport, RUNTIME_SPECIFIER } from './runtime-import';
 
-export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, sourceFile: ts.SourceFile, analysis: FileAnalysis): ts.SourceFile {
+export function weaveFile(
+  tsApi: typeof ts,
+  context: ts.TransformationContext,
+  sourceFile: ts.SourceFile,
+  analysis: FileAnalysis,
+): ts.SourceFile {
   const { plans, refused } = analysis;
   if (plans.length === 0 && refused.length === 0) return sourceFile;
   const factory = context.factory;
@@ -27,7 +32,12 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
     if (ref.kind === 'local') return factory.createIdentifier(ref.name);
     let namespace = modules.get(ref.moduleSpecifier);
     if (!namespace) {
-      namespace = factory.createUniqueName(ref.moduleSpecifier.replace(/^.*\//, '').replace(/\.[cm]?[jt]sx?$/, '').replace(/[^A-Za-z0-9_$]/g, '_') || 'module');
+      namespace = factory.createUniqueName(
+        ref.moduleSpecifier
+          .replace(/^.*\//, '')
+          .replace(/\.[cm]?[jt]sx?$/, '')
+          .replace(/[^A-Za-z0-9_$]/g, '_') || 'module',
+      );
       modules.set(ref.moduleSpecifier, namespace);
       imports.push(moduleImport(tsApi, factory, commonJs, namespace, ref.moduleSpecifier));
     }
@@ -46,7 +56,15 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
     if (refusal !== undefined) return refuseFunction(tsApi, context, visited as ts.FunctionLikeDeclaration, refusal);
     const woven = byNode.get(original);
     if (!woven) return visited;
-    return weaveFunction(tsApi, context, runtime, woven.lockName, woven.failureClass, woven.plan, visited as ts.MethodDeclaration | ts.FunctionDeclaration);
+    return weaveFunction(
+      tsApi,
+      context,
+      runtime,
+      woven.lockName,
+      woven.failureClass,
+      woven.plan,
+      visited as ts.MethodDeclaration | ts.FunctionDeclaration,
+    );
   };
   const body = tsApi.visitNodes(sourceFile.statements, visit, tsApi.isStatement);
   if (plans.length === 0) return factory.updateSourceFile(sourceFile, body);
@@ -60,11 +78,18 @@ export function weaveFile(tsApi: typeof ts, context: ts.TransformationContext, s
  * So its body is replaced by a throw of the error: it can fail, but it cannot run unlocked.
  * The message is a string literal built by the factory: tag text never becomes code.
  */
-function refuseFunction(tsApi: typeof ts, context: ts.TransformationContext, node: ts.FunctionLikeDeclaration, message: string): ts.Node {
+function refuseFunction(
+  tsApi: typeof ts,
+  context: ts.TransformationContext,
+  node: ts.FunctionLikeDeclaration,
+  message: string,
+): ts.Node {
   const factory = context.factory;
-  const thrown = factory.createThrowStatement(factory.createNewExpression(factory.createIdentifier('Error'), undefined, [
-    factory.createStringLiteral(refusalMessage(message)),
-  ]));
+  const thrown = factory.createThrowStatement(
+    factory.createNewExpression(factory.createIdentifier('Error'), undefined, [
+      factory.createStringLiteral(refusalMessage(message)),
+    ]),
+  );
   const body = tsApi.setTextRange(factory.createBlock([thrown], true), node.body!);
   return tsApi.visitEachChild(node, (child) => (child === node.body ? body : child), context);
 }
@@ -91,12 +116,36 @@ function holdsTarget(targets: readonly ts.Node[], node: ts.Node): boolean {
 }
 
 function weaveFunction(
-  tsApi: typeof ts, context: ts.TransformationContext, runtime: ts.Identifier, lockName: ts.Identifier,
-  failureClass: ts.Expression | undefined, plan: LockPlan, node: ts.MethodDeclaration | ts.FunctionDeclaration,
+  tsApi: typeof ts,
+  context: ts.TransformationContext,
+  runtime: ts.Identifier,
+  lockName: ts.Identifier,
+  failureClass: ts.Expression | undefined,
+  plan: LockPlan,
+  node: ts.MethodDeclaration | ts.FunctionDeclaration,
 ): ts.Node {
   const factory = context.factory;
   const body = lockedBody(context, tsApi, runtime, lockName, failureClass, plan, node.body!);
   return tsApi.isMethodDeclaration(node)
-    ? factory.updateMethodDeclaration(node, node.modifiers, node.asteriskToken, node.name, node.questionToken, node.typeParameters, node.parameters, node.type, body)
-    : factory.updateFunctionDeclaration(node, node.modifiers, node.asteriskToken, node.name, node.typeParameters, node.parameters, node.type, body);
+    ? factory.updateMethodDeclaration(
+        node,
+        node.modifiers,
+        node.asteriskToken,
+        node.name,
+        node.questionToken,
+        node.typeParameters,
+        node.parameters,
+        node.type,
+        body,
+      )
+    : factory.updateFunctionDeclaration(
+        node,
+        node.modifiers,
+        node.asteriskToken,
+        node.name,
+        node.typeParameters,
+        node.parameters,
+        node.type,
+        body,
+      );
 }

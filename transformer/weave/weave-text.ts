@@ -23,11 +23,17 @@ export interface WovenText {
   readonly woven: number;
 }
 
-export function weaveText(tsApi: typeof ts, sourceFile: ts.SourceFile, analysis: FileAnalysis, commonJs: boolean): WovenText {
+export function weaveText(
+  tsApi: typeof ts,
+  sourceFile: ts.SourceFile,
+  analysis: FileAnalysis,
+  commonJs: boolean,
+): WovenText {
   const text = new (loadBuildDependency<typeof import('magic-string')>('magic-string').default)(sourceFile.text);
   const factory = tsApi.factory;
   const printer = tsApi.createPrinter({ removeComments: true, newLine: tsApi.NewLineKind.LineFeed });
-  const print = (node: ts.Node) => printer.printNode(tsApi.EmitHint.Unspecified, node, sourceFile).replace(/\s*\n\s*/g, ' ');
+  const print = (node: ts.Node) =>
+    printer.printNode(tsApi.EmitHint.Unspecified, node, sourceFile).replace(/\s*\n\s*/g, ' ');
   const names = new FreshNames(sourceFile.text);
   const runtime = factory.createIdentifier(names.take('lockweave'));
   const header: string[] = [print(moduleImport(tsApi, factory, commonJs, runtime, RUNTIME_SPECIFIER))];
@@ -38,7 +44,15 @@ export function weaveText(tsApi: typeof ts, sourceFile: ts.SourceFile, analysis:
     const body = plan.target.node.body;
     // Printed with an empty arrow, then split around its braces: the original statements go
     // between them untouched.
-    const call = runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory));
+    const call = runCall(
+      factory,
+      tsApi,
+      runtime,
+      lockName,
+      failureClass(factory, plan),
+      plan,
+      emptyAsyncArrow(tsApi, factory),
+    );
     const [open, close] = splitAtEmptyBlock(print(lockedStatement(factory, tsApi, plan, call)));
     text.appendLeft(body.getStart(sourceFile) + 1, ` ${open}`);
     text.prependRight(body.end - 1, `${close} `);
@@ -60,8 +74,14 @@ export function failureClass(factory: ts.NodeFactory, plan: LockPlan): ts.Expres
 }
 
 export function emptyAsyncArrow(tsApi: typeof ts, factory: ts.NodeFactory): ts.ArrowFunction {
-  return factory.createArrowFunction([factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)], undefined, [], undefined,
-    factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken), factory.createBlock([], false));
+  return factory.createArrowFunction(
+    [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)],
+    undefined,
+    [],
+    undefined,
+    factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
+    factory.createBlock([], false),
+  );
 }
 
 function splitAtEmptyBlock(call: string): [string, string] {
@@ -72,12 +92,22 @@ function splitAtEmptyBlock(call: string): [string, string] {
 }
 
 /** The body becomes a throw of the error, on as many lines as it had. */
-function refuse(tsApi: typeof ts, sourceFile: ts.SourceFile, text: MagicString, node: ts.FunctionLikeDeclaration, message: string): void {
+function refuse(
+  tsApi: typeof ts,
+  sourceFile: ts.SourceFile,
+  text: MagicString,
+  node: ts.FunctionLikeDeclaration,
+  message: string,
+): void {
   const body = node.body!;
   const start = body.getStart(sourceFile);
   const lines = sourceFile.text.slice(start, body.end).split('\n').length - 1;
   const thrown = `throw new Error(${JSON.stringify(refusalMessage(message))});`;
-  text.overwrite(start, body.end, tsApi.isBlock(body) ? `{ ${thrown}${'\n'.repeat(lines)} }` : `{ ${thrown} }${'\n'.repeat(lines)}`);
+  text.overwrite(
+    start,
+    body.end,
+    tsApi.isBlock(body) ? `{ ${thrown}${'\n'.repeat(lines)} }` : `{ ${thrown} }${'\n'.repeat(lines)}`,
+  );
 }
 
 /**

@@ -45,12 +45,18 @@ export function wovenBindings(tsApi: typeof ts, sourceFile: ts.SourceFile): Wove
     const namespace = runtimeNamespace(tsApi, statement);
     if (namespace) runtimes.set(namespace, statement);
     const declared = singleDeclaration(tsApi, statement);
-    if (declared?.initializer && tsApi.isCallExpression(declared.initializer)) definitions.set(declared.name, { call: declared.initializer, statement });
+    if (declared?.initializer && tsApi.isCallExpression(declared.initializer))
+      definitions.set(declared.name, { call: declared.initializer, statement });
   }
   const lockDefinitions = [...definitions].filter(([, { call }]) => {
     const callee = call.expression;
-    return tsApi.isPropertyAccessExpression(callee) && callee.name.text === 'defineLock'
-      && tsApi.isIdentifier(callee.expression) && runtimes.has(callee.expression.text) && isLiteralOptions(tsApi, call);
+    return (
+      tsApi.isPropertyAccessExpression(callee) &&
+      callee.name.text === 'defineLock' &&
+      tsApi.isIdentifier(callee.expression) &&
+      runtimes.has(callee.expression.text) &&
+      isLiteralOptions(tsApi, call)
+    );
   });
   if (lockDefinitions.length === 0) return undefined;
   const locks = new Map(lockDefinitions.map(([name, { call }]) => [name, call]));
@@ -71,13 +77,17 @@ export function wovenBindings(tsApi: typeof ts, sourceFile: ts.SourceFile): Wove
   visit(sourceFile);
   if (rebinds || (uses.get('eval') ?? []).length > 0) return undefined;
   // A `require` the file binds or hands around could return anything for "lockweave/runtime".
-  const ownRequire = (uses.get('require') ?? []).some((use) => !(tsApi.isCallExpression(use.parent) && use.parent.expression === use));
-  const trusted = new Set([...runtimes.keys()].filter((name) => {
-    if (ownRequire && !isNamespaceImport(tsApi, sourceFile, name)) return false;
-    // Declared once, and otherwise only called through: `R.x = …` or `f(R)` could replace what it calls.
-    const named = uses.get(name) ?? [];
-    return named.filter((use) => !isCalledThrough(tsApi, use)).length === 1;
-  }));
+  const ownRequire = (uses.get('require') ?? []).some(
+    (use) => !(tsApi.isCallExpression(use.parent) && use.parent.expression === use),
+  );
+  const trusted = new Set(
+    [...runtimes.keys()].filter((name) => {
+      if (ownRequire && !isNamespaceImport(tsApi, sourceFile, name)) return false;
+      // Declared once, and otherwise only called through: `R.x = …` or `f(R)` could replace what it calls.
+      const named = uses.get(name) ?? [];
+      return named.filter((use) => !isCalledThrough(tsApi, use)).length === 1;
+    }),
+  );
   return { sourceFile, header, runtimes: trusted, locks, uses };
 }
 
@@ -104,9 +114,15 @@ export function withoutHeader(bindings: WovenBindings): string {
 function isLiteralOptions(tsApi: typeof ts, call: ts.CallExpression): boolean {
   const [options, ...more] = call.arguments;
   if (!options || more.length > 0 || !tsApi.isObjectLiteralExpression(options)) return false;
-  return options.properties.every((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && (
-    tsApi.isStringLiteral(property.initializer) || tsApi.isNumericLiteral(property.initializer)
-    || property.initializer.kind === tsApi.SyntaxKind.TrueKeyword || property.initializer.kind === tsApi.SyntaxKind.FalseKeyword));
+  return options.properties.every(
+    (property) =>
+      tsApi.isPropertyAssignment(property) &&
+      tsApi.isIdentifier(property.name) &&
+      (tsApi.isStringLiteral(property.initializer) ||
+        tsApi.isNumericLiteral(property.initializer) ||
+        property.initializer.kind === tsApi.SyntaxKind.TrueKeyword ||
+        property.initializer.kind === tsApi.SyntaxKind.FalseKeyword),
+  );
 }
 
 /**
@@ -120,10 +136,23 @@ export function isWoven(tsApi: typeof ts, bindings: WovenBindings, plan: LockPla
   const factory = tsApi.factory;
   const runtime = factory.createIdentifier(runtimeName);
   const lockName = factory.createIdentifier(lock);
-  const expectedOptions = (defineLockStatement(factory, tsApi, runtime, lockName, plan) as ts.VariableStatement).declarationList.declarations[0].initializer!;
-  const expectedCall = runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory));
-  const actualCall = factory.updateCallExpression(call, call.expression, call.typeArguments,
-    call.arguments.map((argument, index) => (index === 1 ? emptyAsyncArrow(tsApi, factory) : argument)));
+  const expectedOptions = (defineLockStatement(factory, tsApi, runtime, lockName, plan) as ts.VariableStatement)
+    .declarationList.declarations[0].initializer!;
+  const expectedCall = runCall(
+    factory,
+    tsApi,
+    runtime,
+    lockName,
+    failureClass(factory, plan),
+    plan,
+    emptyAsyncArrow(tsApi, factory),
+  );
+  const actualCall = factory.updateCallExpression(
+    call,
+    call.expression,
+    call.typeArguments,
+    call.arguments.map((argument, index) => (index === 1 ? emptyAsyncArrow(tsApi, factory) : argument)),
+  );
   const print = printerOf(tsApi, bindings.sourceFile);
   const printCall = printerOf(tsApi, plan.target.node.getSourceFile());
   return print(expectedOptions) === print(definition) && printCall(expectedCall) === printCall(actualCall);
@@ -139,9 +168,16 @@ export function lockedSites(tsApi: typeof ts, sourceFile: ts.SourceFile): string
   if (!bindings) return [];
   const sites: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((tsApi.isMethodDeclaration(node) || tsApi.isFunctionDeclaration(node) || tsApi.isFunctionExpression(node)) && node.body) {
+    if (
+      (tsApi.isMethodDeclaration(node) || tsApi.isFunctionDeclaration(node) || tsApi.isFunctionExpression(node)) &&
+      node.body
+    ) {
       const site = lockedSite(tsApi, bindings, node.body);
-      const name = node.name && (tsApi.isIdentifier(node.name) || tsApi.isPrivateIdentifier(node.name) || tsApi.isStringLiteral(node.name)) ? node.name.text : undefined;
+      const name =
+        node.name &&
+        (tsApi.isIdentifier(node.name) || tsApi.isPrivateIdentifier(node.name) || tsApi.isStringLiteral(node.name))
+          ? node.name.text
+          : undefined;
       if (site !== undefined && name !== undefined && (site === name || site.endsWith(`.${name}`))) sites.push(site);
     }
     tsApi.forEachChild(node, visit);
@@ -154,8 +190,13 @@ function lockedSite(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block): 
   const definition = heldLock(tsApi, bindings, body)?.definition;
   const literal = definition?.arguments.length === 1 ? definition.arguments[0] : undefined;
   if (!literal || !tsApi.isObjectLiteralExpression(literal)) return undefined;
-  const site = literal.properties.find((property) => tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && property.name.text === 'site');
-  return site && tsApi.isPropertyAssignment(site) && tsApi.isStringLiteral(site.initializer) ? site.initializer.text : undefined;
+  const site = literal.properties.find(
+    (property) =>
+      tsApi.isPropertyAssignment(property) && tsApi.isIdentifier(property.name) && property.name.text === 'site',
+  );
+  return site && tsApi.isPropertyAssignment(site) && tsApi.isStringLiteral(site.initializer)
+    ? site.initializer.text
+    : undefined;
 }
 
 /**
@@ -182,13 +223,28 @@ function wovenCall(tsApi: typeof ts, body: ts.Block): { call: ts.CallExpression;
   const statements = body.statements.slice(prologueLength(tsApi, body.statements));
   if (statements.length !== 1) return undefined;
   const returned = unguarded(tsApi, statements[0]);
-  if (!returned || !tsApi.isReturnStatement(returned) || !returned.expression || !tsApi.isCallExpression(returned.expression)) return undefined;
+  if (
+    !returned ||
+    !tsApi.isReturnStatement(returned) ||
+    !returned.expression ||
+    !tsApi.isCallExpression(returned.expression)
+  )
+    return undefined;
   const call = returned.expression;
   const callee = call.expression;
-  if (!tsApi.isPropertyAccessExpression(callee) || callee.questionDotToken || !tsApi.isIdentifier(callee.expression)) return undefined;
+  if (!tsApi.isPropertyAccessExpression(callee) || callee.questionDotToken || !tsApi.isIdentifier(callee.expression))
+    return undefined;
   if (callee.name.text !== 'run' && callee.name.text !== 'runComposite') return undefined;
   const arrow = call.arguments[1];
-  if (!arrow || !tsApi.isArrowFunction(arrow) || arrow.parameters.length > 0 || arrow.typeParameters || arrow.type || !tsApi.isBlock(arrow.body)) return undefined;
+  if (
+    !arrow ||
+    !tsApi.isArrowFunction(arrow) ||
+    arrow.parameters.length > 0 ||
+    arrow.typeParameters ||
+    arrow.type ||
+    !tsApi.isBlock(arrow.body)
+  )
+    return undefined;
   const modifiers = arrow.modifiers ?? [];
   if (modifiers.length !== 1 || modifiers[0].kind !== tsApi.SyntaxKind.AsyncKeyword) return undefined;
   return { call, lockName: callee.expression };
@@ -203,14 +259,35 @@ function unguarded(tsApi: typeof ts, statement: ts.Statement): ts.Statement | un
   if (!tsApi.isTryStatement(statement)) return statement;
   const { tryBlock, catchClause, finallyBlock } = statement;
   const caught = catchClause?.variableDeclaration;
-  if (finallyBlock || tryBlock.statements.length !== 1 || !catchClause || !caught || !tsApi.isIdentifier(caught.name) || caught.type || caught.initializer) return undefined;
+  if (
+    finallyBlock ||
+    tryBlock.statements.length !== 1 ||
+    !catchClause ||
+    !caught ||
+    !tsApi.isIdentifier(caught.name) ||
+    caught.type ||
+    caught.initializer
+  )
+    return undefined;
   const [rejects, ...more] = catchClause.block.statements;
-  if (!rejects || more.length > 0 || !tsApi.isReturnStatement(rejects) || !rejects.expression || !tsApi.isCallExpression(rejects.expression)) return undefined;
+  if (
+    !rejects ||
+    more.length > 0 ||
+    !tsApi.isReturnStatement(rejects) ||
+    !rejects.expression ||
+    !tsApi.isCallExpression(rejects.expression)
+  )
+    return undefined;
   const reject = rejects.expression;
   const rejected = reject.arguments.length === 1 ? reject.arguments[0] : undefined;
-  const isPromiseReject = tsApi.isPropertyAccessExpression(reject.expression) && tsApi.isIdentifier(reject.expression.expression)
-    && reject.expression.expression.text === 'Promise' && reject.expression.name.text === 'reject';
-  return isPromiseReject && rejected && tsApi.isIdentifier(rejected) && rejected.text === caught.name.text ? tryBlock.statements[0] : undefined;
+  const isPromiseReject =
+    tsApi.isPropertyAccessExpression(reject.expression) &&
+    tsApi.isIdentifier(reject.expression.expression) &&
+    reject.expression.expression.text === 'Promise' &&
+    reject.expression.name.text === 'reject';
+  return isPromiseReject && rejected && tsApi.isIdentifier(rejected) && rejected.text === caught.name.text
+    ? tryBlock.statements[0]
+    : undefined;
 }
 
 /** `import * as R from "lockweave/runtime"` or `const R = require("lockweave/runtime")`: R. */
@@ -218,22 +295,38 @@ function runtimeNamespace(tsApi: typeof ts, statement: ts.Statement): string | u
   if (tsApi.isImportDeclaration(statement)) {
     const clause = statement.importClause;
     const bindings = clause?.namedBindings;
-    if (!clause || clause.isTypeOnly || clause.name || !bindings || !tsApi.isNamespaceImport(bindings)) return undefined;
-    return tsApi.isStringLiteral(statement.moduleSpecifier) && statement.moduleSpecifier.text === RUNTIME_SPECIFIER ? bindings.name.text : undefined;
+    if (!clause || clause.isTypeOnly || clause.name || !bindings || !tsApi.isNamespaceImport(bindings))
+      return undefined;
+    return tsApi.isStringLiteral(statement.moduleSpecifier) && statement.moduleSpecifier.text === RUNTIME_SPECIFIER
+      ? bindings.name.text
+      : undefined;
   }
   const declared = singleDeclaration(tsApi, statement);
   const required = declared?.initializer;
-  if (!required || !tsApi.isCallExpression(required) || !tsApi.isIdentifier(required.expression) || required.expression.text !== 'require') return undefined;
+  if (
+    !required ||
+    !tsApi.isCallExpression(required) ||
+    !tsApi.isIdentifier(required.expression) ||
+    required.expression.text !== 'require'
+  )
+    return undefined;
   const [specifier, ...more] = required.arguments;
-  return more.length === 0 && specifier && tsApi.isStringLiteral(specifier) && specifier.text === RUNTIME_SPECIFIER ? declared.name : undefined;
+  return more.length === 0 && specifier && tsApi.isStringLiteral(specifier) && specifier.text === RUNTIME_SPECIFIER
+    ? declared.name
+    : undefined;
 }
 
 function isNamespaceImport(tsApi: typeof ts, sourceFile: ts.SourceFile, name: string): boolean {
-  return sourceFile.statements.some((statement) => tsApi.isImportDeclaration(statement) && runtimeNamespace(tsApi, statement) === name);
+  return sourceFile.statements.some(
+    (statement) => tsApi.isImportDeclaration(statement) && runtimeNamespace(tsApi, statement) === name,
+  );
 }
 
 /** `<name> = <initializer>` when the statement declares exactly that one plain name. */
-function singleDeclaration(tsApi: typeof ts, statement: ts.Statement): { name: string; initializer: ts.Expression | undefined } | undefined {
+function singleDeclaration(
+  tsApi: typeof ts,
+  statement: ts.Statement,
+): { name: string; initializer: ts.Expression | undefined } | undefined {
   if (!tsApi.isVariableStatement(statement) || statement.declarationList.declarations.length !== 1) return undefined;
   const declaration = statement.declarationList.declarations[0];
   if (!tsApi.isIdentifier(declaration.name) || declaration.exclamationToken) return undefined;
@@ -243,8 +336,13 @@ function singleDeclaration(tsApi: typeof ts, statement: ts.Statement): { name: s
 /** `R.f(…)`: the identifier is the object of a property access that is called. */
 function isCalledThrough(tsApi: typeof ts, use: ts.Identifier): boolean {
   const access = use.parent;
-  return tsApi.isPropertyAccessExpression(access) && access.expression === use && !access.questionDotToken
-    && tsApi.isCallExpression(access.parent) && access.parent.expression === access;
+  return (
+    tsApi.isPropertyAccessExpression(access) &&
+    access.expression === use &&
+    !access.questionDotToken &&
+    tsApi.isCallExpression(access.parent) &&
+    access.parent.expression === access
+  );
 }
 
 function printerOf(tsApi: typeof ts, sourceFile: ts.SourceFile): (node: ts.Node) => string {

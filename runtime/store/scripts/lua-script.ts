@@ -35,7 +35,12 @@ export function luaScript<Call, Reply>(script: Omit<LuaScript<Call, Reply>, 'sha
  * Not async: it runs on every attempt and release, and each async frame is another promise for
  * Node's async hooks to visit.
  */
-export function runScript<Call, Reply>(sender: CommandSender, script: LuaScript<Call, Reply>, key: string, call: Call): Promise<Reply> {
+export function runScript<Call, Reply>(
+  sender: CommandSender,
+  script: LuaScript<Call, Reply>,
+  key: string,
+  call: Call,
+): Promise<Reply> {
   const keys = script.keys(key, call);
   const argv: Arg[] = [script.sha1, keys.length, ...keys, ...script.args(key, call)];
   const read = (raw: unknown) => script.reply(raw, call);

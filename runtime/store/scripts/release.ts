@@ -80,8 +80,15 @@ export const RELEASE = luaScript<ReleaseCall, Released>({
   args: (key, { token, channels, leaving, succession }) => {
     const successor = succession?.successor;
     return [
-      token, channels.of(key), CLAIM_MS, successor?.token ?? '', successor?.leaseMs ?? 0,
-      flag(leaving), flag(succession?.goesAhead), channels.publish, flag(successor?.fenced),
+      token,
+      channels.of(key),
+      CLAIM_MS,
+      successor?.token ?? '',
+      successor?.leaseMs ?? 0,
+      flag(leaving),
+      flag(succession?.goesAhead),
+      channels.publish,
+      flag(successor?.fenced),
       ...(succession?.leavingLine ?? NONE),
     ];
   },

@@ -14,7 +14,12 @@ async function connect() {
   if (kind === 'ioredis' || kind === 'ioredis6') {
     const { Redis } = require(kind);
     // A command timeout of its own, which a duplicate() inherits (the release-notice subscriber).
-    const client = new Redis(url, { commandTimeout: 1_000, autoResendUnfulfilledCommands: false, retryStrategy: (n) => Math.min(n * 50, 250), maxRetriesPerRequest: 1 });
+    const client = new Redis(url, {
+      commandTimeout: 1_000,
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: (n) => Math.min(n * 50, 250),
+      maxRetriesPerRequest: 1,
+    });
     client.on('error', () => undefined);
     return { redis: client, end: async () => client.disconnect() };
   }

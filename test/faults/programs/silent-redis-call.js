@@ -12,7 +12,10 @@ if (kind === 'url') {
   const { Cluster } = require('ioredis');
   const parsed = JSON.parse(options ?? '{}');
   if (parsed.clusterRetryStrategy === null) parsed.clusterRetryStrategy = () => null;
-  const cluster = new Cluster(JSON.parse(address), { ...parsed, redisOptions: { autoResendUnfulfilledCommands: false } });
+  const cluster = new Cluster(JSON.parse(address), {
+    ...parsed,
+    redisOptions: { autoResendUnfulfilledCommands: false },
+  });
   cluster.on('error', () => undefined);
   configure({ redis: cluster });
 }

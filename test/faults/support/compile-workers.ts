@@ -25,7 +25,8 @@ let compiled: string | undefined;
 /** Compiles test/faults/workers with tspc (once per process) and returns the output directory. */
 export function compiledWorkersDir(): string {
   if (compiled) return compiled;
-  if (!existsSync(TRANSFORMER)) throw new Error('dist/transformer is missing: run `npm run build` (scripts/setup.sh does)');
+  if (!existsSync(TRANSFORMER))
+    throw new Error('dist/transformer is missing: run `npm run build` (scripts/setup.sh does)');
   const dir = scratchDir('faults-workers');
   // Workers have exited by the time the test process does; their build goes with it.
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -55,7 +56,8 @@ export function compiledWorkersDir(): string {
   // A worker whose tag was not woven would test nothing: refuse to run it.
   for (const worker of ['counter-worker', 'holder-worker']) {
     const js = readFileSync(join(outDir, `${worker}.js`), 'utf8');
-    if (!/_lock_\d+\.run(Composite)?\(/.test(js) || !/defineLock\(/.test(js)) throw new Error(`${worker}: the @redisLock tag was not woven`);
+    if (!/_lock_\d+\.run(Composite)?\(/.test(js) || !/defineLock\(/.test(js))
+      throw new Error(`${worker}: the @redisLock tag was not woven`);
   }
   // A package scope of their own: inside the repo's, `lockweave/runtime` is a self-reference to
   // the repo's package.json exports (dist/), which Node resolves before looking in node_modules.
@@ -75,7 +77,9 @@ function packRuntimeSources(packageDir: string): void {
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     });
     if (diagnostics?.length) {
-      throw new Error(`cannot transpile ${source}: ${ts.flattenDiagnosticMessageText(diagnostics[0]!.messageText, '\n')}`);
+      throw new Error(
+        `cannot transpile ${source}: ${ts.flattenDiagnosticMessageText(diagnostics[0]!.messageText, '\n')}`,
+      );
     }
     const target = join(outDir, relative(RUNTIME_DIR, source).replace(/\.ts$/, '.js'));
     mkdirSync(dirname(target), { recursive: true });

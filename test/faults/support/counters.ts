@@ -17,9 +17,20 @@ export interface CounterTotals {
 }
 
 export function addResults(results: readonly WorkerMessage[]): CounterTotals {
-  const totals = { ops: 0, overlapsSeen: 0, maxElapsedMs: 0, maxWaitMs: 0, maxReleaseMs: 0, increments: {} as Record<string, number>, errors: {} as Record<string, number>, sampleErrors: [] as unknown[], events: {} as Record<string, number> };
+  const totals = {
+    ops: 0,
+    overlapsSeen: 0,
+    maxElapsedMs: 0,
+    maxWaitMs: 0,
+    maxReleaseMs: 0,
+    increments: {} as Record<string, number>,
+    errors: {} as Record<string, number>,
+    sampleErrors: [] as unknown[],
+    events: {} as Record<string, number>,
+  };
   const add = (into: Record<string, number>, from: unknown) => {
-    for (const [name, count] of Object.entries((from ?? {}) as Record<string, number>)) into[name] = (into[name] ?? 0) + count;
+    for (const [name, count] of Object.entries((from ?? {}) as Record<string, number>))
+      into[name] = (into[name] ?? 0) + count;
   };
   for (const result of results) {
     totals.ops += result.ops as number;

@@ -21,7 +21,8 @@ function main(): void {
     String(row.overlaps ?? '-'),
     (row.durationMs / 1000).toFixed(1),
   ]);
-  const total = (pick: (row: CaseSummary) => number | undefined) => String(rows.reduce((sum, row) => sum + (pick(row) ?? 0), 0));
+  const total = (pick: (row: CaseSummary) => number | undefined) =>
+    String(rows.reduce((sum, row) => sum + (pick(row) ?? 0), 0));
   table.push([
     `TOTAL (${rows.length} cases)`,
     total((row) => row.faults),
@@ -31,7 +32,10 @@ function main(): void {
     '',
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...table.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ');
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join(' | ');
   console.log('\nfault-injection summary');
   console.log(line(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('-|-'));

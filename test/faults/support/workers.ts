@@ -38,7 +38,8 @@ export class Worker {
       while ((newline = pending.indexOf('\n')) >= 0) {
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
-        if (line.startsWith(MESSAGE_PREFIX)) this.messages.push(JSON.parse(line.slice(MESSAGE_PREFIX.length)) as WorkerMessage);
+        if (line.startsWith(MESSAGE_PREFIX))
+          this.messages.push(JSON.parse(line.slice(MESSAGE_PREFIX.length)) as WorkerMessage);
         else this.keep(`${line}\n`);
       }
       this.notify();
@@ -87,14 +88,19 @@ export class Worker {
   }
 
   /** The first message (old or new) that matches, within `timeoutMs`. */
-  async waitFor(match: (message: WorkerMessage) => boolean, timeoutMs: number, what = 'a message'): Promise<WorkerMessage> {
+  async waitFor(
+    match: (message: WorkerMessage) => boolean,
+    timeoutMs: number,
+    what = 'a message',
+  ): Promise<WorkerMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.messages.find(match);
       if (found) return found;
       if (!this.running) throw new Error(`${this.name} (pid ${this.pid}) exited before ${what}\n${this.tail()}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${this.name} (pid ${this.pid}) sent no ${what} within ${timeoutMs} ms\n${this.tail()}`);
+      if (left <= 0)
+        throw new Error(`${this.name} (pid ${this.pid}) sent no ${what} within ${timeoutMs} ms\n${this.tail()}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(left, 250));
         function done() {

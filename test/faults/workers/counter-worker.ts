@@ -54,7 +54,12 @@ const logger: LockLogger = (event) => {
   recent.push({ t: Date.now(), ...rest, ...(error ? { error: error.message } : {}) });
   if (recent.length > 500) recent.splice(0, 100);
   counting(event);
-  if (event.type === 'lost') send('trace', { key: event.key, token: event.token, events: recent.filter((entry) => entry.key === event.key).slice(-60) });
+  if (event.type === 'lost')
+    send('trace', {
+      key: event.key,
+      token: event.token,
+      events: recent.filter((entry) => entry.key === event.key).slice(-60),
+    });
 };
 lockweave.configure({
   redis: config.lockCluster ?? config.url,
@@ -149,7 +154,7 @@ async function runLoop(loop: number, totals: Totals): Promise<void> {
     totals.maxElapsedMs = Math.max(totals.maxElapsedMs, elapsedMs);
     totals.maxWaitMs = Math.max(totals.maxWaitMs, waitMs);
     totals.maxReleaseMs = Math.max(totals.maxReleaseMs, releaseMs);
-    if (outcome.incremented) (totals.increments[key] = (totals.increments[key] ?? 0) + 1);
+    if (outcome.incremented) totals.increments[key] = (totals.increments[key] ?? 0) + 1;
     if (outcome.overlap) totals.overlaps++;
     if (error) {
       const name = error.isLockError ? error.name : `body:${error.name}`;
@@ -174,7 +179,16 @@ interface Totals {
 }
 
 async function main(): Promise<void> {
-  const totals: Totals = { ops: 0, overlaps: 0, maxElapsedMs: 0, maxWaitMs: 0, maxReleaseMs: 0, increments: {}, errors: {}, sampleErrors: [] };
+  const totals: Totals = {
+    ops: 0,
+    overlaps: 0,
+    maxElapsedMs: 0,
+    maxWaitMs: 0,
+    maxReleaseMs: 0,
+    increments: {},
+    errors: {},
+    sampleErrors: [],
+  };
   send('ready');
   await Promise.all(Array.from({ length: config.loops }, (_, loop) => runLoop(loop, totals)));
   send('result', { workerId: config.workerId, ...totals, events: eventCounts });

@@ -42,7 +42,12 @@ lockweave.configure({
     if (event.type === 'acquired') lastAcquired = event;
     forward(event);
   },
-  defaults: { lockTime: config.lockTime, retries: config.retries, waitTime: config.waitTime, watchdog: config.watchdog },
+  defaults: {
+    lockTime: config.lockTime,
+    retries: config.retries,
+    waitTime: config.waitTime,
+    watchdog: config.watchdog,
+  },
 });
 
 let releaseBody: () => void = () => undefined;
@@ -62,7 +67,12 @@ onCommands((command) => {
 class HolderWorker {
   /** @redisLock businessFlag=faultHold keyName=key */
   async hold(key: string): Promise<void> {
-    send('acquired', { key: lastAcquired?.key, token: lastAcquired?.token, elapsedMs: lastAcquired?.waitedMs, value: key });
+    send('acquired', {
+      key: lastAcquired?.key,
+      token: lastAcquired?.token,
+      elapsedMs: lastAcquired?.waitedMs,
+      value: key,
+    });
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, config.holdMs);
       releaseBody = () => {

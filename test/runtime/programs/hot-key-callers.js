@@ -24,7 +24,12 @@ async function connect() {
   const { redis, stop } = await connect();
   configure({ redis });
   const counter = new Redis(process.env.REDIS_URL);
-  const lock = defineLock({ site: `hot-key-callers-${family}`, businessFlag, retries: Number(retries), waitTime: Number(waitTime) });
+  const lock = defineLock({
+    site: `hot-key-callers-${family}`,
+    businessFlag,
+    retries: Number(retries),
+    waitTime: Number(waitTime),
+  });
   const stopAt = Date.now() + Number(runMs);
   const result = { family, sections: 0, failed: 0, maxWaitMs: 0, otherErrors: [] };
   await Promise.all(

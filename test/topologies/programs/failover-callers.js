@@ -13,8 +13,19 @@ const [role, options, ...rest] = process.argv.slice(2);
 // Node's own promise timer: a plain program cannot load the tests' TypeScript time helper.
 const { setTimeout: sleep } = require('node:timers/promises');
 const events = [];
-configure({ redis: JSON.parse(options), logger: (event) => (event.type === 'error' || event.type === 'lost') && events.push({ type: event.type, during: event.during, key: event.key, t: Date.now() }) });
-const lock = defineLock({ site: `failover-${role}`, businessFlag: 'failover', lockTime: 10_000, retries: 20, waitTime: 1_000 });
+configure({
+  redis: JSON.parse(options),
+  logger: (event) =>
+    (event.type === 'error' || event.type === 'lost') &&
+    events.push({ type: event.type, during: event.during, key: event.key, t: Date.now() }),
+});
+const lock = defineLock({
+  site: `failover-${role}`,
+  businessFlag: 'failover',
+  lockTime: 10_000,
+  retries: 20,
+  waitTime: 1_000,
+});
 let stopping = false;
 const stopped = new Promise((resolve) => process.on('message', (message) => message === 'stop' && resolve()));
 stopped.then(() => (stopping = true));
@@ -23,33 +34,35 @@ async function callers([keys, callers, counterDir]) {
   const names = keys.split(',');
   const result = { sections: [], failed: [], otherErrors: [] };
   let ready = false;
-  await Promise.all(Array.from({ length: Number(callers) }, async (_, caller) => {
-    for (let i = 0; i < 1_000_000 && !stopping; i++) {
-      const index = (caller + i) % names.length;
-      let lease;
-      try {
-        lease = await lock.acquire(names[index]);
-      } catch (error) {
-        if (error instanceof LockAcquireError) result.failed.push(Date.now());
-        else result.otherErrors.push(String(error));
-        continue;
+  await Promise.all(
+    Array.from({ length: Number(callers) }, async (_, caller) => {
+      for (let i = 0; i < 1_000_000 && !stopping; i++) {
+        const index = (caller + i) % names.length;
+        let lease;
+        try {
+          lease = await lock.acquire(names[index]);
+        } catch (error) {
+          if (error instanceof LockAcquireError) result.failed.push(Date.now());
+          else result.otherErrors.push(String(error));
+          continue;
+        }
+        try {
+          const start = Date.now();
+          const file = join(counterDir, names[index]);
+          const seen = Number(readFileSync(file, 'utf8') || 0);
+          await sleep(2);
+          writeFileSync(file, String(seen + 1));
+          result.sections.push([index, start, Date.now()]);
+        } finally {
+          await lease.release();
+        }
+        if (!ready) {
+          ready = true;
+          process.send({ kind: 'ready' });
+        }
       }
-      try {
-        const start = Date.now();
-        const file = join(counterDir, names[index]);
-        const seen = Number(readFileSync(file, 'utf8') || 0);
-        await sleep(2);
-        writeFileSync(file, String(seen + 1));
-        result.sections.push([index, start, Date.now()]);
-      } finally {
-        await lease.release();
-      }
-      if (!ready) {
-        ready = true;
-        process.send({ kind: 'ready' });
-      }
-    }
-  }));
+    }),
+  );
   return result;
 }
 

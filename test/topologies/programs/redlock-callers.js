@@ -22,13 +22,25 @@ const { setTimeout: sleep } = require('node:timers/promises');
     logger: (event) => event.type === 'lost' && lost.push({ key: event.key, t: Date.now(), why: event.error.message }),
   });
   const lock = defineLock({
-    site: 'redlock-callers', businessFlag: env.FLAG,
-    retries: Number(env.RETRIES), waitTime: Number(env.WAIT_TIME), lockTime: Number(env.LOCK_TIME),
+    site: 'redlock-callers',
+    businessFlag: env.FLAG,
+    retries: Number(env.RETRIES),
+    waitTime: Number(env.WAIT_TIME),
+    lockTime: Number(env.LOCK_TIME),
   });
   await (await lock.acquire('warm')).release();
   process.stdout.write('ready\n');
   const stopAt = Date.now() + Number(env.RUN_MS);
-  const result = { pid: process.pid, sections: Object.fromEntries(keys.map((key) => [key, 0])), failed: [], overlaps: 0, maxWaitMs: 0, acquiredAt: [], lost, otherErrors: [] };
+  const result = {
+    pid: process.pid,
+    sections: Object.fromEntries(keys.map((key) => [key, 0])),
+    failed: [],
+    overlaps: 0,
+    maxWaitMs: 0,
+    acquiredAt: [],
+    lost,
+    otherErrors: [],
+  };
   await Promise.all(
     Array.from({ length: Number(env.CALLERS) }, async (_, caller) => {
       for (let i = 0; i < 1_000_000 && Date.now() < stopAt; i++) {
@@ -38,7 +50,8 @@ const { setTimeout: sleep } = require('node:timers/promises');
         try {
           lease = await lock.acquire(key);
         } catch (error) {
-          if (error instanceof LockAcquireError) result.failed.push({ t: Date.now(), waitedMs: error.waitedMs, message: error.message.slice(0, 300) });
+          if (error instanceof LockAcquireError)
+            result.failed.push({ t: Date.now(), waitedMs: error.waitedMs, message: error.message.slice(0, 300) });
           else result.otherErrors.push(String(error));
           continue;
         }

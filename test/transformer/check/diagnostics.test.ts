@@ -20,28 +20,38 @@ const expected = expectations(ERRORS);
 /** The negative fixtures as one program (their classes import each other), analysed file by file. */
 const analysed: ReadonlyMap<string, { file: ts.SourceFile; analysis: FileAnalysis }> = (() => {
   const names = fs.readdirSync(ERRORS).filter((name) => name.endsWith('.ts'));
-  const files = Object.fromEntries(names.map((name) => [path.join(ERRORS, name), fs.readFileSync(path.join(ERRORS, name), 'utf8')]));
+  const files = Object.fromEntries(
+    names.map((name) => [path.join(ERRORS, name), fs.readFileSync(path.join(ERRORS, name), 'utf8')]),
+  );
   const program = programOf(files);
   const checker = program.getTypeChecker();
-  return new Map(names.map((name) => {
-    const file = program.getSourceFile(path.join(ERRORS, name))!;
-    return [name, { file, analysis: analyseFile(tsApi, checker, file, {}) }];
-  }));
+  return new Map(
+    names.map((name) => {
+      const file = program.getSourceFile(path.join(ERRORS, name))!;
+      return [name, { file, analysis: analyseFile(tsApi, checker, file, {}) }];
+    }),
+  );
 })();
 
 /** Misuses the fixtures cannot hold (they would change the other cases), each with where its error must start. */
 const INLINE: Record<string, { source: string; code: number; at: string }> = {
   'another letter case': {
-    source: 'export class S {\n  /** @RedisLock businessFlag=a keyName=x */\n  async m(x: string): Promise<void> { void x; }\n}\n',
-    code: Code.NotTheTag, at: '@RedisLock',
+    source:
+      'export class S {\n  /** @RedisLock businessFlag=a keyName=x */\n  async m(x: string): Promise<void> { void x; }\n}\n',
+    code: Code.NotTheTag,
+    at: '@RedisLock',
   },
   'a line comment': {
-    source: 'export class S {\n  // @redisLock businessFlag=a keyName=x\n  async m(x: string): Promise<void> { void x; }\n}\n',
-    code: Code.NotTheTag, at: '@redisLock',
+    source:
+      'export class S {\n  // @redisLock businessFlag=a keyName=x\n  async m(x: string): Promise<void> { void x; }\n}\n',
+    code: Code.NotTheTag,
+    at: '@redisLock',
   },
   'two tags on one method': {
-    source: 'export class S {\n  /**\n   * @redisLock businessFlag=a keyName=x\n   * @redisLock businessFlag=b keyName=x\n   */\n  async m(x: string): Promise<void> { void x; }\n}\n',
-    code: Code.RepeatedTag, at: '@redisLock businessFlag=b',
+    source:
+      'export class S {\n  /**\n   * @redisLock businessFlag=a keyName=x\n   * @redisLock businessFlag=b keyName=x\n   */\n  async m(x: string): Promise<void> { void x; }\n}\n',
+    code: Code.RepeatedTag,
+    at: '@redisLock businessFlag=b',
   },
 };
 
@@ -54,15 +64,24 @@ test('each fixture misuse is reported once, with its code, at its line and colum
       [...wanted].sort((a, b) => a.line - b.line || a.column - b.column),
       name,
     );
-    t.true(analysis.errors.every((e) => e.message.startsWith('@redisLock: ') && e.span.file === file), name);
+    t.true(
+      analysis.errors.every((e) => e.message.startsWith('@redisLock: ') && e.span.file === file),
+      name,
+    );
   }
 });
 
 test('every function a fixture error stands on is refused, and none of them is planned as well', (t) => {
   for (const [name, { analysis }] of analysed) {
     const refused = new Set<ts.Node>(analysis.refused.map((r) => r.node));
-    t.true(analysis.plans.every((plan) => !refused.has(plan.target.node)), name);
-    t.true(analysis.refused.every((r) => analysis.errors.includes(r.error)), name);
+    t.true(
+      analysis.plans.every((plan) => !refused.has(plan.target.node)),
+      name,
+    );
+    t.true(
+      analysis.refused.every((r) => analysis.errors.includes(r.error)),
+      name,
+    );
   }
   const keys = analysed.get('keys.ts')!.analysis;
   t.is(keys.refused.length, keys.errors.length, 'keys.ts: one refused method per error');
@@ -72,19 +91,32 @@ test('misuses outside the fixtures: another spelling, a tag in a comment, two ta
   for (const [what, { source, code, at }] of Object.entries(INLINE)) {
     const { file, checker } = checkedFile(source);
     const { errors, plans, refused } = analyseFile(tsApi, checker, file, {});
-    t.deepEqual(errors.map((e) => [e.code, e.span.start]), [[code, source.indexOf(at)]], what);
+    t.deepEqual(
+      errors.map((e) => [e.code, e.span.start]),
+      [[code, source.indexOf(at)]],
+      what,
+    );
     t.is(plans.length, 0, what);
     t.is(refused.length, 1, what);
   }
 });
 
 test('every code but 93009 has a case here (93009: parse/jsdoc-view.test.ts; 93022: the plugin options below)', (t) => {
-  const covered = new Set([...expected.map((e) => e.code), ...Object.values(INLINE).map((c) => c.code), Code.PluginConfig, Code.JsDocNotRead]);
-  t.deepEqual(Object.values(Code).filter((code) => !covered.has(code)), []);
+  const covered = new Set([
+    ...expected.map((e) => e.code),
+    ...Object.values(INLINE).map((c) => c.code),
+    Code.PluginConfig,
+    Code.JsDocNotRead,
+  ]);
+  t.deepEqual(
+    Object.values(Code).filter((code) => !covered.has(code)),
+    [],
+  );
 });
 
-test('a good tag is a plan: the site, the flag, the plugin defaults overlaid by the tag\'s own options, the key path', (t) => {
-  const source = 'export class Orders {\n  /** @redisLock businessFlag=payOrder keyName=order.no retries=2 */\n  async pay(order: { no: string }): Promise<void> { void order; }\n}\n';
+test("a good tag is a plan: the site, the flag, the plugin defaults overlaid by the tag's own options, the key path", (t) => {
+  const source =
+    'export class Orders {\n  /** @redisLock businessFlag=payOrder keyName=order.no retries=2 */\n  async pay(order: { no: string }): Promise<void> { void order; }\n}\n';
   const { file, checker } = checkedFile(source);
   const { errors, plans } = analyseFile(tsApi, checker, file, { retries: 9, lockTime: 20_000 });
   t.deepEqual(errors, []);
@@ -93,21 +125,38 @@ test('a good tag is a plan: the site, the flag, the plugin defaults overlaid by 
   t.is(plan!.target.site, 'Orders.pay');
   t.is(plan!.businessFlag, 'payOrder');
   t.deepEqual(plan!.options, { retries: 2, lockTime: 20_000 });
-  t.deepEqual(plan!.keys.map((k) => [k.parameter, k.properties]), [['order', ['no']]]);
+  t.deepEqual(
+    plan!.keys.map((k) => [k.parameter, k.properties]),
+    [['order', ['no']]],
+  );
 });
 
 test('redlock with fencing from the plugin defaults is refused at the tag (93013)', (t) => {
-  const source = 'export class S {\n  /** @redisLock businessFlag=a keyName=x redlock=true */\n  async m(x: string): Promise<void> { void x; }\n}\n';
+  const source =
+    'export class S {\n  /** @redisLock businessFlag=a keyName=x redlock=true */\n  async m(x: string): Promise<void> { void x; }\n}\n';
   const { file, checker } = checkedFile(source);
   const { errors } = analyseFile(tsApi, checker, file, { fencing: true });
-  t.deepEqual(errors.map((e) => [e.code, e.span.start]), [[Code.MalformedValue, source.indexOf('@redisLock')]]);
+  t.deepEqual(
+    errors.map((e) => [e.code, e.span.start]),
+    [[Code.MalformedValue, source.indexOf('@redisLock')]],
+  );
   t.regex(errors[0]!.message, /redlock=true cannot be combined with fencing=true/);
 });
 
 test('bad plugin options are 93022 each, with no place in a file', (t) => {
-  const { errors, defaults } = readPluginOptions({ prefix: 'ok', retriez: 1, defaults: { lockTime: 'abc', bussinessFlag: 'x', retries: 3 } });
-  t.deepEqual(errors.map((e) => e.code), [Code.PluginConfig, Code.PluginConfig, Code.PluginConfig]);
+  const { errors, defaults } = readPluginOptions({
+    prefix: 'ok',
+    retriez: 1,
+    defaults: { lockTime: 'abc', bussinessFlag: 'x', retries: 3 },
+  });
+  t.deepEqual(
+    errors.map((e) => e.code),
+    [Code.PluginConfig, Code.PluginConfig, Code.PluginConfig],
+  );
   t.true(errors.every((e) => e.span.file === undefined && e.message.startsWith('@redisLock: plugin option')));
-  t.regex(errors.map((e) => e.message).join('\n'), /retriez is unknown[\s\S]*defaults\.lockTime: "abc"[\s\S]*defaults\.bussinessFlag/);
+  t.regex(
+    errors.map((e) => e.message).join('\n'),
+    /retriez is unknown[\s\S]*defaults\.lockTime: "abc"[\s\S]*defaults\.bussinessFlag/,
+  );
   t.deepEqual(defaults, { prefix: 'ok', retries: 3 });
 });

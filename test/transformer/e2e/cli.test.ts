@@ -15,14 +15,23 @@ test('check passes a valid project', (t) => {
 test('check fails with file:line:col diagnostics on bad tags', (t) => {
   const result = run(CLI, ['check', '-p', fixture('errors', 'tsconfig.json')]);
   t.is(result.status, 1, result.output);
-  t.regex(result.stderr, /errors\/src\/attributes\.ts:4:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag\?/);
+  t.regex(
+    result.stderr,
+    /errors\/src\/attributes\.ts:4:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag\?/,
+  );
 });
 
 test('check on TypeScript 7 checks the tags with a TypeScript that has an API and flags tsc as a hole: use lockweave build', (t) => {
   // TypeScript 6 through ts-patch (TSP_COMPILER_TS_PATH) crashes when the project's typescript is 7,
   // so the way out is `lockweave build`, which needs no ts-patch. The tags are checked with the
   // 5.x/6.x found from lockweave's place (in a TS 7 project, `typescript6` beside 7; here the repo's own).
-  const result = run(CLI, ['check', '-p', fixture('cjs', 'tsconfig.json'), '--typescript', path.dirname(path.dirname(TS7_TSC))]);
+  const result = run(CLI, [
+    'check',
+    '-p',
+    fixture('cjs', 'tsconfig.json'),
+    '--typescript',
+    path.dirname(path.dirname(TS7_TSC)),
+  ]);
   t.is(result.status, 1, result.output);
   t.regex(result.stdout, /19 tagged methods .*lockweave's TypeScript [56]\.\d+\.\d+ \(the project's is 7\./);
   t.regex(result.stderr, /TypeScript 7\.0\.\d+'s tsc is the native compiler: it ignores compilerOptions\.plugins/);

@@ -13,7 +13,9 @@ const expected = expectations(fixture('errors', 'src'));
 function assertAllReported(t: import('ava').ExecutionContext, output: string) {
   const ours = reported(output).filter((r) => r.code >= 93000 && r.code < 93100);
   for (const e of expected) {
-    const hits = ours.filter((r) => r.file === e.file && r.line === e.line && r.column === e.column && r.code === e.code);
+    const hits = ours.filter(
+      (r) => r.file === e.file && r.line === e.line && r.column === e.column && r.code === e.code,
+    );
     t.is(hits.length, 1, `${e.file}:${e.line}:${e.column} TS${e.code} reported ${hits.length} times\n${output}`);
   }
   t.true(ours.every((r: Reported) => r.message.startsWith('@redisLock: ')));
@@ -76,7 +78,10 @@ test('a plugin whose package.json asks for no JSDoc parsing still weaves (93009 
 test('the program-mode entry alone fails the build instead of emitting the method unlocked', (t) => {
   const result = tspc(['-p', fixture('program-entry-only')]);
   t.not(result.status, 0, result.output);
-  t.regex(result.output, /error TS93022: @redisLock: the "transformProgram": true entry only reports errors; without the entry \{ "transform": "lockweave\/transformer" \}/);
+  t.regex(
+    result.output,
+    /error TS93022: @redisLock: the "transformProgram": true entry only reports errors; without the entry \{ "transform": "lockweave\/transformer" \}/,
+  );
 });
 
 test('bad plugin options fail the build', (t) => {
@@ -84,7 +89,10 @@ test('bad plugin options fail the build', (t) => {
   t.is(result.status, 2, result.output);
   const lines = result.output.split('\n').filter((l) => l.includes('TS93022'));
   t.is(lines.length, 3, result.output);
-  t.true(lines.every((l) => l.includes('@redisLock: plugin option')), result.output);
+  t.true(
+    lines.every((l) => l.includes('@redisLock: plugin option')),
+    result.output,
+  );
   t.regex(result.output, /defaults\.lockTime: "abc"/);
   t.regex(result.output, /defaults\.bussinessFlag|defaults\.retriez/);
   void path;

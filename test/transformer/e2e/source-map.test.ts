@@ -11,7 +11,12 @@ const OUT = path.join(TMP, 'source-map');
 const SOURCE = path.join(FIXTURES, 'source-map', 'src', 'ledger.ts');
 
 /** One decoded segment: generated column → source index, line and column (all 0-based). */
-interface Segment { column: number; source: number; line: number; sourceColumn: number }
+interface Segment {
+  column: number;
+  source: number;
+  line: number;
+  sourceColumn: number;
+}
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -71,7 +76,10 @@ test.before(() => {
   fs.rmSync(OUT, { recursive: true, force: true });
   const result = tspc(['-p', path.join(FIXTURES, 'source-map')]);
   if (result.status !== 0) throw new Error(result.output);
-  const map = JSON.parse(fs.readFileSync(path.join(OUT, 'ledger.js.map'), 'utf8')) as { sources: string[]; mappings: string };
+  const map = JSON.parse(fs.readFileSync(path.join(OUT, 'ledger.js.map'), 'utf8')) as {
+    sources: string[];
+    mappings: string;
+  };
   if (path.resolve(OUT, map.sources[0]) !== SOURCE) throw new Error(`map names ${map.sources[0]}`);
   js = fs.readFileSync(path.join(OUT, 'ledger.js'), 'utf8').split('\n');
   ts = fs.readFileSync(SOURCE, 'utf8').split('\n');
@@ -87,7 +95,7 @@ const STATEMENTS = [
   'return closed;',
 ];
 
-test('the methods are woven (the body runs inside the lock\'s run)', (t) => {
+test("the methods are woven (the body runs inside the lock's run)", (t) => {
   t.true(js.some((l) => l.includes('return post_lock_1.run(entry?.account, async () => {')));
   t.true(js.some((l) => l.includes('return close_lock_1.run(account, async () => {')));
   const run = find(js, 'post_lock_1.run(').line;
@@ -100,6 +108,9 @@ for (const statement of STATEMENTS) {
     const original = find(ts, statement);
     const segment = segments[generated.line]?.find((s) => s.column === generated.column);
     t.truthy(segment, `no mapping at ledger.js:${generated.line + 1}:${generated.column + 1}`);
-    t.deepEqual({ line: segment!.line + 1, column: segment!.sourceColumn + 1 }, { line: original.line + 1, column: original.column + 1 });
+    t.deepEqual(
+      { line: segment!.line + 1, column: segment!.sourceColumn + 1 },
+      { line: original.line + 1, column: original.column + 1 },
+    );
   });
 }

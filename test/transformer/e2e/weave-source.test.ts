@@ -8,7 +8,8 @@ import { HAND_WRITTEN } from '../../fixtures/faults/compile-corpus';
 import { FIXTURES, TMP, linkPackage } from '../../helpers/fixture-projects';
 
 // The compiled core, as the routes load it.
-const { weaveSource, lockedSitesOf, LockweaveBuildError, assertNoErrors } = require('../../../dist/transformer/weave-source') as typeof import('../../../transformer/weave-source');
+const { weaveSource, lockedSitesOf, LockweaveBuildError, assertNoErrors } =
+  require('../../../dist/transformer/weave-source') as typeof import('../../../transformer/weave-source');
 const { sourceTransformer } = require('../../../dist/transformer/index') as typeof import('../../../transformer/index');
 const ts6 = require('typescript6') as typeof ts;
 
@@ -20,8 +21,11 @@ const NEEDS_TYPES = new Set(['key-bad-path', 'key-object', 'key-array', 'key-dat
 test('every malformed tag that syntax can show is an error, and no function it stands on keeps its body', (t) => {
   for (const [index, badCase] of HAND_WRITTEN.entries()) {
     const marker = `BODY_${index}`;
-    const source = (badCase.source ?? 'export class Svc {\n  TAG\n  async pay(orderNo: string): Promise<string> { return BODY; }\n}\n')
-      .replace('TAG', `/** @redisLock ${badCase.tag} */`).replace(/BODY/g, JSON.stringify(marker));
+    const source = (
+      badCase.source ?? 'export class Svc {\n  TAG\n  async pay(orderNo: string): Promise<string> { return BODY; }\n}\n'
+    )
+      .replace('TAG', `/** @redisLock ${badCase.tag} */`)
+      .replace(/BODY/g, JSON.stringify(marker));
     const result = weaveSource(`case-${badCase.name}.ts`, source);
     const woven = /_lock_\d+\.run(Composite)?\(/.test(result.code);
     if (NEEDS_TYPES.has(badCase.name)) {
@@ -29,16 +33,25 @@ test('every malformed tag that syntax can show is an error, and no function it s
       continue;
     }
     t.true(result.errors.length > 0, `${badCase.name} (${badCase.why}) is reported`);
-    t.true(result.errors.every((e) => e.message.startsWith('@redisLock:') && e.line >= 1), badCase.name);
+    t.true(
+      result.errors.every((e) => e.message.startsWith('@redisLock:') && e.line >= 1),
+      badCase.name,
+    );
     t.false(result.code.includes(marker) && !woven, `${badCase.name}: its body is never emitted unlocked`);
     t.throws(() => assertNoErrors(result), { instanceOf: LockweaveBuildError });
   }
 });
 
 test('an error names the file, line and column of the tag', (t) => {
-  const result = weaveSource('src/pay.ts', 'export class Svc {\n  /** @redisLock bussinessFlag=pay keyName=orderNo */\n  async pay(orderNo: string) { return orderNo; }\n}\n');
+  const result = weaveSource(
+    'src/pay.ts',
+    'export class Svc {\n  /** @redisLock bussinessFlag=pay keyName=orderNo */\n  async pay(orderNo: string) { return orderNo; }\n}\n',
+  );
   t.is(result.errors.length, 1);
-  t.is(result.errors[0].formatted, 'src/pay.ts:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag?');
+  t.is(
+    result.errors[0].formatted,
+    'src/pay.ts:2:18 - error TS93010: @redisLock: unknown attribute bussinessFlag; did you mean businessFlag?',
+  );
 });
 
 test('the woven text keeps every line where it was and matches its snapshot', (t) => {
@@ -60,7 +73,10 @@ test('the woven text keeps every line where it was and matches its snapshot', (t
 });
 
 test('a file already woven is left alone, so two routes at once never lock twice', (t) => {
-  const once = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n');
+  const once = weaveSource(
+    'a.ts',
+    '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n',
+  );
   t.is(once.woven, 1);
   const twice = weaveSource('a.ts', once.code);
   t.is(twice.woven, 0);
@@ -81,7 +97,8 @@ test('a file woven twice (two routes at once) is woven once, whatever its first 
 });
 
 test('text that quotes woven code — a comment, a string, a doc example — never stands for a lock', (t) => {
-  const tagged = '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n';
+  const tagged =
+    '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n';
   for (const quote of [
     '// woven: const pay_lock_1 = lockweave_1.defineLock({ site: "pay", businessFlag: "pay" });\n',
     'export const doc = \'lockweave_1.defineLock({ site: "pay", businessFlag: "pay" })\';\n',
@@ -94,24 +111,33 @@ test('text that quotes woven code — a comment, a string, a doc example — nev
   }
 });
 
-test('a body that looks woven but is not lockweave\'s lock, exactly as the tag says, is woven', (t) => {
+test("a body that looks woven but is not lockweave's lock, exactly as the tag says, is woven", (t) => {
   // The shape of woven text, a line below the top (the weave writes its header on line 1).
-  const woven = weaveSource('a.ts', '// orders\n/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n').code;
+  const woven = weaveSource(
+    'a.ts',
+    '// orders\n/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n',
+  ).code;
   t.is(weaveSource('a.ts', woven).woven, 0, 'the real thing is left as it is');
   const forgeries: Record<string, string> = {
-    'a runtime that is not lockweave\'s': woven.replace('"lockweave/runtime"', '"./my-runtime"'),
+    "a runtime that is not lockweave's": woven.replace('"lockweave/runtime"', '"./my-runtime"'),
     'a lock assigned again': `${woven}pay_lock_1 = { run: (_key: unknown, body: () => unknown) => body() } as never;\n`,
-    'the runtime\'s defineLock replaced': `${woven}(lockweave_1 as any).defineLock = () => null;\n`,
+    "the runtime's defineLock replaced": `${woven}(lockweave_1 as any).defineLock = () => null;\n`,
     'a runtime handed on': `${woven}export const r = lockweave_1;\n`,
     'a lock handed on': `${woven}export const l = pay_lock_1;\n`,
     'another key': woven.replace('run(orderNo,', 'run("fixed",'),
     'another business': woven.replace('businessFlag: "pay"', 'businessFlag: "other"'),
     'another site': woven.replace('site: "pay"', 'site: "elsewhere"'),
     'a statement before the call': woven.replace('{ return pay_lock_1', '{ audit(); return pay_lock_1'),
-    'a lock shadowed': woven.replace('pay(orderNo: string)', 'pay(orderNo: string, pay_lock_1: any = { run: (_k: unknown, f: () => unknown) => f() })'),
+    'a lock shadowed': woven.replace(
+      'pay(orderNo: string)',
+      'pay(orderNo: string, pay_lock_1: any = { run: (_k: unknown, f: () => unknown) => f() })',
+    ),
     'a with statement': `${woven}with ({}) {}\n`,
     'an eval': `${woven}eval("");\n`,
-    'a require of its own': woven.replace('import * as lockweave_1 from "lockweave/runtime";', 'const require = (_: string) => ({ defineLock: () => ({ run: (_k: unknown, f: () => unknown) => f() }) }); const lockweave_1 = require("lockweave/runtime");'),
+    'a require of its own': woven.replace(
+      'import * as lockweave_1 from "lockweave/runtime";',
+      'const require = (_: string) => ({ defineLock: () => ({ run: (_k: unknown, f: () => unknown) => f() }) }); const lockweave_1 = require("lockweave/runtime");',
+    ),
   };
   for (const [what, text] of Object.entries(forgeries)) {
     const result = weaveSource('a.ts', text);
@@ -121,33 +147,56 @@ test('a body that looks woven but is not lockweave\'s lock, exactly as the tag s
 });
 
 test('a tag hidden in what looks like the woven header is still read: woven or an error, never skipped', (t) => {
-  const once = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n').code;
-  const hidden = once.replace('defineLock({ site: "pay", businessFlag: "pay" })',
-    'defineLock({ site: "pay", businessFlag: "pay", x: { /** @redisLock businessFlag=h keyName=k */ async h(k: string) { return k; } } })');
+  const once = weaveSource(
+    'a.ts',
+    '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n',
+  ).code;
+  const hidden = once.replace(
+    'defineLock({ site: "pay", businessFlag: "pay" })',
+    'defineLock({ site: "pay", businessFlag: "pay", x: { /** @redisLock businessFlag=h keyName=k */ async h(k: string) { return k; } } })',
+  );
   const result = weaveSource('a.ts', hidden);
   t.true(result.woven > 0 || result.errors.length > 0);
 });
 
 test('compiled JavaScript locks a site only where a function of that name holds the woven call (what the require hook trusts)', (t) => {
   const file = path.join(FIXTURES, 'cjs', 'src', 'order-service.ts');
-  const options: ts.CompilerOptions = { target: ts6.ScriptTarget.ES2022, module: ts6.ModuleKind.CommonJS, skipLibCheck: true, types: [], removeComments: true };
+  const options: ts.CompilerOptions = {
+    target: ts6.ScriptTarget.ES2022,
+    module: ts6.ModuleKind.CommonJS,
+    skipLibCheck: true,
+    types: [],
+    removeComments: true,
+  };
   const program = ts6.createProgram([file], options);
   const emitted = (transformers?: ts.CustomTransformers) => {
     let js = '';
-    program.emit(program.getSourceFile(file), (name, text) => { if (name.endsWith('.js')) js = text; }, undefined, false, transformers);
+    program.emit(
+      program.getSourceFile(file),
+      (name, text) => {
+        if (name.endsWith('.js')) js = text;
+      },
+      undefined,
+      false,
+      transformers,
+    );
     return js;
   };
   // ts-node with ts-patch, comments dropped: every tagged method is found locked, by its site.
   const woven = emitted({ before: [sourceTransformer(program, {}, { ts: ts6, addDiagnostic: () => 0 })] });
-  t.deepEqual(lockedSitesOf(file, woven).sort(), weaveSource(file, fs.readFileSync(file, 'utf8')).locked.slice().sort());
+  t.deepEqual(
+    lockedSitesOf(file, woven).sort(),
+    weaveSource(file, fs.readFileSync(file, 'utf8')).locked.slice().sort(),
+  );
   // Plain tsc: none; nor text that quotes the woven code.
   const plain = emitted();
   t.deepEqual(lockedSitesOf(file, plain), []);
   const quoted = `${plain}\nexports.doc = 'const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay" }); // return pay_lock_1.run(order, async () => {})';\n`;
   t.deepEqual(lockedSitesOf(file, quoted), []);
   // A lock of the right site on another function is not the method's lock.
-  const decoy = 'const lockweave_1 = require("lockweave/runtime");\nconst pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });\n'
-    + 'async function decoy(k) { return pay_lock_1.run(k, async () => { }); }\n';
+  const decoy =
+    'const lockweave_1 = require("lockweave/runtime");\nconst pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });\n' +
+    'async function decoy(k) { return pay_lock_1.run(k, async () => { }); }\n';
   t.deepEqual(lockedSitesOf(file, decoy), []);
 });
 
@@ -160,23 +209,40 @@ test('tag text in strings and templates is not a tag; a file without any is retu
 });
 
 test('the runtime import follows the file: require in .cts and CommonJS files, import elsewhere', (t) => {
-  const tagged = '/** @redisLock businessFlag=pay keyName=orderNo */\nasync function pay(orderNo: string) { return orderNo; }\n';
+  const tagged =
+    '/** @redisLock businessFlag=pay keyName=orderNo */\nasync function pay(orderNo: string) { return orderNo; }\n';
   t.regex(weaveSource('a.cts', tagged).code, /const lockweave_1 = require\("lockweave\/runtime"\);/);
   t.regex(weaveSource('a.ts', `${tagged}module.exports = { pay };\n`).code, /require\("lockweave\/runtime"\)/);
-  t.regex(weaveSource('a.ts', `${tagged}export { pay };\n`).code, /import \* as lockweave_1 from "lockweave\/runtime";/);
+  t.regex(
+    weaveSource('a.ts', `${tagged}export { pay };\n`).code,
+    /import \* as lockweave_1 from "lockweave\/runtime";/,
+  );
   t.regex(weaveSource('a.ts', tagged, { format: 'cjs' }).code, /require\("lockweave\/runtime"\)/);
 });
 
 test('bad plugin options are errors too', (t) => {
-  const result = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n', { defaults: { lockTime: 'soon' } });
+  const result = weaveSource(
+    'a.ts',
+    '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n',
+    { defaults: { lockTime: 'soon' } },
+  );
   t.is(result.errors.length, 1);
-  t.regex(result.errors[0].formatted, /^lockweave plugin options - error TS93022: @redisLock: plugin option defaults\.lockTime/);
+  t.regex(
+    result.errors[0].formatted,
+    /^lockweave plugin options - error TS93022: @redisLock: plugin option defaults\.lockTime/,
+  );
 });
 
 test('fencing, in a tag or in the plugin defaults, is written into the spec; a value that is not true or false is an error', (t) => {
-  const source = '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n';
-  t.regex(weaveSource('a.ts', source, { defaults: { fencing: true } }).code, /defineLock\(\{ site: "pay", businessFlag: "pay", fencing: true \}\)/);
-  const tagged = weaveSource('a.ts', source.replace('keyName=orderNo', 'keyName=orderNo fencing=false'), { defaults: { fencing: true } });
+  const source =
+    '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n';
+  t.regex(
+    weaveSource('a.ts', source, { defaults: { fencing: true } }).code,
+    /defineLock\(\{ site: "pay", businessFlag: "pay", fencing: true \}\)/,
+  );
+  const tagged = weaveSource('a.ts', source.replace('keyName=orderNo', 'keyName=orderNo fencing=false'), {
+    defaults: { fencing: true },
+  });
   t.regex(tagged.code, /businessFlag: "pay", fencing: false \}/, 'the tag wins over the plugin default');
   const bad = weaveSource('a.ts', source, { defaults: { fencing: 'yes' } });
   t.is(bad.errors.length, 1);
@@ -195,24 +261,43 @@ test('with types (tspc) and without (bundlers, loader) every key kind locks the 
   fs.rmSync(out, { recursive: true, force: true });
   const src = path.join(FIXTURES, 'cjs', 'src');
   const files = ['key-kinds.ts', 'errors.ts'];
-  const options: ts.CompilerOptions = { target: ts6.ScriptTarget.ES2022, module: ts6.ModuleKind.CommonJS, strict: true, skipLibCheck: true, types: [] };
+  const options: ts.CompilerOptions = {
+    target: ts6.ScriptTarget.ES2022,
+    module: ts6.ModuleKind.CommonJS,
+    strict: true,
+    skipLibCheck: true,
+    types: [],
+  };
   // Typed: the program route.
-  const program = ts6.createProgram(files.map((f) => path.join(src, f)), { ...options, outDir: path.join(out, 'typed') });
+  const program = ts6.createProgram(
+    files.map((f) => path.join(src, f)),
+    { ...options, outDir: path.join(out, 'typed') },
+  );
   const errors: ts.Diagnostic[] = [];
-  program.emit(undefined, undefined, undefined, false, { before: [sourceTransformer(program, {}, { ts: ts6, addDiagnostic: (d) => errors.push(d) })] });
+  program.emit(undefined, undefined, undefined, false, {
+    before: [sourceTransformer(program, {}, { ts: ts6, addDiagnostic: (d) => errors.push(d) })],
+  });
   t.deepEqual(errors, []);
   // Untyped: the text route, then plain transpiling.
   fs.mkdirSync(path.join(out, 'text'), { recursive: true });
   for (const file of files) {
     const woven = weaveSource(file, fs.readFileSync(path.join(src, file), 'utf8'), { format: 'cjs' });
     t.deepEqual(woven.errors, []);
-    fs.writeFileSync(path.join(out, 'text', file.replace(/\.ts$/, '.js')), ts6.transpileModule(woven.code, { compilerOptions: options }).outputText);
+    fs.writeFileSync(
+      path.join(out, 'text', file.replace(/\.ts$/, '.js')),
+      ts6.transpileModule(woven.code, { compilerOptions: options }).outputText,
+    );
   }
   t.regex(fs.readFileSync(path.join(out, 'text', 'key-kinds.js'), 'utf8'), /readField\(/);
 
   const runtime = require('lockweave') as typeof import('../../../runtime');
   const locked: string[] = [];
-  runtime.configure({ store: new runtime.MemoryLockStore(), logger: (event) => { if (event.type === 'acquired') locked.push(event.key); } });
+  runtime.configure({
+    store: new runtime.MemoryLockStore(),
+    logger: (event) => {
+      if (event.type === 'acquired') locked.push(event.key);
+    },
+  });
   const calls = async (dir: string) => {
     const { keys, Payment } = require(path.join(out, dir, 'key-kinds.js'));
     locked.length = 0;
@@ -231,13 +316,21 @@ test('with types (tspc) and without (bundlers, loader) every key kind locks the 
 });
 
 test('replicas: a tag or plugin default is carried into the spec; a value that is not a whole number >= 0 is an error', (t) => {
-  const source = (tag: string) => `/** @redisLock businessFlag=pay keyName=orderNo${tag} */\nexport async function pay(orderNo: string) { return orderNo; }\n`;
-  t.regex(weaveSource('a.ts', source(' replicas=1')).code, /defineLock\(\{ site: "pay", businessFlag: "pay", replicas: 1 \}\)/);
+  const source = (tag: string) =>
+    `/** @redisLock businessFlag=pay keyName=orderNo${tag} */\nexport async function pay(orderNo: string) { return orderNo; }\n`;
+  t.regex(
+    weaveSource('a.ts', source(' replicas=1')).code,
+    /defineLock\(\{ site: "pay", businessFlag: "pay", replicas: 1 \}\)/,
+  );
   t.regex(weaveSource('a.ts', source(''), { defaults: { replicas: 2 } }).code, /replicas: 2 \}/);
   for (const bad of ['-1', 'one', '1.5']) {
     const result = weaveSource('a.ts', source(` replicas=${bad}`));
     t.is(result.errors.length, 1, bad);
-    t.regex(result.errors[0].formatted, /error TS93013: @redisLock: replicas: ".*" is not a whole number >= 0; write e\.g\. replicas=1/, bad);
+    t.regex(
+      result.errors[0].formatted,
+      /error TS93013: @redisLock: replicas: ".*" is not a whole number >= 0; write e\.g\. replicas=1/,
+      bad,
+    );
   }
   for (const bad of [-1, true, '2x']) {
     const result = weaveSource('a.ts', source(''), { defaults: { replicas: bad } });
@@ -247,15 +340,25 @@ test('replicas: a tag or plugin default is carried into the spec; a value that i
 });
 
 test('redlock=true is written into the spec; a redlock value that is not true or false is a compile error at the value', (t) => {
-  const woven = weaveSource('a.ts', '/** @redisLock businessFlag=pay keyName=orderNo redlock=true */\nexport async function pay(orderNo: string) { return orderNo; }\n');
+  const woven = weaveSource(
+    'a.ts',
+    '/** @redisLock businessFlag=pay keyName=orderNo redlock=true */\nexport async function pay(orderNo: string) { return orderNo; }\n',
+  );
   t.regex(woven.code, /defineLock\(\{ site: "pay", businessFlag: "pay", redlock: true \}\)/);
-  const bad = weaveSource('b.ts', '/** @redisLock businessFlag=pay keyName=orderNo redlock=yes */\nexport async function pay(orderNo: string) { return orderNo; }\n');
-  t.throws(() => assertNoErrors(bad), { instanceOf: LockweaveBuildError, message: /redlock: "yes" is not true or false/ });
+  const bad = weaveSource(
+    'b.ts',
+    '/** @redisLock businessFlag=pay keyName=orderNo redlock=yes */\nexport async function pay(orderNo: string) { return orderNo; }\n',
+  );
+  t.throws(() => assertNoErrors(bad), {
+    instanceOf: LockweaveBuildError,
+    message: /redlock: "yes" is not true or false/,
+  });
 });
 
 test('the plugin defaults may choose Redlock for every tag; a tag says redlock=false to stay on the one Redis', (t) => {
-  const source = '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n'
-    + '/** @redisLock businessFlag=refund keyName=orderNo redlock=false */\nexport async function refund(orderNo: string) { return orderNo; }\n';
+  const source =
+    '/** @redisLock businessFlag=pay keyName=orderNo */\nexport async function pay(orderNo: string) { return orderNo; }\n' +
+    '/** @redisLock businessFlag=refund keyName=orderNo redlock=false */\nexport async function refund(orderNo: string) { return orderNo; }\n';
   const woven = weaveSource('a.ts', source, { defaults: { redlock: true } });
   t.regex(woven.code, /businessFlag: "pay", redlock: true \}/);
   t.regex(woven.code, /businessFlag: "refund", redlock: false \}/);
@@ -264,7 +367,8 @@ test('the plugin defaults may choose Redlock for every tag; a tag says redlock=f
 });
 
 test('redlock=true with fencing or replicas is a compile error at the tag, from the tag or the plugin defaults', (t) => {
-  const source = (tag: string) => `/** @redisLock businessFlag=pay keyName=orderNo${tag} */\nexport async function pay(orderNo: string) { return orderNo; }\n`;
+  const source = (tag: string) =>
+    `/** @redisLock businessFlag=pay keyName=orderNo${tag} */\nexport async function pay(orderNo: string) { return orderNo; }\n`;
   const cases: [string, Record<string, unknown> | undefined, RegExp][] = [
     [' redlock=true fencing=true', undefined, /redlock=true cannot be combined with fencing=true/],
     [' redlock=true replicas=1', undefined, /redlock=true cannot be combined with replicas=1/],

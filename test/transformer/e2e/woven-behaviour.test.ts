@@ -34,7 +34,7 @@ test.serial('locks <prefix><businessFlag>_<value> and keeps `this` and `argument
   t.is(store.holder('LOCK_payOrder_Test001'), undefined);
 });
 
-test.serial('the body\'s error reaches the caller unchanged and the lock is released', async (t) => {
+test.serial("the body's error reaches the caller unchanged and the lock is released", async (t) => {
   const error = await t.throwsAsync(probe.fail('X1'), { instanceOf: RangeError, message: 'bad X1' });
   t.truthy(error);
   t.is(store.holder('LOCK_fail_X1'), undefined);
@@ -52,27 +52,36 @@ test.serial('a returned promise settles before the lock is released', async (t) 
   // The release event came after the promise settled: the lock covered the whole work.
   const order: string[] = [];
   const again = probe.slow('S2', order);
-  const watch = setInterval(() => { if (store.holder('LOCK_slow_S2') === undefined && !order.includes('released')) order.push('released'); }, 1);
+  const watch = setInterval(() => {
+    if (store.holder('LOCK_slow_S2') === undefined && !order.includes('released')) order.push('released');
+  }, 1);
   await again;
   await sleep(5);
   clearInterval(watch);
   t.deepEqual(order, ['body', 'settled', 'released']);
 });
 
-test.serial('a method that is not async returns a rejected promise, never throws, when its key cannot be read', async (t) => {
-  const log: string[] = [];
-  let returned: unknown;
-  t.notThrows(() => (returned = probe.fromJson('{"orderNo": ', log)), 'bad JSON text');
-  t.true(returned instanceof Promise);
-  await t.throwsAsync(returned as Promise<unknown>, { instanceOf: runtime.LockKeyError, message: /does not parse/ });
-  const failing = { get orderNo(): string { throw new RangeError('no order number'); } };
-  t.notThrows(() => (returned = probe.fromGetter(failing, log)), 'a getter that throws');
-  await t.throwsAsync(returned as Promise<unknown>, { instanceOf: RangeError, message: 'no order number' });
-  t.deepEqual(log, [], 'the body did not run');
-  t.is(await probe.fromJson('{"orderNo": "J1"}', log), '{"orderNo": "J1"}');
-  t.is(await probe.fromGetter({ orderNo: 'G1' }, log), 'G1');
-  t.true(events.some((e) => e.type === 'acquired' && e.key === 'LOCK_jsonKey_J1'));
-});
+test.serial(
+  'a method that is not async returns a rejected promise, never throws, when its key cannot be read',
+  async (t) => {
+    const log: string[] = [];
+    let returned: unknown;
+    t.notThrows(() => (returned = probe.fromJson('{"orderNo": ', log)), 'bad JSON text');
+    t.true(returned instanceof Promise);
+    await t.throwsAsync(returned as Promise<unknown>, { instanceOf: runtime.LockKeyError, message: /does not parse/ });
+    const failing = {
+      get orderNo(): string {
+        throw new RangeError('no order number');
+      },
+    };
+    t.notThrows(() => (returned = probe.fromGetter(failing, log)), 'a getter that throws');
+    await t.throwsAsync(returned as Promise<unknown>, { instanceOf: RangeError, message: 'no order number' });
+    t.deepEqual(log, [], 'the body did not run');
+    t.is(await probe.fromJson('{"orderNo": "J1"}', log), '{"orderNo": "J1"}');
+    t.is(await probe.fromGetter({ orderNo: 'G1' }, log), 'G1');
+    t.true(events.some((e) => e.type === 'acquired' && e.key === 'LOCK_jsonKey_J1'));
+  },
+);
 
 test.serial('a null key rejects with LockKeyError and the body does not run', async (t) => {
   const log: string[] = [];

@@ -26,7 +26,10 @@ for (const name of PROJECTS) {
     const result = compiled.get(name)!;
     t.is(result.status, 0, result.output);
     const expectedDir = path.join(FIXTURES, name, 'expected');
-    const files = fs.readdirSync(path.join(TMP, name)).filter((f) => f.endsWith('.js')).sort();
+    const files = fs
+      .readdirSync(path.join(TMP, name))
+      .filter((f) => f.endsWith('.js'))
+      .sort();
     if (process.env.UPDATE_SNAPSHOTS === '1') {
       fs.rmSync(expectedDir, { recursive: true, force: true });
       fs.mkdirSync(expectedDir, { recursive: true });
@@ -34,7 +37,11 @@ for (const name of PROJECTS) {
     }
     t.deepEqual(fs.readdirSync(expectedDir).sort(), files);
     for (const file of files) {
-      t.is(fs.readFileSync(path.join(TMP, name, file), 'utf8'), fs.readFileSync(path.join(expectedDir, file), 'utf8'), `${name}/${file} differs from its snapshot (UPDATE_SNAPSHOTS=1 to accept)`);
+      t.is(
+        fs.readFileSync(path.join(TMP, name, file), 'utf8'),
+        fs.readFileSync(path.join(expectedDir, file), 'utf8'),
+        `${name}/${file} differs from its snapshot (UPDATE_SNAPSHOTS=1 to accept)`,
+      );
     }
   });
 }
@@ -42,7 +49,9 @@ for (const name of PROJECTS) {
 test('esm: the runtime import is an ES import and the woven code runs', async (t) => {
   const text = fs.readFileSync(path.join(TMP, 'esm', 'inventory.js'), 'utf8');
   t.regex(text, /^import \* as lockweave_1 from "lockweave\/runtime";$/m);
-  const runtime = await import(pathToUrl(path.join(TMP, '..', 'node_modules', 'lockweave', 'dist', 'runtime', 'index.mjs')));
+  const runtime = await import(
+    pathToUrl(path.join(TMP, '..', 'node_modules', 'lockweave', 'dist', 'runtime', 'index.mjs'))
+  );
   runtime.configure({ store: new runtime.MemoryLockStore() });
   const inventory = await import(pathToUrl(path.join(TMP, 'esm', 'inventory.js')));
   t.is(await new inventory.Inventory().reserve('sku-1'), 1);

@@ -2,14 +2,27 @@
 // the error about a tag the compiler would ignore); and the declarations the tags attach to.
 import test from 'ava';
 import type * as ts from 'typescript';
-import { anyWithin, findTaggedDeclarations, mayHoldTag, isExactTag, tagMentions } from '../../../transformer/parse/find-tags';
+import {
+  anyWithin,
+  findTaggedDeclarations,
+  mayHoldTag,
+  isExactTag,
+  tagMentions,
+} from '../../../transformer/parse/find-tags';
 import { jsDocView } from '../../../transformer/parse/jsdoc-view';
 import { parsedFile, tsApi } from '../../helpers/in-memory-program';
 
 test('the exact tag among tagMentions (any letter case) by isExactTag', (t) => {
   const text = '/** @redisLock a=b */ /** @RedisLock a=b */ /** @redisLockX a=b */ /** @redislock */';
-  t.deepEqual(tagMentions(text).filter((at) => isExactTag(text, at)), [text.indexOf('@redisLock ')]);
-  t.deepEqual(tagMentions(text), [text.indexOf('@redisLock '), text.indexOf('@RedisLock'), text.lastIndexOf('@redislock')]);
+  t.deepEqual(
+    tagMentions(text).filter((at) => isExactTag(text, at)),
+    [text.indexOf('@redisLock ')],
+  );
+  t.deepEqual(tagMentions(text), [
+    text.indexOf('@redisLock '),
+    text.indexOf('@RedisLock'),
+    text.lastIndexOf('@redislock'),
+  ]);
   t.true(mayHoldTag('x @REDISLOCK y'));
   t.false(mayHoldTag('export const redisLock = 1;'));
 });
@@ -33,7 +46,15 @@ test('the declarations a tag attaches to, in tree order, each with its own last 
     'const s = "/** @redisLock businessFlag=no keyName=id */";',
   ].join('\n');
   const file = parsedFile(text);
-  const found = findTaggedDeclarations(tsApi, file, tagMentions(text).filter((at) => isExactTag(text, at)), jsDocView(tsApi, file, tagMentions(text)));
-  t.deepEqual(found.map((f) => (f.host as ts.FunctionLikeDeclaration).name?.getText(file)), ['pay', 'ship']);
+  const found = findTaggedDeclarations(
+    tsApi,
+    file,
+    tagMentions(text).filter((at) => isExactTag(text, at)),
+    jsDocView(tsApi, file, tagMentions(text)),
+  );
+  t.deepEqual(
+    found.map((f) => (f.host as ts.FunctionLikeDeclaration).name?.getText(file)),
+    ['pay', 'ship'],
+  );
   t.true(found.every((f) => f.tag.tagName.text === 'redisLock' && f.block.tags?.includes(f.tag)));
 });

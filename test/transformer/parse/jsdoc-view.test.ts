@@ -29,7 +29,8 @@ function analyse(program: ts.Program) {
 
 function fixtureFiles(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
-  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.ts'))) files[`/virtual/${path.basename(dir)}/${name}`] = fs.readFileSync(path.join(dir, name), 'utf8');
+  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.ts')))
+    files[`/virtual/${path.basename(dir)}/${name}`] = fs.readFileSync(path.join(dir, name), 'utf8');
   return files;
 }
 
@@ -37,13 +38,19 @@ function corpusFiles(): Record<string, string> {
   const files: Record<string, string> = {};
   const standard = 'export class Svc {\n  TAG\n  async pay(orderNo: string): Promise<string> { return BODY; }\n}\n';
   HAND_WRITTEN.forEach((c, i) => {
-    files[`/virtual/corpus/case-${i}.ts`] = (c.source ?? standard).replace('TAG', `/** @redisLock ${c.tag} */`).replace(/BODY/g, '"body"');
+    files[`/virtual/corpus/case-${i}.ts`] = (c.source ?? standard)
+      .replace('TAG', `/** @redisLock ${c.tag} */`)
+      .replace(/BODY/g, '"body"');
   });
   return files;
 }
 
 test('without JSDoc parsing, the analysis equals the one with all JSDoc parsed (every error, every lock)', (t) => {
-  const files = { ...fixtureFiles(path.join(FIXTURES, 'errors', 'src')), ...fixtureFiles(path.join(FIXTURES, 'esm', 'src')), ...corpusFiles() };
+  const files = {
+    ...fixtureFiles(path.join(FIXTURES, 'errors', 'src')),
+    ...fixtureFiles(path.join(FIXTURES, 'esm', 'src')),
+    ...corpusFiles(),
+  };
   const full = analyse(programOf(files, tsApi.JSDocParsingMode.ParseAll));
   const asTsc = analyse(programOf(files, tsApi.JSDocParsingMode.ParseForTypeErrors));
   const none = analyse(programOf(files, tsApi.JSDocParsingMode.ParseNone));
@@ -52,9 +59,15 @@ test('without JSDoc parsing, the analysis equals the one with all JSDoc parsed (
   t.deepEqual(none, full);
 });
 
-test('the lock is planned on the compiler\'s own node, which carries no JSDoc', (t) => {
+test("the lock is planned on the compiler's own node, which carries no JSDoc", (t) => {
   const name = '/virtual/service.ts';
-  const program = programOf({ [name]: 'export class Service {\n  /** @redisLock businessFlag=pay keyName=orderNo */\n  async pay(orderNo: string): Promise<string> { return orderNo; }\n}\n' }, tsApi.JSDocParsingMode.ParseForTypeErrors);
+  const program = programOf(
+    {
+      [name]:
+        'export class Service {\n  /** @redisLock businessFlag=pay keyName=orderNo */\n  async pay(orderNo: string): Promise<string> { return orderNo; }\n}\n',
+    },
+    tsApi.JSDocParsingMode.ParseForTypeErrors,
+  );
   const file = program.getSourceFile(name)!;
   const method = (file.statements[0] as ts.ClassDeclaration).members[0];
   t.is(tsApi.getJSDocTags(method).length, 0, 'the compiler parsed the block after all: this test proves nothing');
@@ -66,18 +79,27 @@ test('the lock is planned on the compiler\'s own node, which carries no JSDoc', 
 
 test('TSX, and a top-level await in a file that is a module only by moduleDetection, pair up too', (t) => {
   const files = {
-    '/virtual/view.tsx': 'const label = <b>{"x"}</b>;\nclass View {\n  /** @redisLock businessFlag=render keyName=id */\n  async render(id: string): Promise<unknown> { return [id, label]; }\n}\nvoid View;\n',
-    '/virtual/script.ts': 'await (Promise.resolve());\nclass Job {\n  /** @redisLock businessFlag=run keyName=id */\n  async run(id: string): Promise<string> { return id; }\n}\nvoid Job;\n',
+    '/virtual/view.tsx':
+      'const label = <b>{"x"}</b>;\nclass View {\n  /** @redisLock businessFlag=render keyName=id */\n  async render(id: string): Promise<unknown> { return [id, label]; }\n}\nvoid View;\n',
+    '/virtual/script.ts':
+      'await (Promise.resolve());\nclass Job {\n  /** @redisLock businessFlag=run keyName=id */\n  async run(id: string): Promise<string> { return id; }\n}\nvoid Job;\n',
   };
   // In a script `await (x)` is a call of a function named await; in a module, an await expression.
   const options = { ...OPTIONS, module: tsApi.ModuleKind.ES2022, moduleDetection: tsApi.ModuleDetectionKind.Force };
   const results = analyse(programOf(files, tsApi.JSDocParsingMode.ParseForTypeErrors, options));
-  t.deepEqual(results.map((r) => [r.errors, r.plans.length]), [[[], 1], [[], 1]]);
+  t.deepEqual(
+    results.map((r) => [r.errors, r.plans.length]),
+    [
+      [[], 1],
+      [[], 1],
+    ],
+  );
 });
 
-test('a file whose own parse does not pair up with the compiler\'s is error 93009 at each tag, its methods refused', (t) => {
+test("a file whose own parse does not pair up with the compiler's is error 93009 at each tag, its methods refused", (t) => {
   const name = '/virtual/service.ts';
-  const text = 'export class Service {\n  /** @redisLock businessFlag=pay keyName=orderNo */\n  async pay(orderNo: string): Promise<string> { return <string>orderNo; }\n\n  /** @redisLock businessFlag=ship keyName=orderNo */\n  async ship(orderNo: string): Promise<string> { return orderNo; }\n}\n';
+  const text =
+    'export class Service {\n  /** @redisLock businessFlag=pay keyName=orderNo */\n  async pay(orderNo: string): Promise<string> { return <string>orderNo; }\n\n  /** @redisLock businessFlag=ship keyName=orderNo */\n  async ship(orderNo: string): Promise<string> { return orderNo; }\n}\n';
   const program = programOf({ [name]: text }, tsApi.JSDocParsingMode.ParseForTypeErrors);
   const file = program.getSourceFile(name)!;
   const checker = program.getTypeChecker();
@@ -85,7 +107,16 @@ test('a file whose own parse does not pair up with the compiler\'s is error 9300
   (file as unknown as { scriptKind: ts.ScriptKind }).scriptKind = tsApi.ScriptKind.TSX;
   const { plans, errors, refused } = analyseFile(tsApi, checker, file, {});
   t.is(plans.length, 0);
-  t.deepEqual(errors.map((e) => [e.code, e.span.start]), [[93009, text.indexOf('@redisLock')], [93009, text.lastIndexOf('@redisLock')]]);
+  t.deepEqual(
+    errors.map((e) => [e.code, e.span.start]),
+    [
+      [93009, text.indexOf('@redisLock')],
+      [93009, text.lastIndexOf('@redisLock')],
+    ],
+  );
   t.true(errors.every((e) => e.message.startsWith('@redisLock: ')));
-  t.deepEqual(refused.map((r): ts.Node => r.node), [...(file.statements[0] as ts.ClassDeclaration).members]);
+  t.deepEqual(
+    refused.map((r): ts.Node => r.node),
+    [...(file.statements[0] as ts.ClassDeclaration).members],
+  );
 });

@@ -12,7 +12,12 @@ import { parsedFile, tsApi } from '../../helpers/in-memory-program';
 function tagOf(comment: string) {
   const text = `export class Svc {\n  ${comment}\n  async pay(orderNo: string): Promise<void> { void orderNo; }\n}\n`;
   const file = parsedFile(text);
-  const [found] = findTaggedDeclarations(tsApi, file, tagMentions(text).filter((at) => isExactTag(text, at)), jsDocView(tsApi, file, tagMentions(text)));
+  const [found] = findTaggedDeclarations(
+    tsApi,
+    file,
+    tagMentions(text).filter((at) => isExactTag(text, at)),
+    jsDocView(tsApi, file, tagMentions(text)),
+  );
   if (!found) throw new Error(`no tag found in ${comment}`);
   return { text, file, tag: found.tag };
 }
@@ -36,36 +41,68 @@ function refused(comment: string): { code: number; at: string } {
 
 test('attributes in order, with their values as written and whether they were quoted', (t) => {
   const { tag } = read('/** @redisLock businessFlag=payOrder keyName=orderNo lockTime="30s" */');
-  t.deepEqual(tag.attributes.map((a) => [a.name, a.value, a.quoted]), [
-    ['businessFlag', 'payOrder', false], ['keyName', 'orderNo', false], ['lockTime', '30s', true],
-  ]);
+  t.deepEqual(
+    tag.attributes.map((a) => [a.name, a.value, a.quoted]),
+    [
+      ['businessFlag', 'payOrder', false],
+      ['keyName', 'orderNo', false],
+      ['lockTime', '30s', true],
+    ],
+  );
 });
 
 test('every name and value keeps its place in the file; the tag span is `@redisLock`', (t) => {
   const { text, tag } = read('/** @redisLock businessFlag=payOrder keyName="orderNo" */');
   const at = (span: { start: number; length: number }) => text.slice(span.start, span.start + span.length);
   t.is(at(tag.tagSpan), '@redisLock');
-  t.deepEqual(tag.attributes.map((a) => [at(a.nameSpan), at(a.valueSpan)]), [['businessFlag', 'payOrder'], ['keyName', '"orderNo"']]);
+  t.deepEqual(
+    tag.attributes.map((a) => [at(a.nameSpan), at(a.valueSpan)]),
+    [
+      ['businessFlag', 'payOrder'],
+      ['keyName', '"orderNo"'],
+    ],
+  );
 });
 
 test('a tag over several JSDoc lines: the leading `*` of each line is not text', (t) => {
   const { tag } = read('/**\n   * Pays.\n   * @redisLock businessFlag=payOrder\n   *   keyName=orderNo\n   */');
-  t.deepEqual(tag.attributes.map((a) => [a.name, a.value]), [['businessFlag', 'payOrder'], ['keyName', 'orderNo']]);
+  t.deepEqual(
+    tag.attributes.map((a) => [a.name, a.value]),
+    [
+      ['businessFlag', 'payOrder'],
+      ['keyName', 'orderNo'],
+    ],
+  );
 });
 
 test('a value holding code is kept as a string, verbatim', (t) => {
   const { tag } = read('/** @redisLock businessFlag="a);process.exit(1);//" keyName=${globalThis} */');
-  t.deepEqual(tag.attributes.map((a) => a.value), ['a);process.exit(1);//', '${globalThis}']);
+  t.deepEqual(
+    tag.attributes.map((a) => a.value),
+    ['a);process.exit(1);//', '${globalThis}'],
+  );
 });
 
 test('malformed text is 93014, pointing at the word that is wrong', (t) => {
   t.deepEqual(refused('/** @redisLock businessFlag payOrder */'), { code: Code.MalformedTagText, at: 'businessFlag' });
-  t.deepEqual(refused('/** @redisLock businessFlag=payOrder keyName= */'), { code: Code.MalformedTagText, at: 'keyName' });
-  t.deepEqual(refused('/** @redisLock businessFlag="payOrder keyName=x */'), { code: Code.MalformedTagText, at: '"payOrder' });
-  t.deepEqual(refused('/** @redisLock businessFlag="pay"Order keyName=x */'), { code: Code.MalformedTagText, at: 'Order' });
+  t.deepEqual(refused('/** @redisLock businessFlag=payOrder keyName= */'), {
+    code: Code.MalformedTagText,
+    at: 'keyName',
+  });
+  t.deepEqual(refused('/** @redisLock businessFlag="payOrder keyName=x */'), {
+    code: Code.MalformedTagText,
+    at: '"payOrder',
+  });
+  t.deepEqual(refused('/** @redisLock businessFlag="pay"Order keyName=x */'), {
+    code: Code.MalformedTagText,
+    at: 'Order',
+  });
   t.deepEqual(refused('/** @redisLock =payOrder */'), { code: Code.MalformedTagText, at: '=payOrder' });
 });
 
 test('a quoted value may not run onto the next line', (t) => {
-  t.deepEqual(refused('/**\n   * @redisLock businessFlag="pay\n   * Order" keyName=x\n   */'), { code: Code.MalformedTagText, at: '"pay' });
+  t.deepEqual(refused('/**\n   * @redisLock businessFlag="pay\n   * Order" keyName=x\n   */'), {
+    code: Code.MalformedTagText,
+    at: '"pay',
+  });
 });

@@ -21,12 +21,38 @@ const HOSTILE = [
   `businessFlag=a keyName=no extra="${PAYLOAD}"`,
 ];
 
-const source = (tag: string) => `export class S {\n  /** @redisLock ${tag} */\n  async m(no: string): Promise<string> { return no; }\n}\n`;
+const source = (tag: string) =>
+  `export class S {\n  /** @redisLock ${tag} */\n  async m(no: string): Promise<string> { return no; }\n}\n`;
 
 /** Names woven code may add: the runtime's binding and calls, the lock's constant, Error and Promise. */
-const WEAVE_NAMES = new Set(['lockweave_1', 'lockweave', 'm_lock_1', 'defineLock', 'run', 'runComposite', 'readField', 'readJsonField', 'get', 'Error', 'Promise', 'reject', 'error', 'site', 'businessFlag', 'lockTime', 'retries', 'waitTime', 'onFail', 'prefix', 'require']);
+const WEAVE_NAMES = new Set([
+  'lockweave_1',
+  'lockweave',
+  'm_lock_1',
+  'defineLock',
+  'run',
+  'runComposite',
+  'readField',
+  'readJsonField',
+  'get',
+  'Error',
+  'Promise',
+  'reject',
+  'error',
+  'site',
+  'businessFlag',
+  'lockTime',
+  'retries',
+  'waitTime',
+  'onFail',
+  'prefix',
+  'require',
+]);
 
-for (const [route, weave] of [['tspc', (s: string) => wovenByTspcRoute(s).text], ['text', (s: string) => wovenByTextRoute(s)]] as const) {
+for (const [route, weave] of [
+  ['tspc', (s: string) => wovenByTspcRoute(s).text],
+  ['text', (s: string) => wovenByTextRoute(s)],
+] as const) {
   test(`${route} route: a tag's text reaches the woven file only as string literals`, (t) => {
     for (const tag of HOSTILE) {
       const before = namesInCode(source(tag));
@@ -35,7 +61,11 @@ for (const [route, weave] of [['tspc', (s: string) => wovenByTspcRoute(s).text],
       const added = [...namesInCode(text)].filter((name) => !before.has(name) && !WEAVE_NAMES.has(name));
       t.deepEqual(added, [], `${tag}: the woven file uses names its source did not\n${text}`);
       t.false(namesInCode(text).has('process'), `${tag}\n${text}`);
-      t.regex(text, /throw new Error\("@redisLock: |m_lock_1\.run\(/, `${tag}: the method is refused or locked, never left as it was\n${text}`);
+      t.regex(
+        text,
+        /throw new Error\("@redisLock: |m_lock_1\.run\(/,
+        `${tag}: the method is refused or locked, never left as it was\n${text}`,
+      );
     }
   });
 }

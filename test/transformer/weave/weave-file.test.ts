@@ -22,13 +22,17 @@ export class OrderService {
 `;
 
 /** The printed file's lines, trimmed, without blank ones. */
-const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 test('the runtime import and each defineLock() are hoisted after the imports, before the class, with literal options', (t) => {
   const { analysis, text } = wovenByTspcRoute(ORDERS);
   t.deepEqual(analysis.errors, []);
   t.deepEqual(lines(text).slice(0, 5), [
-    'import { helper } from \'./helper\';',
+    "import { helper } from './helper';",
     'const lockweave_1 = require("lockweave/runtime");',
     'const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder", lockTime: 5000000 });',
     'const ship_lock_1 = lockweave_1.defineLock({ site: "OrderService.ship", businessFlag: "ship" });',
@@ -53,13 +57,23 @@ test('a locked body is one return of run(key, async arrow holding the original s
 });
 
 test('a method that returns a Promise without async keeps every failure a rejection (try around run)', (t) => {
-  const { text } = wovenByTspcRoute('export class S {\n  /** @redisLock businessFlag=cancel keyName=no */\n  cancel(no: string): Promise<string> { return Promise.resolve(no); }\n}\n');
-  t.regex(text, /try \{\s*return cancel_lock_1\.run\(no, async \(\) => \{\s*return Promise\.resolve\(no\);\s*\}\);\s*\}\s*catch \(error\) \{\s*return Promise\.reject\(error\);\s*\}/);
+  const { text } = wovenByTspcRoute(
+    'export class S {\n  /** @redisLock businessFlag=cancel keyName=no */\n  cancel(no: string): Promise<string> { return Promise.resolve(no); }\n}\n',
+  );
+  t.regex(
+    text,
+    /try \{\s*return cancel_lock_1\.run\(no, async \(\) => \{\s*return Promise\.resolve\(no\);\s*\}\);\s*\}\s*catch \(error\) \{\s*return Promise\.reject\(error\);\s*\}/,
+  );
 });
 
 test('a refused function throws its error, a string literal; the file gets no runtime import for it', (t) => {
-  const { analysis, text } = wovenByTspcRoute('export class S {\n  /** @redisLock businessFlag=a keyName=nope */\n  async m(x: string): Promise<void> { void x; }\n}\n');
+  const { analysis, text } = wovenByTspcRoute(
+    'export class S {\n  /** @redisLock businessFlag=a keyName=nope */\n  async m(x: string): Promise<void> { void x; }\n}\n',
+  );
   t.is(analysis.errors.length, 1);
-  t.regex(text, /async m\(x: string\): Promise<void> \{\s*throw new Error\("@redisLock: keyName[^"]*\(this function was not compiled with its lock; fix the tag and rebuild\)"\);\s*\}/);
+  t.regex(
+    text,
+    /async m\(x: string\): Promise<void> \{\s*throw new Error\("@redisLock: keyName[^"]*\(this function was not compiled with its lock; fix the tag and rebuild\)"\);\s*\}/,
+  );
   t.notRegex(text, /lockweave\/runtime|defineLock/);
 });
