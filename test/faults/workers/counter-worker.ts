@@ -16,7 +16,8 @@ import { Redis } from 'ioredis';
 import * as lockweave from 'lockweave/runtime';
 import type { LockEvent, LockLogger } from 'lockweave/runtime';
 import { countingLogger, describeError, exitAfter, onCommands, readConfig, send } from './protocol';
-import { sleep } from '../../helpers/time';
+// Compiled on its own (rootDir is this folder): Node's own promise timer, not test/helpers/time.ts.
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface CounterWorkerConfig {
   readonly url: string;
