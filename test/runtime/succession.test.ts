@@ -13,22 +13,31 @@ const fixture = useRedis(test);
 
 const flag = (label: string) => uniqueId(label);
 
+// Every lock event of this file's tests. Only a waiter asleep in this process is named successor
+// (lock/succession.ts), and its place stands in the Redis line before its attempt's reply is back:
+// a test of take-over or hand-over waits for the waiter's 'waiting' event, logged as it goes to sleep.
+const seen: LockEvent[] = [];
+test.before(() => configure({ logger: (event) => void seen.push(event) })); // names only a logger: the connection stays
+const asleep = (key: string) =>
+  until(() => seen.some((event) => event.type === 'waiting' && event.key === key), {
+    what: `a waiter of ${key} asleep`,
+  });
+
 test('a holder done with the key gives its grant to a waiter in this process: no release, no notice, the key never free', async (t) => {
   const businessFlag = flag('takeover');
   const L = defineLock({ businessFlag, retries: 1, waitTime: 60_000, lockTime: 30_000 });
   const W = defineLock({ businessFlag, retries: 1, waitTime: 60_000, lockTime: 40_000 });
-  const events: LockEvent[] = [];
-  configure({ logger: (event) => event.key.includes(businessFlag) && events.push(event) }); // names only a logger: the connection stays
   const holder = (await L.acquire('A')) as Lease;
   // Listen on the key's release channel as another process would.
   const listener = new Redis(fixture.server.url);
+  t.teardown(() => listener.disconnect()); // also when an assertion throws: a client left reconnecting would keep the worker up
   const notices: string[] = [];
   listener.on('message', (channel) => notices.push(channel));
   await listener.subscribe(`lockweave:released:${holder.key}`);
 
   const waiter = W.acquire('A') as Promise<Lease>;
   const { line } = waitingLineOf(holder.key);
-  await until(async () => (await fixture.redis.zcard(line)) === 1); // the waiter stands in line
+  await asleep(holder.key); // the waiter stands in line, asleep
   await holder.release();
   const next = await waiter;
   t.is(next.token, holder.token, 'the waiter holds the grant the holder had');
@@ -37,7 +46,9 @@ test('a holder done with the key gives its grant to a waiter in this process: no
   await until(async () => (await fixture.redis.pttl(holder.key)) > 30_000);
   t.is(await fixture.redis.zcard(line), 0);
   t.deepEqual(
-    events.map((event) => [event.type, 'token' in event ? event.token : undefined]),
+    seen
+      .filter((event) => event.key === holder.key)
+      .map((event) => [event.type, 'token' in event ? event.token : undefined]),
     [
       ['acquired', holder.token],
       ['waiting', undefined],
@@ -51,14 +62,13 @@ test('a holder done with the key gives its grant to a waiter in this process: no
   // Notices on one channel arrive in order: had the take-over published one, it would come first.
   await until(async () => notices.length > 0);
   t.deepEqual(notices, [`lockweave:released:${holder.key}`], 'only the final, real release was announced');
-  listener.disconnect();
 });
 
 test('a taken-over grant that turns out lost is reported lost: its signal aborts', async (t) => {
   const L = defineLock({ businessFlag: flag('takeover-lost'), retries: 1, waitTime: 60_000 });
   const holder = (await L.acquire('A')) as Lease;
   const waiter = L.acquire('A') as Promise<Lease>;
-  await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 1);
+  await asleep(holder.key);
   // The key is gone behind the holder's back (a failover that lost it, say): the holder cannot tell.
   await fixture.redis.set(holder.key, 'someone-else');
   await holder.release();
@@ -77,7 +87,7 @@ test('a taken-over grant released at once, on a server that forgot the take-over
   const holder = (await L.acquire('A')) as Lease;
   const waiter = L.acquire('A') as Promise<Lease>;
   const { line } = waitingLineOf(holder.key);
-  await until(async () => (await fixture.redis.zcard(line)) === 1);
+  await asleep(holder.key);
   // The take-over's script is sent again after NOSCRIPT, while the release script is loaded again
   // (by a lock on another key): the release behind the take-over must not overtake it, or it would
   // pass the key to the waiter's own place, still in line.
@@ -99,7 +109,7 @@ for (const [why, holderOptions, waiterOptions] of [
     const W = defineLock({ businessFlag, retries: 1, waitTime: 60_000, ...waiterOptions });
     const holder = (await L.acquire('A')) as Lease;
     const waiter = W.acquire('A') as Promise<Lease>;
-    await until(async () => (await fixture.redis.zcard(waitingLineOf(holder.key).line)) === 1);
+    await asleep(holder.key);
     await holder.release();
     const tokenRightAfterRelease = await fixture.redis.get(holder.key);
     const next = await waiter;
