@@ -67,6 +67,10 @@ export interface AcquireContext {
  */
 const PLACE_GRACE_MS = 2_000;
 
+function placeLastsMs(settings: AcquireSettings): number {
+  return settings.waitTime + PLACE_GRACE_MS;
+}
+
 /** The longest a new waiter waits for release notices to start before it goes on without them. */
 const LISTEN_WAIT_MS = 2_000;
 
@@ -179,7 +183,7 @@ async function waitForLease(
     const listenWaitMs = Math.min(settings.waitTime, LISTEN_WAIT_MS);
     const waiterSettings = {
       leaseMs: settings.lockTime,
-      placeLastsMs: settings.waitTime + PLACE_GRACE_MS,
+      placeLastsMs: placeLastsMs(settings),
       fenced: settings.fencing === true,
       takesOver: takesOverGrants(settings),
     };
@@ -456,7 +460,7 @@ function leave(key: string, token: string, settings: AcquireSettings, store: Loc
     // What may hold the key for us came before this leave on its connection, so no later than now:
     // a lost attempt (a lease from now), or a pass while our place lasts (its lapse, then a claim).
     const leaseMs = settings.lockTime + (store.clockDriftMs?.(settings.lockTime) ?? 0);
-    const until = Date.now() + Math.max(leaseMs, settings.waitTime + PLACE_GRACE_MS + CLAIM_MS);
+    const until = Date.now() + Math.max(leaseMs, placeLastsMs(settings) + CLAIM_MS);
     sendAgain({ store, until: () => until, send: () => store.leave(key, token), done: () => undefined });
   });
 }

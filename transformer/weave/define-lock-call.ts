@@ -12,6 +12,17 @@ export function defineLockStatement(
   lockName: ts.Identifier,
   plan: LockPlan,
 ): ts.Statement {
+  return factory.createVariableStatement(
+    undefined,
+    factory.createVariableDeclarationList(
+      [factory.createVariableDeclaration(lockName, undefined, undefined, defineLockCall(factory, runtime, plan))],
+      tsApi.NodeFlags.Const,
+    ),
+  );
+}
+
+/** `R.defineLock({ site, businessFlag, ...options })`: what the hoisted statement binds (woven-shape.ts compares against it). */
+export function defineLockCall(factory: ts.NodeFactory, runtime: ts.Identifier, plan: LockPlan): ts.CallExpression {
   const properties = [
     property(factory, 'site', factory.createStringLiteral(plan.target.site)),
     property(factory, 'businessFlag', factory.createStringLiteral(plan.businessFlag)),
@@ -19,16 +30,9 @@ export function defineLockStatement(
       property(factory, name, literal(factory, plan.options[name]!)),
     ),
   ];
-  const call = factory.createCallExpression(factory.createPropertyAccessExpression(runtime, 'defineLock'), undefined, [
+  return factory.createCallExpression(factory.createPropertyAccessExpression(runtime, 'defineLock'), undefined, [
     factory.createObjectLiteralExpression(properties, false),
   ]);
-  return factory.createVariableStatement(
-    undefined,
-    factory.createVariableDeclarationList(
-      [factory.createVariableDeclaration(lockName, undefined, undefined, call)],
-      tsApi.NodeFlags.Const,
-    ),
-  );
 }
 
 function property(factory: ts.NodeFactory, name: string, value: ts.Expression): ts.PropertyAssignment {

@@ -44,15 +44,7 @@ export function weaveText(
     const body = plan.target.node.body;
     // Printed with an empty arrow, then split around its braces: the original statements go
     // between them untouched.
-    const call = runCall(
-      factory,
-      tsApi,
-      runtime,
-      lockName,
-      failureClass(factory, plan),
-      plan,
-      emptyAsyncArrow(tsApi, factory),
-    );
+    const call = emptyRunCall(factory, tsApi, runtime, lockName, plan);
     const [open, close] = splitAtEmptyBlock(print(lockedStatement(factory, tsApi, plan, call)));
     text.appendLeft(body.getStart(sourceFile) + 1, ` ${open}`);
     text.prependRight(body.end - 1, `${close} `);
@@ -66,8 +58,19 @@ export function weaveText(
   return { text, woven: analysis.plans.length };
 }
 
+/** The locked call the text route writes, with an empty body for the original statements (woven-shape.ts compares against it). */
+export function emptyRunCall(
+  factory: ts.NodeFactory,
+  tsApi: typeof ts,
+  runtime: ts.Identifier,
+  lockName: ts.Identifier,
+  plan: LockPlan,
+): ts.CallExpression {
+  return runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory));
+}
+
 /** In the text route the class is named as the file names it; bundlers keep an import a body uses. */
-export function failureClass(factory: ts.NodeFactory, plan: LockPlan): ts.Expression | undefined {
+function failureClass(factory: ts.NodeFactory, plan: LockPlan): ts.Expression | undefined {
   const ref = plan.onFailClass;
   if (!ref) return undefined;
   return factory.createIdentifier(ref.kind === 'local' ? ref.name : ref.localName);

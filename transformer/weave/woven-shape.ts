@@ -19,10 +19,9 @@
 // what they print, so a change of shape changes `wovenCall` below and nothing else.
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
-import { defineLockStatement } from './define-lock-call';
-import { runCall } from './method-body';
+import { defineLockCall } from './define-lock-call';
 import { prologueLength, RUNTIME_SPECIFIER } from './runtime-import';
-import { emptyAsyncArrow, failureClass } from './weave-text';
+import { emptyAsyncArrow, emptyRunCall } from './weave-text';
 
 /** What a file binds that woven code calls; read once per file. */
 export interface WovenBindings {
@@ -136,17 +135,8 @@ export function isWoven(tsApi: typeof ts, bindings: WovenBindings, plan: LockPla
   const factory = tsApi.factory;
   const runtime = factory.createIdentifier(runtimeName);
   const lockName = factory.createIdentifier(lock);
-  const expectedOptions = (defineLockStatement(factory, tsApi, runtime, lockName, plan) as ts.VariableStatement)
-    .declarationList.declarations[0].initializer!;
-  const expectedCall = runCall(
-    factory,
-    tsApi,
-    runtime,
-    lockName,
-    failureClass(factory, plan),
-    plan,
-    emptyAsyncArrow(tsApi, factory),
-  );
+  const expectedOptions = defineLockCall(factory, runtime, plan);
+  const expectedCall = emptyRunCall(factory, tsApi, runtime, lockName, plan);
   const actualCall = factory.updateCallExpression(
     call,
     call.expression,
