@@ -37,20 +37,22 @@ existing() {
   for path in "$@"; do if [ -e "$path" ]; then echo "$path"; fi; done
 }
 
-# ava's own closing lines read "13 tests passed" / "1 test failed"; CI reads the plain form.
+# ava's own closing lines read "13 tests passed" / "1 test failed" — but a run with a failure prints
+# no "passed" line, so the passed tests are counted by their ✔ lines; CI reads the plain form.
 # ava also fails a run whose tests all passed (an uncaught exception or unhandled rejection in a
 # worker, a test file that exits non-zero or times out): those lines are repeated here, at the end,
 # where a CI log's tail shows them, so a red run never ends on "0 failed" alone.
 # Exits with the runs' status.
 test_summary() {
   count() { awk -v what="$1" '$2 ~ /^tests?$/ && $3 == what { n += $1 } END { print n + 0 }' "$TEST_LOG"; }
+  passed() { grep -c '^ *✔ ' "$TEST_LOG" || true; }
   local problems
   problems=$(grep -E '^(Uncaught exception in|Unhandled rejection in) |^ *✘ |^ *[0-9]+ (uncaught exceptions?|unhandled rejections?|tests? remained pending after a timeout)$' "$TEST_LOG" || true)
   if [ -n "$problems" ]; then
     echo "test: what failed a run (from $TEST_LOG):"
     echo "$problems" | sed 's/^ */  /'
   fi
-  echo "$(count passed) passed, $(count failed) failed"
+  echo "$(passed) passed, $(count failed) failed"
   if [ "$TEST_STATUS" != 0 ] && [ -z "$problems" ] && [ "$(count failed)" = 0 ]; then
     echo "test: an ava run exited with $TEST_STATUS without a failed test or a reported error; see $TEST_LOG"
   fi

@@ -29,6 +29,15 @@
 // its caller, forever — past the caller's wait bound. A command given up on may still be applied
 // later: that is any lost answer's case, and is handled as one (one token per caller, see
 // lock/acquire.ts). One timer per write, not per command.
+//
+// And a connection that closes fails at once the commands written on it. ioredis, told not to send
+// them again after a reconnect (autoResendUnfulfilledCommands: false, as the runtime's own
+// connections are), drops them without a word: each would wait out its command timeout, two
+// seconds, while the connection is back in 50 ms — a cut connection would cost every attempt and
+// release in flight two seconds, past a short wait bound. Failed at once, an attempt is made again
+// when the connection is back (lock/acquire.ts), a release is sent again (lock/clean-up.ts). A
+// command still waiting to be written (the client was not ready) stays queued: ioredis writes it
+// on the new connection.
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
@@ -93,6 +102,17 @@ class CommandBatch implements CommandSender {
   private queue: Queued[] = [];
   /** The client holds each command to the end of the tick itself (ioredis's enableAutoPipelining). */
   private readonly autoPipelines: boolean;
+  /**
+   * Batches written on the open connection and not answered yet: a close fails them (see above).
+   * The listener is on the client only while there are some.
+   */
+  private readonly written = new Set<readonly Queued[]>();
+  private readonly onClose = (): void => {
+    const error = new Error('Connection is closed.'); // ioredis's wording: redis-health.ts reads it as unreachable
+    for (const batch of this.written) for (const command of batch) command.reject(error);
+    this.written.clear();
+    this.client.off('close', this.onClose);
+  };
 
   constructor(
     private readonly client: Redis,
@@ -119,8 +139,17 @@ class CommandBatch implements CommandSender {
           this.timeoutMs,
         )
       : undefined;
+    const onWire = this.client.status === 'ready';
     const sent = batch.length > 1 && this.autoPipelines ? this.sendPipeline(batch) : this.sendCorked(batch);
-    if (timer) void sent.finally(() => clearTimeout(timer));
+    if (onWire) {
+      if (this.written.size === 0) this.client.on('close', this.onClose);
+      this.written.add(batch);
+    }
+    if (timer || onWire)
+      void sent.finally(() => {
+        clearTimeout(timer);
+        if (onWire && this.written.delete(batch) && this.written.size === 0) this.client.off('close', this.onClose);
+      });
   }
 
   /**

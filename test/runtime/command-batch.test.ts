@@ -8,6 +8,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { commandSender } from '../../runtime/store/command-batch';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
+import { eventually } from '../helpers/time';
 
 let server: RedisServer;
 const clients: Redis[] = [];
@@ -56,5 +57,32 @@ for (const [name, options, timeoutMs] of CLIENTS) {
       counts,
       Array.from({ length: 34 }, (_, index) => index + 1),
     );
+  });
+}
+
+// ioredis, told not to send again what a lost connection left unanswered (as the runtime's own
+// connections are), drops those commands silently: each would wait out its command timeout. The
+// batch fails them when the connection closes, and the client goes on with the next. (Not on an
+// auto-pipelining client: ioredis holds its next pipeline until the dropped one is answered, so
+// there the commands after a cut wait out the timeout whatever the batch does; docs/limits.md.)
+for (const [name, options, timeoutMs] of CLIENTS.filter(([, options]) => !options.enableAutoPipelining)) {
+  test(`${name}: a command in flight when its connection is cut fails at once, not at its timeout`, async (t) => {
+    // Timeouts far longer than the test: only the close can fail the command in time.
+    const longer = options.commandTimeout ? { commandTimeout: 60_000 } : {};
+    const client = new Redis(server.url, { ...options, ...longer, autoResendUnfulfilledCommands: false });
+    const admin = new Redis(server.url);
+    clients.push(client, admin);
+    const sender = commandSender(client, timeoutMs && 60_000);
+    const id = Number(await sender.send('client', ['id']));
+    const startedAt = Date.now();
+    // A list nobody pushes to: the command is on the wire until the connection goes.
+    const blocked = sender.send('blpop', [uniqueId('batch-empty'), 0]);
+    t.true(await eventually(async () => String(await admin.client('LIST', 'ID', id)).includes('cmd=blpop')));
+    await admin.client('KILL', 'ID', id);
+    const error = await t.throwsAsync(blocked);
+    t.regex(error.message, /Connection is closed/);
+    // Far below the 60 s timeout: the close failed it, not a timer.
+    t.true(Date.now() - startedAt < 30_000, `failed after ${Date.now() - startedAt} ms`);
+    t.is(await sender.send('echo', ['next']), 'next', 'the client goes on with the next command');
   });
 }

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { close, configure, defineLock, LockAcquireError, RedisConnectionError, type LockEvent } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
+import { sleep } from '../helpers/time';
 
 const run = promisify(execFile);
 let server: RedisServer;
@@ -91,6 +92,38 @@ test.serial('locking works again after Redis restarts, without restarting the ap
   await close();
   await own.stop();
 });
+
+test.serial(
+  'a lock attempt on the wire when its connection is cut is made again once the connection is back: a short wait bound is enough',
+  async (t) => {
+    const events: LockEvent[] = [];
+    configure({ redis: server.url, logger: (event) => events.push(event) });
+    const admin = new Redis(server.url);
+    t.teardown(() => admin.disconnect());
+    // One attempt now, one more at 1.5 s. An attempt the cut left unanswered would hold the caller to
+    // that deadline (ioredis drops it silently and its 2 s timeout is later): the caller would fail.
+    const L = defineLock({ businessFlag: 'cutInFlight', retries: 1, waitTime: 1_500 });
+    await (await L.acquire('warm-up'))!.release(); // the connection is open and the scripts loaded
+    await admin.client('PAUSE', 5_000, 'WRITE'); // the attempt stays on the wire, unanswered
+    const startedAt = Date.now();
+    const pending = L.acquire('A');
+    await sleep(300);
+    await admin.client('KILL', 'TYPE', 'normal'); // not the admin's own (SKIPME yes)
+    await admin.client('UNPAUSE');
+    const lease = await pending;
+    t.true(lease!.held, `held after ${Date.now() - startedAt} ms`);
+    // The attempt failed when its connection closed, not when a timer ran out.
+    const failures = events.flatMap((event) =>
+      event.type === 'error' && event.during === 'acquire' ? [event.error.message] : [],
+    );
+    t.true(
+      failures.length > 0 && failures.every((message) => /Connection is closed/.test(message)),
+      failures.join('; '),
+    );
+    await lease!.release();
+    await close();
+  },
+);
 
 test.serial(
   'a closed port: the error names the server and the cause, attempts keep their schedule, and no log line says the key is held',
