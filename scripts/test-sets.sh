@@ -20,5 +20,19 @@ UNIT_TESTS=(
 #                                  the built dist/ (the stages themselves are unit-tested in process)
 #   test/faults                    the fault suite: killed, paused and cut holders, restarts (long by design)
 #   test/topologies                Cluster, Sentinel, Redlock: many servers per file
-#   Node 22, 24 and 26, and Valkey the whole matrix
+#   Node 22, 24 and 26, and Valkey the whole matrix (below: which suites each line runs)
 FAST_TESTS=("${UNIT_TESTS[@]}" test/runtime test/behaviour test/protocol)
+
+# `npm run test:all` (CI): every file on the machine's Node, then on the other Node lines only the
+# suites whose outcome can depend on the Node that runs them:
+#   Node 22, 26   FAST_TESTS: the runtime and woven methods on that Node's timers, sockets and
+#                 AsyncLocalStorage, the transformer's stages, the protocol
+#   Node 24       FAST_TESTS and the fault suite (and Valkey's run, and the topologies)
+# Not again on each line: the toolchain suites (test/routes, test/install, test/transformer/e2e)
+# start the Node binaries they are about themselves — the loader and jest routes on Node 22 and 24
+# by path, the rest on the machine's — so the line's own Node changes nothing in them but the time
+# (about 3 minutes a line). The fault suite runs where the runtime is deployed most (24) and on the
+# machine's Node: on 22 and 26 it would repeat the runtime suites' answers at 2 minutes a line.
+NODE_LINE_TESTS=("${FAST_TESTS[@]}")
+NODE24_TESTS=("${FAST_TESTS[@]}" test/faults)
+
