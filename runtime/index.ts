@@ -1,6 +1,13 @@
 // lockweave/runtime: what woven code calls, and the programmatic API.
 export { configure, close, type ConfigureOptions, type RedlockServer } from './api/configure';
-export { defineLock, MethodLock, type DefineLockOptions, type LockSpec, type FailureClass } from './api/define-lock';
+export {
+  defineLock,
+  MethodLock,
+  type DefineLockOptions,
+  type LockSpec,
+  type FailureClass,
+  type SkippedBy,
+} from './api/define-lock';
 export { withLock, lock, type LockRequest } from './api/with-lock';
 export { readField, readJsonField } from './api/json-field';
 export { currentLock, type CurrentLock } from './api/current-lock';

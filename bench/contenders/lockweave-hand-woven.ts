@@ -1,5 +1,5 @@
 // The code the transformer emits for BenchService.critical (lockweave-tagged.ts), written by
-// hand: defineLock() once at module load, then one run() call around the body.
+// hand: defineLock() once at module load, then acquire / try / finally around the body.
 // Used when the transformer is not available, and to check the woven output costs no more.
 import { defineLock } from 'lockweave/runtime';
 
@@ -13,9 +13,13 @@ const critical_lock_1 = defineLock({
 
 export class HandWovenBenchService {
   async critical<T>(key: string, body: () => Promise<T>): Promise<T> {
-    // onFail is `throw`, so run() never resolves undefined here.
-    return (await critical_lock_1.run(key, async () => {
-      return body();
-    }))!;
+    const lease_1 = await critical_lock_1.acquire(key);
+    try {
+      return await lease_1.run(async () => {
+        return body();
+      });
+    } finally {
+      await lease_1.release();
+    }
   }
 }

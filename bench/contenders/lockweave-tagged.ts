@@ -21,7 +21,7 @@ export class BenchService {
 export const TAGGED_SETTINGS =
   'lockTime=30s retries=200 waitTime=100ms (defaults: watchdog=true reentrant=true autoUnlock=true)';
 
-/** True when tspc wove the method: its emitted body then calls its lock's run(). */
+/** True when tspc wove the method: its emitted body then acquires its lock. */
 export function isWoven(): boolean {
-  return BenchService.prototype.critical.toString().includes('_lock_1.run(');
+  return /await \w+_lock_1\.acquire\(/.test(BenchService.prototype.critical.toString());
 }

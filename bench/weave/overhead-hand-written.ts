@@ -12,9 +12,9 @@ const payLock = defineLock({
 
 export class HandWrittenOverheadService {
   async pay(orderNo: string, amount: number): Promise<number> {
-    const lease = (await payLock.acquire(orderNo))!;
+    const lease = await payLock.acquire(orderNo);
     try {
-      // run() scopes the held key to the body, for reentrancy, as the woven code's run() does.
+      // run() scopes the held key to the body, for reentrancy, as the woven code's does.
       return await lease.run(async () => amount + orderNo.length);
     } finally {
       await lease.release();

@@ -8,5 +8,5 @@ export class OverheadService {
 }
 
 export function isOverheadWoven(): boolean {
-  return OverheadService.prototype.pay.toString().includes('_lock_1.run(');
+  return /await \w+_lock_1\.acquire\(/.test(OverheadService.prototype.pay.toString());
 }

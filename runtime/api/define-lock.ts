@@ -1,7 +1,13 @@
 // The entry point of woven code. A woven module calls defineLock() once per tagged method,
-// at module load, with the options the tag spelled out; each call of the method is then one
-// `return pay_lock_1.run(key, async () => { <the original body> })`. The settings in force (those
-// options over the current defaults) are resolved once and cached until the next configure().
+// at module load, with the options the tag spelled out; each call of the method then acquires,
+// runs its body holding the lease, and releases (transformer/weave/method-body.ts):
+//
+//   const lease_1 = await pay_lock_1.acquire(orderNo);
+//   try { return await lease_1.run(async () => { <the original body> }); }
+//   finally { await lease_1.release(); }
+//
+// The settings in force (those options over the current defaults) are resolved once and cached
+// until the next configure().
 import {
   currentDefaults,
   currentLogger,
@@ -30,7 +36,22 @@ export type LockSpec = DefineLockOptions;
 
 export type { FailureClass };
 
-export class MethodLock {
+/**
+ * What acquire() resolves besides a lease: `undefined` when the options may skip (onFail: 'skip',
+ * or an onFail not known when this is compiled), nothing when they say 'throw' or leave onFail
+ * out (defaults cannot set it: configure-checks.ts). Woven text that a tool type-checks (ts-loader,
+ * a vitest typecheck) then reads `lease_1.run(…)` on a lease that is there, as the user's own
+ * code would, and a skipping tag's `if (!lease_1) return undefined;` on one that may not be.
+ */
+export type SkippedBy<O extends DefineLockOptions> = O extends { onFail: infer F }
+  ? 'skip' extends F
+    ? undefined
+    : never
+  : 'onFail' extends keyof O
+    ? undefined
+    : never;
+
+export class MethodLock<Skipped extends undefined = undefined> {
   private resolvedFor = -1;
   /** The settings in force: the options over the current defaults, checked; resolved again after a configure(). */
   private settings!: LockOptions;
@@ -49,15 +70,20 @@ export class MethodLock {
   }
 
   /**
-   * What a woven method body is: takes the lock on `value`, runs `body` holding it, releases it
-   * when the promise `body` returned settles, and passes on its result or error unchanged.
-   * With onFail=skip and the lock busy, resolves `undefined` without running `body`.
+   * Takes the lock on `value`, runs `body` holding it, releases it when the promise `body` returned
+   * settles, and passes on its result or error unchanged. With onFail=skip and the lock busy,
+   * resolves `undefined` without running `body`.
+   * @deprecated what code woven by earlier versions calls; woven code now calls acquire(), lease.run() and
+   * lease.release() itself, and programs call withLock().
    */
   run<T>(value: unknown, body: () => Promise<T>, onFail?: FailureClass): Promise<T | undefined> {
     return runAcquired(this.acquire(value, onFail), body);
   }
 
-  /** run() on a composite key built from several values, in order. */
+  /**
+   * run() on a composite key built from several values, in order.
+   * @deprecated as run().
+   */
   runComposite<T>(values: readonly unknown[], body: () => Promise<T>, onFail?: FailureClass): Promise<T | undefined> {
     return runAcquired(this.acquireComposite(values, onFail), body);
   }
@@ -65,14 +91,18 @@ export class MethodLock {
   // acquire() and acquireComposite() are not async (one frame less on every call), but both
   // always return a promise: a bad key rejects like every other failure instead of throwing.
 
-  /** Locks `<prefix><businessFlag>_<value>`. */
-  acquire(value: unknown, onFail?: FailureClass): Promise<AnyLease | undefined> {
-    return this.acquireKeyOf(lockKey, value, onFail);
+  /**
+   * Locks `<prefix><businessFlag>_<value>` and resolves the lease; `undefined` only when the options
+   * skip (onFail: 'skip') and the lock is busy. Any other failure rejects: LockAcquireError, or an
+   * instance of `onFail` when given.
+   */
+  acquire(value: unknown, onFail?: FailureClass): Promise<AnyLease | Skipped> {
+    return this.acquireKeyOf(lockKey, value, onFail) as Promise<AnyLease | Skipped>;
   }
 
-  /** Locks a composite key built from several values, in order. */
-  acquireComposite(values: readonly unknown[], onFail?: FailureClass): Promise<AnyLease | undefined> {
-    return this.acquireKeyOf(compositeLockKey, values, onFail);
+  /** Locks a composite key built from several values, in order; resolves as acquire(). */
+  acquireComposite(values: readonly unknown[], onFail?: FailureClass): Promise<AnyLease | Skipped> {
+    return this.acquireKeyOf(compositeLockKey, values, onFail) as Promise<AnyLease | Skipped>;
   }
 
   /** The key a call with `value` would lock: for logs, tests and tools. */
@@ -139,8 +169,8 @@ export class MethodLock {
 }
 
 /**
- * Runs `body` holding the lease `acquiring` resolves to, and releases it: the try/finally of every
- * locked call. Release never throws, so the body's own outcome reaches the caller unchanged.
+ * Runs `body` holding the lease `acquiring` resolves to, and releases it: the try/finally of
+ * withLock() (woven methods write theirs out). Release never throws, so the body's own outcome reaches the caller unchanged.
  * undefined when there is no lease (onFail=skip). One async function, as a careful hand would
  * write it: a `.then()` chain into a second async function cost each call two more promises
  * (~20% of a call on the in-process store on Node 20, where AsyncLocalStorage makes each dearer).
@@ -158,6 +188,7 @@ export async function runAcquired<T>(
   }
 }
 
-export function defineLock(options: DefineLockOptions): MethodLock {
-  return new MethodLock(options);
+/** One lock definition per tagged method, made at module load; see SkippedBy for its type. */
+export function defineLock<const O extends DefineLockOptions>(options: O): MethodLock<SkippedBy<O>> {
+  return new MethodLock<SkippedBy<O>>(options);
 }

@@ -286,13 +286,16 @@ test('show --route tspc prints woven JavaScript; --route source the woven TypeSc
   const file = path.join(FIXTURE, 'app', 'src', 'orders.ts');
   const js = await lockweave(['show', file]);
   t.is(js.status, 0, js.output);
-  t.regex(js.stdout, /return pay_lock_1\.run\(order\?\.orderNo, async \(\) => \{/);
+  t.regex(
+    js.stdout,
+    /const lease_1 = await pay_lock_1\.acquire\(order\?\.orderNo\);\s*try \{\s*return await lease_1\.run\(async \(\) => \{/,
+  );
   t.notRegex(js.stdout, /: Promise<string>/);
   const ts = await lockweave(['show', file, '--route', 'source']);
   t.is(ts.status, 0, ts.output);
   t.regex(
     ts.stdout,
-    /async pay\(order: Order\): Promise<string> \{ return pay_lock_1\.run\(order\?\.orderNo, async \(\) => \{/,
+    /async pay\(order: Order\): Promise<string> \{ const lease_1 = await pay_lock_1\.acquire\(order\?\.orderNo\); try \{ return await lease_1\.run\(async \(\) => \{/,
   );
   t.regex(ts.stdout, /defineLock\(\{ site: "OrderService\.pay", businessFlag: "payOrder", prefix: "CLI_" \}\)/);
   const bad = await lockweave(['show', path.join(FIXTURE, 'bad-tag', 'src', 'bad.ts'), '--route', 'source']);

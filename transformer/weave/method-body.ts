@@ -1,104 +1,156 @@
-// The locked body — one runtime call around the original statements:
+// The locked body: the acquire / try / finally the product promises, written into the method:
 //
-//   return pay_lock_1.run(order?.orderNo, async () => { <original statements> }[, OnFailClass]);
+//   const lease_1 = await pay_lock_1.acquire(order?.orderNo);      // acquireComposite([a, b]); `, OnFailClass` when the tag names one
+//   if (!lease_1) return undefined;                                 // onFail=skip only: the lock was busy, the body does not run
+//   try {
+//       return await lease_1.run(async () => { <original statements> });
+//   } finally {
+//       await lease_1.release();
+//   }
 //
-// run() takes the lock, runs the arrow holding it, and releases it in a `finally` when the
-// arrow's promise settles (runtime/api/define-lock.ts); with onFail=skip and the lock busy it
-// resolves undefined. The same shape is written by the tspc route (here, as AST) and by the
-// bundler and loader routes (weave-text.ts, as text), so every route's output reads alike.
+// acquire() takes the lock (the atomic attempt, the wait, the retry schedule, onFail) and resolves
+// the lease; release() is token-checked and never throws, so the body's own outcome reaches the
+// caller unchanged. onFail is the tag's or the plugin's (configure() cannot set it), so whether the
+// skip line is there is known here. The same statements are written by the tspc route (here, as
+// AST) and by the bundler and loader routes (weave-text.ts, as text), and woven-shape.ts compares
+// against them: every route's output reads alike.
 //
-// Why the body moves into an async arrow: reentrancy needs the held key in the body's async
+// Why the body still moves into an async arrow: reentrancy needs the held key in the body's async
 // context, and AsyncLocalStorage.run(store, fn) is the only way to scope a context exactly to
 // `fn` and what it starts (enterWith leaks into other chains through promise resolution; see
 // runtime/lock/held-locks.ts). An arrow has no `this`, `arguments`, `super` or `new.target` of
-// its own, so the original statements keep their meaning. And the arrow's promise settles only
-// when what the body returns settles, so the lock is held until a returned promise is done.
+// its own, so the original statements keep their meaning. And `return await` holds the lock until
+// what the body returns has settled: a returned promise is covered to its end.
 //
-// A method that is not `async` but returns a Promise stays so, and returns run()'s promise. Its
-// caller expects every failure as a rejection, but the arguments of run() are evaluated before
-// run() can catch anything — a getter on the key's path or bad JSON text throws right there — so
-// its call stands in a try whose catch returns the error as a rejected promise:
+// The lease's name is fresh in the file (weave-text.ts's FreshNames; a generated name here), so it
+// never shadows a name the body uses, and the body never names it.
 //
-//   try { return cancel_lock_1.run(orderNo, async () => { ... }); }
-//   catch (error) { return Promise.reject(error); }
-//
-// An async method needs no such guard (a throw there already rejects) and gets none: its shape,
-// and its cost per call, stay the one call.
+// A method that is not `async` but returns a Promise stays so: the same statements run in an async
+// arrow it calls and returns, `return (async () => { … })();`. Its caller expects every failure
+// as a rejection, and the key's evaluation (a getter on the key's path, bad JSON text) is inside.
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { keyExpression } from './key-expression';
 import { prologueLength } from './runtime-import';
 
-/** `pay_lock_1.run(key, <body>[, OnFailClass])`, or runComposite([a, b], ...) for a composite key. */
-export function runCall(
-  factory: ts.NodeFactory,
-  tsApi: typeof ts,
-  runtime: ts.Identifier,
-  lockName: ts.Identifier,
-  failureClass: ts.Expression | undefined,
-  plan: LockPlan,
-  body: ts.Expression,
-): ts.CallExpression {
-  const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
-  const composite = plan.keys.length > 1;
-  return factory.createCallExpression(
-    factory.createPropertyAccessExpression(lockName, composite ? 'runComposite' : 'run'),
-    undefined,
-    [
-      composite ? factory.createArrayLiteralExpression(keys, false) : keys[0],
-      body,
-      ...(failureClass ? [failureClass] : []),
-    ],
-  );
+/** The names and parts a locked body is written from. */
+export interface LockedBodyParts {
+  readonly runtime: ts.Identifier;
+  readonly lockName: ts.Identifier;
+  /** The lease's binding: one fresh name per file. */
+  readonly leaseName: ts.Identifier;
+  readonly failureClass: ts.Expression | undefined;
+  readonly plan: LockPlan;
 }
 
-/** `return <call>;` — inside the try above when the target is not `async`. */
-export function lockedStatement(
+/** True when the tag's function is `async` (else it returns a Promise and gets the async arrow). */
+export function isAsync(tsApi: typeof ts, plan: LockPlan): boolean {
+  return (tsApi.getCombinedModifierFlags(plan.target.node) & tsApi.ModifierFlags.Async) !== 0;
+}
+
+/** The statements that replace the body's own (after its prologue), around the arrow `body`. */
+export function lockedStatements(
   factory: ts.NodeFactory,
   tsApi: typeof ts,
-  plan: LockPlan,
-  call: ts.Expression,
-): ts.Statement {
-  const returned = factory.createReturnStatement(call);
-  if ((tsApi.getCombinedModifierFlags(plan.target.node) & tsApi.ModifierFlags.Async) !== 0) return returned;
-  const error = factory.createIdentifier('error');
-  const rejected = factory.createCallExpression(
-    factory.createPropertyAccessExpression(factory.createIdentifier('Promise'), 'reject'),
-    undefined,
-    [error],
-  );
-  return factory.createTryStatement(
-    factory.createBlock([returned], true),
-    factory.createCatchClause(
-      factory.createVariableDeclaration(error),
-      factory.createBlock([factory.createReturnStatement(rejected)], true),
+  parts: LockedBodyParts,
+  body: ts.ArrowFunction,
+): ts.Statement[] {
+  const { leaseName: lease, plan } = parts;
+  const statements = [
+    constStatement(factory, tsApi, lease, factory.createAwaitExpression(acquireCall(factory, tsApi, parts))),
+    ...(plan.options.onFail === 'skip'
+      ? [
+          factory.createIfStatement(
+            factory.createPrefixUnaryExpression(tsApi.SyntaxKind.ExclamationToken, lease),
+            factory.createReturnStatement(factory.createIdentifier('undefined')),
+          ),
+        ]
+      : []),
+    factory.createTryStatement(
+      factory.createBlock(
+        [factory.createReturnStatement(factory.createAwaitExpression(call(factory, lease, 'run', [body])))],
+        true,
+      ),
+      undefined,
+      factory.createBlock(
+        [factory.createExpressionStatement(factory.createAwaitExpression(call(factory, lease, 'release', [])))],
+        true,
+      ),
     ),
-    undefined,
-  );
-}
-
-export function lockedBody(
-  context: ts.TransformationContext,
-  tsApi: typeof ts,
-  runtime: ts.Identifier,
-  lockName: ts.Identifier,
-  failureClass: ts.Expression | undefined,
-  plan: LockPlan,
-  body: ts.Block,
-): ts.Block {
-  const factory = context.factory;
-  const prologue = body.statements.slice(0, prologueLength(tsApi, body.statements));
-  const bodyArrow = factory.createArrowFunction(
+  ];
+  if (isAsync(tsApi, plan)) return statements;
+  const run = factory.createArrowFunction(
     [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)],
     undefined,
     [],
     undefined,
     factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
-    tsApi.setTextRange(factory.createBlock(body.statements.slice(prologue.length), true), body),
+    factory.createBlock(statements, true),
   );
-  const woven = [
-    ...prologue,
-    lockedStatement(factory, tsApi, plan, runCall(factory, tsApi, runtime, lockName, failureClass, plan, bodyArrow)),
+  return [
+    factory.createReturnStatement(
+      factory.createCallExpression(factory.createParenthesizedExpression(run), undefined, []),
+    ),
   ];
+}
+
+/** `pay_lock_1.acquire(key[, OnFailClass])`, acquireComposite([a, b], …) for a composite key. */
+function acquireCall(factory: ts.NodeFactory, tsApi: typeof ts, parts: LockedBodyParts): ts.CallExpression {
+  const { runtime, lockName, failureClass, plan } = parts;
+  const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
+  const composite = plan.keys.length > 1;
+  return call(factory, lockName, composite ? 'acquireComposite' : 'acquire', [
+    composite ? factory.createArrayLiteralExpression(keys, false) : keys[0],
+    ...(failureClass ? [failureClass] : []),
+  ]);
+}
+
+function call(
+  factory: ts.NodeFactory,
+  object: ts.Identifier,
+  method: string,
+  args: ts.Expression[],
+): ts.CallExpression {
+  return factory.createCallExpression(factory.createPropertyAccessExpression(object, method), undefined, args);
+}
+
+function constStatement(
+  factory: ts.NodeFactory,
+  tsApi: typeof ts,
+  name: ts.Identifier,
+  value: ts.Expression,
+): ts.Statement {
+  return factory.createVariableStatement(
+    undefined,
+    factory.createVariableDeclarationList(
+      [factory.createVariableDeclaration(name, undefined, undefined, value)],
+      tsApi.NodeFlags.Const,
+    ),
+  );
+}
+
+/** `async () => <block>`: the arrow the body runs in. */
+export function asyncArrow(factory: ts.NodeFactory, tsApi: typeof ts, block: ts.Block): ts.ArrowFunction {
+  return factory.createArrowFunction(
+    [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)],
+    undefined,
+    [],
+    undefined,
+    factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
+    block,
+  );
+}
+
+/** The tspc route's locked body: the prologue, then the statements above around the original ones. */
+export function lockedBody(
+  context: ts.TransformationContext,
+  tsApi: typeof ts,
+  parts: LockedBodyParts,
+  body: ts.Block,
+): ts.Block {
+  const factory = context.factory;
+  const prologue = body.statements.slice(0, prologueLength(tsApi, body.statements));
+  const original = tsApi.setTextRange(factory.createBlock(body.statements.slice(prologue.length), true), body);
+  const woven = [...prologue, ...lockedStatements(factory, tsApi, parts, asyncArrow(factory, tsApi, original))];
   return tsApi.setOriginalNode(tsApi.setTextRange(factory.createBlock(woven, true), body), body);
 }

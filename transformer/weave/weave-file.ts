@@ -2,7 +2,7 @@
 import type * as ts from 'typescript';
 import type { FileAnalysis, LockPlan } from '../check/analyse';
 import { defineLockStatement } from './define-lock-call';
-import { lockedBody } from './method-body';
+import { lockedBody, type LockedBodyParts } from './method-body';
 import { emitsCommonJs, importInsertionIndex, moduleImport, RUNTIME_SPECIFIER } from './runtime-import';
 
 export function weaveFile(
@@ -15,15 +15,17 @@ export function weaveFile(
   if (plans.length === 0 && refused.length === 0) return sourceFile;
   const factory = context.factory;
   const runtime = factory.createUniqueName('lockweave');
+  // One name for the lease in every locked body of the file: each is in a function of its own.
+  const leaseName = factory.createUniqueName('lease');
   const commonJs = emitsCommonJs(tsApi, context.getCompilerOptions(), sourceFile);
   const imports: ts.Statement[] = [moduleImport(tsApi, factory, commonJs, runtime, RUNTIME_SPECIFIER)];
   const specs: ts.Statement[] = [];
-  const byNode = new Map<ts.Node, { plan: LockPlan; lockName: ts.Identifier; failureClass?: ts.Expression }>();
+  const byNode = new Map<ts.Node, LockedBodyParts>();
   const modules = new Map<string, ts.Identifier>();
   for (const plan of plans) {
     const lockName = factory.createUniqueName(`${plan.target.baseName}_lock`);
     specs.push(defineLockStatement(factory, tsApi, runtime, lockName, plan));
-    byNode.set(plan.target.node, { plan, lockName, failureClass: failureClassExpression(plan) });
+    byNode.set(plan.target.node, { runtime, lockName, leaseName, plan, failureClass: failureClassExpression(plan) });
   }
 
   function failureClassExpression(plan: LockPlan): ts.Expression | undefined {
@@ -56,15 +58,7 @@ export function weaveFile(
     if (refusal !== undefined) return refuseFunction(tsApi, context, visited as ts.FunctionLikeDeclaration, refusal);
     const woven = byNode.get(original);
     if (!woven) return visited;
-    return weaveFunction(
-      tsApi,
-      context,
-      runtime,
-      woven.lockName,
-      woven.failureClass,
-      woven.plan,
-      visited as ts.MethodDeclaration | ts.FunctionDeclaration,
-    );
+    return weaveFunction(tsApi, context, woven, visited as ts.MethodDeclaration | ts.FunctionDeclaration);
   };
   const body = tsApi.visitNodes(sourceFile.statements, visit, tsApi.isStatement);
   if (plans.length === 0) return factory.updateSourceFile(sourceFile, body);
@@ -118,14 +112,11 @@ function holdsTarget(targets: readonly ts.Node[], node: ts.Node): boolean {
 function weaveFunction(
   tsApi: typeof ts,
   context: ts.TransformationContext,
-  runtime: ts.Identifier,
-  lockName: ts.Identifier,
-  failureClass: ts.Expression | undefined,
-  plan: LockPlan,
+  parts: LockedBodyParts,
   node: ts.MethodDeclaration | ts.FunctionDeclaration,
 ): ts.Node {
   const factory = context.factory;
-  const body = lockedBody(context, tsApi, runtime, lockName, failureClass, plan, node.body!);
+  const body = lockedBody(context, tsApi, parts, node.body!);
   return tsApi.isMethodDeclaration(node)
     ? factory.updateMethodDeclaration(
         node,

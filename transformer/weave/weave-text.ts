@@ -3,7 +3,8 @@
 // bodies and one header change, and magic-string maps every original character to its new place.
 //
 //   <header: import, then one defineLock() per plan, all on the line of the first statement>
-//   async pay(orderNo: string) { return pay_lock_1.run(orderNo, async () => { ...unchanged... }); }
+//   async pay(orderNo: string) { const lease_1 = await pay_lock_1.acquire(orderNo); try { return await
+//       lease_1.run(async () => { ...unchanged... }); } finally { await lease_1.release(); } }
 //
 // No line is added or removed, so a stack trace points at the right line even where no source
 // map is read (Node without --enable-source-maps). The header, key expressions and specs are
@@ -14,7 +15,7 @@ import type * as ts from 'typescript';
 import { loadBuildDependency } from '../build-dependency';
 import type { FileAnalysis, LockPlan } from '../check/analyse';
 import { defineLockStatement } from './define-lock-call';
-import { lockedStatement, runCall } from './method-body';
+import { asyncArrow, lockedStatements, type LockedBodyParts } from './method-body';
 import { moduleImport, prologueLength, RUNTIME_SPECIFIER } from './runtime-import';
 import { refusalMessage } from './weave-file';
 
@@ -36,6 +37,8 @@ export function weaveText(
     printer.printNode(tsApi.EmitHint.Unspecified, node, sourceFile).replace(/\s*\n\s*/g, ' ');
   const names = new FreshNames(sourceFile.text);
   const runtime = factory.createIdentifier(names.take('lockweave'));
+  // One name for the lease in every locked body of the file: each is in a function of its own.
+  const leaseName = factory.createIdentifier(names.take('lease'));
   const header: string[] = [print(moduleImport(tsApi, factory, commonJs, runtime, RUNTIME_SPECIFIER))];
 
   for (const plan of analysis.plans) {
@@ -43,10 +46,18 @@ export function weaveText(
     header.push(print(defineLockStatement(factory, tsApi, runtime, lockName, plan)));
     const body = plan.target.node.body;
     // Printed with an empty arrow, then split around its braces: the original statements go
-    // between them untouched.
-    const call = emptyRunCall(factory, tsApi, runtime, lockName, plan);
-    const [open, close] = splitAtEmptyBlock(print(lockedStatement(factory, tsApi, plan, call)));
-    text.appendLeft(body.getStart(sourceFile) + 1, ` ${open}`);
+    // between them untouched. A prologue ("use strict") stays first: the weave goes after it.
+    const statements = emptyLockedStatements(factory, tsApi, {
+      runtime,
+      lockName,
+      leaseName,
+      plan,
+      failureClass: failureClass(factory, plan),
+    });
+    const [open, close] = splitAtEmptyBlock(statements.map(print).join(' '));
+    const prologue = body.statements.slice(0, prologueLength(tsApi, body.statements));
+    const start = prologue.length > 0 ? prologue[prologue.length - 1].end : body.getStart(sourceFile) + 1;
+    text.appendLeft(start, ` ${open}`);
     text.prependRight(body.end - 1, `${close} `);
   }
   for (const { node, error } of analysis.refused) refuse(tsApi, sourceFile, text, node, error.message);
@@ -58,33 +69,24 @@ export function weaveText(
   return { text, woven: analysis.plans.length };
 }
 
-/** The locked call the text route writes, with an empty body for the original statements (woven-shape.ts compares against it). */
-export function emptyRunCall(
+/** The statements the text route writes, with an empty arrow for the original statements (woven-shape.ts compares against them). */
+export function emptyLockedStatements(
   factory: ts.NodeFactory,
   tsApi: typeof ts,
-  runtime: ts.Identifier,
-  lockName: ts.Identifier,
-  plan: LockPlan,
-): ts.CallExpression {
-  return runCall(factory, tsApi, runtime, lockName, failureClass(factory, plan), plan, emptyAsyncArrow(tsApi, factory));
+  parts: LockedBodyParts,
+): ts.Statement[] {
+  return lockedStatements(factory, tsApi, parts, emptyAsyncArrow(tsApi, factory));
 }
 
 /** In the text route the class is named as the file names it; bundlers keep an import a body uses. */
-function failureClass(factory: ts.NodeFactory, plan: LockPlan): ts.Expression | undefined {
+export function failureClass(factory: ts.NodeFactory, plan: LockPlan): ts.Expression | undefined {
   const ref = plan.onFailClass;
   if (!ref) return undefined;
   return factory.createIdentifier(ref.kind === 'local' ? ref.name : ref.localName);
 }
 
 export function emptyAsyncArrow(tsApi: typeof ts, factory: ts.NodeFactory): ts.ArrowFunction {
-  return factory.createArrowFunction(
-    [factory.createModifier(tsApi.SyntaxKind.AsyncKeyword)],
-    undefined,
-    [],
-    undefined,
-    factory.createToken(tsApi.SyntaxKind.EqualsGreaterThanToken),
-    factory.createBlock([], false),
-  );
+  return asyncArrow(factory, tsApi, factory.createBlock([], false));
 }
 
 function splitAtEmptyBlock(call: string): [string, string] {

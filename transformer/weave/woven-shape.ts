@@ -4,9 +4,11 @@
 // string or a doc example can hold.
 //
 // Woven means, for a tagged function with plan P in file F:
-//   - its body is [prologue] `return L.run(<key>, async () => { … }[, Fail]);` (runComposite for
-//     a composite key; in a function that is not `async`, inside the weave's try that turns a throw
-//     into a rejection), key and Fail exactly as the weave writes them for P;
+//   - its body is [prologue] and then exactly the statements the weave writes for P
+//     (weave/method-body.ts: `const lease = await L.acquire(<key>[, Fail]);`, the skip line for
+//     onFail=skip, `try { return await lease.run(async () => { … }); } finally { await lease.release(); }`;
+//     in a function that is not `async`, inside `return (async () => { … })();`), key and Fail
+//     exactly as the weave writes them for P, and the lease named nowhere else in the function;
 //   - L is bound once, at the top of F, to `R.defineLock(<P's options>)`, exactly as the weave writes it;
 //   - R is bound once, at the top of F, to the module "lockweave/runtime" (`import * as R`, or
 //     `R = require(…)` in a file that does not bind `require` itself);
@@ -16,12 +18,12 @@
 // the same key costs a reentrant entry, a function without its lock is what this guards against.
 //
 // The woven shape lives in weave/method-body.ts and weave/define-lock-call.ts; this file compares against
-// what they print, so a change of shape changes `wovenCall` below and nothing else.
+// what they print, so a change of shape changes `wovenShape` below and nothing else.
 import type * as ts from 'typescript';
 import type { LockPlan } from '../check/analyse';
 import { defineLockCall } from './define-lock-call';
 import { prologueLength, RUNTIME_SPECIFIER } from './runtime-import';
-import { emptyAsyncArrow, emptyRunCall } from './weave-text';
+import { emptyAsyncArrow, emptyLockedStatements, failureClass } from './weave-text';
 
 /** What a file binds that woven code calls; read once per file. */
 export interface WovenBindings {
@@ -129,23 +131,27 @@ function isLiteralOptions(tsApi: typeof ts, call: ts.CallExpression): boolean {
  * file). The plan may come from the file read without its header (same positions).
  */
 export function isWoven(tsApi: typeof ts, bindings: WovenBindings, plan: LockPlan): boolean {
-  const held = heldLock(tsApi, bindings, plan.target.node.body);
+  const body = plan.target.node.body;
+  const held = heldLock(tsApi, bindings, body);
   if (!held) return false;
-  const { call, definition, lock, runtimeName } = held;
+  const { shape, definition, runtimeName } = held;
   const factory = tsApi.factory;
-  const runtime = factory.createIdentifier(runtimeName);
-  const lockName = factory.createIdentifier(lock);
-  const expectedOptions = defineLockCall(factory, runtime, plan);
-  const expectedCall = emptyRunCall(factory, tsApi, runtime, lockName, plan);
-  const actualCall = factory.updateCallExpression(
-    call,
-    call.expression,
-    call.typeArguments,
-    call.arguments.map((argument, index) => (index === 1 ? emptyAsyncArrow(tsApi, factory) : argument)),
-  );
+  const expectedOptions = defineLockCall(factory, factory.createIdentifier(runtimeName), plan);
+  const expected = emptyLockedStatements(factory, tsApi, {
+    runtime: factory.createIdentifier(runtimeName),
+    lockName: factory.createIdentifier(shape.lockName.text),
+    leaseName: factory.createIdentifier(shape.leaseName.text),
+    plan,
+    failureClass: failureClass(factory, plan),
+  });
   const print = printerOf(tsApi, bindings.sourceFile);
-  const printCall = printerOf(tsApi, plan.target.node.getSourceFile());
-  return print(expectedOptions) === print(definition) && printCall(expectedCall) === printCall(actualCall);
+  // The body's own statements are not compared: the arrow prints as the empty one the weave writes.
+  const printActual = printerOf(tsApi, plan.target.node.getSourceFile(), shape.arrow, emptyAsyncArrow(tsApi, factory));
+  const printExpected = printerOf(tsApi, plan.target.node.getSourceFile());
+  return (
+    print(expectedOptions) === print(definition) &&
+    shape.statements.map(printActual).join(' ') === expected.map(printExpected).join(' ')
+  );
 }
 
 /**
@@ -190,94 +196,96 @@ function lockedSite(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block): 
 }
 
 /**
- * The lock a body holds: its woven call, on a lock bound to the runtime's defineLock that nothing
- * else in the file names (the declaration and this call: nothing reassigns, shadows or hands it on).
+ * The lock a body holds: its woven shape, on a lock bound to the runtime's defineLock that nothing
+ * else in the file names (the declaration and this call: nothing reassigns, shadows or hands it on),
+ * and a lease the body's own statements do not name.
  */
 function heldLock(tsApi: typeof ts, bindings: WovenBindings, body: ts.Block) {
-  const woven = wovenCall(tsApi, body);
-  if (!woven) return undefined;
-  const lock = woven.lockName.text;
+  const shape = wovenShape(tsApi, body);
+  if (!shape) return undefined;
+  const lock = shape.lockName.text;
   const definition = bindings.locks.get(lock);
   if (!definition || (bindings.uses.get(lock) ?? []).length !== 2) return undefined;
+  if (countNamed(tsApi, body, shape.leaseName.text) !== shape.leaseUses) return undefined;
   const runtimeName = ((definition.expression as ts.PropertyAccessExpression).expression as ts.Identifier).text;
-  return bindings.runtimes.has(runtimeName) ? { call: woven.call, definition, lock, runtimeName } : undefined;
+  return bindings.runtimes.has(runtimeName) ? { shape, definition, runtimeName } : undefined;
+}
+
+interface WovenShape {
+  /** The statements after the prologue: the whole woven shape, compared in print. */
+  readonly statements: readonly ts.Statement[];
+  readonly lockName: ts.Identifier;
+  readonly leaseName: ts.Identifier;
+  /** How often the shape itself names the lease: the body's statements must not add to it. */
+  readonly leaseUses: number;
+  /** The arrow the original statements run in: `async () => { … }`, compared with its block emptied. */
+  readonly arrow: ts.ArrowFunction;
 }
 
 /**
- * The woven call of a body: `[prologue] return L.run(key, async () => { … }, …);`, or, for a
- * function that is not `async` (weave/method-body.ts), that return inside
- * `try { … } catch (error) { return Promise.reject(error); }`. The one place that knows the woven
- * shape of a body.
+ * The parts of a body woven as weave/method-body.ts writes it: `const lease = await L.acquire…(…);`,
+ * optionally `if (!lease) return undefined;`, then `try { return await lease.run(async () => { … }); }
+ * finally { … }` — or, in a function that is not `async`, those inside `return (async () => { … })();`.
+ * Only where the parts stand is read here; isWoven() compares every token against the weave's own.
+ * The one place that knows where the parts of the woven shape stand.
  */
-function wovenCall(tsApi: typeof ts, body: ts.Block): { call: ts.CallExpression; lockName: ts.Identifier } | undefined {
+function wovenShape(tsApi: typeof ts, body: ts.Block): WovenShape | undefined {
   const statements = body.statements.slice(prologueLength(tsApi, body.statements));
-  if (statements.length !== 1) return undefined;
-  const returned = unguarded(tsApi, statements[0]);
-  if (
-    !returned ||
-    !tsApi.isReturnStatement(returned) ||
-    !returned.expression ||
-    !tsApi.isCallExpression(returned.expression)
-  )
-    return undefined;
-  const call = returned.expression;
-  const callee = call.expression;
-  if (!tsApi.isPropertyAccessExpression(callee) || callee.questionDotToken || !tsApi.isIdentifier(callee.expression))
-    return undefined;
-  if (callee.name.text !== 'run' && callee.name.text !== 'runComposite') return undefined;
-  const arrow = call.arguments[1];
-  if (
-    !arrow ||
-    !tsApi.isArrowFunction(arrow) ||
-    arrow.parameters.length > 0 ||
-    arrow.typeParameters ||
-    arrow.type ||
-    !tsApi.isBlock(arrow.body)
-  )
-    return undefined;
-  const modifiers = arrow.modifiers ?? [];
-  if (modifiers.length !== 1 || modifiers[0].kind !== tsApi.SyntaxKind.AsyncKeyword) return undefined;
-  return { call, lockName: callee.expression };
+  const inner = asyncWrapped(tsApi, statements) ?? statements;
+  const [acquired, ...rest] = inner;
+  const guarded = rest.length === 2 ? rest[1] : rest[0];
+  if (!acquired || rest.length < 1 || rest.length > 2 || !guarded || !tsApi.isTryStatement(guarded)) return undefined;
+  const declared = tsApi.isVariableStatement(acquired) ? acquired.declarationList.declarations : undefined;
+  const lease = declared?.length === 1 ? declared[0] : undefined;
+  const awaited = lease?.initializer;
+  if (!lease || !tsApi.isIdentifier(lease.name) || !awaited || !tsApi.isAwaitExpression(awaited)) return undefined;
+  const acquire = awaited.expression;
+  if (!tsApi.isCallExpression(acquire) || !tsApi.isPropertyAccessExpression(acquire.expression)) return undefined;
+  const lockName = acquire.expression.expression;
+  const returned = guarded.tryBlock.statements[0];
+  const run =
+    returned && tsApi.isReturnStatement(returned) && returned.expression && tsApi.isAwaitExpression(returned.expression)
+      ? returned.expression.expression
+      : undefined;
+  const arrow = run && tsApi.isCallExpression(run) ? run.arguments[0] : undefined;
+  if (!tsApi.isIdentifier(lockName) || !arrow || !isBareAsyncArrow(tsApi, arrow)) return undefined;
+  return {
+    statements,
+    lockName,
+    leaseName: lease.name,
+    leaseUses: rest.length === 2 ? 4 : 3,
+    arrow,
+  };
 }
 
-/**
- * The statement inside the guard of a function that is not `async`, exactly as the weave writes
- * it (one statement tried, `catch (error) { return Promise.reject(error); }`, no finally); the
- * statement itself when it is not a try.
- */
-function unguarded(tsApi: typeof ts, statement: ts.Statement): ts.Statement | undefined {
-  if (!tsApi.isTryStatement(statement)) return statement;
-  const { tryBlock, catchClause, finallyBlock } = statement;
-  const caught = catchClause?.variableDeclaration;
-  if (
-    finallyBlock ||
-    tryBlock.statements.length !== 1 ||
-    !catchClause ||
-    !caught ||
-    !tsApi.isIdentifier(caught.name) ||
-    caught.type ||
-    caught.initializer
-  )
-    return undefined;
-  const [rejects, ...more] = catchClause.block.statements;
-  if (
-    !rejects ||
-    more.length > 0 ||
-    !tsApi.isReturnStatement(rejects) ||
-    !rejects.expression ||
-    !tsApi.isCallExpression(rejects.expression)
-  )
-    return undefined;
-  const reject = rejects.expression;
-  const rejected = reject.arguments.length === 1 ? reject.arguments[0] : undefined;
-  const isPromiseReject =
-    tsApi.isPropertyAccessExpression(reject.expression) &&
-    tsApi.isIdentifier(reject.expression.expression) &&
-    reject.expression.expression.text === 'Promise' &&
-    reject.expression.name.text === 'reject';
-  return isPromiseReject && rejected && tsApi.isIdentifier(rejected) && rejected.text === caught.name.text
-    ? tryBlock.statements[0]
+/** `async () => { … }`: no parameters, types or other modifiers (the arrow is compared with its block emptied). */
+function isBareAsyncArrow(tsApi: typeof ts, node: ts.Node): node is ts.ArrowFunction {
+  if (!tsApi.isArrowFunction(node) || node.parameters.length > 0 || node.typeParameters || node.type) return false;
+  const modifiers = node.modifiers ?? [];
+  return modifiers.length === 1 && modifiers[0].kind === tsApi.SyntaxKind.AsyncKeyword && tsApi.isBlock(node.body);
+}
+
+/** The statements of `return (async () => { … })();` when that is the one statement; else undefined. */
+function asyncWrapped(tsApi: typeof ts, statements: readonly ts.Statement[]): readonly ts.Statement[] | undefined {
+  const [only, ...more] = statements;
+  if (!only || more.length > 0 || !tsApi.isReturnStatement(only) || !only.expression) return undefined;
+  const called = only.expression;
+  if (!tsApi.isCallExpression(called) || !tsApi.isParenthesizedExpression(called.expression)) return undefined;
+  const arrow = called.expression.expression;
+  return isBareAsyncArrow(tsApi, arrow) && called.arguments.length === 0
+    ? (arrow.body as ts.Block).statements
     : undefined;
+}
+
+/** How many identifiers in the node are named `name`. */
+function countNamed(tsApi: typeof ts, node: ts.Node, name: string): number {
+  let count = 0;
+  const visit = (child: ts.Node): void => {
+    if (tsApi.isIdentifier(child) && child.text === name) count++;
+    tsApi.forEachChild(child, visit);
+  };
+  visit(node);
+  return count;
 }
 
 /** `import * as R from "lockweave/runtime"` or `const R = require("lockweave/runtime")`: R. */
@@ -335,7 +343,16 @@ function isCalledThrough(tsApi: typeof ts, use: ts.Identifier): boolean {
   );
 }
 
-function printerOf(tsApi: typeof ts, sourceFile: ts.SourceFile): (node: ts.Node) => string {
-  const printer = tsApi.createPrinter({ removeComments: true, newLine: tsApi.NewLineKind.LineFeed });
+/** Prints a node on one line; `replaced`, when given, prints as `replacement`. */
+function printerOf(
+  tsApi: typeof ts,
+  sourceFile: ts.SourceFile,
+  replaced?: ts.Node,
+  replacement?: ts.Node,
+): (node: ts.Node) => string {
+  const printer = tsApi.createPrinter(
+    { removeComments: true, newLine: tsApi.NewLineKind.LineFeed },
+    replaced ? { substituteNode: (_hint, node) => (node === replaced ? replacement! : node) } : {},
+  );
   return (node) => printer.printNode(tsApi.EmitHint.Unspecified, node, sourceFile).replace(/\s+/g, ' ');
 }

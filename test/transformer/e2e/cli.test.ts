@@ -57,6 +57,8 @@ test('check fails on a tsconfig without the lockweave plugin entry', (t) => {
 test('show prints the woven JavaScript of one file', (t) => {
   const result = run(CLI, ['show', fixture('esm', 'src', 'inventory.ts'), '-p', fixture('esm', 'tsconfig.json')]);
   t.is(result.status, 0, result.output);
-  t.regex(result.stdout, /return reserve_lock_1\.run\(sku, async \(\) => \{/);
-  t.regex(result.stdout, /\}, errors_1\.Busy\);/);
+  t.regex(
+    result.stdout,
+    /const lease_1 = await reserve_lock_1\.acquire\(sku, errors_1\.Busy\);\s*try \{\s*return await lease_1\.run\(async \(\) => \{/,
+  );
 });

@@ -95,10 +95,10 @@ const STATEMENTS = [
   'return closed;',
 ];
 
-test("the methods are woven (the body runs inside the lock's run)", (t) => {
-  t.true(js.some((l) => l.includes('return post_lock_1.run(entry?.account, async () => {')));
-  t.true(js.some((l) => l.includes('return close_lock_1.run(account, async () => {')));
-  const run = find(js, 'post_lock_1.run(').line;
+test("the methods are woven (acquire, then the body in the lease's run inside try / finally)", (t) => {
+  t.true(js.some((l) => l.includes('const lease_1 = await post_lock_1.acquire(entry?.account);')));
+  t.true(js.some((l) => l.includes('const lease_1 = await close_lock_1.acquire(account);')));
+  const run = find(js, 'post_lock_1.acquire(').line;
   t.true(find(js, STATEMENTS[0]).line > run, 'the first statement moved into the arrow');
 });
 

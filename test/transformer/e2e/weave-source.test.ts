@@ -27,7 +27,7 @@ test('every malformed tag that syntax can show is an error, and no function it s
       .replace('TAG', `/** @redisLock ${badCase.tag} */`)
       .replace(/BODY/g, JSON.stringify(marker));
     const result = weaveSource(`case-${badCase.name}.ts`, source);
-    const woven = /_lock_\d+\.run(Composite)?\(/.test(result.code);
+    const woven = /await \w+_lock_\d+\.acquire(Composite)?\(/.test(result.code);
     if (NEEDS_TYPES.has(badCase.name)) {
       t.true(woven, `${badCase.name}: woven, its key read and checked at run time`);
       continue;
@@ -102,12 +102,16 @@ test('text that quotes woven code — a comment, a string, a doc example — nev
   for (const quote of [
     '// woven: const pay_lock_1 = lockweave_1.defineLock({ site: "pay", businessFlag: "pay" });\n',
     'export const doc = \'lockweave_1.defineLock({ site: "pay", businessFlag: "pay" })\';\n',
-    '/** Example: `x.defineLock({ site: "pay" })` then `return pay_lock_1.run(orderNo, async () => { ... })` */\nexport const a = 1;\n',
+    '/** Example: `x.defineLock({ site: "pay" })` then `const lease_1 = await pay_lock_1.acquire(orderNo); try { … } finally { … }` */\nexport const a = 1;\n',
   ]) {
     const result = weaveSource('a.ts', quote + tagged);
     t.deepEqual(result.errors, []);
     t.is(result.woven, 1, quote);
-    t.regex(result.code, /return pay_lock_\d+\.run\(orderNo, async \(\) => \{ return orderNo; \}\); \}/, quote);
+    t.regex(
+      result.code,
+      /const lease_\d+ = await pay_lock_\d+\.acquire\(orderNo\); try \{ return await lease_\d+\.run\(async \(\) => \{ return orderNo; \}\); \} finally \{ await lease_\d+\.release\(\); \} \}/,
+      quote,
+    );
   }
 });
 
@@ -120,23 +124,36 @@ test("a body that looks woven but is not lockweave's lock, exactly as the tag sa
   t.is(weaveSource('a.ts', woven).woven, 0, 'the real thing is left as it is');
   const forgeries: Record<string, string> = {
     "a runtime that is not lockweave's": woven.replace('"lockweave/runtime"', '"./my-runtime"'),
-    'a lock assigned again': `${woven}pay_lock_1 = { run: (_key: unknown, body: () => unknown) => body() } as never;\n`,
+    'a lock assigned again': `${woven}pay_lock_1 = { acquire: async () => ({ run: (body: () => unknown) => body(), release: async () => undefined }) } as never;\n`,
     "the runtime's defineLock replaced": `${woven}(lockweave_1 as any).defineLock = () => null;\n`,
     'a runtime handed on': `${woven}export const r = lockweave_1;\n`,
     'a lock handed on': `${woven}export const l = pay_lock_1;\n`,
-    'another key': woven.replace('run(orderNo,', 'run("fixed",'),
+    'another key': woven.replace('acquire(orderNo)', 'acquire("fixed")'),
     'another business': woven.replace('businessFlag: "pay"', 'businessFlag: "other"'),
     'another site': woven.replace('site: "pay"', 'site: "elsewhere"'),
-    'a statement before the call': woven.replace('{ return pay_lock_1', '{ audit(); return pay_lock_1'),
+    'a statement before the acquire': woven.replace('{ const lease_1', '{ audit(); const lease_1'),
+    'a statement between the acquire and the try': woven.replace('; try {', '; audit(); try {'),
     'a lock shadowed': woven.replace(
       'pay(orderNo: string)',
-      'pay(orderNo: string, pay_lock_1: any = { run: (_k: unknown, f: () => unknown) => f() })',
+      'pay(orderNo: string, pay_lock_1: any = { acquire: async () => ({ run: (f: () => unknown) => f(), release: async () => undefined }) })',
     ),
+    'a finally that does not release': woven.replace('finally { await lease_1.release(); }', 'finally { }'),
+    'a release not awaited': woven.replace('finally { await lease_1.release(); }', 'finally { lease_1.release(); }'),
+    'an acquire not awaited': woven.replace('const lease_1 = await pay_lock_1', 'const lease_1 = pay_lock_1'),
+    'a run not awaited': woven.replace('return await lease_1.run(', 'return lease_1.run('),
+    'the lease let, not const': woven.replace('const lease_1 =', 'let lease_1 ='),
+    'the body releasing the lease early': woven.replace(
+      'async () => { return orderNo; }',
+      'async () => { await lease_1.release(); return orderNo; }',
+    ),
+    'the body in a plain arrow': woven.replace('lease_1.run(async () => {', 'lease_1.run(() => {'),
+    'a skip line on a tag that does not skip': woven.replace('; try {', '; if (!lease_1) return undefined; try {'),
+    'a catch beside the finally': woven.replace('} finally {', '} catch { return undefined; } finally {'),
     'a with statement': `${woven}with ({}) {}\n`,
     'an eval': `${woven}eval("");\n`,
     'a require of its own': woven.replace(
       'import * as lockweave_1 from "lockweave/runtime";',
-      'const require = (_: string) => ({ defineLock: () => ({ run: (_k: unknown, f: () => unknown) => f() }) }); const lockweave_1 = require("lockweave/runtime");',
+      'const require = (_: string) => ({ defineLock: () => ({ acquire: async () => ({ run: (f: () => unknown) => f(), release: async () => undefined }) }) }); const lockweave_1 = require("lockweave/runtime");',
     ),
   };
   for (const [what, text] of Object.entries(forgeries)) {

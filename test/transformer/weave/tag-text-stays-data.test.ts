@@ -24,21 +24,23 @@ const HOSTILE = [
 const source = (tag: string) =>
   `export class S {\n  /** @redisLock ${tag} */\n  async m(no: string): Promise<string> { return no; }\n}\n`;
 
-/** Names woven code may add: the runtime's binding and calls, the lock's constant, Error and Promise. */
+/** Names woven code may add: the runtime's binding and calls, the lock's constant, the lease and its calls, Error. */
 const WEAVE_NAMES = new Set([
   'lockweave_1',
   'lockweave',
   'm_lock_1',
   'defineLock',
+  'lease_1',
+  'acquire',
+  'acquireComposite',
   'run',
-  'runComposite',
+  'release',
+  'undefined',
   'readField',
   'readJsonField',
   'get',
   'Error',
   'Promise',
-  'reject',
-  'error',
   'site',
   'businessFlag',
   'lockTime',
@@ -63,7 +65,7 @@ for (const [route, weave] of [
       t.false(namesInCode(text).has('process'), `${tag}\n${text}`);
       t.regex(
         text,
-        /throw new Error\("@redisLock: |m_lock_1\.run\(/,
+        /throw new Error\("@redisLock: |await m_lock_1\.acquire(Composite)?\(/,
         `${tag}: the method is refused or locked, never left as it was\n${text}`,
       );
     }
@@ -75,7 +77,7 @@ test('text route: no line added or removed; the hoisted lines share the first li
   t.deepEqual(text.split('\n'), [
     'import * as lockweave_1 from "lockweave/runtime"; const m_lock_1 = lockweave_1.defineLock({ site: "S.m", businessFlag: "pay.order:1", lockTime: 2000, prefix: "app:" }); export class S {',
     '  /** @redisLock businessFlag=pay.order:1 keyName=no prefix=app: lockTime=2s */',
-    '  async m(no: string): Promise<string> { return m_lock_1.run(no, async () => { return no; }); }',
+    '  async m(no: string): Promise<string> { const lease_1 = await m_lock_1.acquire(no); try { return await lease_1.run(async () => { return no; }); } finally { await lease_1.release(); } }',
     '}',
     '',
   ]);

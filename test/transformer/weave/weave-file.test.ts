@@ -1,7 +1,7 @@
 // weave/ on the tspc route: the plans of check/ written into the file's AST, printed. The contract:
 // one import of the runtime and one defineLock() per locked method, hoisted to the top of the
-// module (a lock is defined once, not per call); the body becomes one call of the lock's run() around
-// the original statements; a refused function's body becomes a throw of its error.
+// module (a lock is defined once, not per call); the body becomes acquire / try / finally around an
+// async arrow holding the original statements; a refused function's body becomes a throw of its error.
 import test from 'ava';
 import { tsApi } from '../../helpers/in-memory-program';
 import { syntaxErrors, wovenByTspcRoute } from './woven';
@@ -46,23 +46,40 @@ test('an ES module imports the runtime as a namespace', (t) => {
   t.true(lines(text).includes('import * as lockweave_1 from "lockweave/runtime";'), text);
 });
 
-test('a locked body is one return of run(key, async arrow holding the original statements); composite keys use runComposite', (t) => {
+test('a locked body is acquire, then try { return await lease.run(async arrow holding the original statements) } finally { release }; composite keys use acquireComposite', (t) => {
   const { text } = wovenByTspcRoute(ORDERS);
   const body = lines(text);
-  const pay = body.indexOf('return pay_lock_1.run(order?.no, async () => {');
+  const pay = body.indexOf('const lease_1 = await pay_lock_1.acquire(order?.no);');
   t.true(pay > 0, text);
-  t.deepEqual(body.slice(pay + 1, pay + 4), ['const x = helper();', 'return order.no + x;', '});']);
-  t.true(body.includes('return ship_lock_1.runComposite([a, b], async () => {'), text);
+  t.deepEqual(body.slice(pay + 1, pay + 10), [
+    'try {',
+    'return await lease_1.run(async () => {',
+    'const x = helper();',
+    'return order.no + x;',
+    '});',
+    '}',
+    'finally {',
+    'await lease_1.release();',
+    '}',
+  ]);
+  t.true(body.includes('const lease_1 = await ship_lock_1.acquireComposite([a, b]);'), text);
   t.true(body.includes('async plain(): Promise<void> { }'), 'an untagged method is left as it was');
 });
 
-test('a method that returns a Promise without async keeps every failure a rejection (try around run)', (t) => {
+test('onFail=skip: a busy lock returns undefined before the try, without running the body', (t) => {
+  const { text } = wovenByTspcRoute(
+    'export class S {\n  /** @redisLock businessFlag=ship keyName=no onFail=skip */\n  async ship(no: string): Promise<string | undefined> { return no; }\n}\n',
+  );
+  t.regex(text, /const lease_1 = await ship_lock_1\.acquire\(no\);\s*if \(!lease_1\)\s*return undefined;\s*try \{/);
+});
+
+test('a method that returns a Promise without async stays so: the same statements run in an async arrow it returns', (t) => {
   const { text } = wovenByTspcRoute(
     'export class S {\n  /** @redisLock businessFlag=cancel keyName=no */\n  cancel(no: string): Promise<string> { return Promise.resolve(no); }\n}\n',
   );
   t.regex(
     text,
-    /try \{\s*return cancel_lock_1\.run\(no, async \(\) => \{\s*return Promise\.resolve\(no\);\s*\}\);\s*\}\s*catch \(error\) \{\s*return Promise\.reject\(error\);\s*\}/,
+    /cancel\(no: string\): Promise<string> \{\s*return \(async \(\) => \{\s*const lease_1 = await cancel_lock_1\.acquire\(no\);\s*try \{\s*return await lease_1\.run\(async \(\) => \{\s*return Promise\.resolve\(no\);\s*\}\);\s*\}\s*finally \{\s*await lease_1\.release\(\);\s*\}\s*\}\)\(\);\s*\}/,
   );
 });
 
