@@ -65,6 +65,7 @@ export const Code = {
   IgnoredBlock: 93024,
   NotTheTag: 93025,
   RepeatedTag: 93026,
+  SkipReturnType: 93027,
 } as const;
 
 export type CodeNumber = (typeof Code)[keyof typeof Code];

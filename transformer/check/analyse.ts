@@ -16,6 +16,7 @@ import type { LockOptions } from '../../runtime/base/options';
 import { readTagModel } from './attributes';
 import { resolveKeys, type KeyAccess } from './key-path';
 import { resolveOnFailClass, type FailureClassRef } from './on-fail-class';
+import { skipReturnProblem } from './skip-return';
 import { checkTarget, type LockTarget } from './target';
 
 export interface LockPlan {
@@ -157,6 +158,8 @@ function planLock(
   const base = onFailClass ? otherDefaults : { ...otherDefaults, ...(defaultOnFail ? { onFail: defaultOnFail } : {}) };
   const options = { ...base, ...model.options };
   refuseRedlockWithOneServerOptions(options, tagText.tagSpan);
+  const skipProblem = options.onFail === 'skip' ? skipReturnProblem(tsApi, target.node) : undefined;
+  if (skipProblem) fail(Code.SkipReturnType, skipProblem, tagText.tagSpan);
   return { target, businessFlag: model.businessFlag, options, keys, onFailClass };
 }
 

@@ -53,7 +53,30 @@ const INLINE: Record<string, { source: string; code: number; at: string }> = {
     code: Code.RepeatedTag,
     at: '@redisLock businessFlag=b',
   },
+  'onFail=skip on a method that says it always resolves a string': {
+    source:
+      'export class S {\n  /** @redisLock businessFlag=a keyName=x onFail=skip */\n  async m(x: string): Promise<string> { return x; }\n}\n',
+    code: Code.SkipReturnType,
+    at: '@redisLock businessFlag=a',
+  },
+  'onFail=skip on a method without a declared return type': {
+    source:
+      'export class S {\n  /** @redisLock businessFlag=a keyName=x onFail=skip */\n  async m(x: string) { return x; }\n}\n',
+    code: Code.SkipReturnType,
+    at: '@redisLock businessFlag=a',
+  },
 };
+
+test('onFail=skip is planned when the declared return type admits undefined', (t) => {
+  for (const type of ['Promise<string | undefined>', 'Promise<void>', 'Promise<(number | void)>', 'Promise<unknown>']) {
+    const { file, checker } = checkedFile(
+      `export class S {\n  /** @redisLock businessFlag=a keyName=x onFail=skip */\n  async m(x: string): ${type} { return undefined; }\n}\n`,
+    );
+    const { errors, plans } = analyseFile(tsApi, checker, file, {});
+    t.deepEqual(errors, [], type);
+    t.is(plans.length, 1, type);
+  }
+});
 
 test('each fixture misuse is reported once, with its code, at its line and column, and nothing else is', (t) => {
   for (const [name, { file, analysis }] of analysed) {
@@ -87,7 +110,7 @@ test('every function a fixture error stands on is refused, and none of them is p
   t.is(keys.refused.length, keys.errors.length, 'keys.ts: one refused method per error');
 });
 
-test('misuses outside the fixtures: another spelling, a tag in a comment, two tags on one method', (t) => {
+test('misuses outside the fixtures: another spelling, a tag in a comment, two tags on one method, onFail=skip on a return type without undefined', (t) => {
   for (const [what, { source, code, at }] of Object.entries(INLINE)) {
     const { file, checker } = checkedFile(source);
     const { errors, plans, refused } = analyseFile(tsApi, checker, file, {});
