@@ -19,7 +19,7 @@ import {
 import { mergeOptions, type LockOptions } from '../base/options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
-import { compositeLockKey, lockKey } from '../lock/key';
+import { compositeLockKey, keylessLockKey, lockKey } from '../lock/key';
 import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
 import { LockAcquireError } from '../base/errors';
 import { businessFlagProblem } from '../base/key-names';
@@ -103,6 +103,19 @@ export class MethodLock<Skipped extends undefined = undefined> {
   /** Locks a composite key built from several values, in order; resolves as acquire(). */
   acquireComposite(values: readonly unknown[], onFail?: FailureClass): Promise<AnyLease | Skipped> {
     return this.acquireKeyOf(compositeLockKey, values, onFail) as Promise<AnyLease | Skipped>;
+  }
+
+  /**
+   * Locks `<prefix><businessFlag>`, the one lock of the business (a tag without keyName: a
+   * scheduled job's); resolves as acquire(). A key value that is undefined never comes here: that
+   * is acquire()'s LockKeyError, so a keyed lock is never taken as the business's by mistake.
+   */
+  acquireKeyless(onFail?: FailureClass): Promise<AnyLease | Skipped> {
+    return this.acquireKeyOf(
+      (prefix, businessFlag) => keylessLockKey(prefix, businessFlag),
+      undefined,
+      onFail,
+    ) as Promise<AnyLease | Skipped>;
   }
 
   /** The key a call with `value` would lock: for logs, tests and tools. */

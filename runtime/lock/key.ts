@@ -23,6 +23,15 @@ export const MAX_KEY_LENGTH = 8192;
 
 export type KeyValue = string | number | bigint | boolean;
 
+/**
+ * `<prefix><businessFlag>`, e.g. `LOCK_nightlyReport`: the lock of a tag without keyName, one per
+ * business (a scheduled job's). It never equals a keyed key under the same prefix: those continue
+ * with `_` after the flag, and a flag holds no `_`.
+ */
+export function keylessLockKey(prefix: string, businessFlag: string): string {
+  return checkedLength(`${prefix}${businessFlag}`);
+}
+
 /** `<prefix><businessFlag>_<value>`, e.g. `LOCK_payOrder_Test001`. */
 export function lockKey(prefix: string, businessFlag: string, value: unknown): string {
   const text = keyText(prefix, businessFlag, value, undefined);

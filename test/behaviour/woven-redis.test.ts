@@ -55,6 +55,28 @@ test.serial('each key kind locks <prefix><businessFlag>_<value>, read straight f
   t.deepEqual(await fixture.redis.keys('LOCK_*'), []);
 });
 
+test.serial(
+  'a tag without keyName locks <prefix><businessFlag>: every call of it takes one lock, one body at a time',
+  async (t) => {
+    let inside = 0;
+    let most = 0;
+    const seen: Array<string | null> = [];
+    const body = async () => {
+      most = Math.max(most, ++inside);
+      seen.push(await holder('LOCK_nightly'));
+      await sleep(20);
+      inside--;
+    };
+    await Promise.all([payments.nightly(body), payments.nightly(body), payments.nightly(body)]);
+    t.is(most, 1, 'one body at a time');
+    t.true(
+      seen.every((token) => typeof token === 'string' && token.length > 0),
+      `LOCK_nightly held by each: ${seen}`,
+    );
+    t.deepEqual(await fixture.redis.keys('LOCK_*'), []);
+  },
+);
+
 test.serial('a null, undefined or empty key rejects with LockKeyError and the body never runs', async (t) => {
   let ran = 0;
   const body = async () => void ran++;

@@ -11,10 +11,9 @@ import { sampleBadTags } from './support/bad-tags';
 import { REPO_ROOT, scratchDir } from './support/paths';
 import { recordSummary } from './support/summary';
 import { tspc } from '../helpers/tspc';
+import { WOVEN_CALL } from './support/compile-workers';
 
 const GENERATED = 40;
-/** What a locked body is: `return pay_lock_1.run(orderNo, async () => { ... })`. */
-const WOVEN_CALL = /_lock_\d+\.run(Composite)?\(/;
 const SEED = Number(process.env.FAULTS_SEED ?? Date.now() % 2_147_483_647);
 const TRANSFORMER = join(REPO_ROOT, 'dist', 'transformer', 'index.js');
 

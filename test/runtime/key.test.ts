@@ -17,6 +17,22 @@ test('a value key is <prefix><businessFlag>_<value>, as in the original Java loc
   t.is(payOrder.keyFor(true), 'LOCK_payOrder_true');
 });
 
+// Serial: another test of this file configures a store of its own while the concurrent ones run.
+test.serial(
+  'a keyless lock is <prefix><businessFlag>, one per business, and never a keyed key of any flag',
+  async (t) => {
+    const nightly = defineLock({ businessFlag: 'nightly' });
+    const lease = await nightly.acquireKeyless();
+    t.is(lease.key, 'LOCK_nightly');
+    // A second call waits for the first: retries=0 makes it fail at once instead.
+    await t.throwsAsync(defineLock({ businessFlag: 'nightly', retries: 0 }).acquireKeyless());
+    await lease.release();
+    // A keyed key goes on with `_` after its flag, and a flag holds none: no value of any flag gives LOCK_nightly.
+    t.not(payOrder.keyFor('nightly'), 'LOCK_nightly');
+    t.regex(defineLock({ businessFlag: 'night' }).keyFor('ly'), /^LOCK_night_ly$/);
+  },
+);
+
 test('the tag prefix replaces the default one', (t) => {
   t.is(defineLock({ businessFlag: 'payOrder', prefix: 'shop:' }).keyFor('A1'), 'shop:payOrder_A1');
 });

@@ -56,9 +56,18 @@ export function readTagModel(tag: TagText): TagModel {
     result.ok ? result.value : fail(Code.MalformedValue, `${attribute.name}: ${result.problem}`, attribute.valueSpan);
 
   const businessFlag = required('businessFlag');
-  const keyName = required('keyName');
+  // Without keyName the lock is the business's own, one key for every call (a scheduled job's).
+  // keyType and fieldName say how to read keyName: alone they mean a keyName was forgotten.
+  const keyName = byName.get('keyName');
   const keyType = byName.get('keyType');
   const fieldName = byName.get('fieldName');
+  const keyReader = keyType ?? fieldName;
+  if (!keyName && keyReader)
+    fail(
+      Code.MissingAttribute,
+      `${keyReader.name} says how to read keyName, and there is none: add keyName=<parameter>, or remove ${keyReader.name} for one lock per businessFlag`,
+      keyReader.nameSpan,
+    );
   const options: Record<string, unknown> = {};
   let onFailClass: Attribute | undefined;
   for (const name of OPTION_NAMES) {
@@ -72,7 +81,7 @@ export function readTagModel(tag: TagText): TagModel {
   }
   return {
     businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),
-    keyPaths: readKeyPaths(keyName),
+    keyPaths: keyName ? readKeyPaths(keyName) : [],
     keyType: keyType && { value: value(keyType, readKeyType(keyType.value)), span: keyType.valueSpan },
     fieldName: fieldName && { value: readFieldName(fieldName), span: fieldName.valueSpan },
     onFailClass: onFailClass && { name: readClassName(onFailClass), span: onFailClass.valueSpan },

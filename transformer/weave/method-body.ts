@@ -1,6 +1,6 @@
 // The locked body: the acquire / try / finally the product promises, written into the method:
 //
-//   const lease_1 = await pay_lock_1.acquire(order?.orderNo);      // acquireComposite([a, b]); `, OnFailClass` when the tag names one
+//   const lease_1 = await pay_lock_1.acquire(order?.orderNo);      // acquireComposite([a, b]); acquireKeyless() without keyName; `, OnFailClass` when the tag names one
 //   if (!lease_1) return undefined;                                 // onFail=skip only: the lock was busy, the body does not run
 //   try {
 //       return await lease_1.run(async () => { <original statements> });
@@ -94,15 +94,17 @@ export function lockedStatements(
   ];
 }
 
-/** `pay_lock_1.acquire(key[, OnFailClass])`, acquireComposite([a, b], …) for a composite key. */
+/**
+ * `pay_lock_1.acquire(key[, OnFailClass])`; acquireComposite([a, b], …) for a composite key;
+ * acquireKeyless(…) for a tag without keyName (one lock per businessFlag).
+ */
 function acquireCall(factory: ts.NodeFactory, tsApi: typeof ts, parts: LockedBodyParts): ts.CallExpression {
   const { runtime, lockName, failureClass, plan } = parts;
   const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
-  const composite = plan.keys.length > 1;
-  return call(factory, lockName, composite ? 'acquireComposite' : 'acquire', [
-    composite ? factory.createArrayLiteralExpression(keys, false) : keys[0],
-    ...(failureClass ? [failureClass] : []),
-  ]);
+  const failure = failureClass ? [failureClass] : [];
+  if (keys.length === 0) return call(factory, lockName, 'acquireKeyless', failure);
+  if (keys.length === 1) return call(factory, lockName, 'acquire', [keys[0], ...failure]);
+  return call(factory, lockName, 'acquireComposite', [factory.createArrayLiteralExpression(keys, false), ...failure]);
 }
 
 function call(

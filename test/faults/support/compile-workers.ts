@@ -15,6 +15,9 @@ import ts from 'typescript';
 import { REPO_ROOT, WORKERS_DIR, scratchDir } from './paths';
 import { tspc } from '../../helpers/tspc';
 
+/** What a locked body starts with: `const lease_1 = await pay_lock_1.acquire(orderNo);` (transformer/weave/method-body.ts). */
+export const WOVEN_CALL = /await \w+_lock_\d+\.acquire(Composite|Keyless)?\(/;
+
 /** FAULT_RUNTIME_DIR runs the workers on another copy of runtime/ (a commit's, to tell a test fault from a runtime one). */
 const RUNTIME_DIR = process.env.FAULT_RUNTIME_DIR ? resolve(process.env.FAULT_RUNTIME_DIR) : join(REPO_ROOT, 'runtime');
 
@@ -56,7 +59,7 @@ export function compiledWorkersDir(): string {
   // A worker whose tag was not woven would test nothing: refuse to run it.
   for (const worker of ['counter-worker', 'holder-worker']) {
     const js = readFileSync(join(outDir, `${worker}.js`), 'utf8');
-    if (!/_lock_\d+\.run(Composite)?\(/.test(js) || !/defineLock\(/.test(js))
+    if (!WOVEN_CALL.test(js) || !/defineLock\(/.test(js))
       throw new Error(`${worker}: the @redisLock tag was not woven`);
   }
   // A package scope of their own: inside the repo's, `lockweave/runtime` is a self-reference to

@@ -208,12 +208,12 @@ test('compiled JavaScript locks a site only where a function of that name holds 
   // Plain tsc: none; nor text that quotes the woven code.
   const plain = emitted();
   t.deepEqual(lockedSitesOf(file, plain), []);
-  const quoted = `${plain}\nexports.doc = 'const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay" }); // return pay_lock_1.run(order, async () => {})';\n`;
+  const quoted = `${plain}\nexports.doc = 'const pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay" }); // const lease_1 = await pay_lock_1.acquire(order); try { return await lease_1.run(async () => {}); } finally { await lease_1.release(); }';\n`;
   t.deepEqual(lockedSitesOf(file, quoted), []);
   // A lock of the right site on another function is not the method's lock.
   const decoy =
     'const lockweave_1 = require("lockweave/runtime");\nconst pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });\n' +
-    'async function decoy(k) { return pay_lock_1.run(k, async () => { }); }\n';
+    'async function decoy(k) { const lease_1 = await pay_lock_1.acquire(k); try { return await lease_1.run(async () => { }); } finally { await lease_1.release(); } }\n';
   t.deepEqual(lockedSitesOf(file, decoy), []);
 });
 

@@ -66,6 +66,15 @@ test('a locked body is acquire, then try { return await lease.run(async arrow ho
   t.true(body.includes('async plain(): Promise<void> { }'), 'an untagged method is left as it was');
 });
 
+test("a tag without keyName acquires the business flag's own lock: acquireKeyless()", (t) => {
+  const { analysis, text } = wovenByTspcRoute(
+    'export class Jobs {\n  /** @redisLock businessFlag=nightly */\n  async report(): Promise<void> {}\n}\n',
+  );
+  t.deepEqual(analysis.errors, []);
+  t.deepEqual(analysis.plans[0]?.keys, []);
+  t.regex(text, /const lease_1 = await report_lock_1\.acquireKeyless\(\);\s*try \{/);
+});
+
 test('onFail=skip: a busy lock returns undefined before the try, without running the body', (t) => {
   const { text } = wovenByTspcRoute(
     'export class S {\n  /** @redisLock businessFlag=ship keyName=no onFail=skip */\n  async ship(no: string): Promise<string | undefined> { return no; }\n}\n',
