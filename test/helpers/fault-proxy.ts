@@ -145,7 +145,13 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     }
 
     private flush(): void {
-      if (Date.now() < this.stalledUntil) return;
+      // A timer can fire a millisecond before Date.now() reaches the stall's end (timers run on the
+      // loop's monotonic clock): look again then, or the connection would stay stalled for good.
+      const left = this.stalledUntil - Date.now();
+      if (left > 0) {
+        later(left, () => this.flush());
+        return;
+      }
       for (const { to, chunk } of this.held.splice(0)) if (!to.destroyed) to.write(chunk);
     }
 
