@@ -233,29 +233,66 @@ function wovenShape(tsApi: typeof ts, body: ts.Block): WovenShape | undefined {
   const statements = body.statements.slice(prologueLength(tsApi, body.statements));
   const inner = asyncWrapped(tsApi, statements) ?? statements;
   const [acquired, ...rest] = inner;
-  const guarded = rest.length === 2 ? rest[1] : rest[0];
-  if (!acquired || rest.length < 1 || rest.length > 2 || !guarded || !tsApi.isTryStatement(guarded)) return undefined;
-  const declared = tsApi.isVariableStatement(acquired) ? acquired.declarationList.declarations : undefined;
-  const lease = declared?.length === 1 ? declared[0] : undefined;
-  const awaited = lease?.initializer;
-  if (!lease || !tsApi.isIdentifier(lease.name) || !awaited || !tsApi.isAwaitExpression(awaited)) return undefined;
-  const acquire = awaited.expression;
-  if (!tsApi.isCallExpression(acquire) || !tsApi.isPropertyAccessExpression(acquire.expression)) return undefined;
-  const lockName = acquire.expression.expression;
-  const returned = guarded.tryBlock.statements[0];
-  const run =
-    returned && tsApi.isReturnStatement(returned) && returned.expression && tsApi.isAwaitExpression(returned.expression)
-      ? returned.expression.expression
-      : undefined;
-  const arrow = run && tsApi.isCallExpression(run) ? run.arguments[0] : undefined;
-  if (!tsApi.isIdentifier(lockName) || !arrow || !isBareAsyncArrow(tsApi, arrow)) return undefined;
-  return {
-    statements,
-    lockName,
-    leaseName: lease.name,
-    leaseUses: rest.length === 2 ? 4 : 3,
-    arrow,
-  };
+  const [skip, guarded] = rest.length === 2 ? rest : [undefined, rest[0]];
+  if (!acquired || rest.length < 1 || rest.length > 2) return undefined;
+  // `const lease = await L.acquire…(…);`
+  const declarations = tsApi.isVariableStatement(acquired) ? acquired.declarationList : undefined;
+  const lease = declarations?.declarations.length === 1 ? declarations.declarations[0] : undefined;
+  if (!declarations || !lease || (declarations.flags & tsApi.NodeFlags.Const) === 0 || lease.type) return undefined;
+  if (!tsApi.isIdentifier(lease.name) || !lease.initializer) return undefined;
+  const leaseName = lease.name;
+  const acquire = awaitedCall(tsApi, lease.initializer, undefined, ACQUIRE_METHODS);
+  const lockName = acquire && (acquire.expression as ts.PropertyAccessExpression).expression;
+  if (!lockName || !tsApi.isIdentifier(lockName)) return undefined;
+  // `if (!lease) return undefined;`
+  if (skip && !isSkipLine(tsApi, skip, leaseName.text)) return undefined;
+  // `try { return await lease.run(async () => { … }); } finally { await lease.release(); }`
+  if (!guarded || !tsApi.isTryStatement(guarded) || guarded.catchClause || !guarded.finallyBlock) return undefined;
+  const [returned, ...moreTried] = guarded.tryBlock.statements;
+  const [released, ...moreFinally] = guarded.finallyBlock.statements;
+  if (!returned || moreTried.length > 0 || !tsApi.isReturnStatement(returned) || !returned.expression) return undefined;
+  if (!released || moreFinally.length > 0 || !tsApi.isExpressionStatement(released)) return undefined;
+  const run = awaitedCall(tsApi, returned.expression, leaseName.text, ['run']);
+  const release = awaitedCall(tsApi, released.expression, leaseName.text, ['release']);
+  const arrow = run?.arguments.length === 1 ? run.arguments[0] : undefined;
+  if (!arrow || !isBareAsyncArrow(tsApi, arrow) || !release || release.arguments.length > 0) return undefined;
+  return { statements, lockName, leaseName, leaseUses: skip ? 4 : 3, arrow };
+}
+
+/** The methods of a lock definition that take its lock (runtime/api/define-lock.ts). */
+const ACQUIRE_METHODS = ['acquire', 'acquireComposite', 'acquireKeyless'];
+
+/** `await <object>.<method>(…)` with one of `methods`, on an identifier (named `object` when given); else undefined. */
+function awaitedCall(
+  tsApi: typeof ts,
+  expression: ts.Expression,
+  object: string | undefined,
+  methods: readonly string[],
+): ts.CallExpression | undefined {
+  if (!tsApi.isAwaitExpression(expression) || !tsApi.isCallExpression(expression.expression)) return undefined;
+  const call = expression.expression;
+  const callee = call.expression;
+  if (call.questionDotToken || call.typeArguments || !tsApi.isPropertyAccessExpression(callee)) return undefined;
+  if (callee.questionDotToken || !tsApi.isIdentifier(callee.expression) || !methods.includes(callee.name.text))
+    return undefined;
+  return object === undefined || callee.expression.text === object ? call : undefined;
+}
+
+/** `if (!lease) return undefined;`, and nothing else. */
+function isSkipLine(tsApi: typeof ts, statement: ts.Statement, lease: string): boolean {
+  if (!tsApi.isIfStatement(statement) || statement.elseStatement) return false;
+  const test = statement.expression;
+  const then = statement.thenStatement;
+  return (
+    tsApi.isPrefixUnaryExpression(test) &&
+    test.operator === tsApi.SyntaxKind.ExclamationToken &&
+    tsApi.isIdentifier(test.operand) &&
+    test.operand.text === lease &&
+    tsApi.isReturnStatement(then) &&
+    !!then.expression &&
+    tsApi.isIdentifier(then.expression) &&
+    then.expression.text === 'undefined'
+  );
 }
 
 /** `async () => { … }`: no parameters, types or other modifiers (the arrow is compared with its block emptied). */

@@ -215,6 +215,21 @@ test('compiled JavaScript locks a site only where a function of that name holds 
     'const lockweave_1 = require("lockweave/runtime");\nconst pay_lock_1 = lockweave_1.defineLock({ site: "OrderService.pay", businessFlag: "payOrder" });\n' +
     'async function decoy(k) { const lease_1 = await pay_lock_1.acquire(k); try { return await lease_1.run(async () => { }); } finally { await lease_1.release(); } }\n';
   t.deepEqual(lockedSitesOf(file, decoy), []);
+  // The woven shape with a part changed is not a lock: each forgery loses the method it touches.
+  const all = lockedSitesOf(file, woven).length;
+  const forgeries: Record<string, string> = {
+    'no acquire (another method of the lock)': woven.replace('await pay_lock_1.acquire(', 'await pay_lock_1.keyFor('),
+    'a finally without the release': woven.replace(/finally \{\s*await lease_1\.release\(\);\s*\}/, 'finally { }'),
+    "the body not in the lease's run": woven.replace(/await lease_1\.run\(async/, 'await lease_1.then(async'),
+    "a statement in the skip line's place": woven.replace(
+      /(const lease_1 = await pay_lock_1\.acquire\([^;]*;)/,
+      '$1 audit();',
+    ),
+  };
+  for (const [what, forged] of Object.entries(forgeries)) {
+    t.not(forged, woven, `${what}: the forgery changed the text`);
+    t.is(lockedSitesOf(file, forged).length, all - 1, what);
+  }
 });
 
 test('tag text in strings and templates is not a tag; a file without any is returned untouched', (t) => {
