@@ -11,10 +11,12 @@ import { CliError, UsageError } from './cli-error';
 import { flagKey, type Command, type Flag, type ParsedArgs } from './command';
 import { build } from './commands/build';
 import { check } from './commands/check';
+import { locks } from './commands/locks';
 import { show } from './commands/show';
+import { unlock } from './commands/unlock';
 import { verify } from './commands/verify';
 
-const COMMANDS: readonly Command[] = [build, check, verify, show];
+const COMMANDS: readonly Command[] = [build, check, verify, show, locks, unlock];
 
 const HELP_FLAG: Flag = { names: ['-h', '--help'], help: 'print this help' };
 

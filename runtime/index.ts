@@ -8,7 +8,8 @@ export {
   type FailureClass,
   type SkippedBy,
 } from './api/define-lock';
-export { withLock, lock, type LockRequest } from './api/with-lock';
+export { withLock, lock, type LockRequest, type LockTarget } from './api/with-lock';
+export { inspect, type InspectRequest, type LockState } from './api/inspect';
 export { readField, readJsonField } from './api/json-field';
 export { currentLock, type CurrentLock } from './api/current-lock';
 export {
@@ -23,7 +24,7 @@ export { DEFAULT_LOCK_OPTIONS, type LockOptions, type OnFail } from './base/opti
 export { consoleLogger, describeEvent, type LockEvent, type LockLogger } from './lock/events';
 export { Lease, NestedLease, type AnyLease } from './lock/lease';
 export { MAX_KEY_LENGTH, type KeyValue } from './lock/key';
-export type { LockStore, PlaceInLine, Released, Notice, Grant, SuccessionRequest } from './store/lock-store';
+export type { LockStore, KeyState, PlaceInLine, Released, Notice, Grant, SuccessionRequest } from './store/lock-store';
 export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
 export { NodeRedisLockStore } from './store/node-redis-store';
 export type { NodeRedisClientLike } from './store/node-redis-client';

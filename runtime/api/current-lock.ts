@@ -19,6 +19,13 @@ export interface CurrentLock {
   readonly fence: number | undefined;
   /** Aborts, with a LockLostError, when the lock is lost while the body runs. */
   readonly signal: AbortSignal;
+  /**
+   * Makes the key last `ms` from now and `ms` the lease's length from here on (the watchdog renews
+   * by it). Rejects with LockLostError when the lock is no longer held.
+   */
+  extend(ms: number): Promise<void>;
+  /** Stops the watchdog: the lease runs out at its TTL unless the body ends first. */
+  stopRenewal(): void;
 }
 
 /**
@@ -44,5 +51,7 @@ export function currentLock(): CurrentLock {
     get signal() {
       return lock.signal;
     },
+    extend: (ms) => lock.extend(ms),
+    stopRenewal: () => lock.stopRenewal(),
   };
 }

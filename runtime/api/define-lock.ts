@@ -23,6 +23,7 @@ import { compositeLockKey, keylessLockKey, lockKey } from '../lock/key';
 import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
 import { LockAcquireError } from '../base/errors';
 import { businessFlagProblem } from '../base/key-names';
+import type { LockState } from './inspect';
 
 /** What the transformer writes into defineLock(): the tag's attributes, with times in ms. */
 export interface DefineLockOptions extends Partial<LockOptions> {
@@ -121,6 +122,22 @@ export class MethodLock<Skipped extends undefined = undefined> {
   /** The key a call with `value` would lock: for logs, tests and tools. */
   keyFor(value: unknown): string {
     return lockKey(this.resolve().prefix, this.options.businessFlag, value);
+  }
+
+  /**
+   * What the lock on the key `keyOf` names looks like now (api/inspect.ts), read on the store the
+   * lock would take it on: the current one, or the Redlock servers for a lock with `redlock`.
+   */
+  async inspect(keyOf: (prefix: string, businessFlag: string) => string): Promise<LockState> {
+    const settings = this.resolve();
+    const key = keyOf(settings.prefix, this.options.businessFlag);
+    const use = settings.redlock ? useRedlockStore(key, this.options.site) : useCurrentStore();
+    try {
+      if (!use.store.inspect) throw new TypeError(`lockweave: the configured store cannot inspect ${key}`);
+      return { key, ...(await use.store.inspect(key)) };
+    } finally {
+      use.end();
+    }
   }
 
   private acquireKeyOf<V>(

@@ -2,27 +2,22 @@
 //
 //   await withLock({ businessFlag: 'payOrder', key: orderNo }, async (lease) => { ... });
 //   await using lease = await lock({ businessFlag: 'payOrder', key: orderNo });
-import type { LockOptions } from '../base/options';
+//   await withLock({ businessFlag: 'nightlyReport', keyless: true, onFail: 'skip' }, report);
 import { MethodLock, runAcquired, type FailureClass } from './define-lock';
 import type { AnyLease } from '../lock/lease';
+import { requestedKey, type LockRequest } from './lock-request';
 
-export interface LockRequest extends Partial<Omit<LockOptions, 'onFail'>> {
-  businessFlag: string;
-  /** The key value, or several values for a composite key. */
-  key: unknown;
-  /** `throw` (default), or a class to reject with. `skip` is for withLock only. */
-  onFail?: 'throw' | 'skip' | FailureClass;
-}
-
-function toMethodLock(request: LockRequest): { lock: MethodLock; onFail: FailureClass | undefined } {
-  const { key: _key, onFail, ...options } = request;
-  const lock = new MethodLock({ ...options, onFail: typeof onFail === 'string' ? onFail : undefined });
-  return { lock, onFail: typeof onFail === 'function' ? onFail : undefined };
-}
+export type { LockRequest, LockTarget } from './lock-request';
 
 function acquireFor(request: LockRequest): Promise<AnyLease | undefined> {
-  const { lock, onFail } = toMethodLock(request);
-  return Array.isArray(request.key) ? lock.acquireComposite(request.key, onFail) : lock.acquire(request.key, onFail);
+  try {
+    const { key: _key, keyless: _keyless, onFail, ...options } = request;
+    const requested = requestedKey(request);
+    const lock = new MethodLock({ ...options, onFail: typeof onFail === 'string' ? onFail : undefined });
+    return requested.acquire(lock, typeof onFail === 'function' ? (onFail as FailureClass) : undefined);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** Runs `body` while holding the lock; resolves `undefined` without running it when `onFail: 'skip'` and the lock is busy. */

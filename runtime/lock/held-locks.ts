@@ -25,6 +25,10 @@ export interface HeldLock {
   readonly signal: AbortSignal;
   /** True once its body has ended (a callback the body left running may still see it). */
   readonly ended: boolean;
+  /** Makes the key last `ms` from now, and `ms` the lease's length (lease.ts). */
+  extend(ms: number): Promise<void>;
+  /** The watchdog stops: the lease runs out at its TTL. */
+  stopRenewal(): void;
   /** Held on a Redlock majority: a call for the same key on the one Redis is not nested in it, nor the reverse. */
   readonly redlock: boolean;
 }

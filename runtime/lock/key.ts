@@ -17,6 +17,7 @@
 // be able to write one. A string that is not well-formed UTF-16 (a lone surrogate) is refused:
 // Redis would store it as U+FFFD, and 'a\ud800' and 'a\udc00' would lock one key.
 import { LockKeyError } from '../base/errors';
+import { isOwnKey } from '../store/waiting-line';
 
 /** Longer keys are almost always a serialised object passed by mistake. */
 export const MAX_KEY_LENGTH = 8192;
@@ -29,7 +30,12 @@ export type KeyValue = string | number | bigint | boolean;
  * with `_` after the flag, and a flag holds no `_`.
  */
 export function keylessLockKey(prefix: string, businessFlag: string): string {
-  return checkedLength(`${prefix}${businessFlag}`);
+  const key = `${prefix}${businessFlag}`;
+  // A flag may hold `:`, so `{app}` and `:lockweave:line` would lock `{app}:lockweave:line` — the
+  // line of waiters of the key `app` (store/waiting-line.ts). A keyed key cannot: its `_` stands there.
+  if (isOwnKey(key))
+    throw new LockKeyError(`${key} is the name of one of lockweave's own keys, not a lock key; no lock was taken`, key);
+  return checkedLength(key);
 }
 
 /** `<prefix><businessFlag>_<value>`, e.g. `LOCK_payOrder_Test001`. */

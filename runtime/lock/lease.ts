@@ -13,6 +13,7 @@ import { countCohort, decideSuccession, leavingLineOf, type TakenOverGrant } fro
 import { waitersOf } from './waiters';
 import { setTimer } from '../base/timer-delay';
 import { sendAgain } from './clean-up';
+import { KINDS, tooLong } from '../base/option-kinds';
 
 /** A lease's use of the store it was taken through (see api/store-slot.ts): ended once the lease is done with it. */
 export interface StoreUse {
@@ -69,10 +70,14 @@ export class Lease implements HeldLock, AsyncDisposable {
    * former holder's longer lease, or the renewal's), or was answered late.
    */
   private mayLastUntil: number;
+  /** How long the key lasts from each grant or renewal: `lockTime`, until extend() sets another. */
+  private leaseMs!: number;
   /** How long a grant or renewal is known to last, from when it was sent. */
-  private readonly validMs: number;
+  private validMs!: number;
   /** How long a grant or renewal may last at most, from when it was answered: its lease, plus the clocks' drift. */
-  private readonly lastsAtMostMs: number;
+  private lastsAtMostMs!: number;
+  /** The watchdog renews the lease: the `watchdog` setting, until stopRenewal(). */
+  private renewing: boolean;
   private renewTimer: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
   /** Set when the lock is found lost; `signal` aborts with it. */
@@ -95,14 +100,20 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.logger = parts.logger;
     this.acquiredAt = acquiredAt;
     this.use = parts.use;
-    // A grant is known to last its lease less the clocks' drift (only a Redlock store has any): the
-    // holder counts no further, and renews or is lost within that.
-    const driftMs = store.clockDriftMs?.(settings.lockTime) ?? 0;
-    this.validMs = settings.lockTime - driftMs;
-    this.lastsAtMostMs = settings.lockTime + driftMs;
+    this.setLeaseLength(settings.lockTime);
     this.expiresAt = acquiredAt + this.validMs;
     this.mayLastUntil = Date.now() + this.lastsAtMostMs;
-    if (settings.watchdog) this.scheduleRenewal();
+    this.renewing = settings.watchdog;
+    if (this.renewing) this.scheduleRenewal();
+  }
+
+  private setLeaseLength(leaseMs: number): void {
+    // A grant is known to last its lease less the clocks' drift (only a Redlock store has any): the
+    // holder counts no further, and renews or is lost within that.
+    const driftMs = this.store.clockDriftMs?.(leaseMs) ?? 0;
+    this.leaseMs = leaseMs;
+    this.validMs = leaseMs - driftMs;
+    this.lastsAtMostMs = leaseMs + driftMs;
   }
 
   /**
@@ -271,9 +282,59 @@ export class Lease implements HeldLock, AsyncDisposable {
     return this.release();
   }
 
+  /**
+   * Makes the key last `ms` from now (token-checked, as a renewal: on Redlock, on a majority), and
+   * `ms` the lease's length from here on: the watchdog, if it renews, renews by `ms`. Like
+   * node-redlock's extend() it sets the time left, so an `ms` shorter than what is left shortens it.
+   * Rejects with LockLostError when the lease was released or lost, or the key is no longer ours
+   * (the lease is then lost, reported as the watchdog reports it); with the store's error when
+   * Redis did not answer (the key may or may not last the new time: the lease counts the shorter).
+   */
+  async extend(ms: number): Promise<void> {
+    const problem = KINDS.duration.problem('extend(ms)', ms) ?? tooLong('extend(ms)', ms);
+    if (problem) throw new RangeError(`lockweave: ${problem}`);
+    if (!this.held) throw this.notHeld('extend');
+    const sentAt = Date.now();
+    let stillOurs: boolean;
+    try {
+      stillOurs = await this.store.renew(this.key, this.token, ms);
+    } catch (error) {
+      this.renewFailed(error);
+      throw error;
+    }
+    if (!stillOurs) {
+      if (this.state === 'held') this.reportLost('extend() found the key no longer ours');
+      throw this.notHeld('extend');
+    }
+    // The new length counts from this answer only: a renewal sent before it, with the old length,
+    // landed before it (one connection, in order) and was counted with that length.
+    this.setLeaseLength(ms);
+    this.renewed(true, sentAt);
+    if (this.renewing && this.state === 'held') {
+      this.stopWatchdog();
+      this.scheduleRenewal();
+    }
+  }
+
+  /** The watchdog stops: the lease runs out at its TTL, unless released or extended before. */
+  stopRenewal(): void {
+    this.renewing = false;
+    this.stopWatchdog();
+  }
+
+  /** Why an operation on the lease cannot be done: it was released, or lost. */
+  private notHeld(operation: string): LockLostError {
+    if (this.lostWith) return new LockLostError(`cannot ${operation} ${this.key}: ${this.lostWith.message}`, this.key);
+    const why = this.state === 'released' ? 'it was released' : 'its lease ended';
+    return new LockLostError(`cannot ${operation} the lock on ${this.key}: ${why}`, this.key);
+  }
+
   private scheduleRenewal(): void {
     // A third of the lease: two renewals can fail (a slow or restarting Redis) before it ends.
-    this.renewTimer = setTimer(() => void this.renew(), this.settings.lockTime / 3);
+    this.renewTimer = setTimer(() => {
+      this.renewTimer = undefined;
+      void this.renew();
+    }, this.leaseMs / 3);
     // The body keeps the process alive while it works; the watchdog alone must not.
     this.renewTimer.unref();
   }
@@ -281,11 +342,12 @@ export class Lease implements HeldLock, AsyncDisposable {
   private async renew(): Promise<void> {
     const startedAt = Date.now();
     try {
-      this.renewed(await this.store.renew(this.key, this.token, this.settings.lockTime), startedAt);
+      this.renewed(await this.store.renew(this.key, this.token, this.leaseMs), startedAt);
     } catch (error) {
       this.renewFailed(error);
     }
-    if (this.state === 'held') this.scheduleRenewal();
+    // Not again after stopRenewal(), nor beside a timer extend() set while this renewal was out.
+    if (this.state === 'held' && this.renewing && !this.renewTimer) this.scheduleRenewal();
   }
 
   /** A renewal sent at `sentAt` came back. */

@@ -42,6 +42,13 @@ export class NestedLease implements HeldLock, AsyncDisposable {
   get redlock(): boolean {
     return this.outer.redlock;
   }
+  /** The outer lease's: one grant, one lease length (see Lease.extend). */
+  extend(ms: number): Promise<void> {
+    return this.outer.extend(ms);
+  }
+  stopRenewal(): void {
+    this.outer.stopRenewal();
+  }
   run<T>(body: () => Promise<T>): Promise<T> {
     const gate = this.outer.reentryGate;
     return gate.enter(this.parent, this, this.entry.waitMs, this.entry.onTimeout).then(() =>

@@ -55,6 +55,21 @@ export interface SuccessionRequest {
   readonly leavingLine?: readonly string[];
 }
 
+/**
+ * What a key's lock looks like at one moment (LockStore.inspect): for code, tests and the CLI, never
+ * for deciding who holds a lock — the answer is old by the time it arrives.
+ */
+export interface KeyState {
+  /** Some caller holds the key (or a claim on it), in whatever process. */
+  readonly held: boolean;
+  /** What is left of its lease; undefined when free, or when the key has no TTL (not lockweave's). */
+  readonly ttlMs: number | undefined;
+  /** Callers waiting in the key's line whose places have not lapsed; undefined on a store without a line. */
+  readonly waiters: number | undefined;
+  /** The key's last fencing token given out; undefined when it was never locked with fencing. */
+  readonly fence: number | undefined;
+}
+
 /** What a Redlock server's renewal did (LockStore.regrant): extended our key, set it again where it was absent, or neither. */
 export type Regranted = 'renewed' | 'regranted' | 'not-ours';
 
@@ -121,6 +136,14 @@ export interface LockStore {
    * `WAIT`). A store that cannot ask the server that made the grant has none, or rejects.
    */
   waitForReplicas?(replicas: number, timeoutMs: number): Promise<number>;
+  /**
+   * An operator's removal of a stuck lock, whoever holds it (the CLI's `unlock --force`), announced
+   * as a release that frees the key: its waiters try at once. True when there was a key to remove.
+   * Never called by the lock itself: every other verb is token-checked.
+   */
+  forceUnlock?(key: string): Promise<boolean>;
+  /** What the key's lock looks like now (read-only). A store without it cannot be inspected. */
+  inspect?(key: string): Promise<KeyState>;
   /** Starts delivering the notices of `key` to `notice`; resolves once they are delivered. */
   listen(key: string, notice: Notice): Promise<void>;
   /** Stops delivering the notices of `key`. */

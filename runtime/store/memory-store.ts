@@ -5,6 +5,7 @@ import { checkedTimerDelay, setTimer } from '../base/timer-delay';
 import {
   CLAIM_MS,
   type Grant,
+  type KeyState,
   type LockStore,
   type Notice,
   type PlaceInLine,
@@ -149,6 +150,22 @@ export class MemoryLockStore implements LockStore {
 
   unlisten(key: string): void {
     this.listeners.delete(key);
+  }
+
+  async inspect(key: string): Promise<KeyState> {
+    const ttl = this.pttl(key);
+    return {
+      held: ttl !== -2,
+      ttlMs: ttl >= 0 ? ttl : undefined,
+      waiters: this.waiting(key).length,
+      fence: this.fences.get(key),
+    };
+  }
+
+  async forceUnlock(key: string): Promise<boolean> {
+    const held = this.liveHolder(key) !== undefined;
+    this.free(key);
+    return held;
   }
 
   /** The token holding `key`, or undefined: for tests that check what is held. */

@@ -24,7 +24,7 @@
 // only when nobody here is trying for the key or releasing it; one that comes meanwhile is noted,
 // and an attempt that fails after such a notice passes one on — the key may be free now.
 import { FencingUnavailableError, isFatal, RedisConnectionError } from '../base/errors';
-import type { LockStore, Notice, PlaceInLine, Regranted, Released, SuccessionRequest } from './lock-store';
+import type { KeyState, LockStore, Notice, PlaceInLine, Regranted, Released, SuccessionRequest } from './lock-store';
 import { setTimer } from '../base/timer-delay';
 
 /** The longest a verb waits for a node that does not answer (a paused node, a client without timeouts). */
@@ -155,6 +155,36 @@ export class RedlockStore implements LockStore {
 
   async leave(key: string, token: string): Promise<Released> {
     return this.release(key, token).catch(() => 'not-ours' as const);
+  }
+
+  /**
+   * The key as a majority sees it: held when a majority of the servers hold it, for as long as the
+   * majority's shortest TTL (then fewer than a majority do). No line (waiters undefined), no fencing.
+   * A key held on fewer than a majority is free to a new caller: not held.
+   */
+  async inspect(key: string): Promise<KeyState> {
+    const settled = await Promise.allSettled(
+      this.nodes.map(({ store }) =>
+        store.inspect ? store.inspect(key) : Promise.reject(new TypeError('this server cannot be inspected')),
+      ),
+    );
+    const answers: Answer<boolean>[] = settled.map((answer) =>
+      answer.status === 'fulfilled' ? { ok: true, value: true } : { ok: false, error: answer.reason },
+    );
+    const states = settled.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
+    if (states.length < this.quorum) throw this.unreachable('inspect', key, answers);
+    const ttls = states
+      .filter((state) => state.held)
+      .map((state) => state.ttlMs ?? Number.POSITIVE_INFINITY)
+      .sort((a, b) => b - a);
+    const held = ttls.length >= this.quorum;
+    const ttlMs = held ? ttls[this.quorum - 1] : undefined;
+    return {
+      held,
+      ttlMs: ttlMs === Number.POSITIVE_INFINITY ? undefined : ttlMs,
+      waiters: undefined,
+      fence: undefined,
+    };
   }
 
   /** Resolves once a majority delivers the key's notices: a release reaches a majority, so at least one of them. */

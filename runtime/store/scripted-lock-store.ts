@@ -6,16 +6,29 @@
 //   release, leave    compare-and-hand-over, pass or free (scripts/release.ts), which PUBLISHes (on
 //                     Cluster SPUBLISHes) a notice to waiters
 //   waitForReplicas   WAIT replicas timeout, on the connection that made the grant
+//   inspect           PTTL, the live places in line, the fencing counter (scripts/inspect.ts)
+//   forceUnlock       an operator's DEL and free notice, whoever holds the key (scripts/force-unlock.ts)
 // Written once so that every client family keeps the same promises with the same commands: an
 // ioredis process and a node-redis process share keys, lines of waiters and release channels.
 // What differs between families — how a command is sent, how the subscriber is opened, how
 // the connection's health is read — comes in as parts (redis-store.ts, node-redis-store.ts).
 import type { CommandSender } from './command-batch';
-import type { Grant, LockStore, Notice, PlaceInLine, Regranted, Released, SuccessionRequest } from './lock-store';
+import type {
+  Grant,
+  KeyState,
+  LockStore,
+  Notice,
+  PlaceInLine,
+  Regranted,
+  Released,
+  SuccessionRequest,
+} from './lock-store';
 import type { RedisHealth } from './redis-health';
 import type { RedisNotices } from './redis-notices';
 import type { ReleaseChannels } from './release-channel';
 import { ACQUIRE_IN_TURN } from './scripts/acquire-in-turn';
+import { FORCE_UNLOCK } from './scripts/force-unlock';
+import { INSPECT } from './scripts/inspect';
 import { runScript, type LuaScript } from './scripts/lua-script';
 import { RELEASE } from './scripts/release';
 import { REGRANT, RENEW } from './scripts/renew';
@@ -99,6 +112,14 @@ export abstract class ScriptedLockStore implements LockStore {
     // WAIT counts the replicas that have this connection's writes: the store's commands share one
     // connection (command-batch.ts; node-redis's client has one), so the grant is among them.
     return this.send(() => this.sender.send('wait', [replicas, timeoutMs])).then(Number);
+  }
+
+  inspect(key: string): Promise<KeyState> {
+    return this.run(INSPECT, key, undefined);
+  }
+
+  forceUnlock(key: string): Promise<boolean> {
+    return this.run(FORCE_UNLOCK, key, this.channels);
   }
 
   listen(key: string, notice: Notice): Promise<void> {

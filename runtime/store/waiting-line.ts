@@ -33,6 +33,15 @@ export function fenceCounterOf(key: string): string {
   return ownKeyOf(key, 'fence');
 }
 
+/**
+ * True for a name ownKeyOf() makes (a line, its lapses, a fencing counter), never for a lock key:
+ * a lock key's only braces are its prefix's hash tag, so it cannot end with `:{lockweave}:<name>`,
+ * and one that starts with a tag has the flag after it, which holds no `:`.
+ */
+export function isOwnKey(name: string): boolean {
+  return /:\{lockweave\}:(?:line|lapses|fence)$/.test(name) || /^\{[^}]*\}:lockweave:(?:line|lapses|fence)$/.test(name);
+}
+
 function ownKeyOf(key: string, name: 'line' | 'lapses' | 'fence'): string {
   return hasHashTag(key) ? `${key}:{lockweave}:${name}` : `${sameSlotBase(key)}:lockweave:${name}`;
 }

@@ -1,0 +1,70 @@
+// The Redis that `lockweave locks` and `lockweave unlock` read and change: --redis URL (else
+// REDIS_URL, else redis://127.0.0.1:6379, as the runtime reads them), with --cluster for a Redis
+// Cluster the URL is one node of. Opened as the runtime opens its own connection, so a command
+// talks to the server the locks go to, with the same checks of the URL; printed as host:port
+// only, never with its credentials.
+import type { Cluster, Redis } from 'ioredis';
+import { printUrlAddress } from '../runtime/base/redis-address';
+import { createStore } from '../runtime/api/store-factory';
+import { holdProcess } from '../runtime/base/process-hold';
+import type { RedisLockStore } from '../runtime/store/redis-store';
+import { CliError } from './cli-error';
+import type { Flag } from './command';
+
+export const REDIS_FLAGS: readonly Flag[] = [
+  {
+    names: ['--redis'],
+    value: '<url>',
+    help: 'the Redis the locks are on (default: REDIS_URL, else redis://127.0.0.1:6379)',
+  },
+  { names: ['--cluster'], help: 'the URL is a node of a Redis Cluster: every primary is read' },
+];
+
+export interface RedisTarget {
+  readonly store: RedisLockStore;
+  /** host:port, for output. */
+  readonly address: string;
+  /** The clients to SCAN: the one server, or a Cluster's primaries. */
+  primaries(): Promise<Redis[]>;
+  close(): Promise<void>;
+}
+
+export function openTarget(flags: Readonly<Record<string, string>>): RedisTarget {
+  const url = flags.redis ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  let store: RedisLockStore;
+  try {
+    store = createStore({ redis: flags.cluster ? [url] : url }) as RedisLockStore;
+  } catch (error) {
+    throw new CliError(`--redis: ${(error as Error).message.replace(/^lockweave: /, '')}`);
+  }
+  const client = store.client;
+  return {
+    store,
+    address: printUrlAddress(url),
+    async primaries() {
+      if (!client.isCluster) return [client as Redis];
+      const cluster = client as Cluster;
+      await cluster.ping(); // connects, and loads the slots' owners
+      return cluster.nodes('master');
+    },
+    close: () => store.close(),
+  };
+}
+
+/** A server that cannot be reached or refuses is the input's problem (exit 1), said without credentials. */
+export async function talkingTo<T>(target: RedisTarget, work: () => Promise<T>): Promise<T> {
+  // The runtime's own connections never keep a process up (a lock's caller does): this command does.
+  const letGo = holdProcess();
+  try {
+    return await work();
+  } catch (error) {
+    // A bug is a TypeError or ReferenceError, and keeps its stack; anything else came from the server
+    // or the way to it (refused, timed out, a reply error). Messages of both hold no credentials.
+    if (error instanceof Error && !(error instanceof TypeError || error instanceof ReferenceError))
+      throw new CliError(`${target.address}: ${error.message}`);
+    throw error;
+  } finally {
+    await target.close().catch(() => undefined);
+    letGo();
+  }
+}
