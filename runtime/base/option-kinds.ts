@@ -82,6 +82,15 @@ export const KINDS = {
         ? `${name} must be a whole number of milliseconds > 0, got ${String(value)}`
         : undefined,
   } satisfies OptionKind<number>,
+  // A duration that 0 turns off (minHold): `0`, or what a duration reads.
+  durationOrZero: {
+    read: (value) => (String(value) === '0' ? ok(0) : readDuration(value)),
+    jsonProblem: (value) => (typeof value === 'boolean' ? `${value} is not a duration` : undefined),
+    problem: (name, value) =>
+      typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0
+        ? `${name} must be a whole number of milliseconds >= 0 (0: off), got ${String(value)}`
+        : undefined,
+  } satisfies OptionKind<number>,
   count: {
     read: readCount,
     jsonProblem: (value) => (typeof value === 'boolean' ? `${value} is not a number` : undefined),

@@ -34,6 +34,7 @@ export const OPTION_TABLE = {
   fencing: { kind: 'boolean', default: false, example: 'fencing=true' },
   replicas: { kind: 'count', default: 0, example: 'replicas=1' },
   redlock: { kind: 'boolean', default: false, example: 'redlock=true' },
+  minHold: { kind: 'durationOrZero', default: 0, example: 'minHold=50s' },
 } as const satisfies Rows;
 
 export type OptionName = keyof LockOptions;
@@ -70,10 +71,31 @@ export function redlockClash(options: Partial<LockOptions>): (typeof ONE_SERVER_
 }
 
 /**
+ * What is wrong with `minHold` beside the options it depends on, as far as `options` name them (a
+ * tag may leave lockTime to the defaults: the runtime checks the whole set when the lock is made).
+ * minHold keeps the key after a body that ends early, which the key's lease must cover (ShedLock's
+ * lockAtLeastFor ≤ lockAtMostFor); autoUnlock=false keeps it to the lease's end already.
+ */
+export function holdClash(options: Partial<LockOptions>): string | undefined {
+  const { minHold, lockTime, autoUnlock } = options;
+  if (!minHold) return undefined;
+  if (autoUnlock === false)
+    return 'minHold and autoUnlock=false cannot be combined: autoUnlock=false keeps the key to the end of its lease already';
+  if (lockTime !== undefined && minHold > lockTime)
+    return `minHold (${minHold} ms) is longer than lockTime (${lockTime} ms): a key is held at least minHold only within its lease; raise lockTime to minHold or more`;
+  return undefined;
+}
+
+/**
  * What is wrong with a whole set of options (the message after `lockweave: `), or undefined: each
  * value by its kind, then the bounds that span two options, then the combinations refused.
  */
 export function optionsProblem(options: LockOptions): string | undefined {
+  return valuesProblem(options) ?? combinationProblem(options);
+}
+
+/** Each value by its kind: what a tag's reading of one attribute must never produce. */
+export function valuesProblem(options: LockOptions): string | undefined {
   for (const name of OPTION_NAMES) {
     const row: OptionRow<KindName, unknown> = OPTION_TABLE[name];
     if (row.looseAtRunTime) continue;
@@ -82,9 +104,15 @@ export function optionsProblem(options: LockOptions): string | undefined {
       (row.kind === 'duration' ? tooLong(name, options[name] as number) : undefined);
     if (problem) return `option ${problem}`;
   }
+  return undefined;
+}
+
+function combinationProblem(options: LockOptions): string | undefined {
   // A nested call waits for its sibling's turn for retries × waitTime, on one timer (api/define-lock.ts).
   const longestWait = tooLong('retries × waitTime (the longest wait)', options.retries * options.waitTime);
   if (longestWait) return `option ${longestWait}`;
   const clash = redlockClash(options);
-  return clash && `options redlock and ${clash.name} cannot be combined: ${clash.why}`;
+  if (clash) return `options redlock and ${clash.name} cannot be combined: ${clash.why}`;
+  const hold = holdClash(options);
+  return hold && `options ${hold}`;
 }

@@ -34,6 +34,12 @@ export interface LockOptions {
   replicas: number;
   /** Lock on a majority of the Redlock servers (`configure({ redlock })`) rather than on the one Redis. */
   redlock: boolean;
+  /**
+   * The least time the key stays after the lock was taken, in milliseconds (0: off): a body that ends
+   * sooner leaves the key to expire then, token-checked, rather than deleting it — so a scheduled job's
+   * other instances, whose timers fire a little later, skip the same tick (ShedLock's lockAtLeastFor).
+   */
+  minHold: number;
 }
 
 /** The table's defaults (option-table.ts). */

@@ -17,7 +17,8 @@ export type LockEvent =
   | { type: 'failed'; key: string; attempts: number; waitedMs: number; site?: string }
   | { type: 'renewed'; key: string; token: string }
   | { type: 'released'; key: string; token: string; heldMs: number }
-  | { type: 'kept'; key: string; token: string; heldMs: number }
+  /** Not deleted after the body: autoUnlock=false (to the lease's end), or minHold (`forMs` more). */
+  | { type: 'kept'; key: string; token: string; heldMs: number; forMs?: number }
   | { type: 'lost'; key: string; token: string; error: LockLostError }
   | { type: 'error'; key: string; token?: string; during: 'acquire' | 'renew' | 'release'; error: LockError | Error };
 
@@ -54,7 +55,9 @@ export function describeEvent(event: LockEvent): string {
     case 'released':
       return `lockweave: released ${key} token=${token} after ${event.heldMs} ms`;
     case 'kept':
-      return `lockweave: kept ${key} token=${token} until its lease ends (autoUnlock=false)`;
+      return event.forMs === undefined
+        ? `lockweave: kept ${key} token=${token} until its lease ends (autoUnlock=false)`
+        : `lockweave: kept ${key} token=${token} for ${event.forMs} ms more (minHold)`;
     case 'lost':
       return `lockweave: LOST ${key} token=${token}: ${why}`;
     case 'error':

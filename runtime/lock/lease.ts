@@ -27,6 +27,8 @@ export interface LeaseSettings {
   readonly reentrant: boolean;
   /** Held on a Redlock majority rather than on the one Redis: another lock than the same key there. */
   readonly redlock?: boolean;
+  /** The least time the key stays after acquiredAt (0 or absent: off); see keepForMinHold. */
+  readonly minHold?: number;
 }
 
 /** What a lease is made of: its grant, and where and how it is held. */
@@ -211,6 +213,8 @@ export class Lease implements HeldLock, AsyncDisposable {
       this.use?.end();
       return;
     }
+    const holdLeftMs = (this.settings.minHold ?? 0) - heldMs;
+    if (holdLeftMs > 0 && !alreadyLost) return this.keepForMinHold(holdLeftMs, heldMs);
     // Who gets the key next is succession.ts's decision; this carries it out.
     const waiters = waitersOf(this.store);
     const succession = decideSuccession(
@@ -252,6 +256,28 @@ export class Lease implements HeldLock, AsyncDisposable {
       successor?.unreserve(false);
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
       this.retryRelease();
+    }
+  }
+
+  /**
+   * minHold: a body that ended before acquiredAt + minHold leaves the key to expire then, by itself —
+   * a token-checked PEXPIRE (the renewal verb; on Redlock, on a majority) — rather than deleting it,
+   * so that another instance whose timer fired a little later finds it held and skips the tick. No
+   * succession and no notice: waiters find the key free at their next attempt. Should Redis not
+   * answer, the key keeps its lease, which ends no sooner (minHold ≤ lockTime, counted from the same start).
+   */
+  private async keepForMinHold(leftMs: number, heldMs: number): Promise<void> {
+    const sentAt = Date.now();
+    try {
+      const stillOurs = await this.store.renew(this.key, this.token, leftMs);
+      // A "no" that came after the hold would have ended says nothing (on Redlock: a majority too late).
+      if (!stillOurs && Date.now() - sentAt < leftMs)
+        this.reportLost('its lease had ended before the release, and the key was no longer ours to keep');
+      else this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs, forMs: leftMs });
+    } catch (error) {
+      this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
+    } finally {
+      this.use?.end();
     }
   }
 

@@ -13,6 +13,7 @@ import {
 } from 'lockweave';
 import { uniqueId } from '../helpers/redis-fixture';
 import { sleep, until } from '../helpers/time';
+import { leaseControl } from './lease-control';
 
 export interface StoreProbe {
   /** The token stored under `key`, or undefined/null when the key is absent. */
@@ -30,6 +31,8 @@ const spec = (label: string, options: Partial<LockSpec> = {}) => defineLock({ bu
 export interface StoreOffers {
   /** Fencing tokens (default true); Redlock has none, and must refuse a lock that asks for them. */
   fencing?: boolean;
+  /** A line of waiters that inspect() counts (default true); Redlock has none. */
+  line?: boolean;
 }
 
 export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: StoreOffers = {}): void {
@@ -330,6 +333,8 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
     );
     t.true(fences[0]! < fences[1]! && fences[1]! < fences[2]!, String(fences));
   });
+
+  leaseControl(test, probe, offers);
 }
 
 async function withLockOf(L: ReturnType<typeof defineLock>, key: string, body: () => Promise<unknown>): Promise<void> {

@@ -32,5 +32,5 @@ lockSemantics(
     },
     events,
   }),
-  { fencing: false },
+  { fencing: false, line: false },
 );

@@ -11,7 +11,7 @@ import { findTaggedDeclarations, isExactTag, tagMentions } from '../parse/find-t
 import { findIgnoredTags } from '../parse/ignored-tags';
 import { jsDocView } from '../parse/jsdoc-view';
 import { readTagText } from '../parse/tag-text';
-import { ONE_SERVER_REASON, redlockClash } from '../../runtime/base/option-table';
+import { holdClash, ONE_SERVER_REASON, redlockClash } from '../../runtime/base/option-table';
 import type { LockOptions } from '../../runtime/base/options';
 import { readTagModel } from './attributes';
 import { resolveKeys, type KeyAccess } from './key-path';
@@ -158,6 +158,8 @@ function planLock(
   const base = onFailClass ? otherDefaults : { ...otherDefaults, ...(defaultOnFail ? { onFail: defaultOnFail } : {}) };
   const options = { ...base, ...model.options };
   refuseRedlockWithOneServerOptions(options, tagText.tagSpan);
+  const hold = holdClash(options);
+  if (hold) fail(Code.MalformedValue, `${hold} (from the tag or the plugin's defaults)`, tagText.tagSpan);
   const skipProblem = options.onFail === 'skip' ? skipReturnProblem(tsApi, target.node) : undefined;
   if (skipProblem) fail(Code.SkipReturnType, skipProblem, tagText.tagSpan);
   return { target, businessFlag: model.businessFlag, options, keys, onFailClass };

@@ -166,6 +166,29 @@ test('redlock with fencing from the plugin defaults is refused at the tag (93013
   t.regex(errors[0]!.message, /redlock=true cannot be combined with fencing=true/);
 });
 
+test('minHold is a duration read as the table reads it; beside autoUnlock=false or past lockTime it is refused at the tag (93013)', (t) => {
+  const tagged = (attributes: string) =>
+    `export class Jobs {\n  /** @redisLock businessFlag=nightly ${attributes} */\n  async run(): Promise<void> {}\n}\n`;
+  const good = checkedFile(tagged('onFail=throw minHold=50s lockTime=2m'));
+  const { errors, plans } = analyseFile(tsApi, good.checker, good.file, {});
+  t.deepEqual(errors, []);
+  t.deepEqual(plans[0]!.options, { onFail: 'throw', minHold: 50_000, lockTime: 120_000 });
+  t.deepEqual(plans[0]!.keys, [], "no keyName: the business's one lock");
+  for (const [attributes, defaults, message] of [
+    ['minHold=50s autoUnlock=false', {}, /minHold and autoUnlock=false cannot be combined/],
+    ['minHold=2m lockTime=1m', {}, /minHold \(120000 ms\) is longer than lockTime \(60000 ms\)/],
+    ['minHold=2m', { lockTime: 60_000 }, /longer than lockTime[\s\S]*plugin's defaults/],
+    ['minHold=soon', {}, /"soon" is not a duration/],
+  ] as const) {
+    const source = tagged(attributes);
+    const { file, checker } = checkedFile(source);
+    const analysis = analyseFile(tsApi, checker, file, defaults);
+    t.is(analysis.errors.length, 1, attributes);
+    t.is(analysis.errors[0]!.code, Code.MalformedValue, attributes);
+    t.regex(analysis.errors[0]!.message, message, attributes);
+  }
+});
+
 test('bad plugin options are 93022 each, with no place in a file', (t) => {
   const { errors, defaults } = readPluginOptions({
     prefix: 'ok',

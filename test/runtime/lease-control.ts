@@ -1,0 +1,148 @@
+// What a caller can do with a lock beyond take and release — extend it, stop its renewal, look at
+// it, lock a business without a key — written once and run against every store (lockSemantics
+// calls it), so a Redlock majority, a Cluster, Sentinel and the in-process store keep one meaning.
+import type { TestFn } from 'ava';
+import { currentLock, defineLock, inspect, lock, LockLostError, withLock, type LockSpec } from 'lockweave';
+import { uniqueId } from '../helpers/redis-fixture';
+import { sleep, until } from '../helpers/time';
+import type { StoreOffers, StoreProbe } from './lock-semantics';
+
+const spec = (label: string, options: Partial<LockSpec> = {}) =>
+  defineLock({ businessFlag: uniqueId(label), ...options });
+
+export function leaseControl(test: TestFn, probe: () => StoreProbe, offers: StoreOffers): void {
+  test('extend(ms) makes the key last ms from now; the watchdog then renews by ms, not by lockTime', async (t) => {
+    const L = spec('extend', { lockTime: 900 });
+    const lease = (await L.acquire('A'))!;
+    await lease.extend(20_000);
+    t.true((await probe().pttl(lease.key)) > 10_000, 'extended past lockTime');
+    // The old schedule would have renewed to 900 ms by now (every 300 ms).
+    await sleep(1_000);
+    t.true((await probe().pttl(lease.key)) > 10_000, 'not cut back by a renewal of lockTime');
+    t.true(lease.held);
+    await lease.release();
+    t.falsy(await probe().holder(lease.key));
+  });
+
+  test('extend() refuses a bad length, and a lease released or run out: LockLostError, nothing sent', async (t) => {
+    const L = spec('extend-refused', { lockTime: 400, watchdog: false });
+    const lease = (await L.acquire('A'))!;
+    for (const ms of [0, -1, 1.5, Number.NaN, 2 ** 31])
+      await t.throwsAsync(lease.extend(ms), { instanceOf: RangeError }, String(ms));
+    await until(async () => (await probe().pttl(lease.key)) < 0, { what: 'the lease to run out', timeoutMs: 20_000 });
+    await until(() => !lease.held, { what: 'the lease to count itself ended' });
+    await t.throwsAsync(lease.extend(5_000), { instanceOf: LockLostError });
+    t.falsy(await probe().holder(lease.key), 'not set again');
+    await lease.release();
+    const second = (await L.acquire('B'))!;
+    await second.release();
+    const error = await t.throwsAsync(second.extend(5_000), { instanceOf: LockLostError });
+    t.regex(error!.message, /released/);
+  });
+
+  test('stopRenewal() lets the lease run out at its TTL; the release after it changes nothing', async (t) => {
+    const L = spec('stop-renewal', { lockTime: 600 });
+    const lease = (await L.acquire('A'))!;
+    lease.stopRenewal();
+    await until(async () => !(await probe().holder(lease.key)), { what: 'the key to lapse', timeoutMs: 20_000 });
+    await until(() => !lease.held, { what: 'the lease to count itself ended' });
+    await lease.release();
+    t.falsy(await probe().holder(lease.key));
+  });
+
+  test("currentLock().extend() and stopRenewal() reach the body's own lease", async (t) => {
+    const flag = uniqueId('current-extend');
+    const ttl = await withLock({ businessFlag: flag, key: 'A', lockTime: 2_000 }, async () => {
+      await currentLock().extend(30_000);
+      currentLock().stopRenewal();
+      return probe().pttl(currentLock().key);
+    });
+    t.true(ttl! > 20_000, `ttl ${ttl}`);
+  });
+
+  test('inspect() reads held or free, the TTL, the live waiters and the last fence', async (t) => {
+    const fencing = offers.fencing !== false;
+    const businessFlag = uniqueId('inspect');
+    const free = await inspect({ businessFlag, key: 'A' });
+    t.like(free, { held: false, ttlMs: undefined, fence: undefined });
+    t.is(free.key, defineLock({ businessFlag }).keyFor('A'));
+    const lease = await lock({ businessFlag, key: 'A', lockTime: 20_000, fencing });
+    const waiter = withLock(
+      { businessFlag, key: 'A', lockTime: 20_000, fencing, retries: 1, waitTime: 30_000 },
+      () => 1,
+    );
+    const held = await inspect({ businessFlag, key: 'A' });
+    t.true(held.held);
+    t.true(held.ttlMs! > 10_000 && held.ttlMs! <= 20_000, `ttl ${held.ttlMs}`);
+    t.is(held.fence, fencing ? lease.fence : undefined);
+    if (offers.line !== false)
+      await until(async () => (await inspect({ businessFlag, key: 'A' })).waiters === 1, {
+        what: 'one waiter in line',
+      });
+    else t.is(held.waiters, undefined, 'no line to count');
+    await lease.release();
+    t.is(await waiter, 1);
+    const after = await inspect({ businessFlag, key: 'A' });
+    t.like(after, { held: false, waiters: offers.line === false ? undefined : 0 });
+  });
+
+  test("keyless: true locks the business's one key; a request must name a key or say keyless", async (t) => {
+    const businessFlag = uniqueId('keyless');
+    const lease = await lock({ businessFlag, keyless: true, lockTime: 20_000 });
+    t.is(lease.key, `LOCK_${businessFlag}`);
+    t.true((await inspect({ businessFlag, keyless: true })).held);
+    t.is(await withLock({ businessFlag, keyless: true, retries: 0, onFail: 'skip' }, () => 'ran'), undefined);
+    await lease.release();
+    await t.throwsAsync(
+      withLock({ businessFlag } as never, () => 1),
+      { instanceOf: TypeError, message: /names no key/ },
+    );
+    await t.throwsAsync(
+      withLock({ businessFlag, key: 'A', keyless: true }, () => 1),
+      {
+        instanceOf: TypeError,
+        message: /names a key and keyless/,
+      },
+    );
+    // A key that is there but undefined is the key's error, never the business's lock.
+    await t.throwsAsync(
+      withLock({ businessFlag, key: undefined }, () => 1),
+      { name: 'LockKeyError' },
+    );
+  });
+
+  test('minHold: a body that ends sooner leaves the key until acquiredAt + minHold; a later caller skips', async (t) => {
+    const businessFlag = uniqueId('min-hold');
+    const job = { businessFlag, keyless: true as const, lockTime: 20_000, minHold: 3_000, onFail: 'skip' as const };
+    const startedAt = Date.now();
+    t.is(await withLock(job, () => 'ran'), 'ran');
+    const key = `LOCK_${businessFlag}`;
+    t.truthy(await probe().holder(key), 'kept after the body');
+    const ttl = await probe().pttl(key);
+    t.true(ttl > 0 && ttl <= 3_000 - (Date.now() - startedAt) + 50, `ttl ${ttl}`);
+    // Another instance's tick, a little later: the key is held, it skips.
+    t.is(await withLock({ ...job, retries: 0 }, () => 'ran twice'), undefined);
+    await until(async () => !(await probe().holder(key)), { what: 'the key to expire at minHold', timeoutMs: 20_000 });
+    t.is(await withLock(job, () => 'next tick'), 'next tick');
+  });
+
+  test('minHold: a body that runs past it is released at once, with succession as always', async (t) => {
+    const businessFlag = uniqueId('min-hold-past');
+    const lease = await lock({ businessFlag, key: 'A', minHold: 100, lockTime: 20_000 });
+    await sleep(200);
+    await lease.release();
+    t.falsy(await probe().holder(lease.key));
+  });
+
+  test('minHold past lockTime, or beside autoUnlock=false, is refused when the lock is made', (t) => {
+    t.throws(() => defineLock({ businessFlag: 'refused', minHold: 5_000, lockTime: 1_000 }), {
+      instanceOf: TypeError,
+      message: /minHold \(5000 ms\) is longer than lockTime \(1000 ms\)/,
+    });
+    t.throws(() => defineLock({ businessFlag: 'refused', minHold: 5_000, autoUnlock: false }), {
+      instanceOf: TypeError,
+      message: /minHold and autoUnlock=false/,
+    });
+    t.throws(() => defineLock({ businessFlag: 'refused', minHold: -1 }), { message: /minHold must be/ });
+  });
+}
