@@ -8,7 +8,7 @@ export {
   type FailureClass,
   type SkippedBy,
 } from './api/define-lock';
-export { withLock, lock, type LockRequest, type LockTarget } from './api/with-lock';
+export { withLock, lock, type LockRequest, type LockTarget, type EachKeyRequest } from './api/with-lock';
 export { inspect, type InspectRequest, type LockState } from './api/inspect';
 export { readField, readJsonField } from './api/json-field';
 export { currentLock, type CurrentLock } from './api/current-lock';
@@ -23,6 +23,7 @@ export {
 export { DEFAULT_LOCK_OPTIONS, type LockOptions, type OnFail } from './base/options';
 export { consoleLogger, describeEvent, type LockEvent, type LockLogger } from './lock/events';
 export { Lease, NestedLease, type AnyLease } from './lock/lease';
+export { MultiLease } from './lock/multi-lease';
 export { MAX_KEY_LENGTH, type KeyValue } from './lock/key';
 export type { LockStore, KeyState, PlaceInLine, Released, Notice, Grant, SuccessionRequest } from './store/lock-store';
 export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';

@@ -19,6 +19,11 @@ export interface LockTarget {
   keyless?: boolean;
 }
 
+/** Several keys, each a lock of its own, taken all or nothing in one global order (lock/multi-lease.ts). */
+export interface EachKeyRequest extends Omit<LockRequest, 'key' | 'keyless'> {
+  keys: readonly unknown[];
+}
+
 export interface LockRequest extends LockTarget, Partial<Omit<LockOptions, 'onFail'>> {
   /** `throw` (default), or a class to reject with. `skip` is for withLock only. */
   onFail?: 'throw' | 'skip' | FailureClass;
@@ -28,6 +33,14 @@ export interface LockRequest extends LockTarget, Partial<Omit<LockOptions, 'onFa
 export interface RequestedKey {
   acquire(lock: MethodLock, onFail: FailureClass | undefined): Promise<AnyLease | undefined>;
   keyOf(prefix: string, businessFlag: string): string;
+}
+
+/** `keys` beside `key` or `keyless`: which was meant cannot be told. */
+export function refuseMixedKeys(request: LockTarget & { keys?: unknown }): void {
+  if (Object.hasOwn(request, 'keys') && (Object.hasOwn(request, 'key') || request.keyless !== undefined))
+    throw new TypeError(
+      `lockweave: the request for ${request.businessFlag} names keys beside key or keyless; name one of them`,
+    );
 }
 
 const KEYLESS: RequestedKey = {
@@ -50,7 +63,7 @@ export function requestedKey(target: LockTarget): RequestedKey {
   if (!hasKey)
     throw new TypeError(
       `lockweave: the request for ${target.businessFlag} names no key: pass key (the value to lock on), ` +
-        "or keyless: true for the business's one lock",
+        "keys (several, each a lock of its own), or keyless: true for the business's one lock",
     );
   const { key } = target;
   if (Array.isArray(key))

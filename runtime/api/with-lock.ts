@@ -5,27 +5,38 @@
 //   await withLock({ businessFlag: 'nightlyReport', keyless: true, onFail: 'skip' }, report);
 import { MethodLock, runAcquired, type FailureClass } from './define-lock';
 import type { AnyLease } from '../lock/lease';
-import { requestedKey, type LockRequest } from './lock-request';
+import type { MultiLease } from '../lock/multi-lease';
+import { refuseMixedKeys, requestedKey, type EachKeyRequest, type LockRequest } from './lock-request';
 
-export type { LockRequest, LockTarget } from './lock-request';
+export type { EachKeyRequest, LockRequest, LockTarget } from './lock-request';
 
-function acquireFor(request: LockRequest): Promise<AnyLease | undefined> {
+function acquireFor(request: LockRequest | EachKeyRequest): Promise<AnyLease | MultiLease | undefined> {
   try {
-    const { key: _key, keyless: _keyless, onFail, ...options } = request;
-    const requested = requestedKey(request);
+    refuseMixedKeys(request);
+    const { key: _key, keyless: _keyless, keys, onFail, ...options } = request as LockRequest & { keys?: unknown };
     const lock = new MethodLock({ ...options, onFail: typeof onFail === 'string' ? onFail : undefined });
-    return requested.acquire(lock, typeof onFail === 'function' ? (onFail as FailureClass) : undefined);
+    const failure = typeof onFail === 'function' ? (onFail as FailureClass) : undefined;
+    if (Object.hasOwn(request, 'keys')) return lock.acquireEach(keys as readonly unknown[], failure);
+    return requestedKey(request as LockRequest).acquire(lock, failure);
   } catch (error) {
     return Promise.reject(error);
   }
 }
 
-/** Runs `body` while holding the lock; resolves `undefined` without running it when `onFail: 'skip'` and the lock is busy. */
+/**
+ * Runs `body` while holding the lock; resolves `undefined` without running it when `onFail: 'skip'` and the lock is busy.
+ * With `keys`, holds each key as a lock of its own, taken all or nothing in one global order.
+ */
+export function withLock<T>(
+  request: EachKeyRequest,
+  body: (lease: MultiLease) => Promise<T> | T,
+): Promise<T | undefined>;
+export function withLock<T>(request: LockRequest, body: (lease: AnyLease) => Promise<T> | T): Promise<T | undefined>;
 export async function withLock<T>(
-  request: LockRequest,
-  body: (lease: AnyLease) => Promise<T> | T,
+  request: LockRequest | EachKeyRequest,
+  body: (lease: never) => Promise<T> | T,
 ): Promise<T | undefined> {
-  return runAcquired(acquireFor(request), async (lease) => body(lease));
+  return runAcquired(acquireFor(request), async (lease) => body(lease as never));
 }
 
 /**
@@ -33,7 +44,9 @@ export async function withLock<T>(
  * Code between acquire and release is not marked as holding the key (there is no callback to
  * scope it to): run it through `lease.run(async () => ...)` if it may call locked methods again.
  */
-export async function lock(request: LockRequest): Promise<AnyLease> {
+export function lock(request: EachKeyRequest): Promise<MultiLease>;
+export function lock(request: LockRequest): Promise<AnyLease>;
+export async function lock(request: LockRequest | EachKeyRequest): Promise<AnyLease | MultiLease> {
   if (request.onFail === 'skip')
     throw new TypeError("lockweave: lock() cannot skip; use withLock() for onFail: 'skip'");
   return (await acquireFor(request))!;

@@ -77,6 +77,27 @@ test.serial(
   },
 );
 
+test.serial(
+  'keyNames=from,to holds both accounts; transfers in opposite directions take turns and never deadlock',
+  async (t) => {
+    const inside = new Set<string>();
+    let overlaps = 0;
+    const move = (from: string, to: string) =>
+      payments.transfer(from, to, async () => {
+        t.truthy(await holder(`LOCK_account_${from}`));
+        t.truthy(await holder(`LOCK_account_${to}`));
+        if (inside.has(from) || inside.has(to)) overlaps++;
+        inside.add(from).add(to);
+        await sleep(10);
+        inside.delete(from);
+        inside.delete(to);
+      });
+    await Promise.all([move('A', 'B'), move('B', 'A'), move('A', 'B'), move('B', 'A'), move('C', 'D')]);
+    t.is(overlaps, 0);
+    t.deepEqual(await fixture.redis.keys('LOCK_*'), []);
+  },
+);
+
 test.serial('a null, undefined or empty key rejects with LockKeyError and the body never runs', async (t) => {
   let ran = 0;
   const body = async () => void ran++;

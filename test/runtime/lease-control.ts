@@ -2,7 +2,16 @@
 // it, lock a business without a key — written once and run against every store (lockSemantics
 // calls it), so a Redlock majority, a Cluster, Sentinel and the in-process store keep one meaning.
 import type { TestFn } from 'ava';
-import { currentLock, defineLock, inspect, lock, LockLostError, withLock, type LockSpec } from 'lockweave';
+import {
+  currentLock,
+  defineLock,
+  inspect,
+  lock,
+  LockAcquireError,
+  LockLostError,
+  withLock,
+  type LockSpec,
+} from 'lockweave';
 import { uniqueId } from '../helpers/redis-fixture';
 import { sleep, until } from '../helpers/time';
 import type { StoreOffers, StoreProbe } from './lock-semantics';
@@ -144,5 +153,48 @@ export function leaseControl(test: TestFn, probe: () => StoreProbe, offers: Stor
       message: /minHold and autoUnlock=false/,
     });
     t.throws(() => defineLock({ businessFlag: 'refused', minHold: -1 }), { message: /minHold must be/ });
+  });
+
+  test('keys: several locks at once, all or nothing; overlapping sets exclude each other, disjoint ones do not', async (t) => {
+    const businessFlag = uniqueId('each');
+    const held = await lock({ businessFlag, keys: ['b', 'a'], lockTime: 20_000 });
+    t.deepEqual(held.keys, [`LOCK_${businessFlag}_a`, `LOCK_${businessFlag}_b`], 'sorted: one global order');
+    await t.throwsAsync(
+      withLock({ businessFlag, keys: ['c', 'b'], retries: 0 }, () => 'overlap'),
+      {
+        instanceOf: LockAcquireError,
+      },
+    );
+    t.falsy(await probe().holder(`LOCK_${businessFlag}_c`), 'c, taken before b failed, was given back');
+    t.is(await withLock({ businessFlag, keys: ['c', 'd'] }, () => 'disjoint'), 'disjoint');
+    // Reentrant: a call in the body for one of its keys goes straight in.
+    t.is(await held.run(() => withLock({ businessFlag, key: 'a', retries: 0 }, () => 'nested')), 'nested');
+    await held.release();
+    for (const key of held.keys) t.falsy(await probe().holder(key));
+    await t.throwsAsync(
+      withLock({ businessFlag, keys: [] }, () => 1),
+      { name: 'LockKeyError' },
+    );
+    await t.throwsAsync(
+      withLock({ businessFlag, keys: ['a', undefined] }, () => 1),
+      { name: 'LockKeyError' },
+    );
+  });
+
+  test('keys: callers naming overlapping keys in opposite orders never deadlock, and never overlap', async (t) => {
+    const businessFlag = uniqueId('transfer');
+    const inside = new Map<string, number>();
+    let overlaps = 0;
+    const transfer = (keys: string[]) =>
+      withLock({ businessFlag, keys, retries: 60, waitTime: 1_000, lockTime: 20_000 }, async () => {
+        for (const key of keys) if ((inside.get(key) ?? 0) > 0) overlaps++;
+        for (const key of keys) inside.set(key, (inside.get(key) ?? 0) + 1);
+        await sleep(10);
+        for (const key of keys) inside.set(key, inside.get(key)! - 1);
+        return keys.join('>');
+      });
+    const calls = Array.from({ length: 12 }, (_, i) => transfer(i % 2 ? ['x', 'y'] : ['y', 'x']));
+    t.is((await Promise.all(calls)).length, 12);
+    t.is(overlaps, 0);
   });
 }

@@ -25,6 +25,8 @@ export interface LockPlan {
   /** Plugin defaults overlaid with the tag's own options: exactly what defineLock() receives. */
   readonly options: Partial<LockOptions>;
   readonly keys: readonly KeyAccess[];
+  /** keyNames: each key a lock of its own (acquireEach), or one key naming a list of them. */
+  readonly separateKeys: boolean;
   readonly onFailClass?: FailureClassRef;
 }
 
@@ -162,7 +164,7 @@ function planLock(
   if (hold) fail(Code.MalformedValue, `${hold} (from the tag or the plugin's defaults)`, tagText.tagSpan);
   const skipProblem = options.onFail === 'skip' ? skipReturnProblem(tsApi, target.node) : undefined;
   if (skipProblem) fail(Code.SkipReturnType, skipProblem, tagText.tagSpan);
-  return { target, businessFlag: model.businessFlag, options, keys, onFailClass };
+  return { target, businessFlag: model.businessFlag, options, keys, separateKeys: model.separateKeys, onFailClass };
 }
 
 /** A tag that asks for options a Redlock grant cannot give (runtime/base/option-table.ts), itself or by the plugin's defaults. */

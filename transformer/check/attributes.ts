@@ -19,6 +19,11 @@ export interface KeyPathText {
 export interface TagModel {
   readonly businessFlag: string;
   readonly keyPaths: readonly KeyPathText[];
+  /**
+   * keyNames: each path is a lock of its own (several keys, taken all or nothing in one global order),
+   * or one path names a list whose every element is; keyName's paths make one composite key.
+   */
+  readonly separateKeys: boolean;
   readonly keyType?: { value: KeyType; span: Span };
   readonly fieldName?: { value: string; span: Span };
   readonly onFailClass?: { name: string; span: Span };
@@ -28,7 +33,7 @@ export interface TagModel {
 }
 
 /** The lock options (runtime/base/option-table.ts, which the plugin's `defaults` read too) follow the key's. */
-export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyType', 'fieldName', ...OPTION_NAMES] as const;
+export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyNames', 'keyType', 'fieldName', ...OPTION_NAMES] as const;
 
 export function readTagModel(tag: TagText): TagModel {
   const byName = new Map<string, Attribute>();
@@ -58,7 +63,21 @@ export function readTagModel(tag: TagText): TagModel {
   const businessFlag = required('businessFlag');
   // Without keyName the lock is the business's own, one key for every call (a scheduled job's).
   // keyType and fieldName say how to read keyName: alone they mean a keyName was forgotten.
-  const keyName = byName.get('keyName');
+  const keyNames = byName.get('keyNames');
+  if (keyNames && byName.has('keyName'))
+    fail(
+      Code.RepeatedAttribute,
+      'keyName (one key, composite when it names several paths) and keyNames (a lock for each) cannot both be given; keep one',
+      keyNames.nameSpan,
+    );
+  for (const reader of ['keyType', 'fieldName'])
+    if (keyNames && byName.has(reader))
+      fail(
+        Code.FieldNameUnexpected,
+        `keyNames takes dotted paths only; write each key as a path (keyNames=from.id,to.id) and remove ${reader}`,
+        byName.get(reader)!.nameSpan,
+      );
+  const keyName = byName.get('keyName') ?? keyNames;
   const keyType = byName.get('keyType');
   const fieldName = byName.get('fieldName');
   const keyReader = keyType ?? fieldName;
@@ -82,6 +101,7 @@ export function readTagModel(tag: TagText): TagModel {
   return {
     businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),
     keyPaths: keyName ? readKeyPaths(keyName) : [],
+    separateKeys: keyNames !== undefined,
     keyType: keyType && { value: value(keyType, readKeyType(keyType.value)), span: keyType.valueSpan },
     fieldName: fieldName && { value: readFieldName(fieldName), span: fieldName.valueSpan },
     onFailClass: onFailClass && { name: readClassName(onFailClass), span: onFailClass.valueSpan },
@@ -103,7 +123,7 @@ function readKeyPaths(attribute: Attribute): KeyPathText[] {
     if (!segments.every((segment) => IDENTIFIER.test(segment))) {
       fail(
         Code.NotAPath,
-        `keyName "${text}" is not a parameter name or a dotted path like order.orderNo; tag text never becomes code`,
+        `${attribute.name} "${text}" is not a parameter name or a dotted path like order.orderNo; tag text never becomes code`,
         span,
       );
     }

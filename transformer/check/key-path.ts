@@ -57,7 +57,9 @@ export function resolveKeys(
       model.keyType!.span,
     );
   }
-  return model.keyPaths.map((path) => resolveKey(tsApi, checker, method, path, model, keyType));
+  // keyNames with one path: a list, each element a lock of its own.
+  const list = model.separateKeys && model.keyPaths.length === 1;
+  return model.keyPaths.map((path) => resolveKey(tsApi, checker, method, path, model, keyType, list));
 }
 
 function resolveKey(
@@ -67,6 +69,7 @@ function resolveKey(
   path: KeyPathText,
   model: TagModel,
   keyType: KeyType | undefined,
+  list: boolean,
 ): KeyAccess {
   const [first, ...rest] = path.segments;
   const parameter = findParameter(tsApi, method, first, segmentSpan(path, 0));
@@ -97,7 +100,8 @@ function resolveKey(
   const name = path.segments.join('.');
   const known = checker && type && !isUnknown(tsApi, type) ? type : undefined;
   if (!model.fieldName) {
-    if (known) checkScalar(tsApi, checker!, known, name, path.span, true);
+    if (known && list) checkList(tsApi, checker!, known, name, path.span);
+    else if (known) checkScalar(tsApi, checker!, known, name, path.span, true);
     return { parameter: first, properties, field: { kind: 'none' } };
   }
   const field: FieldRead = known
@@ -252,6 +256,19 @@ function checkScalar(
     );
   }
   fail(Code.KeyType, `the key ${name} has type ${typeName}; a key must be a string, number, bigint or boolean`, span);
+}
+
+/** keyNames=<one path>: an array or tuple (readonly too) whose elements are keys. */
+function checkList(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type, name: string, span: Span): void {
+  const list = checker.getNonNullableType(type);
+  if (!checker.isArrayType(list) && !checker.isTupleType(list))
+    fail(
+      Code.KeyType,
+      `keyNames=${name} names one path, so it locks each element of a list, and ${name} has type ${checker.typeToString(type)}; for one key write keyName=${name}, for several keyNames=a,b`,
+      span,
+    );
+  const element = checker.getIndexTypeOfType(list, tsApi.IndexKind.Number);
+  if (element) checkScalar(tsApi, checker, element, `${name}[i]`, span, true);
 }
 
 function segmentSpan(path: KeyPathText, index: number): Span {

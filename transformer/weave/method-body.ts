@@ -1,6 +1,6 @@
 // The locked body: the acquire / try / finally the product promises, written into the method:
 //
-//   const lease_1 = await pay_lock_1.acquire(order?.orderNo);      // acquireComposite([a, b]); acquireKeyless() without keyName; `, OnFailClass` when the tag names one
+//   const lease_1 = await pay_lock_1.acquire(order?.orderNo);      // acquireComposite([a, b]); acquireKeyless() without keyName; acquireEach([a, b]) for keyNames; `, OnFailClass` when the tag names one
 //   if (!lease_1) return undefined;                                 // onFail=skip only: the lock was busy, the body does not run
 //   try {
 //       return await lease_1.run(async () => { <original statements> });
@@ -96,13 +96,18 @@ export function lockedStatements(
 
 /**
  * `pay_lock_1.acquire(key[, OnFailClass])`; acquireComposite([a, b], …) for a composite key;
- * acquireKeyless(…) for a tag without keyName (one lock per businessFlag).
+ * acquireKeyless(…) for a tag without keyName (one lock per businessFlag); acquireEach(…) for keyNames.
  */
 function acquireCall(factory: ts.NodeFactory, tsApi: typeof ts, parts: LockedBodyParts): ts.CallExpression {
   const { runtime, lockName, failureClass, plan } = parts;
   const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
   const failure = failureClass ? [failureClass] : [];
   if (keys.length === 0) return call(factory, lockName, 'acquireKeyless', failure);
+  if (plan.separateKeys) {
+    // keyNames: `acquireEach(list)` for one path naming a list, `acquireEach([a, b])` for several.
+    const values = keys.length === 1 ? keys[0] : factory.createArrayLiteralExpression(keys, false);
+    return call(factory, lockName, 'acquireEach', [values, ...failure]);
+  }
   if (keys.length === 1) return call(factory, lockName, 'acquire', [keys[0], ...failure]);
   return call(factory, lockName, 'acquireComposite', [factory.createArrayLiteralExpression(keys, false), ...failure]);
 }

@@ -260,7 +260,7 @@ function wovenShape(tsApi: typeof ts, body: ts.Block): WovenShape | undefined {
 }
 
 /** The methods of a lock definition that take its lock (runtime/api/define-lock.ts). */
-const ACQUIRE_METHODS = ['acquire', 'acquireComposite', 'acquireKeyless'];
+const ACQUIRE_METHODS = ['acquire', 'acquireComposite', 'acquireKeyless', 'acquireEach'];
 
 /** `await <object>.<method>(…)` with one of `methods`, on an identifier (named `object` when given); else undefined. */
 function awaitedCall(

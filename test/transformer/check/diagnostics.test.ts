@@ -189,6 +189,36 @@ test('minHold is a duration read as the table reads it; beside autoUnlock=false 
   }
 });
 
+test('keyNames: refused beside keyName, keyType or fieldName; one path must name a list of keys', (t) => {
+  for (const [attributes, params, code, message] of [
+    [
+      'keyName=a keyNames=a,b',
+      'a: string, b: string',
+      Code.RepeatedAttribute,
+      /keyName .* and keyNames .* cannot both be given/,
+    ],
+    ['keyNames=a,b fieldName=id', 'a: string, b: string', Code.FieldNameUnexpected, /keyNames takes dotted paths only/],
+    [
+      'keyNames=a',
+      'a: string',
+      Code.KeyType,
+      /keyNames=a names one path, so it locks each element of a list, and a has type string/,
+    ],
+    ['keyNames=a', 'a: { id: string }[]', Code.KeyType, /the key a\[i\] is an object/],
+    ['keyNames=a,b', 'a: string, b: Date', Code.KeyType, /the key b is an object/],
+  ] as const) {
+    const source = `export class S {\n  /** @redisLock businessFlag=f ${attributes} */\n  async m(${params}): Promise<void> {}\n}\n`;
+    const { file, checker } = checkedFile(source);
+    const { errors } = analyseFile(tsApi, checker, file, {});
+    t.deepEqual(
+      errors.map((e) => e.code),
+      [code],
+      attributes,
+    );
+    t.regex(errors[0]!.message, message, attributes);
+  }
+});
+
 test('bad plugin options are 93022 each, with no place in a file', (t) => {
   const { errors, defaults } = readPluginOptions({
     prefix: 'ok',

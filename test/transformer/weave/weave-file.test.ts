@@ -75,6 +75,16 @@ test("a tag without keyName acquires the business flag's own lock: acquireKeyles
   t.regex(text, /const lease_1 = await report_lock_1\.acquireKeyless\(\);\s*try \{/);
 });
 
+test('keyNames: each key a lock of its own, acquireEach([a, b]) for several paths, acquireEach(list) for one list', (t) => {
+  const { analysis, text } = wovenByTspcRoute(
+    'export class Bank {\n  /** @redisLock businessFlag=account keyNames=from.id,to.id */\n  async transfer(from: { id: string }, to: { id: string }): Promise<void> { void from; void to; }\n\n  /** @redisLock businessFlag=stock keyNames=skus */\n  async reserve(skus: readonly string[]): Promise<void> { void skus; }\n}\n',
+  );
+  t.deepEqual(analysis.errors, []);
+  t.true(analysis.plans.every((plan) => plan.separateKeys));
+  t.regex(text, /const lease_1 = await transfer_lock_1\.acquireEach\(\[from\?\.id, to\?\.id\]\);\s*try \{/);
+  t.regex(text, /const lease_1 = await reserve_lock_1\.acquireEach\(skus\);\s*try \{/);
+});
+
 test('onFail=skip: a busy lock returns undefined before the try, without running the body', (t) => {
   const { text } = wovenByTspcRoute(
     'export class S {\n  /** @redisLock businessFlag=ship keyName=no onFail=skip */\n  async ship(no: string): Promise<string | undefined> { return no; }\n}\n',
