@@ -16,16 +16,16 @@
 // | 93008 | arrow-field             | a class field holding an arrow/function expression                   |
 // | 93009 | jsdoc-not-read          | a tag's JSDoc unreadable: lockweave's parse of the file ≠ tsc's tree |
 // | 93010 | unknown-attribute       | an attribute name that is not in the table (typo)                    |
-// | 93011 | repeated-attribute      | the same attribute twice                                             |
+// | 93011 | repeated-attribute      | the same attribute twice, or keyName beside keyNames                 |
 // | 93012 | missing-attribute       | businessFlag or keyName missing                                      |
 // | 93013 | malformed-value         | lockTime=abc, retries=-1, keyType=XML, a bad businessFlag, ...       |
 // | 93014 | malformed-tag-text      | text that is not `name=value` (no `=`, unterminated quote)           |
 // | 93015 | unknown-parameter       | keyName's first segment is not a parameter                           |
 // | 93016 | destructured-parameter  | keyName names a binding inside a destructured parameter              |
 // | 93017 | unknown-property        | a keyName path segment / fieldName is not a property of the type     |
-// | 93018 | key-type                | the key's type is not string, number, bigint or boolean              |
+// | 93018 | key-type                | the key's type is not a key; one keyNames path that is not a list    |
 // | 93019 | field-name-required     | keyType CLASS/JSON without fieldName                                 |
-// | 93020 | field-name-unexpected   | fieldName with keyType VALUE, or with a composite key                |
+// | 93020 | field-name-unexpected   | fieldName with VALUE or a composite key; keyType/fieldName + keyNames |
 // | 93021 | on-fail-not-class       | onFail names something that is not a class in scope                  |
 // | 93022 | plugin-config           | a bad plugin option in tsconfig (`prefix`, `defaults`)               |
 // | 93023 | not-a-path              | a keyName/onFail/fieldName value that is not a plain name or path    |
