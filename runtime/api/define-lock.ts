@@ -96,15 +96,19 @@ export class MethodLock<Skipped extends undefined = undefined> {
   /**
    * Locks `<prefix><businessFlag>_<value>` and resolves the lease; `undefined` only when the options
    * skip (onFail: 'skip') and the lock is busy. Any other failure rejects: LockAcquireError, or an
-   * instance of `onFail` when given.
+   * instance of `onFail` when given. An abort of `signal` while the call waits rejects with its reason.
    */
-  acquire(value: unknown, onFail?: FailureClass): Promise<AnyLease | Skipped> {
-    return this.acquireKeyOf(lockKey, value, onFail) as Promise<AnyLease | Skipped>;
+  acquire(value: unknown, onFail?: FailureClass, signal?: AbortSignal): Promise<AnyLease | Skipped> {
+    return this.acquireKeyOf(lockKey, value, onFail, signal) as Promise<AnyLease | Skipped>;
   }
 
   /** Locks a composite key built from several values, in order; resolves as acquire(). */
-  acquireComposite(values: readonly unknown[], onFail?: FailureClass): Promise<AnyLease | Skipped> {
-    return this.acquireKeyOf(compositeLockKey, values, onFail) as Promise<AnyLease | Skipped>;
+  acquireComposite(
+    values: readonly unknown[],
+    onFail?: FailureClass,
+    signal?: AbortSignal,
+  ): Promise<AnyLease | Skipped> {
+    return this.acquireKeyOf(compositeLockKey, values, onFail, signal) as Promise<AnyLease | Skipped>;
   }
 
   /**
@@ -112,11 +116,12 @@ export class MethodLock<Skipped extends undefined = undefined> {
    * scheduled job's); resolves as acquire(). A key value that is undefined never comes here: that
    * is acquire()'s LockKeyError, so a keyed lock is never taken as the business's by mistake.
    */
-  acquireKeyless(onFail?: FailureClass): Promise<AnyLease | Skipped> {
+  acquireKeyless(onFail?: FailureClass, signal?: AbortSignal): Promise<AnyLease | Skipped> {
     return this.acquireKeyOf(
       (prefix, businessFlag) => keylessLockKey(prefix, businessFlag),
       undefined,
       onFail,
+      signal,
     ) as Promise<AnyLease | Skipped>;
   }
 
@@ -127,8 +132,9 @@ export class MethodLock<Skipped extends undefined = undefined> {
    * before it are released and the call fails (or skips) as acquire() does. Each key waits its own
    * wait bound in turn.
    */
-  acquireEach(values: readonly unknown[], onFail?: FailureClass): Promise<MultiLease | Skipped> {
+  acquireEach(values: readonly unknown[], onFail?: FailureClass, signal?: AbortSignal): Promise<MultiLease | Skipped> {
     try {
+      checkSignal(signal);
       const settings = this.resolve();
       const { businessFlag } = this.options;
       if (!Array.isArray(values) || values.length === 0) {
@@ -139,7 +145,7 @@ export class MethodLock<Skipped extends undefined = undefined> {
         );
       }
       const keys = [...new Set(values.map((value) => lockKey(settings.prefix, businessFlag, value)))].sort();
-      return this.acquireKeys(keys, settings, onFail) as Promise<MultiLease | Skipped>;
+      return this.acquireKeys(keys, settings, onFail, signal) as Promise<MultiLease | Skipped>;
     } catch (error) {
       return Promise.reject(error);
     }
@@ -149,11 +155,12 @@ export class MethodLock<Skipped extends undefined = undefined> {
     keys: readonly string[],
     settings: LockOptions,
     onFail: FailureClass | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<MultiLease | undefined> {
     const taken: AnyLease[] = [];
     try {
       for (const key of keys) {
-        const lease = await this.acquireKey(key, settings, onFail);
+        const lease = await this.acquireKey(key, settings, onFail, signal);
         if (!lease) break; // onFail=skip: the keys taken are given back below
         taken.push(lease);
       }
@@ -188,12 +195,14 @@ export class MethodLock<Skipped extends undefined = undefined> {
     keyOf: (prefix: string, businessFlag: string, value: V) => string,
     value: V,
     onFail: FailureClass | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<AnyLease | undefined> {
     // Whatever throws on the way — a bad key, settings a later configure() made invalid, a store
     // that cannot be used — rejects instead: callers of a Promise-returning method expect that.
     try {
+      checkSignal(signal);
       const settings = this.resolve();
-      return this.acquireKey(keyOf(settings.prefix, this.options.businessFlag, value), settings, onFail);
+      return this.acquireKey(keyOf(settings.prefix, this.options.businessFlag, value), settings, onFail, signal);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -203,6 +212,7 @@ export class MethodLock<Skipped extends undefined = undefined> {
     key: string,
     settings: LockOptions,
     onFail: FailureClass | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<AnyLease | undefined> {
     const logger = currentLogger();
     if (settings.reentrant) {
@@ -210,19 +220,32 @@ export class MethodLock<Skipped extends undefined = undefined> {
       if (held) {
         logger?.({ type: 'reentered', key, site: this.options.site });
         const outer = held instanceof NestedLease ? held.outer : (held as Lease);
-        return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, settings, onFail)));
+        return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, settings, onFail, signal)));
       }
     }
     const use: StoreUse = settings.redlock ? useRedlockStore(key, this.options.site) : useCurrentStore();
-    const context = { store: use.store, use, logger, site: this.options.site, onFail: onFail ?? settings.onFail };
+    const context = {
+      store: use.store,
+      use,
+      logger,
+      site: this.options.site,
+      onFail: onFail ?? settings.onFail,
+      signal,
+    };
     return acquireLease(key, settings, context);
   }
 
   /** A nested call that waits for a sibling's turn waits as long as a call waiting on Redis would. */
-  private nestedEntry(key: string, settings: LockOptions, onFail: FailureClass | undefined): NestedEntry {
+  private nestedEntry(
+    key: string,
+    settings: LockOptions,
+    onFail: FailureClass | undefined,
+    signal: AbortSignal | undefined,
+  ): NestedEntry {
     const waitMs = settings.retries * settings.waitTime;
     return {
       waitMs,
+      signal,
       onTimeout: () => {
         currentLogger()?.({ type: 'failed', key, attempts: 1, waitedMs: waitMs, site: this.options.site });
         const error = new LockAcquireError(key, 1, waitMs);
@@ -260,6 +283,19 @@ export async function runAcquired<T, L extends AnyLease | MultiLease>(
   } finally {
     await lease.release();
   }
+}
+
+/**
+ * A signal is an AbortSignal or absent. Anything else — a tag's path that reached another value
+ * on a route without types — is refused: a wait the caller believes cancellable must be.
+ */
+function checkSignal(signal: unknown): void {
+  if (signal === undefined) return;
+  const candidate = signal as Partial<AbortSignal> | null;
+  if (typeof candidate?.aborted !== 'boolean' || typeof candidate.addEventListener !== 'function')
+    throw new TypeError(
+      `lockweave: signal must be an AbortSignal or undefined, got ${signal === null ? 'null' : typeof signal}`,
+    );
 }
 
 /** One lock definition per tagged method, made at module load; see SkippedBy for its type. */

@@ -27,11 +27,13 @@ export interface EachKeyRequest extends Omit<LockRequest, 'key' | 'keyless'> {
 export interface LockRequest extends LockTarget, Partial<Omit<LockOptions, 'onFail'>> {
   /** `throw` (default), or a class to reject with. `skip` is for withLock only. */
   onFail?: 'throw' | 'skip' | FailureClass;
+  /** Aborting it while the call waits rejects the call at once with its reason; once held, it changes nothing. */
+  signal?: AbortSignal;
 }
 
 /** How a request's key is taken and named: one function pair per form, chosen once. */
 export interface RequestedKey {
-  acquire(lock: MethodLock, onFail: FailureClass | undefined): Promise<AnyLease | undefined>;
+  acquire(lock: MethodLock, onFail: FailureClass | undefined, signal?: AbortSignal): Promise<AnyLease | undefined>;
   keyOf(prefix: string, businessFlag: string): string;
 }
 
@@ -44,7 +46,7 @@ export function refuseMixedKeys(request: LockTarget & { keys?: unknown }): void 
 }
 
 const KEYLESS: RequestedKey = {
-  acquire: (lock, onFail) => lock.acquireKeyless(onFail),
+  acquire: (lock, onFail, signal) => lock.acquireKeyless(onFail, signal),
   keyOf: keylessLockKey,
 };
 
@@ -68,11 +70,11 @@ export function requestedKey(target: LockTarget): RequestedKey {
   const { key } = target;
   if (Array.isArray(key))
     return {
-      acquire: (lock, onFail) => lock.acquireComposite(key, onFail),
+      acquire: (lock, onFail, signal) => lock.acquireComposite(key, onFail, signal),
       keyOf: (prefix, flag) => compositeLockKey(prefix, flag, key),
     };
   return {
-    acquire: (lock, onFail) => lock.acquire(key, onFail),
+    acquire: (lock, onFail, signal) => lock.acquire(key, onFail, signal),
     keyOf: (prefix, flag) => lockKey(prefix, flag, key),
   };
 }

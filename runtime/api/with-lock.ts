@@ -13,11 +13,20 @@ export type { EachKeyRequest, LockRequest, LockTarget } from './lock-request';
 function acquireFor(request: LockRequest | EachKeyRequest): Promise<AnyLease | MultiLease | undefined> {
   try {
     refuseMixedKeys(request);
-    const { key: _key, keyless: _keyless, keys, onFail, ...options } = request as LockRequest & { keys?: unknown };
+    const {
+      key: _key,
+      keyless: _keyless,
+      keys,
+      onFail,
+      signal,
+      ...options
+    } = request as LockRequest & {
+      keys?: unknown;
+    };
     const lock = new MethodLock({ ...options, onFail: typeof onFail === 'string' ? onFail : undefined });
     const failure = typeof onFail === 'function' ? (onFail as FailureClass) : undefined;
-    if (Object.hasOwn(request, 'keys')) return lock.acquireEach(keys as readonly unknown[], failure);
-    return requestedKey(request as LockRequest).acquire(lock, failure);
+    if (Object.hasOwn(request, 'keys')) return lock.acquireEach(keys as readonly unknown[], failure, signal);
+    return requestedKey(request as LockRequest).acquire(lock, failure, signal);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -58,6 +58,8 @@ export interface AcquireContext {
   readonly onFail: OnFail | FailureClass;
   /** Ended when this acquisition fails, else by its lease when the lease is done with the store. */
   readonly use?: StoreUse;
+  /** The caller's: an abort ends the wait at once (see abortable). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -112,11 +114,50 @@ export async function acquireLease(
   settings: AcquireSettings,
   context: AcquireContext,
 ): Promise<Lease | undefined> {
+  const { signal } = context;
+  if (signal?.aborted) {
+    context.use?.end();
+    throw signal.reason;
+  }
   const letGo = holdProcess();
   try {
-    return await acquire(key, settings, context);
+    return await (signal ? abortable(key, settings, context, signal) : acquire(key, settings, context));
   } finally {
     letGo();
+  }
+}
+
+/**
+ * An acquisition the caller may abort: the abort rejects the caller at once with the signal's
+ * reason — not a LockAcquireError, and no onFail applies: the caller asked to stop. The acquisition
+ * itself stops too (waitForLease wakes and leaves the line, token-checked, as a caller past its
+ * deadline does); an attempt already on its way that takes the key is given back when it answers.
+ * An abort once the lease is the caller's changes nothing: the body decides what to do with it.
+ * Listeners are removed on every path, so one long-lived signal serves any number of calls.
+ */
+async function abortable(
+  key: string,
+  settings: AcquireSettings,
+  context: AcquireContext,
+  signal: AbortSignal,
+): Promise<Lease | undefined> {
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason);
+  });
+  signal.addEventListener('abort', onAbort, { once: true });
+  const acquiring = acquire(key, settings, context);
+  try {
+    return await Promise.race([acquiring, aborted]);
+  } catch (error) {
+    if (signal.aborted)
+      acquiring.then(
+        (lease) => lease?.release(),
+        () => undefined, // gave up on the abort: its leave() is sent
+      );
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 
@@ -193,6 +234,9 @@ async function waitForLease(
     throw error;
   }
   let lease: Lease | undefined;
+  // An abort wakes the waiter, whose loop then ends and gives up (failed() leaves the line).
+  const wake = () => waiter.notify();
+  context.signal?.addEventListener('abort', wake, { once: true });
   try {
     let seen = waiter.epoch;
     // Take a place in line, listening first: a release between the first attempt and now either
@@ -207,7 +251,13 @@ async function waitForLease(
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
     // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.
     let scheduled = 0;
-    while (!lease && scheduled < settings.retries && !isFatal(attempts.lastError) && Date.now() < attempts.deadline) {
+    while (
+      !lease &&
+      scheduled < settings.retries &&
+      !isFatal(attempts.lastError) &&
+      Date.now() < attempts.deadline &&
+      !context.signal?.aborted
+    ) {
       const dueAt = startedAt + (scheduled + 1) * settings.waitTime;
       const waitMs = dueAt - Date.now();
       let reconnected = false;
@@ -261,6 +311,7 @@ async function waitForLease(
         }
         break;
       }
+      if (context.signal?.aborted) break; // no further attempt: the caller has gone
       const noticed = waiter.epoch !== seen;
       seen = waiter.epoch;
       const due = Date.now() >= dueAt;
@@ -275,6 +326,7 @@ async function waitForLease(
     context.use?.end(); // idempotent: failed() may have ended it before throwing
     throw error;
   } finally {
+    context.signal?.removeEventListener('abort', wake);
     waiter.close();
   }
   return granted(lease, attempts.count, startedAt, settings, context);
@@ -439,6 +491,8 @@ function failed(
 ): undefined {
   if (mayHaveLeftTraces) leave(key, token, settings, context.store);
   context.use?.end();
+  // Aborted: the caller has its rejection already (abortable); this one goes nowhere, and is no failure to log.
+  if (context.signal?.aborted) throw context.signal.reason;
   const waitedMs = Date.now() - startedAt;
   context.logger?.({ type: 'failed', key, attempts: attempts.count, waitedMs, site: context.site });
   const cause = attempts.lastError === undefined ? undefined : { cause: attempts.lastError };

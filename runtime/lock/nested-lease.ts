@@ -7,6 +7,8 @@ import type { Lease } from './lease';
 export interface NestedEntry {
   readonly waitMs: number;
   readonly onTimeout: () => unknown;
+  /** The caller's: an abort while it waits for a sibling rejects with its reason. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -51,7 +53,7 @@ export class NestedLease implements HeldLock, AsyncDisposable {
   }
   run<T>(body: () => Promise<T>): Promise<T> {
     const gate = this.outer.reentryGate;
-    return gate.enter(this.parent, this, this.entry.waitMs, this.entry.onTimeout).then(() =>
+    return gate.enter(this.parent, this, this.entry.waitMs, this.entry.onTimeout, this.entry.signal).then(() =>
       runHolding(this, body).finally(() => {
         this.bodyEnded = true;
         gate.leave(this);

@@ -39,22 +39,33 @@ export class ReentryGate {
    * Resolves when `child` (started in `parent`'s chain) may run; rejects with `onTimeout()` if its
    * turn has not come within `waitMs`.
    */
-  enter(parent: Hold, child: Hold, waitMs: number, onTimeout: () => unknown): Promise<void> {
+  enter(parent: Hold, child: Hold, waitMs: number, onTimeout: () => unknown, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.current === parent) {
       this.admit(parent, child);
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
+      const stop = (error: unknown) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiting.splice(this.waiting.indexOf(entry), 1);
+        reject(error);
+      };
+      const onAbort = () => stop(signal!.reason);
       const entry: Waiting = {
         parent,
         child,
-        admit: () => (clearTimeout(timer), this.admit(parent, child), resolve()),
+        admit: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          this.admit(parent, child);
+          resolve();
+        },
       };
       // waitMs is retries × waitTime, which options.ts keeps within what a timer can keep.
-      const timer = setTimer(() => {
-        this.waiting.splice(this.waiting.indexOf(entry), 1);
-        reject(onTimeout());
-      }, waitMs);
+      const timer = setTimer(() => stop(onTimeout()), waitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(entry);
     });
   }

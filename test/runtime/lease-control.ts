@@ -2,6 +2,7 @@
 // it, lock a business without a key — written once and run against every store (lockSemantics
 // calls it), so a Redlock majority, a Cluster, Sentinel and the in-process store keep one meaning.
 import type { TestFn } from 'ava';
+import { getEventListeners } from 'node:events';
 import {
   currentLock,
   defineLock,
@@ -196,5 +197,60 @@ export function leaseControl(test: TestFn, probe: () => StoreProbe, offers: Stor
     const calls = Array.from({ length: 12 }, (_, i) => transfer(i % 2 ? ['x', 'y'] : ['y', 'x']));
     t.is((await Promise.all(calls)).length, 12);
     t.is(overlaps, 0);
+  });
+
+  test('signal: aborted before the call, nothing is sent; aborted while waiting, the call rejects at once with the reason and leaves the line', async (t) => {
+    const businessFlag = uniqueId('abort');
+    const before = new AbortController();
+    before.abort(new Error('gone before'));
+    await t.throwsAsync(
+      withLock({ businessFlag, key: 'A', signal: before.signal }, () => 'ran'),
+      {
+        message: 'gone before',
+      },
+    );
+    t.falsy(await probe().holder(`LOCK_${businessFlag}_A`), 'nothing taken');
+    const holder = await lock({ businessFlag, key: 'A', lockTime: 20_000 });
+    const controller = new AbortController();
+    let ran = false;
+    const waiting = withLock(
+      { businessFlag, key: 'A', retries: 1, waitTime: 60_000, signal: controller.signal },
+      () => (ran = true),
+    );
+    await until(() => probe().events.some((e) => e.type === 'waiting' && e.key === holder.key), {
+      what: 'the caller waiting',
+      timeoutMs: 20_000,
+    });
+    const abortedAt = Date.now();
+    const reason = new Error('client went away');
+    controller.abort(reason);
+    t.is(await t.throwsAsync(waiting), reason, 'the reason itself, not a LockAcquireError');
+    t.true(Date.now() - abortedAt < 5_000, 'at once, not at the next attempt a minute later');
+    if (offers.line !== false)
+      await until(async () => (await inspect({ businessFlag, key: 'A' })).waiters === 0, { what: 'the line left' });
+    await holder.release();
+    t.falsy(await probe().holder(holder.key), 'the key was not passed to the caller that left');
+    t.false(ran);
+  });
+
+  test('signal: an abort while holding changes nothing; one signal for many calls keeps no listener', async (t) => {
+    const businessFlag = uniqueId('abort-held');
+    const controller = new AbortController();
+    const result = await withLock({ businessFlag, key: 'A', signal: controller.signal }, async (lease) => {
+      controller.abort();
+      t.true(lease.held);
+      return probe().holder(lease.key);
+    });
+    t.truthy(result, 'the body ran to its end holding the key');
+    const shared = new AbortController();
+    for (let i = 0; i < 200; i++) await withLock({ businessFlag, key: `k${i % 3}`, signal: shared.signal }, () => i);
+    t.is(getEventListeners(shared.signal, 'abort').length, 0);
+    await t.throwsAsync(
+      withLock({ businessFlag, key: 'A', signal: {} as AbortSignal }, () => 1),
+      {
+        instanceOf: TypeError,
+        message: /signal must be an AbortSignal/,
+      },
+    );
   });
 }
