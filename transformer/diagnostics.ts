@@ -28,10 +28,12 @@
 // | 93020 | field-name-unexpected   | fieldName with VALUE or a composite key; keyType/fieldName + keyNames |
 // | 93021 | on-fail-not-class       | onFail names something that is not a class in scope                  |
 // | 93022 | plugin-config           | a bad plugin option in tsconfig (`prefix`, `defaults`)               |
-// | 93023 | not-a-path              | a keyName/onFail/fieldName value that is not a plain name or path    |
+// | 93023 | not-a-path              | a keyName/keyNames/signal/onFail/fieldName value that is no path     |
 // | 93024 | ignored-block           | a JSDoc block that attaches to nothing / is not the last block       |
 // | 93025 | not-the-tag             | `@RedisLock` (another case), or the tag in a `//` or `/* */` comment  |
 // | 93026 | repeated-tag            | two @redisLock tags on one declaration                               |
+// | 93027 | skip-return-type        | onFail=skip on a function whose declared result cannot be undefined  |
+// | 93028 | signal-type             | signal= names a value that is not an AbortSignal (or undefined)      |
 //
 // 93009 was "the compiler did not parse JSDoc" while lockweave needed ts-patch's parseAllJsDoc;
 // since lockweave reads the JSDoc of tagged files itself (parse/jsdoc-view.ts) it guards the one
@@ -66,6 +68,7 @@ export const Code = {
   NotTheTag: 93025,
   RepeatedTag: 93026,
   SkipReturnType: 93027,
+  SignalType: 93028,
 } as const;
 
 export type CodeNumber = (typeof Code)[keyof typeof Code];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { LockAcquireError, LockKeyError, type LockEvent } from 'lockweave';
 import { tspc } from '../helpers/tspc';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
-import { sleep } from '../helpers/time';
+import { sleep, until } from '../helpers/time';
 
 type PaymentsModule = typeof import('../fixtures/behaviour/src/payments');
 
@@ -94,6 +94,31 @@ test.serial(
       });
     await Promise.all([move('A', 'B'), move('B', 'A'), move('A', 'B'), move('B', 'A'), move('C', 'D')]);
     t.is(overlaps, 0);
+    t.deepEqual(await fixture.redis.keys('LOCK_*'), []);
+  },
+);
+
+test.serial(
+  'signal=options.signal: an abort while the woven method waits rejects it at once with the reason',
+  async (t) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding = payments.cancellable('T9', {}, () => held);
+    await until(async () => (await holder('LOCK_cancel_T9')) !== null, { what: 'the first call holding' });
+    const controller = new AbortController();
+    let ran = false;
+    const waiting = payments.cancellable('T9', { signal: controller.signal }, async () => {
+      ran = true;
+    });
+    await until(async () => (await fixture.redis.zcard('{LOCK_cancel_T9}:lockweave:line')) === 1, {
+      what: 'the second call in line',
+    });
+    const reason = new Error('request abandoned');
+    controller.abort(reason);
+    t.is(await t.throwsAsync(waiting), reason);
+    release();
+    await holding;
+    t.false(ran);
     t.deepEqual(await fixture.redis.keys('LOCK_*'), []);
   },
 );

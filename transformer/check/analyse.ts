@@ -14,7 +14,7 @@ import { readTagText } from '../parse/tag-text';
 import { holdClash, ONE_SERVER_REASON, redlockClash } from '../../runtime/base/option-table';
 import type { LockOptions } from '../../runtime/base/options';
 import { readTagModel } from './attributes';
-import { resolveKeys, type KeyAccess } from './key-path';
+import { resolveKeys, resolveSignal, type KeyAccess } from './key-path';
 import { resolveOnFailClass, type FailureClassRef } from './on-fail-class';
 import { skipReturnProblem } from './skip-return';
 import { checkTarget, type LockTarget } from './target';
@@ -27,6 +27,8 @@ export interface LockPlan {
   readonly keys: readonly KeyAccess[];
   /** keyNames: each key a lock of its own (acquireEach), or one key naming a list of them. */
   readonly separateKeys: boolean;
+  /** signal=: the parameter path whose AbortSignal cancels the wait (acquire's third argument). */
+  readonly signal?: KeyAccess;
   readonly onFailClass?: FailureClassRef;
 }
 
@@ -152,6 +154,7 @@ function planLock(
   const target = checkTarget(tsApi, checker, host, tagText.tagSpan);
   const model = readTagModel(tagText);
   const keys = resolveKeys(tsApi, checker, target.node, model);
+  const signal = model.signalPath && resolveSignal(tsApi, checker, target.node, model.signalPath);
   const onFailClass =
     model.onFailClass &&
     resolveOnFailClass(tsApi, checker, target.node.body, model.onFailClass.name, model.onFailClass.span);
@@ -164,7 +167,15 @@ function planLock(
   if (hold) fail(Code.MalformedValue, `${hold} (from the tag or the plugin's defaults)`, tagText.tagSpan);
   const skipProblem = options.onFail === 'skip' ? skipReturnProblem(tsApi, target.node) : undefined;
   if (skipProblem) fail(Code.SkipReturnType, skipProblem, tagText.tagSpan);
-  return { target, businessFlag: model.businessFlag, options, keys, separateKeys: model.separateKeys, onFailClass };
+  return {
+    target,
+    businessFlag: model.businessFlag,
+    options,
+    keys,
+    separateKeys: model.separateKeys,
+    signal,
+    onFailClass,
+  };
 }
 
 /** A tag that asks for options a Redlock grant cannot give (runtime/base/option-table.ts), itself or by the plugin's defaults. */

@@ -27,13 +27,23 @@ export interface TagModel {
   readonly keyType?: { value: KeyType; span: Span };
   readonly fieldName?: { value: string; span: Span };
   readonly onFailClass?: { name: string; span: Span };
+  /** signal=<path>: the AbortSignal that cancels the call's wait (key-path.ts resolveSignal). */
+  readonly signalPath?: KeyPathText;
   /** The options the tag sets, as LockOptions names them; the others are left out. */
   readonly options: Partial<LockOptions>;
   readonly tagSpan: Span;
 }
 
 /** The lock options (runtime/base/option-table.ts, which the plugin's `defaults` read too) follow the key's. */
-export const ATTRIBUTES = ['businessFlag', 'keyName', 'keyNames', 'keyType', 'fieldName', ...OPTION_NAMES] as const;
+export const ATTRIBUTES = [
+  'businessFlag',
+  'keyName',
+  'keyNames',
+  'keyType',
+  'fieldName',
+  'signal',
+  ...OPTION_NAMES,
+] as const;
 
 export function readTagModel(tag: TagText): TagModel {
   const byName = new Map<string, Attribute>();
@@ -102,12 +112,25 @@ export function readTagModel(tag: TagText): TagModel {
     businessFlag: value(businessFlag, readBusinessFlag(businessFlag.value)),
     keyPaths: keyName ? readKeyPaths(keyName) : [],
     separateKeys: keyNames !== undefined,
+    signalPath: byName.has('signal') ? readSignalPath(byName.get('signal')!) : undefined,
     keyType: keyType && { value: value(keyType, readKeyType(keyType.value)), span: keyType.valueSpan },
     fieldName: fieldName && { value: readFieldName(fieldName), span: fieldName.valueSpan },
     onFailClass: onFailClass && { name: readClassName(onFailClass), span: onFailClass.valueSpan },
     options: options as Partial<LockOptions>,
     tagSpan: tag.tagSpan,
   };
+}
+
+/** `signal=options.signal`: one path, read as a key's is. */
+function readSignalPath(attribute: Attribute): KeyPathText {
+  const paths = readKeyPaths(attribute);
+  if (paths.length !== 1)
+    fail(
+      Code.NotAPath,
+      'signal names one parameter or dotted path holding an AbortSignal, e.g. signal=options.signal',
+      attribute.valueSpan,
+    );
+  return paths[0];
 }
 
 /** `order.userNo,order.orderNo` → [[order, userNo], [order, orderNo]], each with its own span. */

@@ -71,6 +71,65 @@ function resolveKey(
   keyType: KeyType | undefined,
   list: boolean,
 ): KeyAccess {
+  const { parameter, properties, type } = walkPath(tsApi, checker, method, path);
+  const first = path.segments[0];
+  const name = path.segments.join('.');
+  const known = checker && type && !isUnknown(tsApi, type) ? type : undefined;
+  if (!model.fieldName) {
+    if (known && list) checkList(tsApi, checker!, known, name, path.span);
+    else if (known) checkScalar(tsApi, checker!, known, name, path.span, true);
+    return { parameter: first, properties, field: { kind: 'none' } };
+  }
+  const field: FieldRead = known
+    ? resolveField(tsApi, checker!, known, name, model.fieldName, keyType, parameter)
+    : keyType === 'CLASS'
+      ? { kind: 'property', name: model.fieldName.value }
+      : { kind: 'at-run-time', name: model.fieldName.value };
+  return { parameter: first, properties, field };
+}
+
+/**
+ * The tag's `signal=` path (an AbortSignal that cancels the wait), resolved as a key's path is: a
+ * parameter, then properties of its type; the value must be an AbortSignal, or undefined. Without
+ * types it is read as written, and the runtime refuses a value that is no signal.
+ */
+export function resolveSignal(
+  tsApi: typeof ts,
+  checker: ts.TypeChecker | undefined,
+  method: ts.SignatureDeclaration,
+  path: KeyPathText,
+): KeyAccess {
+  const { properties, type } = walkPath(tsApi, checker, method, path);
+  if (checker && type && !isUnknown(tsApi, type) && !isAbortSignal(tsApi, checker, type)) {
+    fail(
+      Code.SignalType,
+      `signal=${path.segments.join('.')} has type ${checker.typeToString(type)}; it must be an AbortSignal (or AbortSignal | undefined)`,
+      path.span,
+    );
+  }
+  return { parameter: path.segments[0], properties, field: { kind: 'none' } };
+}
+
+/** AbortSignal, possibly with null or undefined: each other member is the global AbortSignal, or a type shaped as one. */
+function isAbortSignal(tsApi: typeof ts, checker: ts.TypeChecker, type: ts.Type): boolean {
+  const F = tsApi.TypeFlags;
+  const members = (type.isUnion() ? type.types : [type]).filter((m) => !(m.flags & (F.Null | F.Undefined | F.Void)));
+  const shaped = (member: ts.Type) =>
+    ['aborted', 'reason', 'addEventListener', 'removeEventListener', 'throwIfAborted'].every((name) =>
+      checker.getPropertyOfType(member, name),
+    );
+  return (
+    members.length > 0 && members.every((member) => member.getSymbol()?.getName() === 'AbortSignal' || shaped(member))
+  );
+}
+
+/** A path's parameter, its properties as the resolved symbols name them, and the type at its end (undefined where unknown). */
+function walkPath(
+  tsApi: typeof ts,
+  checker: ts.TypeChecker | undefined,
+  method: ts.SignatureDeclaration,
+  path: KeyPathText,
+): { parameter: ts.ParameterDeclaration; properties: string[]; type: ts.Type | undefined } {
   const [first, ...rest] = path.segments;
   const parameter = findParameter(tsApi, method, first, segmentSpan(path, 0));
   let type = checker?.getTypeAtLocation(parameter);
@@ -97,19 +156,7 @@ function resolveKey(
     properties.push(property.getName());
     type = checker.getTypeOfSymbolAtLocation(property, parameter);
   });
-  const name = path.segments.join('.');
-  const known = checker && type && !isUnknown(tsApi, type) ? type : undefined;
-  if (!model.fieldName) {
-    if (known && list) checkList(tsApi, checker!, known, name, path.span);
-    else if (known) checkScalar(tsApi, checker!, known, name, path.span, true);
-    return { parameter: first, properties, field: { kind: 'none' } };
-  }
-  const field: FieldRead = known
-    ? resolveField(tsApi, checker!, known, name, model.fieldName, keyType, parameter)
-    : keyType === 'CLASS'
-      ? { kind: 'property', name: model.fieldName.value }
-      : { kind: 'at-run-time', name: model.fieldName.value };
-  return { parameter: first, properties, field };
+  return { parameter, properties, type };
 }
 
 /** `any` (also what an unresolved import becomes): the type says nothing, so the run time decides. */

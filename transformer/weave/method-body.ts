@@ -1,6 +1,6 @@
 // The locked body: the acquire / try / finally the product promises, written into the method:
 //
-//   const lease_1 = await pay_lock_1.acquire(order?.orderNo);      // acquireComposite([a, b]); acquireKeyless() without keyName; acquireEach([a, b]) for keyNames; `, OnFailClass` when the tag names one
+//   const lease_1 = await pay_lock_1.acquire(order?.orderNo);      // acquireComposite([a, b]); acquireKeyless() without keyName; acquireEach([a, b]) for keyNames; `, OnFailClass` when the tag names one, `, options?.signal` after it for signal=
 //   if (!lease_1) return undefined;                                 // onFail=skip only: the lock was busy, the body does not run
 //   try {
 //       return await lease_1.run(async () => { <original statements> });
@@ -101,7 +101,13 @@ export function lockedStatements(
 function acquireCall(factory: ts.NodeFactory, tsApi: typeof ts, parts: LockedBodyParts): ts.CallExpression {
   const { runtime, lockName, failureClass, plan } = parts;
   const keys = plan.keys.map((key) => keyExpression(factory, tsApi, runtime, key));
-  const failure = failureClass ? [failureClass] : [];
+  // The failure class, then the signal (its path as `?.` accesses, like a key's), `undefined` holding the class's place.
+  const signal = plan.signal && keyExpression(factory, tsApi, runtime, plan.signal);
+  const failure = signal
+    ? [failureClass ?? factory.createIdentifier('undefined'), signal]
+    : failureClass
+      ? [failureClass]
+      : [];
   if (keys.length === 0) return call(factory, lockName, 'acquireKeyless', failure);
   if (plan.separateKeys) {
     // keyNames: `acquireEach(list)` for one path naming a list, `acquireEach([a, b])` for several.

@@ -53,6 +53,12 @@ const INLINE: Record<string, { source: string; code: number; at: string }> = {
     code: Code.RepeatedTag,
     at: '@redisLock businessFlag=b',
   },
+  'signal= naming a value that is not an AbortSignal': {
+    source:
+      'export class S {\n  /** @redisLock businessFlag=a keyName=x signal=options.timeout */\n  async m(x: string, options: { timeout: number }): Promise<void> { void x; void options; }\n}\n',
+    code: Code.SignalType,
+    at: 'options.timeout',
+  },
   'onFail=skip on a method that says it always resolves a string': {
     source:
       'export class S {\n  /** @redisLock businessFlag=a keyName=x onFail=skip */\n  async m(x: string): Promise<string> { return x; }\n}\n',
@@ -216,6 +222,32 @@ test('keyNames: refused beside keyName, keyType or fieldName; one path must name
       attributes,
     );
     t.regex(errors[0]!.message, message, attributes);
+  }
+});
+
+test('signal= must name one path to an AbortSignal (or AbortSignal | undefined): 93028 at its value', (t) => {
+  for (const [attribute, params, code, message] of [
+    [
+      'signal=options.timeout',
+      'options: { timeout: number }',
+      Code.SignalType,
+      /signal=options\.timeout has type number; it must be an AbortSignal/,
+    ],
+    ['signal=ctx', 'ctx: AbortController', Code.SignalType, /has type AbortController/],
+    ['signal=nope', 'ctx: AbortSignal', Code.UnknownParameter, /nope is not a parameter/],
+    ['signal=a,b', 'a: AbortSignal, b: AbortSignal', Code.NotAPath, /signal names one parameter or dotted path/],
+    ['signal=ctx.signal', 'ctx: { signal?: AbortSignal }', undefined, undefined],
+    ['signal=ctx', 'ctx: AbortSignal | undefined', undefined, undefined],
+  ] as const) {
+    const source = `export class S {\n  /** @redisLock businessFlag=f keyName=k ${attribute} */\n  async m(k: string, ${params}): Promise<void> {}\n}\n`;
+    const { file, checker } = checkedFile(source);
+    const { errors } = analyseFile(tsApi, checker, file, {});
+    t.deepEqual(
+      errors.map((e) => e.code),
+      code === undefined ? [] : [code],
+      attribute,
+    );
+    if (message) t.regex(errors[0]!.message, message, attribute);
   }
 });
 

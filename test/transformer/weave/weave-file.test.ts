@@ -85,6 +85,15 @@ test('keyNames: each key a lock of its own, acquireEach([a, b]) for several path
   t.regex(text, /const lease_1 = await reserve_lock_1\.acquireEach\(skus\);\s*try \{/);
 });
 
+test("signal=<path>: the AbortSignal is acquire's third argument, read with ?. as a key is; undefined keeps the class's place", (t) => {
+  const { analysis, text } = wovenByTspcRoute(
+    'class Busy extends Error {}\nexport class S {\n  /** @redisLock businessFlag=a keyName=no signal=options.signal */\n  async a(no: string, options: { signal?: AbortSignal }): Promise<void> { void no; void options; }\n\n  /** @redisLock businessFlag=b keyName=no onFail=Busy signal=signal */\n  async b(no: string, signal: AbortSignal): Promise<void> { void no; void signal; }\n}\n',
+  );
+  t.deepEqual(analysis.errors, []);
+  t.regex(text, /const lease_1 = await a_lock_1\.acquire\(no, undefined, options\?\.signal\);/);
+  t.regex(text, /const lease_1 = await b_lock_1\.acquire\(no, Busy, signal\);/);
+});
+
 test('onFail=skip: a busy lock returns undefined before the try, without running the body', (t) => {
   const { text } = wovenByTspcRoute(
     'export class S {\n  /** @redisLock businessFlag=ship keyName=no onFail=skip */\n  async ship(no: string): Promise<string | undefined> { return no; }\n}\n',
