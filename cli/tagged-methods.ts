@@ -2,7 +2,8 @@
 // analysis ignores or refuses is not counted as a lock (it is an error instead).
 import * as path from 'node:path';
 import type * as ts from 'typescript';
-import { analyseFile } from '../transformer/check/analyse';
+import { analyseFile, type FileAnalysis } from '../transformer/check/analyse';
+import { lockOrder, type LockOrder } from '../transformer/check/lock-order';
 import { toTsDiagnostic } from '../transformer/diagnostics';
 import { readPluginOptions } from '../transformer/plugin-config';
 
@@ -15,9 +16,11 @@ export interface TaggedMethod {
 
 export interface TagReport {
   readonly methods: readonly TaggedMethod[];
-  /** Tag errors, and errors in the plugin entry's options. */
+  /** Tag errors, lock-order cycles, and errors in the plugin entry's options. */
   readonly errors: readonly ts.Diagnostic[];
   readonly files: number;
+  /** Which locks are taken while others are held (with a program: calls are resolved by its checker). */
+  readonly order?: LockOrder;
 }
 
 /**
@@ -35,8 +38,14 @@ export function tagReport(
   const plugin = readPluginOptions(options);
   const methods: TaggedMethod[] = [];
   const errors: ts.Diagnostic[] = plugin.errors.map((e) => toTsDiagnostic(tsApi, e));
+  const analyses = new Map<ts.SourceFile, FileAnalysis>();
+  const analyse = (file: ts.SourceFile) => {
+    let analysis = analyses.get(file);
+    if (!analysis) analyses.set(file, (analysis = analyseFile(tsApi, checker, file, plugin.defaults)));
+    return analysis;
+  };
   for (const file of files) {
-    const analysis = analyseFile(tsApi, checker, file, plugin.defaults);
+    const analysis = analyse(file);
     for (const plan of analysis.plans) {
       const { line, character } = file.getLineAndCharacterOfPosition(plan.target.node.getStart(file));
       methods.push({
@@ -46,7 +55,10 @@ export function tagReport(
     }
     errors.push(...analysis.errors.map((e) => toTsDiagnostic(tsApi, e)));
   }
-  return { methods, errors, files: files.length };
+  const order = checker && lockOrder(tsApi, checker, files, analyse);
+  for (const cycleErrors of order?.errors.values() ?? [])
+    errors.push(...cycleErrors.map((e) => toTsDiagnostic(tsApi, e)));
+  return { methods, errors, files: files.length, order };
 }
 
 /** The project's own sources: not declaration files, not what node_modules brings in. */

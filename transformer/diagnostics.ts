@@ -34,6 +34,7 @@
 // | 93026 | repeated-tag            | two @redisLock tags on one declaration                               |
 // | 93027 | skip-return-type        | onFail=skip on a function whose declared result cannot be undefined  |
 // | 93028 | signal-type             | signal= names a value that is not an AbortSignal (or undefined)      |
+// | 93029 | lock-order-cycle        | a call on a cycle of locks taken in opposite orders (check/lock-order) |
 //
 // 93009 was "the compiler did not parse JSDoc" while lockweave needed ts-patch's parseAllJsDoc;
 // since lockweave reads the JSDoc of tagged files itself (parse/jsdoc-view.ts) it guards the one
@@ -69,6 +70,7 @@ export const Code = {
   RepeatedTag: 93026,
   SkipReturnType: 93027,
   SignalType: 93028,
+  LockOrderCycle: 93029,
 } as const;
 
 export type CodeNumber = (typeof Code)[keyof typeof Code];

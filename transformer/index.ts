@@ -8,6 +8,7 @@
 // (program, host, config, extras) with `config.transformProgram === true`; that flag tells them apart.
 import type * as ts from 'typescript';
 import { analyseFile, type FileAnalysis } from './check/analyse';
+import { lockOrder, type LockOrder } from './check/lock-order';
 import type { LockOptions } from '../runtime/base/options';
 import { Code, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
 import { weavingEntry } from './plugin-entry';
@@ -46,9 +47,11 @@ export function sourceTransformer(
   const report = reporter(tsApi, program, extras);
   plugin.errors.forEach(report);
   const analyse = cachedAnalysis(tsApi, checker, plugin.defaults);
+  const order = programLockOrder(tsApi, program, checker, analyse);
   return (context) => (sourceFile) => {
     const analysis = analyse(sourceFile);
     analysis.errors.forEach(report);
+    order().errors.get(sourceFile)?.forEach(report);
     // A function with a tag error is emitted with a body that throws it (see weave-file.ts).
     return weaveFile(tsApi, context, sourceFile, analysis);
   };
@@ -88,7 +91,9 @@ export function serveDiagnostics(
   const checker = program.getTypeChecker();
   const plugin = readPluginOptions(config);
   const analyse = cachedAnalysis(tsApi, checker, plugin.defaults);
-  const errorsOf = (file: ts.SourceFile) => analyse(file).errors.map((e) => toTsDiagnostic(tsApi, e));
+  const order = programLockOrder(tsApi, program, checker, analyse);
+  const errorsOf = (file: ts.SourceFile) =>
+    [...analyse(file).errors, ...(order().errors.get(file) ?? [])].map((e) => toTsDiagnostic(tsApi, e));
   const allErrors = () => program.getSourceFiles().flatMap(errorsOf);
 
   const semantic = program.getSemanticDiagnostics.bind(program);
@@ -116,6 +121,28 @@ export function serveDiagnostics(
 }
 
 /**
+ * The program's lock order (check/lock-order.ts), computed once, when the first file asks: it needs
+ * every tagged file's plans. Files without a tag cost a text scan (analyseFile returns at once).
+ */
+const orders = new WeakMap<(file: ts.SourceFile) => FileAnalysis, LockOrder>();
+
+export function programLockOrder(
+  tsApi: typeof ts,
+  program: ts.Program,
+  checker: ts.TypeChecker,
+  analyse: (file: ts.SourceFile) => FileAnalysis,
+): () => LockOrder {
+  return () => {
+    let order = orders.get(analyse);
+    if (!order) {
+      const files = program.getSourceFiles().filter((file) => !file.isDeclarationFile);
+      orders.set(analyse, (order = lockOrder(tsApi, checker, files, analyse)));
+    }
+    return order;
+  };
+}
+
+/**
  * One analysis per file, checker and defaults: with both tsconfig entries, the program entry's
  * diagnostics and the emit entry's weaving read the same one instead of analysing twice.
  * (A file object can outlive its program in watch mode; the checker in the key keeps a new
@@ -130,9 +157,17 @@ function cachedAnalysis(tsApi: typeof ts, checker: ts.TypeChecker, defaults: Par
   let cache = byDefaults.get(key);
   if (!cache) byDefaults.set(key, (cache = new WeakMap()));
   const files = cache;
-  return (sourceFile: ts.SourceFile): FileAnalysis => {
-    let analysis = files.get(sourceFile);
-    if (!analysis) files.set(sourceFile, (analysis = analyseFile(tsApi, checker, sourceFile, defaults)));
-    return analysis;
-  };
+  let analyse = analysers.get(files);
+  if (!analyse) {
+    analyse = (sourceFile: ts.SourceFile): FileAnalysis => {
+      let analysis = files.get(sourceFile);
+      if (!analysis) files.set(sourceFile, (analysis = analyseFile(tsApi, checker, sourceFile, defaults)));
+      return analysis;
+    };
+    analysers.set(files, analyse);
+  }
+  return analyse;
 }
+
+/** One analysing function per cache, so that what is computed from all of them (the lock order) is too. */
+const analysers = new WeakMap<WeakMap<ts.SourceFile, FileAnalysis>, (file: ts.SourceFile) => FileAnalysis>();

@@ -15,6 +15,7 @@ import {
   readProject,
   tsconfigPath,
 } from '../project';
+import type { LockOrder } from '../../transformer/check/lock-order';
 import { projectSources, tagReport } from '../tagged-methods';
 import { auditToolchain, type Audit } from '../toolchain-audit';
 import { AUDIT_BLIND_SPOTS } from '../toolchain-rules';
@@ -35,6 +36,8 @@ export const check: Command = {
   details: [
     'Tags: type-checks the project with its own TypeScript (5.x, 6.x) or, when that is 7 or absent,',
     "lockweave's TypeScript 6, and reports every tag error as file:line:col - error TS930xx.",
+    'Lock order: prints each lock a tagged method takes while it holds another (a call the checker',
+    'resolves to another tagged method), and reports a cycle (a → b beside b → a) as error TS93029.',
     '',
     'Toolchain: reads package.json (scripts, dependencies), the tsconfig (plugin entry, "ts-node") and the',
     'config files of vite, vitest, rollup, rolldown, webpack, rspack, tsup, jest, swc and babel, plus esbuild',
@@ -72,6 +75,7 @@ function runCheck(args: ParsedArgs): number {
   const audit = auditToolchain(configFile, args.flags.typescript);
 
   if (errors.length) console.error(formatDiagnostics(tsApi, errors));
+  if (tags.order) printLockOrder(tags.order);
   printHoles(audit);
   const compiler = hasCompilerApi(installed)
     ? `TypeScript ${tsApi.version}`
@@ -81,6 +85,21 @@ function runCheck(args: ParsedArgs): number {
       `${plural(errors.length, 'error')}; ${plural(audit.holes.length, 'toolchain hole')} (audited ${plural(audit.seen, 'script command or config file', 'script commands and config files')})`,
   );
   return errors.length > 0 || audit.holes.length > 0 ? 1 : 0;
+}
+
+/** The lock-order graph: each lock taken while another is held, with the call; then the cycles. */
+function printLockOrder(order: LockOrder): void {
+  if (order.edges.length === 0) return;
+  const lines = ['lockweave check: lock order (a → b: b is taken while a is held)'];
+  for (const edge of order.edges) {
+    const file = edge.call.getSourceFile();
+    const { line, character } = file.getLineAndCharacterOfPosition(edge.call.getStart(file));
+    lines.push(
+      `  ${edge.from} → ${edge.to}   ${edge.caller.target.site} calls ${edge.callee.target.site} at ${path.relative(process.cwd(), file.fileName)}:${line + 1}:${character + 1}`,
+    );
+  }
+  for (const cycle of order.cycles) lines.push(`  cycle: ${[...cycle, cycle[0]].join(' → ')} (can deadlock)`);
+  console.log(lines.join('\n'));
 }
 
 function printHoles(audit: Audit): void {

@@ -33,6 +33,9 @@ export function programOf(
   const getSourceFile = host.getSourceFile.bind(host);
   host.jsDocParsingMode = mode;
   host.fileExists = (name) => name in files || ts.sys.fileExists(name);
+  // So that one in-memory file's import of another resolves (module resolution looks for the folder first).
+  host.directoryExists = (name) =>
+    Object.keys(files).some((file) => file.startsWith(`${name}/`)) || ts.sys.directoryExists(name);
   host.readFile = (name) => files[name] ?? read(name);
   host.getSourceFile = (name, languageVersion, onError, fresh) => {
     if (name in files) return ts.createSourceFile(name, files[name], languageVersion, false);

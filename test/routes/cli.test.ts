@@ -138,6 +138,39 @@ test('build fails on a bad tag with exit 1 and file:line:col, and the method it 
   );
 });
 
+test('check prints the lock-order graph and fails on a cycle with TS93029 at both calls; build fails the same way', async (t) => {
+  const tsconfig = path.join(FIXTURE, 'lock-cycle', 'tsconfig.json');
+  const checked = await lockweave(['check', '-p', tsconfig]);
+  t.is(checked.status, 1, checked.output);
+  t.regex(checked.stdout, /payOrder → stock\s+Orders\.pay calls Stock\.reserve at .*lock-cycle\/src\/orders\.ts:10:11/);
+  t.regex(
+    checked.stdout,
+    /stock → payOrder\s+Stock\.restock calls Orders\.refund at .*lock-cycle\/src\/stock\.ts:13:11/,
+  );
+  t.regex(checked.stdout, /cycle: payOrder → stock → payOrder \(can deadlock\)/);
+  t.regex(
+    checked.stderr,
+    /orders\.ts:10:11 - error TS93029: @redisLock: Orders\.pay holds payOrder and calls Stock\.reserve/,
+  );
+  t.regex(
+    checked.stderr,
+    /stock\.ts:13:11 - error TS93029: @redisLock: Stock\.restock holds stock and calls Orders\.refund/,
+  );
+  const built = await lockweave(['build', '-p', tsconfig, '--outDir', path.join(TMP, 'lock-cycle-out')]);
+  t.is(built.status, 1, built.output);
+  t.regex(built.stderr, /Found 2 errors/);
+});
+
+test('locks and unlock --help print their usage, the Redis flags and exit codes', async (t) => {
+  for (const command of ['locks', 'unlock']) {
+    const result = await lockweave([command, '--help']);
+    t.is(result.status, 0, result.output);
+    t.regex(result.stdout, new RegExp(`^usage: lockweave ${command}`));
+    t.regex(result.stdout, /--redis <url>/);
+    t.regex(result.stdout, /Exit: 0 /);
+  }
+});
+
 test('build reports a type error as tsc does, exit 1', async (t) => {
   const dir = appCopy('type-error');
   fs.appendFileSync(path.join(dir, 'src', 'orders.ts'), '\nexport const wrong: number = "text";\n');
