@@ -49,10 +49,13 @@ export function lockOrder(
 ): LockOrder {
   const planOf = new Map<ts.Node, LockPlan>();
   for (const file of files) for (const plan of analyse(file).plans) planOf.set(plan.target.node, plan);
+  // Resolving a call's signature makes the checker check it: only calls spelled with the name of a
+  // tagged function are resolved (a method's name, a function's, or a variable's that holds one).
+  const names = new Set([...planOf.keys()].map((node) => nameOf(tsApi, node)).filter((name) => name !== undefined));
   const edges: LockEdge[] = [];
   for (const caller of planOf.values()) {
     const visit = (node: ts.Node): void => {
-      if (tsApi.isCallExpression(node)) {
+      if (tsApi.isCallExpression(node) && names.has(calleeName(tsApi, node.expression) ?? '')) {
         const callee = calleePlan(checker, node, planOf);
         if (callee && lockName(callee) !== lockName(caller))
           edges.push({ from: lockName(caller), to: lockName(callee), caller, callee, call: node });
@@ -62,6 +65,28 @@ export function lockOrder(
     tsApi.forEachChild(caller.target.node.body, visit);
   }
   return { edges, ...cyclesOf(edges) };
+}
+
+/** The name a tagged function is called by: its own, or its variable's or property's. */
+function nameOf(tsApi: typeof ts, node: ts.Node): string | undefined {
+  const named = 'name' in node && node.name ? node : node.parent;
+  const name = named && 'name' in named ? (named.name as ts.Node | undefined) : undefined;
+  if (!name) return undefined;
+  return tsApi.isIdentifier(name) || tsApi.isPrivateIdentifier(name) || tsApi.isStringLiteral(name)
+    ? name.text
+    : undefined;
+}
+
+/** `f(…)`, `a.b.f(…)`, `a?.f(…)`, `this.#f(…)`: f. */
+function calleeName(tsApi: typeof ts, callee: ts.Expression): string | undefined {
+  let expression = callee;
+  while (tsApi.isParenthesizedExpression(expression) || tsApi.isNonNullExpression(expression))
+    expression = expression.expression;
+  if (tsApi.isIdentifier(expression)) return expression.text;
+  if (tsApi.isPropertyAccessExpression(expression)) return expression.name.text;
+  if (tsApi.isElementAccessExpression(expression) && tsApi.isStringLiteral(expression.argumentExpression))
+    return expression.argumentExpression.text;
+  return undefined;
 }
 
 function calleePlan(
