@@ -72,12 +72,11 @@ export class Lease implements HeldLock, AsyncDisposable {
    * former holder's longer lease, or the renewal's), or was answered late.
    */
   private mayLastUntil: number;
-  /** How long the key lasts from each grant or renewal: `lockTime`, until extend() sets another. */
-  private leaseMs!: number;
-  /** How long a grant or renewal is known to last, from when it was sent. */
-  private validMs!: number;
-  /** How long a grant or renewal may last at most, from when it was answered: its lease, plus the clocks' drift. */
-  private lastsAtMostMs!: number;
+  /**
+   * How long the key lasts from each renewal: `lockTime`, until extend() sets another. Each renewal
+   * is counted with the length it was sent with (one sent before an extend() lands before it).
+   */
+  private leaseMs: number;
   /** The watchdog renews the lease: the `watchdog` setting, until stopRenewal(). */
   private renewing: boolean;
   private renewTimer: NodeJS.Timeout | undefined;
@@ -102,20 +101,25 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.logger = parts.logger;
     this.acquiredAt = acquiredAt;
     this.use = parts.use;
-    this.setLeaseLength(settings.lockTime);
-    this.expiresAt = acquiredAt + this.validMs;
-    this.mayLastUntil = Date.now() + this.lastsAtMostMs;
+    this.leaseMs = settings.lockTime;
+    this.expiresAt = acquiredAt + this.validFor(settings.lockTime);
+    this.mayLastUntil = Date.now() + this.lastsAtMostFor(settings.lockTime);
     this.renewing = settings.watchdog;
     if (this.renewing) this.scheduleRenewal();
   }
 
-  private setLeaseLength(leaseMs: number): void {
-    // A grant is known to last its lease less the clocks' drift (only a Redlock store has any): the
-    // holder counts no further, and renews or is lost within that.
-    const driftMs = this.store.clockDriftMs?.(leaseMs) ?? 0;
-    this.leaseMs = leaseMs;
-    this.validMs = leaseMs - driftMs;
-    this.lastsAtMostMs = leaseMs + driftMs;
+  /**
+   * How long a grant or renewal of `leaseMs` is known to last, from when it was sent: its lease less
+   * the clocks' drift (only a Redlock store has any). The holder counts no further, and renews or is
+   * lost within that.
+   */
+  private validFor(leaseMs: number): number {
+    return leaseMs - (this.store.clockDriftMs?.(leaseMs) ?? 0);
+  }
+
+  /** How long a grant or renewal of `leaseMs` may last at most, from when it was answered: its lease plus the drift. */
+  private lastsAtMostFor(leaseMs: number): number {
+    return leaseMs + (this.store.clockDriftMs?.(leaseMs) ?? 0);
   }
 
   /**
@@ -148,9 +152,9 @@ export class Lease implements HeldLock, AsyncDisposable {
     store.takeOver!(key, grant.token, settings.lockTime, waiterToken).then(
       (stillOurs) => {
         leavingLine.delete(waiterToken);
-        lease.renewed(stillOurs, takenAt, 'the take-over found the key no longer ours');
+        lease.renewed(stillOurs, takenAt, settings.lockTime, 'the take-over found the key no longer ours');
       },
-      (error: unknown) => lease.renewFailed(error), // the waiter stays named: the release takes it out
+      (error: unknown) => lease.renewFailed(error, settings.lockTime), // the waiter stays named: the release takes it out
     );
     return lease;
   }
@@ -320,26 +324,30 @@ export class Lease implements HeldLock, AsyncDisposable {
     const problem = KINDS.duration.problem('extend(ms)', ms) ?? tooLong('extend(ms)', ms);
     if (problem) throw new RangeError(`lockweave: ${problem}`);
     if (!this.held) throw this.notHeld('extend');
+    // Renewals from now on are of `ms`: one the watchdog sent before this lands before it (one
+    // connection, in order; on Redlock one per server) and is counted with the length it was sent with.
+    this.stopWatchdog();
+    this.leaseMs = ms;
     const sentAt = Date.now();
     let stillOurs: boolean;
     try {
       stillOurs = await this.store.renew(this.key, this.token, ms);
     } catch (error) {
-      this.renewFailed(error);
+      this.renewFailed(error, ms);
+      this.resumeWatchdog();
       throw error;
     }
     if (!stillOurs) {
       if (this.state === 'held') this.reportLost('extend() found the key no longer ours');
       throw this.notHeld('extend');
     }
-    // The new length counts from this answer only: a renewal sent before it, with the old length,
-    // landed before it (one connection, in order) and was counted with that length.
-    this.setLeaseLength(ms);
-    this.renewed(true, sentAt);
-    if (this.renewing && this.state === 'held') {
-      this.stopWatchdog();
-      this.scheduleRenewal();
-    }
+    this.renewed(true, sentAt, ms);
+    this.resumeWatchdog();
+  }
+
+  /** The watchdog's next renewal, a third of the lease from now, unless it is stopped or one is due already. */
+  private resumeWatchdog(): void {
+    if (this.renewing && this.state === 'held' && !this.renewTimer) this.scheduleRenewal();
   }
 
   /** The watchdog stops: the lease runs out at its TTL, unless released or extended before. */
@@ -367,30 +375,36 @@ export class Lease implements HeldLock, AsyncDisposable {
 
   private async renew(): Promise<void> {
     const startedAt = Date.now();
+    const leaseMs = this.leaseMs;
     try {
-      this.renewed(await this.store.renew(this.key, this.token, this.leaseMs), startedAt);
+      this.renewed(await this.store.renew(this.key, this.token, leaseMs), startedAt, leaseMs);
     } catch (error) {
-      this.renewFailed(error);
+      this.renewFailed(error, leaseMs);
     }
     // Not again after stopRenewal(), nor beside a timer extend() set while this renewal was out.
-    if (this.state === 'held' && this.renewing && !this.renewTimer) this.scheduleRenewal();
+    this.resumeWatchdog();
   }
 
-  /** A renewal sent at `sentAt` came back. */
-  private renewed(stillOurs: boolean, sentAt: number, lostBecause = 'the watchdog found the key no longer ours'): void {
+  /** A renewal of `leaseMs` sent at `sentAt` came back. */
+  private renewed(
+    stillOurs: boolean,
+    sentAt: number,
+    leaseMs: number,
+    lostBecause = 'the watchdog found the key no longer ours',
+  ): void {
     // Counted even when the lease was released meanwhile: the key lasts a lease from the renewal.
-    if (stillOurs) this.mayLastUntil = Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostMs);
+    if (stillOurs) this.mayLastUntil = Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostFor(leaseMs));
     if (this.state !== 'held') return;
     if (!stillOurs) return this.reportLost(lostBecause);
-    this.expiresAt = sentAt + this.validMs;
+    this.expiresAt = sentAt + this.validFor(leaseMs);
     this.logger?.({ type: 'renewed', key: this.key, token: this.token });
   }
 
-  private renewFailed(error: unknown): void {
+  private renewFailed(error: unknown, leaseMs: number): void {
     // It may have landed (a lost answer): the key may last a lease from now. Counted even when the
     // lease was released meanwhile — a take-over's renewal may fail after its release was sent, and
     // the release, sent again, reads this bound at each send.
-    this.mayLastUntil = Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostMs);
+    this.mayLastUntil = Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostFor(leaseMs));
     if (this.state !== 'held') return;
     this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'renew', error: error as Error });
     // We cannot know it is ours past the last confirmed expiry.

@@ -36,9 +36,10 @@ function instance(name: string, ticks: number, intervalMs: number, startAt: numb
 
 test('three instances on one schedule: each tick is run by exactly one, the others skip it', async (t) => {
   const ticks = 3;
-  // minHold is 2.5 s: the ticks are further apart, and the processes start well before the first.
+  // minHold is 2.5 s: the ticks are further apart, and the processes (loading, connecting) are up well
+  // before the first, on a loaded machine too: a process late for a tick by more than minHold would run it again.
   const intervalMs = 3_500;
-  const startAt = Date.now() + 4_000;
+  const startAt = Date.now() + 8_000;
   const outputs = await Promise.all(['A', 'B', 'C'].map((name) => instance(name, ticks, intervalMs, startAt)));
   const lines = outputs.flatMap((output) => output.trim().split('\n'));
   t.is(lines.length, ticks * 3, lines.join('\n'));
