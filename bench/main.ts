@@ -11,6 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startRedisServer } from '../test/helpers/redis-server';
+import { measureCeiling, type Ceiling } from './ceiling';
 import { benchConfig } from './config';
 import { BASELINE_ID, CONTENDER_IDS } from './contenders';
 import { runJob } from './child/spawn-child';
@@ -48,11 +49,14 @@ async function main(): Promise<void> {
   }
 
   let samples = {} as Samples;
+  let ceiling: Ceiling | string | undefined;
   if (only.has('scenarios')) {
     const redis = await startRedisServer();
     log(`redis-server ${redis.pid} on ${redis.url}`);
     try {
       samples = await runSuite(config, redis.url, contenderIds, log);
+      log('the ceiling: redis-benchmark on the same server…');
+      ceiling = await measureCeiling(redis.url, config.uncontended.callers);
     } finally {
       await redis.stop();
     }
@@ -68,6 +72,7 @@ async function main(): Promise<void> {
   if (only.has('compile')) compile = measureShapes(TMP_DIR, TRANSFORMER_ENTRY, config.compile.runs, log, notes);
 
   const summary = summarise(samples, contenders, BASELINE_ID, compile, weave);
+  if (ceiling !== undefined) notes.push(describeCeiling(ceiling, summary));
   const checks = checkTargets(summary, Number(process.versions.node.split('.')[0]));
   notes.push(`Whole bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
   const markdown = renderMarkdown(summary, checks, machine, config, notes);
@@ -84,6 +89,24 @@ async function main(): Promise<void> {
     writeFileSync(join(outDir, 'results.svg'), renderSvg(summary, subtitle));
     log(`wrote ${config.quick ? 'bench/.tmp/quick' : 'bench'}/results.md and results.svg`);
   }
+}
+
+/** The ceiling, and S1's lockweave and floor as shares of it. */
+function describeCeiling(ceiling: Ceiling | string, summary: ReturnType<typeof summarise>): string {
+  if (typeof ceiling === 'string') return `The ceiling was not measured: ${ceiling}.`;
+  const s1 = summary.scenarios.find((table) => table.id === 'uncontended')?.rows ?? [];
+  const share = (id: string) => {
+    const row = s1.find((r) => r.id === id);
+    return row
+      ? `${row.name} ${Math.round(row.throughput.value).toLocaleString('en')}/s = ${((100 * row.throughput.value) / ceiling.sectionsPerSec).toFixed(0)}% of it`
+      : undefined;
+  };
+  const shares = [share('lockweave'), share(BASELINE_ID)].filter(Boolean).join('; ');
+  return (
+    `The ceiling (redis-benchmark on the same redis-server, ${ceiling.clients} clients, pipeline ${ceiling.pipeline}): ` +
+    `${Math.round(ceiling.grantsPerSec).toLocaleString('en')} grants/s (SET NX PX) and ${Math.round(ceiling.releasesPerSec).toLocaleString('en')} releases/s (the release script) ` +
+    `→ ${Math.round(ceiling.sectionsPerSec).toLocaleString('en')} sections/s at most; S1 ${shares} (bench/ceiling.ts).`
+  );
 }
 
 main().catch((error) => {
