@@ -1,0 +1,60 @@
+// The NestJS example (examples/nest: an application context with @nestjs/schedule, a @Cron method
+// with the tag) as it is deployed: compiled by tspc, run by three processes against one
+// redis-server. Their cron timers fire on the same wall-clock seconds; each tick's report is
+// written by one instance only, and every tick all three were up for is written by one of them.
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { tspc } from '../helpers/tspc';
+import { useRedis } from '../helpers/redis-fixture';
+
+const outDir = join(__dirname, '..', '.tmp', 'examples-nest');
+const fixture = useRedis(test);
+/** The example's cron period (EVERY_FOUR_SECONDS) and its tag's minHold. */
+const PERIOD_MS = 4_000;
+const MIN_HOLD_MS = 3_000;
+
+test.before(() => {
+  const compiled = tspc(['-p', 'examples/nest/tsconfig.json', '--outDir', outDir]);
+  if (compiled.status !== 0) throw new Error(`tspc failed:\n${compiled.output}`);
+});
+
+function instance(name: string, runForMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(outDir, 'main.mjs'), name, String(runForMs)], {
+      env: { ...process.env, REDIS_URL: fixture.server.url },
+      timeout: 90_000,
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`${name} exited ${code}:\n${output}`)),
+    );
+  });
+}
+
+test('three Nest instances with one @Cron job: each tick is written by one instance only', async (t) => {
+  const outputs = await Promise.all(['A', 'B', 'C'].map((name) => instance(name, 15_000)));
+  const lines = outputs.flatMap((output) => output.trim().split('\n'));
+  const times = (word: string) =>
+    lines.filter((line) => line.startsWith(`${word} `)).map((line) => Number(line.split(' ')[1]));
+  const [ready, closing] = [times('ready'), times('closing')];
+  t.is(ready.length, 3, lines.join('\n'));
+  t.is(closing.length, 3, lines.join('\n'));
+
+  const writers = new Map<number, string[]>();
+  for (const line of lines) {
+    const match = /^tick (\d+): report written by (\w+)$/.exec(line);
+    if (match) writers.set(Number(match[1]), [...(writers.get(Number(match[1])) ?? []), match[2]]);
+  }
+  for (const [tick, by] of writers) t.is(by.length, 1, `tick ${tick} written by ${by.join(', ')}`);
+
+  // The ticks all three instances were up for, their minHold included: each was written once.
+  const first = Math.ceil((Math.max(...ready) + 200) / PERIOD_MS);
+  const last = Math.floor((Math.min(...closing) - MIN_HOLD_MS) / PERIOD_MS);
+  t.true(last - first >= 1, `at least two whole ticks: ${lines.join('\n')}`);
+  for (let tick = first; tick <= last; tick++)
+    t.true(writers.has(tick), `tick ${tick} was written:\n${lines.join('\n')}`);
+});
