@@ -110,7 +110,7 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
   const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
 
   register(
-    `${name}: the bundled app's tagged methods each hold their key (tsconfig prefix), one body at a time`,
+    `${name}: the bundled app's tagged methods each hold their key (tsconfig prefix), one body at a time: keyed, keyless, several keys, with a signal`,
     async (t) => {
       const built = await buildApp(name);
       t.is(built.status, 0, built.output);
@@ -120,14 +120,17 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
       t.is(ran.status, 0, ran.output);
       const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as {
         results: Record<string, string[]>;
+        cancelled: string;
         most: Record<string, number>;
       };
-      for (const site of ['app', 'orders']) {
+      const sites = ['app', 'orders', 'nightly', 'transfer', 'cancellable'];
+      for (const site of sites) {
         t.is(printed.results[site].length, 3, site);
         for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
         // Not one token per call: a call that waited may take over the grant of the one before it, token and all (take-over).
       }
-      t.deepEqual(printed.most, { app: 1, orders: 1 });
+      t.deepEqual(printed.most, Object.fromEntries(sites.map((site) => [site, 1])));
+      t.is(printed.cancelled, 'gone');
     },
   );
 

@@ -49,6 +49,7 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
     const result = await jest(binary, ['tests/locks']);
     t.is(result.status, 0, result.output);
     t.regex(result.output, /✓ a tagged method holds its key in Redis, one body at a time/);
+    t.regex(result.output, /✓ keyless, several keys and a signal: each holds its keys, one body at a time/);
   });
 
   test(`${nodeName}, lockweave/jest: a bad tag stops the test file with file:line:col`, async (t) => {
@@ -67,12 +68,14 @@ test('Node 24, lockweave/jest with native ES modules (supportsStaticESM): the me
   );
   t.is(result.status, 0, result.output);
   t.regex(result.output, /✓ a tagged method holds its key in Redis, one body at a time/);
+  t.regex(result.output, /✓ keyless, several keys and a signal: each holds its keys, one body at a time/);
 });
 
 test('ts-jest with compiler ts-patch/compiler: the method holds its key', async (t) => {
   const result = await jest(NODES['Node 24'], ['-c', 'jest.ts-jest.config.cjs', 'tests/locks']);
   t.is(result.status, 0, result.output);
   t.regex(result.output, /✓ a tagged method holds its key in Redis, one body at a time/);
+  t.regex(result.output, /✓ keyless, several keys and a signal: each holds its keys, one body at a time/);
 });
 
 test('ts-jest with compiler ts-patch/compiler: a bad tag stops the test file with file:line:col', async (t) => {

@@ -63,6 +63,10 @@ const ROUTES: Record<string, { args: (entry: string) => string[]; env?: Record<s
 
 let runs = 0;
 
+/** The sites of app.ts's bodies: a tagged method in each of .ts, .mts and .cts, and the tag's other woven shapes. */
+const APP_SITES = ['ts', 'mts', 'cts', 'nightly', 'transfer', 'cancellable'];
+const ONE_EACH = Object.fromEntries(APP_SITES.map((site) => [site, 1]));
+
 /** The last line a run prints: what each body read, and the most bodies of one site inside at once. */
 function lastReport(result: Ran): { results: Record<string, string[]>; most: Record<string, number> } {
   return JSON.parse(result.stdout.trim().split('\n').pop()!);
@@ -70,18 +74,19 @@ function lastReport(result: Ran): { results: Record<string, string[]>; most: Rec
 
 for (const [nodeName, binary] of Object.entries(NODES)) {
   for (const [routeName, route] of Object.entries(ROUTES)) {
-    test(`${nodeName}, ${routeName}: .ts, .mts and required .cts methods each hold their key, one body at a time`, async (t) => {
+    test(`${nodeName}, ${routeName}: .ts, .mts and required .cts methods each hold their key, one body at a time; keyless, several keys, with a signal too`, async (t) => {
       const runId = `run${++runs}`;
       const result = await node(binary, route.args('app.ts'), { ...route.env, RUN_ID: runId });
       t.is(result.status, 0, result.output);
       const printed = lastReport(result);
       // Each body read its key (LOADER_, the prefix of the tsconfig's base config) and found a lease token.
-      for (const site of ['ts', 'mts', 'cts']) {
+      for (const site of APP_SITES) {
         t.is(printed.results[site].length, 3, site);
         for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
         // Not one token per call: a call that waited may take over the grant of the one before it, token and all (take-over).
       }
-      t.deepEqual(printed.most, { ts: 1, mts: 1, cts: 1 });
+      t.deepEqual(printed.most, ONE_EACH);
+      t.deepEqual(printed.results.cancelled, ['gone']);
     });
 
     for (const entry of ['bad-tag.ts', 'bad-tag.cts']) {
@@ -209,7 +214,7 @@ async function poisonedCache(t: import('ava').ExecutionContext, name: string) {
 function assertWovenStart(t: import('ava').ExecutionContext, result: Ran): void {
   t.is(result.status, 0, result.output);
   t.notRegex(result.output, /POISONED/);
-  if (result.status === 0) t.deepEqual(lastReport(result).most, { ts: 1, mts: 1, cts: 1 });
+  if (result.status === 0) t.deepEqual(lastReport(result).most, ONE_EACH);
 }
 
 test("the woven-file cache does not read an entry it did not write (another user's, without a map): the file is woven again", async (t) => {
