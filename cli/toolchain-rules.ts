@@ -269,12 +269,51 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   },
   {
     tool: 'bun <file>.ts',
-    command: /(?:^|[\s/])bun\s+(?:run\s+)?(?:\S+\s+)*?\S+\.[cm]?tsx?(?=\s|$)/,
+    command: /(?:^|[\s/])bun(?!(?:\s+-\S+)*\s+(?:test|build)(?=\s|$))\s+(?:\S+\s+)*?\S+\.[cm]?tsx?(?=\s|$)/,
+    safe: (use) => bunPreloads(use, ''),
+    runsUnlocked:
+      'bun transpiles TypeScript itself, without the weave, unless bunfig.toml preloads lockweave/bun/register: every tagged method runs unlocked',
+    fix: 'bunfig.toml: preload = ["lockweave/bun/register"]',
+  },
+  {
+    tool: 'bun test',
+    command: /(?:^|[\s/])bun(?:\s+-\S+)*\s+test(?=\s|$)/,
+    safe: (use) => bunPreloads(use, 'test'),
+    runsUnlocked:
+      "bun test transpiles the tests' TypeScript itself unless bunfig.toml's [test] section preloads lockweave/bun/register (the top-level preload is not used by bun test): the tests call every tagged method unlocked",
+    fix: 'bunfig.toml: [test] preload = ["lockweave/bun/register"]',
+  },
+  {
+    tool: 'bun build',
+    command: /(?:^|[\s/])bun(?:\s+-\S+)*\s+build(?=\s)(?=.*\.[cm]?tsx?(?:\s|$))/,
     safe: () => false,
-    runsUnlocked: 'bun transpiles TypeScript itself, without the weave: every tagged method runs unlocked',
-    fix: 'build with `lockweave build` (or tspc) and run the output',
+    runsUnlocked: "bun build's command line takes no plugins: every tagged method is bundled unlocked",
+    fix: "a build script: await Bun.build({ entrypoints, outdir, plugins: [lockweave()] }) with import lockweave from 'lockweave/bun'",
   },
 ];
+
+const BUN_REGISTER = 'lockweave/bun/register';
+
+/**
+ * Whether the bunfig.toml a bun command reads (`--config`/`-c`, else bunfig.toml) preloads
+ * lockweave's Bun plugin in `section`: the top level for bun run, `[test]` for bun test.
+ */
+function bunPreloads(use: Use, section: '' | 'test'): boolean {
+  const named = /(?:^|\s)(?:--config|-c)[\s=]+(\S+)/.exec(use.text)?.[1]?.replace(/^['"]|['"]$/g, '');
+  const toml = withoutComments(use.project.readConfig([named ?? 'bunfig.toml']));
+  // The top level is the text before the first table header; `[test]` runs to the next header.
+  const parts = toml.split(/^[ \t]*(?=\[)/m);
+  const isTable = (part: string) => /^\s*\[/.test(part);
+  const top = isTable(parts[0]) ? '' : parts[0];
+  const body = section === '' ? top : (parts.find((part) => /^\s*\[\s*test\s*\]/.test(part)) ?? '');
+  const preload = /(?:^|\n)[ \t]*preload[ \t]*=[ \t]*(\[[^\]]*\]|"[^"]*"|'[^']*')/.exec(body)?.[1] ?? '';
+  return preload.includes(`"${BUN_REGISTER}"`) || preload.includes(`'${BUN_REGISTER}'`);
+}
+
+/** TOML text without its comments (`#` to the end of the line, outside strings). */
+function withoutComments(toml: string): string {
+  return toml.replace(/"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*/g, (match) => (match.startsWith('#') ? '' : match));
+}
 
 /** Printed with every audit: what a reading of the project's files cannot know. */
 export const AUDIT_BLIND_SPOTS =

@@ -1,4 +1,9 @@
 // lockweave/runtime: what woven code calls, and the programmatic API.
+import { assertBunWeaves } from './base/bun-weave';
+
+// On load: a Bun process that runs TypeScript unwoven is refused here (base/bun-weave.ts).
+assertBunWeaves();
+
 export { configure, close, type ConfigureOptions, type RedlockServer } from './api/configure';
 export {
   defineLock,

@@ -201,6 +201,8 @@ test('check lists every hole of a project whose scripts and configs run TypeScri
     ['scripts.bundle:tsup: tsup', /tsup bundles with esbuild/],
     ['scripts.test:vitest: vitest run', /vitest transforms with vite/],
     ['scripts.run:bun: bun src/orders.ts', /bun transpiles TypeScript itself/],
+    ['scripts.test:bun: bun test', /bun test transpiles the tests' TypeScript itself/],
+    ['scripts.bundle:bun: bun build src/orders.ts', /bun build's command line takes no plugins/],
   ];
   const blocks = result.stderr.split(/\n(?= {2}\S)/);
   for (const [where, unlocked] of holes) {
@@ -209,7 +211,7 @@ test('check lists every hole of a project whose scripts and configs run TypeScri
     t.regex(block ?? '', unlocked, where);
     t.regex(block ?? '', /\n {4}fix: \S/, `${where} has a fix`);
   }
-  t.regex(result.stdout, /1 tagged method in 1 file .*; 0 errors; 18 toolchain holes/);
+  t.regex(result.stdout, /1 tagged method in 1 file .*; 0 errors; 20 toolchain holes/);
   t.regex(result.stderr, /It cannot see shell scripts, CI files/);
 });
 
@@ -218,7 +220,7 @@ test('check passes a project whose every script and config weaves, and prints th
   t.is(result.status, 0, result.output);
   t.regex(
     result.stdout,
-    /lockweave check: 2 tagged methods in 1 file \(checked with TypeScript 5\.9\.\d+\); 0 errors; 0 toolchain holes \(audited 14 /,
+    /lockweave check: 2 tagged methods in 1 file \(checked with TypeScript 5\.9\.\d+\); 0 errors; 0 toolchain holes \(audited 16 /,
   );
 });
 

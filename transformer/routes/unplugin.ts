@@ -104,34 +104,45 @@ export function esbuildPlugin(options: LockweaveBundlerOptions | undefined): Esb
   return {
     name: 'lockweave',
     setup(build) {
-      build.onLoad({ filter: /\.[cm]?tsx?$/ }, (args) => {
-        if (!isWeavable(args.path)) return undefined;
-        const code = fs.readFileSync(args.path, 'utf8');
-        if (!mayHoldTag(code)) return undefined;
-        const woven = weave(args.path, code, options);
-        const map =
-          woven.map &&
-          `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(woven.map)).toString('base64')}\n`;
-        return {
-          contents: woven.code + (map ?? ''),
-          loader: /\.[cm]?tsx$/.test(args.path) ? 'tsx' : 'ts',
-          watchFiles: [...(woven.configFiles ?? [])],
-        };
-      });
+      build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => loadWoven(args.path, options));
     },
   };
+}
+
+/** The files esbuild's and Bun's plugins are asked to load: TypeScript by its extension. */
+export const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+
+export interface LoadedTypeScript {
+  contents: string;
+  loader: 'ts' | 'tsx';
+  watchFiles: string[];
+}
+
+/**
+ * What an esbuild-style onLoad returns for a TypeScript file: undefined when the file is not one
+ * to weave or holds no tag (the tool loads it as it would have), else the woven text with its
+ * map inline, which the tool composes into its own.
+ */
+export function loadWoven(file: string, options: LockweaveBundlerOptions | undefined): LoadedTypeScript | undefined {
+  if (!isWeavable(file)) return undefined;
+  const code = fs.readFileSync(file, 'utf8');
+  if (!mayHoldTag(code)) return undefined;
+  const woven = weave(file, code, options);
+  const map =
+    woven.map &&
+    `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(woven.map)).toString('base64')}\n`;
+  return { contents: woven.code + (map ?? ''), loader: loaderOf(file), watchFiles: [...(woven.configFiles ?? [])] };
+}
+
+export function loaderOf(file: string): 'ts' | 'tsx' {
+  return /\.[cm]?tsx$/.test(file) ? 'tsx' : 'ts';
 }
 
 /** The part of esbuild's plugin API this plugin uses (esbuild is not a dependency). */
 interface EsbuildPlugin {
   name: string;
   setup(build: {
-    onLoad(
-      options: { filter: RegExp },
-      callback: (args: {
-        path: string;
-      }) => { contents: string; loader: 'ts' | 'tsx'; watchFiles: string[] } | undefined,
-    ): void;
+    onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => LoadedTypeScript | undefined): void;
   }): void;
 }
 

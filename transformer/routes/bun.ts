@@ -1,0 +1,37 @@
+// lockweave/bun — the weave as a Bun plugin, for Bun's runtime and its bundler:
+//
+//   bunfig.toml   preload = ["lockweave/bun/register"]      bun run app.ts, bun app.ts
+//                 [test]
+//                 preload = ["lockweave/bun/register"]      bun test
+//   build.ts      await Bun.build({ entrypoints: ['src/app.ts'], outdir: 'dist', plugins: [lockweave()] })
+//
+// The same load step as esbuild's plugin (unplugin.ts, loadWoven): each TypeScript file is read
+// once, and a tagged one comes back woven with its map, still TypeScript for Bun to transpile.
+// Bun's runtime refuses an onLoad that returns nothing, so a file without a tag comes back as it
+// was read. Fail closed: a tag error throws, so `bun run` does not start, `bun test` fails the
+// file and Bun.build fails, each naming the tag's file:line:col.
+//
+// The options are { tsconfig?: string }, as for the bundlers: prefix and defaults come from the
+// tsconfig's "lockweave/transformer" plugin entry, so Bun locks the keys tspc would.
+import * as fs from 'node:fs';
+import { loadWoven, loaderOf, TYPESCRIPT_FILE, type LoadedTypeScript, type LockweaveBundlerOptions } from './unplugin';
+
+/** The part of Bun's plugin API this plugin uses (Bun is not a dependency). */
+interface BunPlugin {
+  name: string;
+  setup(build: {
+    onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => LoadedTypeScript): void;
+  }): void;
+}
+
+const plugin = (options?: LockweaveBundlerOptions): BunPlugin => ({
+  name: 'lockweave',
+  setup(build) {
+    build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => {
+      const woven = loadWoven(args.path, options);
+      return woven ?? { contents: fs.readFileSync(args.path, 'utf8'), loader: loaderOf(args.path), watchFiles: [] };
+    });
+  },
+});
+
+export = Object.assign(plugin, { default: plugin });
