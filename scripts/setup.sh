@@ -147,6 +147,21 @@ ensure_node_modules() {
   npm install --no-save --no-audit --no-fund --loglevel=error
 }
 
+# The Bun route tests run the `bun` devDependency's binary, which comes in its platform package.
+# npm's first install of a fresh tree has been seen to leave that package without bin/bun (a second
+# install fills it in), so setup checks for it rather than let the Bun tests find it missing.
+BUN_BINARY=node_modules/@oven/bun-linux-x64/bin/bun
+ensure_bun_binary() {
+  if [ -x "$BUN_BINARY" ]; then return 0; fi
+  echo "setup: $BUN_BINARY is missing; installing its package again"
+  rm -rf node_modules/@oven/bun-linux-x64
+  npm install --no-save --no-audit --no-fund --loglevel=error
+  if [ ! -x "$BUN_BINARY" ]; then
+    echo "setup: still no Bun binary at $BUN_BINARY" >&2
+    exit 1
+  fi
+}
+
 build_package() {
   npm run --silent build
 }
@@ -168,6 +183,7 @@ unlink_node_bins() {
 ensure_redis_server
 ensure_valkey_server
 ensure_node_modules
+ensure_bun_binary
 unlink_node_bins
 link_self
 build_package

@@ -117,3 +117,10 @@ test('lockweave/bun/register under Node refuses to load: it would weave nothing'
   t.not(ran.status, 0);
   t.regex(ran.output, /lockweave\/bun\/register is a preload for Bun/);
 });
+
+test("require('lockweave/bun') is the plugin factory itself, and its .default the same", (t) => {
+  const factory = require(path.join(ROOT, 'dist', 'transformer', 'routes', 'bun.js'));
+  t.is(typeof factory, 'function');
+  t.is(factory.default, factory);
+  t.is(factory().name, 'lockweave');
+});
