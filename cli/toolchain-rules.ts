@@ -71,6 +71,14 @@ function nestTsconfig(use: Use): string {
   return named ? `-p ${named}` : '';
 }
 
+/** The Nest CLI's builder is tsc: not swc, webpack or rspack, by nest-cli.json or by the command's flags. */
+function nestBuildsWithTsc(use: Use): boolean {
+  const builder = /["']builder["']\s*:\s*(?:\{[^}]*["']type["']\s*:\s*)?["'](\w+)["']/.exec(use.config)?.[1];
+  const flagged = /(?:^|\s)(?:-b|--builder)[\s=]+(\w+)/.exec(use.text)?.[1];
+  const webpack = /(?:^|\s)--webpack(?=\s|$)/.test(use.text) || /["']webpack["']\s*:\s*true/.test(use.config);
+  return (flagged ?? builder ?? 'tsc') === 'tsc' && !webpack;
+}
+
 const VITE = exts('vite.config');
 const VITEST = exts('vitest.config');
 
@@ -229,17 +237,18 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   },
   {
     // The Nest CLI compiles with the project's `typescript` API (builder tsc, the default), webpack
-    // with ts-loader, or swc; the first two run tsconfig plugins only when `ts-patch install` patched it.
+    // with ts-loader, rspack, or swc. Its tsc builder runs the compiler plugins nest-cli.json names
+    // (lockweave/nest); it runs tsconfig plugins only when `ts-patch install` patched TypeScript.
     tool: 'nest build',
     command: /(?:^|[\s/])nest\s+(?:build|start)(?=\s|$)/,
     configFiles: ['nest-cli.json'],
     safe: (use) =>
-      !/\bswc\b/.test(`${use.text}\n${use.config}`) &&
-      use.project.typescriptPatched &&
-      use.project.hasPluginEntry(nestTsconfig(use)),
+      nestBuildsWithTsc(use) &&
+      (/["']lockweave\/nest["']/.test(use.config) ||
+        (use.project.typescriptPatched && use.project.hasPluginEntry(nestTsconfig(use)))),
     runsUnlocked:
-      'the Nest CLI compiles with plain TypeScript (or swc), which runs no tsconfig plugin: every tagged method is emitted unlocked',
-    fix: 'build with `lockweave build -p tsconfig.build.json` (or tspc) and start the output with node; or keep nest build (builder tsc) with the plugin entry and "postinstall": "ts-patch install"',
+      "the Nest CLI compiles with plain TypeScript (or swc, webpack, rspack) and runs lockweave only as nest-cli.json's compiler plugin with its tsc builder: every tagged method is emitted unlocked",
+    fix: 'nest-cli.json: "compilerOptions": { "builder": "tsc", "plugins": ["lockweave/nest"] }',
   },
   {
     tool: 'swc',

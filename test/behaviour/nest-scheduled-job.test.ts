@@ -1,22 +1,28 @@
 // The NestJS example (examples/nest: an application context with @nestjs/schedule, a @Cron method
-// with the tag) as it is deployed: compiled by tspc, run by three processes against one
-// redis-server. Their cron timers fire on the same wall-clock seconds; each tick's report is
+// with the tag) as it is deployed: built by `nest build` (the Nest CLI's tsc builder with the
+// lockweave/nest plugin of its nest-cli.json), run by three processes against one redis-server. Their cron timers fire on the same wall-clock seconds; each tick's report is
 // written by one instance only, and every tick all three were up for is written by one of them.
 import test from 'ava';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { tspc } from '../helpers/tspc';
+import { ROOT, linkPackage } from '../helpers/fixture-projects';
 import { useRedis } from '../helpers/redis-fixture';
 
-const outDir = join(__dirname, '..', '.tmp', 'examples-nest');
+const projectDir = join(ROOT, 'test', '.tmp', 'examples-nest');
+const outDir = join(projectDir, 'dist');
+const NEST = join(ROOT, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
 const fixture = useRedis(test);
 /** The example's cron period (EVERY_FOUR_SECONDS) and its tag's minHold. */
 const PERIOD_MS = 4_000;
 const MIN_HOLD_MS = 3_000;
 
 test.before(() => {
-  const compiled = tspc(['-p', 'examples/nest/tsconfig.json', '--outDir', outDir]);
-  if (compiled.status !== 0) throw new Error(`tspc failed:\n${compiled.output}`);
+  linkPackage(); // lockweave/nest resolves from test/.tmp as from a user's node_modules
+  rmSync(projectDir, { recursive: true, force: true });
+  cpSync(join(ROOT, 'examples', 'nest'), projectDir, { recursive: true, filter: (from) => !from.endsWith('dist') });
+  const built = spawnSync(process.execPath, [NEST, 'build'], { cwd: projectDir, encoding: 'utf8', timeout: 120_000 });
+  if (built.status !== 0) throw new Error(`nest build failed:\n${built.stdout}${built.stderr}`);
 });
 
 function instance(name: string, runForMs: number): Promise<string> {

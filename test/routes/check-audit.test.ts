@@ -3,7 +3,8 @@
 //   (ts-jest transpiles through plain `typescript` then) — check reports it; with module commonjs
 //   the same setup locks — check passes it.
 //   lockweave/jest under package.json's "jest" key is the `jest` script's transform — no hole.
-//   `nest build` compiles with plain TypeScript — a hole (the Nest CLI is not installed here: read).
+//   `nest build` compiles with plain TypeScript — a hole, closed by lockweave/nest in nest-cli.json with
+//   the tsc builder (read here; test/behaviour/nest-scheduled-job.test.ts builds with the real Nest CLI).
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -94,22 +95,35 @@ test('check: lockweave/jest under package.json\'s "jest" key is what the `jest` 
   t.regex(result.stdout, /0 toolchain holes/);
 });
 
-test('check: `nest build` compiles with plain TypeScript, a hole with its fix', async (t) => {
+test('check: `nest build` compiles with plain TypeScript, a hole with its fix; lockweave/nest or a patched TypeScript closes it', async (t) => {
   const result = await check(path.join(FIXTURES, 'nest', 'tsconfig.json'));
   t.is(result.status, 1, result.output);
-  t.regex(
-    result.stderr,
-    /nest-cli\.json\n {4}unlocked: the Nest CLI compiles with plain TypeScript \(or swc\), which runs no tsconfig plugin/,
-  );
-  t.regex(result.stderr, /fix: build with `lockweave build -p tsconfig\.build\.json`/);
-  // Patched by a postinstall `ts-patch install`, nest's TypeScript runs the plugin entry.
-  const patched = path.join(TMP, 'nest-patched');
-  fs.cpSync(path.join(FIXTURES, 'nest'), patched, { recursive: true });
-  const manifest = JSON.parse(fs.readFileSync(path.join(patched, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
+  t.regex(result.stderr, /nest-cli\.json\n {4}unlocked: the Nest CLI compiles with plain TypeScript/);
+  t.regex(result.stderr, /fix: nest-cli\.json: "compilerOptions": \{ "builder": "tsc", "plugins": \["lockweave\/nest"\] \}/);
+
+  const variant = (name: string, nestCli: object | undefined, scripts: Record<string, string> = {}) => {
+    const dir = path.join(TMP, `nest-${name}`);
+    fs.cpSync(path.join(FIXTURES, 'nest'), dir, { recursive: true });
+    if (nestCli) fs.writeFileSync(path.join(dir, 'nest-cli.json'), JSON.stringify(nestCli));
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    Object.assign(manifest.scripts, scripts);
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
+    return check(path.join(dir, 'tsconfig.json'));
   };
-  manifest.scripts.postinstall = 'ts-patch install';
-  fs.writeFileSync(path.join(patched, 'package.json'), JSON.stringify(manifest));
-  const fixed = await check(path.join(patched, 'tsconfig.json'));
-  t.is(fixed.status, 0, fixed.output);
+  const plugin = { sourceRoot: 'src', compilerOptions: { plugins: ['lockweave/nest'] } };
+  // Patched by a postinstall `ts-patch install`, nest's TypeScript runs the plugin entry.
+  const [patched, withPlugin, onSwc, onWebpack] = await Promise.all([
+    variant('patched', undefined, { postinstall: 'ts-patch install' }),
+    variant('plugin', plugin),
+    variant('plugin-swc', { ...plugin, compilerOptions: { ...plugin.compilerOptions, builder: 'swc' } }),
+    variant('plugin-webpack', plugin, { 'build:webpack': 'nest build --webpack' }),
+  ]);
+  t.is(patched.status, 0, patched.output);
+  t.is(withPlugin.status, 0, withPlugin.output);
+  // The plugin runs in Nest's tsc builder only.
+  t.is(onSwc.status, 1, onSwc.output);
+  t.is(onWebpack.status, 1, onWebpack.output);
+  t.regex(onWebpack.stderr, /scripts\.build:webpack: nest build --webpack/);
 });
