@@ -99,7 +99,10 @@ test('check: `nest build` compiles with plain TypeScript, a hole with its fix; l
   const result = await check(path.join(FIXTURES, 'nest', 'tsconfig.json'));
   t.is(result.status, 1, result.output);
   t.regex(result.stderr, /nest-cli\.json\n {4}unlocked: the Nest CLI compiles with plain TypeScript/);
-  t.regex(result.stderr, /fix: nest-cli\.json: "compilerOptions": \{ "builder": "tsc", "plugins": \["lockweave\/nest"\] \}/);
+  t.regex(
+    result.stderr,
+    /fix: nest-cli\.json: "compilerOptions": \{ "builder": "tsc", "plugins": \["lockweave\/nest"\] \}/,
+  );
 
   const variant = (name: string, nestCli: object | undefined, scripts: Record<string, string> = {}) => {
     const dir = path.join(TMP, `nest-${name}`);
