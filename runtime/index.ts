@@ -27,6 +27,7 @@ export {
 } from './base/errors';
 export { DEFAULT_LOCK_OPTIONS, type LockOptions, type OnFail } from './base/options';
 export { consoleLogger, describeEvent, type LockEvent, type LockLogger } from './lock/events';
+export { CHANNELS, type AcquireTrace, type HoldTrace, type LockLabel, type ObservedEvent } from './lock/observe';
 export { Lease, NestedLease, type AnyLease } from './lock/lease';
 export { MultiLease } from './lock/multi-lease';
 export { MAX_KEY_LENGTH, type KeyValue } from './lock/key';

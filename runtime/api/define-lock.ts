@@ -19,6 +19,7 @@ import {
 import { mergeOptions, type LockOptions } from '../base/options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
+import { acquireChannel, observedLogger, type AcquireTrace, type LockLabel } from '../lock/observe';
 import { compositeLockKey, keylessLockKey, lockKey } from '../lock/key';
 import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
 import { LockAcquireError, LockKeyError } from '../base/errors';
@@ -57,12 +58,15 @@ export class MethodLock<Skipped extends undefined = undefined> {
   private resolvedFor = -1;
   /** The settings in force: the options over the current defaults, checked; resolved again after a configure(). */
   private settings!: LockOptions;
+  /** Which lock this is, in its events and traces (lock/observe.ts). */
+  private readonly label: LockLabel;
 
   constructor(readonly options: DefineLockOptions) {
     // The tag's own rule (base/key-names.ts): a flag the tag would refuse could make a key that
     // reads as another (flag, value) pair, or carry a brace into the key.
     const badFlag = businessFlagProblem(options?.businessFlag);
     if (badFlag) throw new TypeError(`lockweave: ${badFlag}${options?.site ? ` (${options.site})` : ''}`);
+    this.label = Object.freeze({ businessFlag: options.businessFlag, site: options.site });
     this.resolve(); // fail at module load, not at the first call, if the options are invalid
   }
 
@@ -215,24 +219,31 @@ export class MethodLock<Skipped extends undefined = undefined> {
     signal: AbortSignal | undefined,
   ): Promise<AnyLease | undefined> {
     const logger = currentLogger();
+    const label = this.label;
     if (settings.reentrant) {
       const held = findHeld(key, settings.redlock);
       if (held) {
-        logger?.({ type: 'reentered', key, site: this.options.site });
+        observedLogger(logger, label)?.({ type: 'reentered', key, site: this.options.site });
         const outer = held instanceof NestedLease ? held.outer : (held as Lease);
         return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, settings, onFail, signal)));
       }
     }
     const use: StoreUse = settings.redlock ? useRedlockStore(key, this.options.site) : useCurrentStore();
+    const trace: AcquireTrace | undefined = acquireChannel.hasSubscribers ? { ...label, key, signal } : undefined;
     const context = {
       store: use.store,
       use,
-      logger,
+      logger: observedLogger(logger, label, trace),
       site: this.options.site,
       onFail: onFail ?? settings.onFail,
       signal,
+      label,
     };
-    return acquireLease(key, settings, context);
+    return trace
+      ? (acquireChannel.tracePromise(() => acquireLease(key, settings, context), trace) as Promise<
+          AnyLease | undefined
+        >)
+      : acquireLease(key, settings, context);
   }
 
   /** A nested call that waits for a sibling's turn waits as long as a call waiting on Redis would. */
@@ -247,7 +258,11 @@ export class MethodLock<Skipped extends undefined = undefined> {
       waitMs,
       signal,
       onTimeout: () => {
-        currentLogger()?.({ type: 'failed', key, attempts: 1, waitedMs: waitMs, site: this.options.site });
+        const label = { businessFlag: this.options.businessFlag, site: this.options.site };
+        observedLogger(
+          currentLogger(),
+          label,
+        )?.({ type: 'failed', key, attempts: 1, waitedMs: waitMs, site: label.site });
         const error = new LockAcquireError(key, 1, waitMs);
         return onFail ? new onFail(error.message) : error;
       },

@@ -30,6 +30,7 @@ import { holdProcess } from '../base/process-hold';
 import { setTimer } from '../base/timer-delay';
 import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
 import type { LockLogger } from './events';
+import type { LockLabel } from './observe';
 import { Lease, type LeaseSettings, type StoreUse } from './lease';
 import { replicaShortfall } from './replicas';
 import { newToken } from './token';
@@ -60,6 +61,8 @@ export interface AcquireContext {
   readonly use?: StoreUse;
   /** The caller's: an abort ends the wait at once (see abortable). */
   readonly signal?: AbortSignal;
+  /** Which lock this is, for the lease's traces (observe.ts). */
+  readonly label?: LockLabel;
 }
 
 /**
@@ -198,6 +201,7 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
         settings,
         logger: context.logger,
         use: context.use,
+        label: context.label,
       });
       return granted(lease, 1, startedAt, settings, context);
     }
@@ -295,6 +299,7 @@ async function waitForLease(
                 settings,
                 logger,
                 use: context.use,
+                label: context.label,
               })
             : new Lease({
                 key,
@@ -305,6 +310,7 @@ async function waitForLease(
                 settings,
                 logger,
                 use: context.use,
+                label: context.label,
               });
         } catch (error) {
           attempts.lastError = error; // a hand-over without the fencing token asked for: failed() gives the key back
@@ -358,6 +364,7 @@ async function attemptInTurn(
         settings,
         logger: context.logger,
         use: context.use,
+        label: context.label,
       });
     }
   } catch (error) {

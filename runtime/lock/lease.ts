@@ -5,6 +5,7 @@
 // A failed or refused release is reported to the logger instead, and the lease expires anyway.
 import { LockLostError } from '../base/errors';
 import type { LockLogger } from './events';
+import { holdChannel, type HoldTrace, type LockLabel } from './observe';
 import { runHolding, type HeldLock } from './held-locks';
 import { holdProcess } from '../base/process-hold';
 import { ReentryGate } from './reentry-gate';
@@ -44,6 +45,8 @@ export interface LeaseParts {
   readonly logger: LockLogger | undefined;
   /** Ended once the lease is done with the store. */
   readonly use?: StoreUse;
+  /** Which lock this is, for the traces of its locked body (observe.ts). */
+  readonly label?: LockLabel;
 }
 
 /** What a take-over's lease is made of (Lease.takeOver): the grant it takes over, and the waiter that takes it. */
@@ -63,6 +66,7 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** When the acquiring command was sent: Redis started the lease no earlier, so we count from here. */
   private readonly acquiredAt: number;
   private readonly use: StoreUse | undefined;
+  private readonly label: LockLabel | undefined;
   private state: 'held' | 'released' | 'lost' = 'held';
   /** When the key expires unless renewed: the last moment we know it is ours. */
   private expiresAt: number;
@@ -101,6 +105,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.logger = parts.logger;
     this.acquiredAt = acquiredAt;
     this.use = parts.use;
+    this.label = parts.label;
     this.leaseMs = settings.lockTime;
     this.expiresAt = acquiredAt + this.validFor(settings.lockTime);
     this.mayLastUntil = Date.now() + this.lastsAtMostFor(settings.lockTime);
@@ -139,6 +144,7 @@ export class Lease implements HeldLock, AsyncDisposable {
       settings,
       logger: parts.logger,
       use: parts.use,
+      label: parts.label,
     });
     // Until the renewal answers, the key lasts the former holder's lease — or less, should the
     // renewal land and set a shorter one: the earlier of the two is what is known.
@@ -185,6 +191,10 @@ export class Lease implements HeldLock, AsyncDisposable {
    * on, nested calls in it see the key as held.
    */
   run<T>(body: () => Promise<T>): Promise<T> {
+    if (this.label && holdChannel.hasSubscribers) {
+      const trace: HoldTrace = { ...this.label, key: this.key };
+      return holdChannel.tracePromise(() => runHolding(this, body, this.settings.reentrant), trace) as Promise<T>;
+    }
     return runHolding(this, body, this.settings.reentrant);
   }
 
