@@ -67,10 +67,32 @@ export function instrumentLocks(options: LockInstrumentationOptions = {}): () =>
     description: 'Callers of this process waiting in line for a lock',
   });
 
-  const labels = (of: { businessFlag: string; site?: string }): Attributes =>
-    of.site === undefined
-      ? { 'lock.business_flag': of.businessFlag }
-      : { 'lock.business_flag': of.businessFlag, 'lock.site': of.site };
+  // One attributes object per lock, and per lock and outcome, made once: a record with the same
+  // object costs the SDK less than building and hashing a new one per section.
+  const byLock = new Map<string, { attributes: Attributes; byOutcome: Map<Outcome, Attributes> }>();
+  const attributesOf = (of: { businessFlag: string; site?: string }) => {
+    const id = `${of.businessFlag}\0${of.site ?? ''}`;
+    let found = byLock.get(id);
+    if (!found) {
+      const attributes: Attributes =
+        of.site === undefined
+          ? { 'lock.business_flag': of.businessFlag }
+          : { 'lock.business_flag': of.businessFlag, 'lock.site': of.site };
+      found = { attributes: Object.freeze(attributes), byOutcome: new Map() };
+      byLock.set(id, found);
+    }
+    return found;
+  };
+  const labels = (of: { businessFlag: string; site?: string }): Attributes => attributesOf(of).attributes;
+  const withOutcome = (of: { businessFlag: string; site?: string }, outcome: Outcome): Attributes => {
+    const found = attributesOf(of);
+    let attributes = found.byOutcome.get(outcome);
+    if (!attributes) {
+      attributes = Object.freeze({ ...found.attributes, 'lock.outcome': outcome });
+      found.byOutcome.set(outcome, attributes);
+    }
+    return attributes;
+  };
 
   // The acquisitions under way, with their spans: the waiters gauge counts those in line, and
   // reports 0 for a lock that had waiters before (a gauge not observed keeps its last value).
@@ -93,7 +115,7 @@ export function instrumentLocks(options: LockInstrumentationOptions = {}): () =>
     start(message: unknown) {
       const pending = message as AcquireTrace;
       const span = tracer.startSpan('lockweave.acquire', {
-        attributes: { ...labels(pending), ...(options.recordKeys ? { 'lock.key': pending.key } : {}) },
+        attributes: options.recordKeys ? { ...labels(pending), 'lock.key': pending.key } : labels(pending),
       });
       acquiring.set(pending, span);
     },
@@ -102,7 +124,7 @@ export function instrumentLocks(options: LockInstrumentationOptions = {}): () =>
       const span = acquiring.get(done);
       acquiring.delete(done);
       const outcome = outcomeOf(done);
-      const attributes = { ...labels(done), 'lock.outcome': outcome };
+      const attributes = withOutcome(done, outcome);
       acquisitions.add(1, attributes);
       if (done.waitedMs !== undefined) waitDuration.record(done.waitedMs / 1000, attributes);
       if ((done.attempts ?? 1) > 1) contended.add(1, labels(done));
@@ -122,7 +144,7 @@ export function instrumentLocks(options: LockInstrumentationOptions = {}): () =>
       holding.set(
         body,
         tracer.startSpan('lockweave.hold', {
-          attributes: { ...labels(body), ...(options.recordKeys ? { 'lock.key': body.key } : {}) },
+          attributes: options.recordKeys ? { ...labels(body), 'lock.key': body.key } : labels(body),
         }),
       );
     },
