@@ -88,12 +88,7 @@ export function serveDiagnostics(
   const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
   const target = program as unknown as Record<string | symbol, unknown>;
   if (target[SERVED]) return program;
-  const checker = program.getTypeChecker();
-  const plugin = readPluginOptions(config);
-  const analyse = cachedAnalysis(tsApi, checker, plugin.defaults);
-  const order = programLockOrder(tsApi, program, checker, analyse);
-  const errorsOf = (file: ts.SourceFile) =>
-    [...analyse(file).errors, ...(order().errors.get(file) ?? [])].map((e) => toTsDiagnostic(tsApi, e));
+  const { errorsOf, globalErrorsOf } = programDiagnostics(tsApi, program, config);
   const allErrors = () => program.getSourceFiles().flatMap(errorsOf);
 
   const semantic = program.getSemanticDiagnostics.bind(program);
@@ -112,12 +107,28 @@ export function serveDiagnostics(
     ];
   }
   const global = program.getGlobalDiagnostics.bind(program);
-  target.getGlobalDiagnostics = (token?: ts.CancellationToken) => [
-    ...global(token),
-    ...[...plugin.errors, ...globalErrors].map((e) => toTsDiagnostic(tsApi, e)),
-  ];
+  target.getGlobalDiagnostics = (token?: ts.CancellationToken) => [...global(token), ...globalErrorsOf(globalErrors)];
   target[SERVED] = true;
   return program;
+}
+
+/**
+ * lockweave's diagnostics of a program, as TypeScript diagnostics: each file's tag and lock-order
+ * errors, and the plugin entry's own. What tspc's program entry, `lockweave build`, the Nest plugin
+ * and the editor's language-service plugin report, from one analysis per file.
+ */
+export function programDiagnostics(tsApi: typeof ts, program: ts.Program, config: PluginConfig | undefined) {
+  const checker = program.getTypeChecker();
+  const plugin = readPluginOptions(config);
+  const analyse = cachedAnalysis(tsApi, checker, plugin.defaults);
+  const order = programLockOrder(tsApi, program, checker, analyse);
+  return {
+    analyse,
+    errorsOf: (file: ts.SourceFile): ts.Diagnostic[] =>
+      [...analyse(file).errors, ...(order().errors.get(file) ?? [])].map((e) => toTsDiagnostic(tsApi, e)),
+    globalErrorsOf: (more: readonly LockweaveDiagnostic[] = []): ts.Diagnostic[] =>
+      [...plugin.errors, ...more].map((e) => toTsDiagnostic(tsApi, e)),
+  };
 }
 
 /**
