@@ -1,8 +1,8 @@
 // lockweave/runtime: what woven code calls, and the programmatic API.
-import { assertBunWeaves } from './base/bun-weave';
+import { assertTypeScriptWoven } from './base/weave-mark';
 
-// On load: a Bun process that runs TypeScript unwoven is refused here (base/bun-weave.ts).
-assertBunWeaves();
+// On load: a process that runs TypeScript no lockweave route wove is refused here (base/weave-mark.ts).
+assertTypeScriptWoven();
 
 export { configure, close, type ConfigureOptions, type RedlockServer } from './api/configure';
 export {

@@ -10,6 +10,7 @@ import type * as ts from 'typescript';
 import { analyseFile, type FileAnalysis } from './check/analyse';
 import { lockOrder, type LockOrder } from './check/lock-order';
 import type { LockOptions } from '../runtime/base/options';
+import { markWeaving } from '../runtime/base/weave-mark';
 import { Code, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
 import { weavingEntry } from './plugin-entry';
 import { readPluginOptions } from './plugin-config';
@@ -26,6 +27,9 @@ type PluginConfig = Record<string, unknown> & { transformProgram?: boolean };
 const SERVED: symbol = Symbol.for('lockweave.diagnosticsServedByProgram');
 
 export default function lockweave(program: ts.Program, second?: unknown, third?: unknown, fourth?: unknown): unknown {
+  // A program compiled in this process (ts-node with ts-patch's compiler) is woven: its TypeScript
+  // entry may load the runtime (runtime/base/weave-mark.ts).
+  markWeaving();
   if ((third as PluginConfig | undefined)?.transformProgram === true) {
     // The program entry alone reports errors and weaves nothing: tspc would emit every tagged
     // method unlocked with exit 0. That is a build error of its own.

@@ -119,6 +119,20 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
     }
   });
 
+  test(`${nodeName}: without lockweave/register (node's type stripping, tsx) the app is refused when it loads lockweave`, async (t) => {
+    for (const args of [['app.ts'], ['--import', 'tsx', 'app.ts'], [TSX_CLI, 'app.ts']]) {
+      const result = await node(binary, args, { RUN_ID: `run${++runs}` });
+      t.not(result.status, 0, args.join(' '));
+      t.regex(
+        result.output,
+        /lockweave: Node is running TypeScript \(app\.ts\) without a lockweave route/,
+        args.join(' '),
+      );
+      t.regex(result.output, /node --import lockweave\/register app\.ts/);
+      t.notRegex(result.stdout, /"most"/);
+    }
+  });
+
   test(`${nodeName}: a require hook that reads files past lockweave is refused, not run unlocked`, async (t) => {
     const result = await node(binary, [...REGISTER, '--require', './other-loader.cjs', 'app.ts'], {
       RUN_ID: `run${++runs}`,

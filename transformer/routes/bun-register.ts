@@ -1,8 +1,8 @@
 // lockweave/bun/register — a Bun preload (bunfig.toml `preload`, and `[test] preload` for bun
 // test): registers lockweave's Bun plugin (bun.ts) with Bun's runtime, so every TypeScript file
 // the process loads after it is woven before Bun transpiles it, and marks the process as woven
-// (runtime/base/bun-weave.ts: without the mark, a Bun process running TypeScript is refused a lock).
-import { BUN_WEAVES } from '../../runtime/base/bun-weave';
+// (runtime/base/weave-mark.ts: without the mark, a Bun process running TypeScript is refused lockweave's runtime).
+import { markWeaving } from '../../runtime/base/weave-mark';
 import lockweave = require('./bun');
 
 interface BunRuntime {
@@ -17,4 +17,4 @@ if (!bun) {
   );
 }
 bun.plugin(lockweave());
-(globalThis as Record<symbol, unknown>)[BUN_WEAVES] = true;
+markWeaving();

@@ -16,6 +16,7 @@
 // registered before us hands us JavaScript without comments) throws too, naming the fix.
 import * as nodeModule from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { cancelWovenRead, tagsWeaveOnDisk, weaveRequiredTypeScript } from './register-require';
 import { weaveCached } from './weave-cached';
@@ -37,6 +38,9 @@ if (typeof registerHooks !== 'function') {
       'Upgrade Node, or build with tspc (the "lockweave/transformer" tsconfig plugin) and run the emitted JavaScript.',
   );
 }
+
+// This process's TypeScript is woven from here on (runtime/base/weave-mark.ts).
+markWeaving();
 
 /** Files this process wove or found tag-free; any other TypeScript file with tags was loaded past us. */
 const handled = new Set<string>();
