@@ -3,10 +3,11 @@
 // lockweave/nest plugin of its nest-cli.json), run by three processes against one redis-server. Their cron timers fire on the same wall-clock seconds; each tick's report is
 // written by one instance only, and every tick all three were up for is written by one of them.
 import test from 'ava';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, linkPackage } from '../helpers/fixture-projects';
+import { childRunner } from '../helpers/child-process';
 import { useRedis } from '../helpers/redis-fixture';
 
 const projectDir = join(ROOT, 'test', '.tmp', 'examples-nest');
@@ -25,20 +26,16 @@ test.before(() => {
   if (built.status !== 0) throw new Error(`nest build failed:\n${built.stdout}${built.stderr}`);
 });
 
-function instance(name: string, runForMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(outDir, 'main.mjs'), name, String(runForMs)], {
-      env: { ...process.env, REDIS_URL: fixture.server.url },
-      timeout: 90_000,
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`${name} exited ${code}:\n${output}`)),
-    );
+const runChild = childRunner(3);
+
+/** One instance, run to its end: what it printed; a non-zero exit fails the test with its output. */
+async function instance(name: string, runForMs: number): Promise<string> {
+  const ran = await runChild(process.execPath, [join(outDir, 'main.mjs'), name, String(runForMs)], {
+    cwd: outDir,
+    env: { REDIS_URL: fixture.server.url },
   });
+  if (ran.status !== 0) throw new Error(`${name} exited ${ran.status}:\n${ran.output}`);
+  return ran.output;
 }
 
 test('three Nest instances with one @Cron job: each tick is written by one instance only', async (t) => {

@@ -4,9 +4,9 @@
 // instance takes the business's one key, minHold keeps it past the others' late timers, and they
 // skip — and the next tick finds it free again.
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { tspc } from '../helpers/tspc';
+import { childRunner } from '../helpers/child-process';
 import { useRedis } from '../helpers/redis-fixture';
 
 const outDir = join(__dirname, '..', '.tmp', 'examples');
@@ -17,21 +17,20 @@ test.before(() => {
   if (compiled.status !== 0) throw new Error(`tspc failed:\n${compiled.output}`);
 });
 
-function instance(name: string, ticks: number, intervalMs: number, startAt: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(outDir, 'scheduled-job.js'), name, String(ticks), String(intervalMs), String(startAt)],
-      { env: { ...process.env, REDIS_URL: fixture.server.url }, timeout: 90_000 },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`${name} exited ${code}:\n${output}`)),
-    );
-  });
+const runChild = childRunner(3);
+
+/** One instance, run to its end: what it printed; a non-zero exit fails the test with its output. */
+async function instance(name: string, ticks: number, intervalMs: number, startAt: number): Promise<string> {
+  const ran = await runChild(
+    process.execPath,
+    [join(outDir, 'scheduled-job.js'), name, String(ticks), String(intervalMs), String(startAt)],
+    {
+      cwd: outDir,
+      env: { REDIS_URL: fixture.server.url },
+    },
+  );
+  if (ran.status !== 0) throw new Error(`${name} exited ${ran.status}:\n${ran.output}`);
+  return ran.output;
 }
 
 test('three instances on one schedule: each tick is run by exactly one, the others skip it', async (t) => {

@@ -3,28 +3,24 @@
 // order, they never deadlock — every transfer completes, well within its wait bound — and no two
 // are ever inside at once (a marker key per account, set NX inside the lock).
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { childRunner } from '../helpers/child-process';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
 
 const fixture = useRedis(test);
 
-function transfers(flag: string, from: string, to: string, count: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(__dirname, 'programs', 'transfers.js'), flag, from, to, String(count)],
-      {
-        env: { ...process.env, REDIS_URL: fixture.server.url },
-        timeout: 90_000,
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', () => resolve(output));
-  });
+const runChild = childRunner(2);
+
+async function transfers(flag: string, from: string, to: string, count: number): Promise<string> {
+  const ran = await runChild(
+    process.execPath,
+    [join(__dirname, 'programs', 'transfers.js'), flag, from, to, String(count)],
+    {
+      cwd: __dirname,
+      env: { REDIS_URL: fixture.server.url },
+    },
+  );
+  return ran.output;
 }
 
 test('two processes transferring A→B and B→A take turns: every transfer done, none overlapping', async (t) => {
