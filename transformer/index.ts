@@ -27,9 +27,6 @@ type PluginConfig = Record<string, unknown> & { transformProgram?: boolean };
 const SERVED: symbol = Symbol.for('lockweave.diagnosticsServedByProgram');
 
 export default function lockweave(program: ts.Program, second?: unknown, third?: unknown, fourth?: unknown): unknown {
-  // A program compiled in this process (ts-node with ts-patch's compiler) is woven: its TypeScript
-  // entry may load the runtime (runtime/base/weave-mark.ts).
-  markWeaving();
   if ((third as PluginConfig | undefined)?.transformProgram === true) {
     // The program entry alone reports errors and weaves nothing: tspc would emit every tagged
     // method unlocked with exit 0. That is a build error of its own.
@@ -44,6 +41,10 @@ export function sourceTransformer(
   config: PluginConfig | undefined,
   extras: SourceExtras | undefined,
 ): ts.TransformerFactory<ts.SourceFile> {
+  // A program this process compiles with the weave (ts-node with ts-patch's compiler) may run its
+  // TypeScript entry here, which loads the runtime (runtime/base/weave-mark.ts). The program entry
+  // alone weaves nothing, so only this one marks.
+  markWeaving();
   const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
   // First: the checker binds every file, which sets the parent links analysis walks up.
   const checker = program.getTypeChecker();

@@ -219,7 +219,7 @@ export class MethodLock<Skipped extends undefined = undefined> {
     signal: AbortSignal | undefined,
   ): Promise<AnyLease | undefined> {
     const logger = currentLogger();
-    const label = this.label;
+    const { label } = this;
     if (settings.reentrant) {
       const held = findHeld(key, settings.redlock);
       if (held) {
@@ -258,11 +258,16 @@ export class MethodLock<Skipped extends undefined = undefined> {
       waitMs,
       signal,
       onTimeout: () => {
-        const label = { businessFlag: this.options.businessFlag, site: this.options.site };
         observedLogger(
           currentLogger(),
-          label,
-        )?.({ type: 'failed', key, attempts: 1, waitedMs: waitMs, site: label.site });
+          this.label,
+        )?.({
+          type: 'failed',
+          key,
+          attempts: 1,
+          waitedMs: waitMs,
+          site: this.options.site,
+        });
         const error = new LockAcquireError(key, 1, waitMs);
         return onFail ? new onFail(error.message) : error;
       },

@@ -44,7 +44,16 @@ export interface LockInstrumentationOptions {
 const SCOPE = 'lockweave';
 type Outcome = 'acquired' | 'failed' | 'skipped' | 'cancelled' | 'error';
 
-/** Subscribes to the lock channels; returns the function that unsubscribes. Idempotent per call. */
+/** TracingChannel.subscribe takes all five handlers; the ones the wiring does not use do nothing. */
+const NO_HANDLERS = {
+  start: (_message: unknown) => undefined,
+  end: (_message: unknown) => undefined,
+  asyncStart: (_message: unknown) => undefined,
+  asyncEnd: (_message: unknown) => undefined,
+  error: (_message: unknown) => undefined,
+};
+
+/** Subscribes to the lock channels; returns the function that unsubscribes (a second call does nothing). */
 export function instrumentLocks(options: LockInstrumentationOptions = {}): () => void {
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
@@ -96,22 +105,23 @@ export function instrumentLocks(options: LockInstrumentationOptions = {}): () =>
 
   // The acquisitions under way, with their spans: the waiters gauge counts those in line, and
   // reports 0 for a lock that had waiters before (a gauge not observed keeps its last value).
+  // A lock's attributes object is made once (attributesOf), so it is the lock's identity here.
   const acquiring = new Map<AcquireTrace, Span>();
-  const waitedFor = new Map<string, Attributes>();
+  const waitedFor = new Set<Attributes>();
   const observeWaiters = (result: ObservableResult) => {
-    const counts = new Map<string, number>();
+    const counts = new Map<Attributes, number>();
     for (const pending of acquiring.keys()) {
       if (!pending.waiting) continue;
       const attributes = labels(pending);
-      const id = JSON.stringify(attributes);
-      waitedFor.set(id, attributes);
-      counts.set(id, (counts.get(id) ?? 0) + 1);
+      waitedFor.add(attributes);
+      counts.set(attributes, (counts.get(attributes) ?? 0) + 1);
     }
-    for (const [id, attributes] of waitedFor) result.observe(counts.get(id) ?? 0, attributes);
+    for (const attributes of waitedFor) result.observe(counts.get(attributes) ?? 0, attributes);
   };
   waiters.addCallback(observeWaiters);
 
   const acquireHandlers = {
+    ...NO_HANDLERS,
     start(message: unknown) {
       const pending = message as AcquireTrace;
       const span = tracer.startSpan('lockweave.acquire', {
@@ -139,6 +149,7 @@ export function instrumentLocks(options: LockInstrumentationOptions = {}): () =>
 
   const holding = new Map<HoldTrace, Span>();
   const holdHandlers = {
+    ...NO_HANDLERS,
     start(message: unknown) {
       const body = message as HoldTrace;
       holding.set(
@@ -166,15 +177,15 @@ export function instrumentLocks(options: LockInstrumentationOptions = {}): () =>
 
   const acquireChannel = dc.tracingChannel(CHANNELS.acquire);
   const holdChannel = dc.tracingChannel(CHANNELS.hold);
-  acquireChannel.subscribe(withNoop(acquireHandlers));
-  holdChannel.subscribe(withNoop(holdHandlers));
+  acquireChannel.subscribe(acquireHandlers);
+  holdChannel.subscribe(holdHandlers);
   dc.subscribe(CHANNELS.event, onEvent);
   let stopped = false;
   return () => {
     if (stopped) return;
     stopped = true;
-    acquireChannel.unsubscribe(withNoop(acquireHandlers));
-    holdChannel.unsubscribe(withNoop(holdHandlers));
+    acquireChannel.unsubscribe(acquireHandlers);
+    holdChannel.unsubscribe(holdHandlers);
     dc.unsubscribe(CHANNELS.event, onEvent);
     waiters.removeCallback(observeWaiters);
     for (const span of [...acquiring.values(), ...holding.values()]) span.end();
@@ -195,18 +206,4 @@ function errorClass(error: unknown): string {
   } catch {
     return 'unknown';
   }
-}
-
-type Handlers = Partial<Record<'start' | 'end' | 'asyncStart' | 'asyncEnd' | 'error', (message: unknown) => void>>;
-const filled = new WeakMap<Handlers, Required<Handlers>>();
-
-/** TracingChannel.subscribe wants every handler; the same object each time, so unsubscribe finds it. */
-function withNoop(handlers: Handlers): Required<Handlers> {
-  let all = filled.get(handlers);
-  if (!all) {
-    const noop = () => undefined;
-    all = { start: noop, end: noop, asyncStart: noop, asyncEnd: noop, error: noop, ...handlers } as Required<Handlers>;
-    filled.set(handlers, all);
-  }
-  return all;
 }

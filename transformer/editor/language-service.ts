@@ -172,12 +172,12 @@ function attributeBeingTyped(text: string, position: number): { prefix: string; 
   const tag = tagAt(text, position);
   if (!tag) return undefined;
   const typed = text.slice(tag.start + TAG.length, position);
+  // After `@redisLock` and a space, in a name (not a value, not past the tag's end).
   if (typed.includes('@') || typed.includes('*/')) return undefined;
-  const word = /(^|[\s*])([A-Za-z]*)$/.exec(typed);
-  if (!word || (word[1] === '' && typed.length > 0)) return undefined;
-  if (typed.length === 0) return undefined; // right after `@redisLock`: a space comes first
+  const word = /[\s*]([A-Za-z]*)$/.exec(typed);
+  if (!word) return undefined;
   const used = new Set([...typed.matchAll(/([A-Za-z]+)=/g)].map((match) => match[1]));
-  return { prefix: word[2], used };
+  return { prefix: word[1], used };
 }
 
 export = init;

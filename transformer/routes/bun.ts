@@ -13,8 +13,7 @@
 //
 // The options are { tsconfig?: string }, as for the bundlers: prefix and defaults come from the
 // tsconfig's "lockweave/transformer" plugin entry, so Bun locks the keys tspc would.
-import * as fs from 'node:fs';
-import { loadWoven, loaderOf, TYPESCRIPT_FILE, type LoadedTypeScript, type LockweaveBundlerOptions } from './unplugin';
+import { loadWoven, TYPESCRIPT_FILE, type LoadedTypeScript, type LockweaveBundlerOptions } from './unplugin';
 
 /** The part of Bun's plugin API this plugin uses (Bun is not a dependency). */
 interface BunPlugin {
@@ -27,10 +26,7 @@ interface BunPlugin {
 const plugin = (options?: LockweaveBundlerOptions): BunPlugin => ({
   name: 'lockweave',
   setup(build) {
-    build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => {
-      const woven = loadWoven(args.path, options);
-      return woven ?? { contents: fs.readFileSync(args.path, 'utf8'), loader: loaderOf(args.path), watchFiles: [] };
-    });
+    build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => loadWoven(args.path, options, true));
   },
 });
 

@@ -119,14 +119,23 @@ export interface LoadedTypeScript {
 }
 
 /**
- * What an esbuild-style onLoad returns for a TypeScript file: undefined when the file is not one
- * to weave or holds no tag (the tool loads it as it would have), else the woven text with its
- * map inline, which the tool composes into its own.
+ * What an esbuild-style onLoad returns for a TypeScript file, from one read of it: the woven text
+ * with its map inline (which the tool composes into its own) when the file holds a tag; else, with
+ * `asRead`, the file as it was read (Bun's runtime wants an answer for every file), without it
+ * undefined (the tool loads the file as it would have).
  */
-export function loadWoven(file: string, options: LockweaveBundlerOptions | undefined): LoadedTypeScript | undefined {
-  if (!isWeavable(file)) return undefined;
+export function loadWoven(file: string, options: LockweaveBundlerOptions | undefined, asRead: true): LoadedTypeScript;
+export function loadWoven(file: string, options: LockweaveBundlerOptions | undefined): LoadedTypeScript | undefined;
+export function loadWoven(
+  file: string,
+  options: LockweaveBundlerOptions | undefined,
+  asRead = false,
+): LoadedTypeScript | undefined {
+  const weavable = isWeavable(file);
+  if (!weavable && !asRead) return undefined;
   const code = fs.readFileSync(file, 'utf8');
-  if (!mayHoldTag(code)) return undefined;
+  if (!weavable || !mayHoldTag(code))
+    return asRead ? { contents: code, loader: loaderOf(file), watchFiles: [] } : undefined;
   const woven = weave(file, code, options);
   const map =
     woven.map &&
@@ -134,7 +143,7 @@ export function loadWoven(file: string, options: LockweaveBundlerOptions | undef
   return { contents: woven.code + (map ?? ''), loader: loaderOf(file), watchFiles: [...(woven.configFiles ?? [])] };
 }
 
-export function loaderOf(file: string): 'ts' | 'tsx' {
+function loaderOf(file: string): 'ts' | 'tsx' {
   return /\.[cm]?tsx$/.test(file) ? 'tsx' : 'ts';
 }
 
