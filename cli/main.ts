@@ -4,9 +4,8 @@
 //
 // Exit codes, for every command: 0 done and nothing found; 1 something found (a tag error, a
 // toolchain hole, an unwoven method) or an input that cannot be read; 2 a wrong command line.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { BuildDependencyError } from '../transformer/build-dependency';
+import { LOCKWEAVE_VERSION } from '../transformer/version';
 import { CliError, UsageError } from './cli-error';
 import { flagKey, type Command, type Flag, type ParsedArgs } from './command';
 import { build } from './commands/build';
@@ -51,11 +50,6 @@ function commandHelp(command: Command): string {
     '',
     command.details,
   ].join('\n');
-}
-
-function version(): string {
-  const manifest = path.join(__dirname, '..', '..', 'package.json');
-  return String(JSON.parse(fs.readFileSync(manifest, 'utf8')).version);
 }
 
 type Parsed = { help: true; command?: Command } | { help: false; command: Command; args: ParsedArgs };
@@ -109,7 +103,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     if (first === '-v' || first === '--version') {
-      console.log(version());
+      console.log(LOCKWEAVE_VERSION);
       return 0;
     }
     const command = COMMANDS.find((c) => c.name === first);

@@ -201,7 +201,6 @@ function projectFacts(
       return tsconfig(target).pluginEntry;
     },
     tsNodeCompiler: tsconfig(configFile).tsNodeCompiler,
-    transpilesToNodeModules: tsconfig(configFile).transpilesToNodeModules,
     readConfig: (names) =>
       names.map((name) => readIn([packageDir, path.dirname(configFile)], name)).find(Boolean)?.text ?? '',
   };
@@ -210,22 +209,15 @@ function projectFacts(
 function readTsconfig(file: string): {
   pluginEntry: boolean;
   tsNodeCompiler: string | undefined;
-  transpilesToNodeModules: boolean;
 } {
-  if (!fs.existsSync(file)) return { pluginEntry: false, tsNodeCompiler: undefined, transpilesToNodeModules: false };
+  if (!fs.existsSync(file)) return { pluginEntry: false, tsNodeCompiler: undefined };
   const tsApi = ownTypeScript(path.dirname(file));
   const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
   const host = { ...tsApi.sys, readDirectory: () => [] };
   const parsed = tsApi.parseJsonConfigFileContent(read.config ?? {}, host, path.dirname(file), undefined, file);
   const pluginEntry = weavingEntry(parsed.options.plugins) !== undefined;
   const tsNode = (read.config as { 'ts-node'?: { compiler?: string } } | undefined)?.['ts-node'];
-  const { isolatedModules, module } = parsed.options;
-  const nodeModules = module !== undefined && /^Node(?:16|18|20|Next)$/.test(String(tsApi.ModuleKind[module]));
-  return {
-    pluginEntry,
-    tsNodeCompiler: tsNode?.compiler,
-    transpilesToNodeModules: isolatedModules === true && nodeModules,
-  };
+  return { pluginEntry, tsNodeCompiler: tsNode?.compiler };
 }
 
 function resolves(specifier: string, dir: string): boolean {

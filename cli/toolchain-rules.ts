@@ -23,8 +23,6 @@ export interface ProjectFacts {
   hasPluginEntry(command: string): boolean;
   /** The tsconfig's `"ts-node": { "compiler" }`. */
   readonly tsNodeCompiler: string | undefined;
-  /** The tsconfig has isolatedModules and a Node module kind (node16, node18, node20, nodenext). */
-  readonly transpilesToNodeModules: boolean;
   /** Text of another config file of the project ('' when absent), e.g. vitest reading vite.config. */
   readConfig(names: readonly string[]): string;
 }
@@ -46,21 +44,13 @@ export interface ToolRule {
 
 const bin = (...names: string[]) => new RegExp(`(?:^|[\\s/])(?:${names.join('|')})(?=\\s|$)`);
 const exts = (base: string, list = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs']) => list.map((ext) => `${base}.${ext}`);
-const mentions = (specifier: string) => (use: Use) => use.config.includes(specifier);
+const mentions =
+  (...specifiers: string[]) =>
+  (use: Use) =>
+    specifiers.some((s) => use.config.includes(s));
 /** `tsc --noEmit` only type-checks: it writes nothing that could run. */
 const writesNothing = (command: string) => /(?:^|\s)--noEmit(?!\s+false)(?=\s|$)/.test(command);
 const REGISTER = 'lockweave/register';
-
-/**
- * ts-jest in isolatedModules mode (its own option, or the tsconfig's) with a Node module kind
- * transpiles through its own program of plain `typescript`, ignoring `compiler`: ts-patch's
- * plugins never run, unless `ts-patch install` patched that typescript itself.
- */
-function tsJestSkipsCompiler(use: Use): boolean {
-  const isolated = /isolatedModules['"]?\s*:\s*true/.test(use.config);
-  const nodeModules = /['"]?module['"]?\s*:\s*['"]node(?:16|18|20|next)['"]/i.test(use.config);
-  return !use.project.typescriptPatched && (use.project.transpilesToNodeModules || (isolated && nodeModules));
-}
 
 /** The tsconfig `nest build` compiles: -p/--path, else nest-cli.json's tsConfigPath, else tsconfig.build.json when there is one. */
 function nestTsconfig(use: Use): string {
@@ -227,13 +217,15 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     command: bin('jest'),
     configFiles: [...exts('jest.config'), 'jest.config.json'],
     packageKey: 'jest',
-    safe: (use) =>
-      use.config.includes('lockweave/jest') || (use.config.includes('ts-patch/compiler') && !tsJestSkipsCompiler(use)),
+    // ts-patch's compiler given to ts-jest weaves on some of ts-jest's paths and not others
+    // (isolatedModules with a Node module kind; a warm cache runs none), so lockweave's runtime
+    // accepts a jest worker only with one of these two (runtime/base/weave-mark.ts).
+    safe: mentions('lockweave/jest', 'lockweave/ts-jest'),
     runsUnlocked: (use) =>
-      use.config.includes('ts-patch/compiler') && tsJestSkipsCompiler(use)
-        ? 'ts-jest with isolatedModules and a Node module kind (node16/nodenext) transpiles with plain `typescript`, not the ts-patch compiler it is given: the tests call every tagged method unlocked'
-        : `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: the tests call every tagged method unlocked`,
-    fix: "jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }  (or ts-jest with compiler: 'ts-patch/compiler' and the plugin entry, without isolatedModules when module is node16/nodenext)",
+      use.config.includes('ts-patch/compiler')
+        ? "ts-jest is given ts-patch's compiler, which it skips in isolatedModules mode with a Node module kind: lockweave's runtime refuses these jest workers, so the tests that load it fail"
+        : `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: lockweave's runtime refuses these jest workers, and a test that never loads it calls tagged methods unlocked`,
+    fix: "jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }  (or keep ts-jest: ['ts-jest', { astTransformers: { before: ['lockweave/ts-jest'] } }])",
   },
   {
     // The Nest CLI compiles with the project's `typescript` API (builder tsc, the default), webpack

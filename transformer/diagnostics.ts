@@ -108,6 +108,24 @@ export function attempt<T>(run: () => T): { ok: true; value: T } | { ok: false; 
   }
 }
 
+/** Where an error is, 1-based: `src/pay.ts:12:7`, or 'lockweave plugin options' for an error of no file. */
+export function locate(error: LockweaveDiagnostic): { where: string; fileName: string; line: number; column: number } {
+  const file = error.span.file;
+  if (!file) return { where: 'lockweave plugin options', fileName: 'lockweave plugin options', line: 0, column: 0 };
+  const { line, character } = file.getLineAndCharacterOfPosition(error.span.start);
+  return {
+    where: `${file.fileName}:${line + 1}:${character + 1}`,
+    fileName: file.fileName,
+    line: line + 1,
+    column: character + 1,
+  };
+}
+
+/** `src/pay.ts:12:7 - error TS93010: @redisLock: …`, the line every route that throws prints. */
+export function formatError(error: LockweaveDiagnostic): string {
+  return `${locate(error).where} - error TS${error.code}: ${error.message}`;
+}
+
 export function toTsDiagnostic(tsApi: typeof ts, error: LockweaveDiagnostic): ts.Diagnostic {
   return {
     file: error.span.file,

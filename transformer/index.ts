@@ -11,7 +11,7 @@ import { analyseFile, type FileAnalysis } from './check/analyse';
 import { lockOrder, type LockOrder } from './check/lock-order';
 import type { LockOptions } from '../runtime/base/options';
 import { markWeaving } from '../runtime/base/weave-mark';
-import { Code, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
+import { Code, formatError, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
 import { weavingEntry } from './plugin-entry';
 import { readPluginOptions } from './plugin-config';
 import { weaveFile } from './weave/weave-file';
@@ -54,13 +54,24 @@ export function sourceTransformer(
   const analyse = cachedAnalysis(tsApi, checker, plugin.defaults);
   const order = programLockOrder(tsApi, program, checker, analyse);
   return (context) => (sourceFile) => {
+    if (wovenFiles.has(sourceFile)) return sourceFile;
     const analysis = analyse(sourceFile);
     analysis.errors.forEach(report);
     order().errors.get(sourceFile)?.forEach(report);
     // A function with a tag error is emitted with a body that throws it (see weave-file.ts).
-    return weaveFile(tsApi, context, sourceFile, analysis);
+    const woven = weaveFile(tsApi, context, sourceFile, analysis);
+    if (woven !== sourceFile) wovenFiles.add(woven);
+    return woven;
   };
 }
+
+/**
+ * What this weave returned. Two entries can run in one emit — ts-jest given ts-patch's compiler
+ * (the tsconfig entry) and lockweave/ts-jest — and the second is handed the first's output:
+ * weaving it again would lock each method twice. Output nodes are new in every emit, so a file
+ * emitted again is woven again.
+ */
+const wovenFiles = new WeakSet<ts.SourceFile>();
 
 function reporter(tsApi: typeof ts, program: ts.Program, extras: SourceExtras | undefined) {
   const served = (program as unknown as Record<symbol, unknown>)[SERVED] === true;
@@ -68,7 +79,7 @@ function reporter(tsApi: typeof ts, program: ts.Program, extras: SourceExtras | 
     if (served) return;
     if (!extras?.addDiagnostic) {
       // Without ts-patch's addDiagnostic nobody would see the error and the method would ship unlocked.
-      throw new Error(`${error.message} (${error.span.file?.fileName ?? 'tsconfig'}; TS${error.code})`);
+      throw new Error(formatError(error));
     }
     extras.addDiagnostic(toTsDiagnostic(tsApi, error));
   };

@@ -12,7 +12,7 @@
 import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { analyseFile } from './check/analyse';
-import type { LockweaveDiagnostic } from './diagnostics';
+import { formatError, locate, type LockweaveDiagnostic } from './diagnostics';
 import { mayHoldTag, tagMentions } from './parse/find-tags';
 
 export { mayHoldTag };
@@ -95,7 +95,7 @@ export function weaveSource(fileName: string, code: string, options: WeaveSource
     bindings ? parse(withoutHeader(bindings)) : sourceFile,
     plugin.defaults,
   );
-  const errors = [...plugin.errors, ...analysis.errors].map((error) => toLockweaveError(sourceFile, error));
+  const errors = [...plugin.errors, ...analysis.errors].map(toLockweaveError);
   const locked = analysis.plans.map((plan) => plan.target.site);
   const plans = bindings ? analysis.plans.filter((plan) => !isWoven(tsApi, bindings, plan)) : analysis.plans;
   if (plans.length === 0 && analysis.refused.length === 0) return { ...unchanged, locked, errors };
@@ -149,17 +149,7 @@ function scriptKind(tsApi: typeof ts, fileName: string): ts.ScriptKind {
   return tsApi.ScriptKind.TS;
 }
 
-function toLockweaveError(sourceFile: ts.SourceFile, error: LockweaveDiagnostic): LockweaveError {
-  const file = error.span.file;
-  const { line, character } = file ? file.getLineAndCharacterOfPosition(error.span.start) : { line: -1, character: -1 };
-  const fileName = file ? sourceFile.fileName : 'lockweave plugin options';
-  const where = file ? `${fileName}:${line + 1}:${character + 1}` : fileName;
-  return {
-    code: error.code,
-    message: error.message,
-    fileName,
-    line: line + 1,
-    column: character + 1,
-    formatted: `${where} - error TS${error.code}: ${error.message}`,
-  };
+function toLockweaveError(error: LockweaveDiagnostic): LockweaveError {
+  const { fileName, line, column } = locate(error);
+  return { code: error.code, message: error.message, fileName, line, column, formatted: formatError(error) };
 }

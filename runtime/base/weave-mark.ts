@@ -7,7 +7,17 @@
 // runtime — which an app that configures its locks, or a woven method, always does — naming the
 // fix. The fix is harmless for a project without tags, so the refusal is never a reason to run
 // unlocked. A process whose entry is JavaScript (built by tspc, lockweave build or a bundler
-// plugin; a test runner's) is not looked at: what it runs was woven before, or by its runner.
+// plugin) is not looked at: what it runs was woven before.
+//
+// jest is the one runner whose entry says nothing: its worker runs each test file in a vm context
+// and transforms what the file imports with the transformers of its config, loaded into the
+// worker before any test runs. A jest worker running a TypeScript test file (or one it cannot
+// name) is refused unless lockweave/jest or lockweave/ts-jest is among them. Their mark cannot be
+// a global — the test's globalThis is not the transformer's — so it is a subscriber on a named
+// diagnostics channel, the one registry every context of a process shares. ts-patch's compiler
+// handed to ts-jest does not count: ts-jest skips it in isolatedModules mode with a Node module
+// kind, and on a warm jest cache nothing of it runs, so its mark would come and go between runs.
+import * as diagnosticsChannel from 'node:diagnostics_channel';
 
 /** Set on globalThis by a route that weaves the TypeScript this process loads. */
 const WEAVES: unique symbol = Symbol.for('lockweave.weavesTypeScript');
@@ -17,9 +27,44 @@ export function markWeaving(): void {
   (globalThis as Record<symbol, unknown>)[WEAVES] = true;
 }
 
+const JEST_TRANSFORM_CHANNEL = 'lockweave:jest-transform';
+const keepMark = (): void => {};
+
+/** Called by lockweave/jest and lockweave/ts-jest when jest loads them into a worker. */
+export function markJestWeaving(): void {
+  diagnosticsChannel.subscribe(JEST_TRANSFORM_CHANNEL, keepMark);
+}
+
 const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
 
+/** jest's environments keep its own Promise under this name in each test context (jest-util's installCommonGlobals). */
+function inJestEnvironment(): boolean {
+  return Symbol.for('jest-native-promise') in globalThis;
+}
+
+/** The test file jest runs, from the expect state jest-circus sets before it loads the file. */
+function jestTestPath(): string | undefined {
+  const matchers = (globalThis as Record<symbol, { state?: { testPath?: unknown } } | undefined>)[
+    Symbol.for('$$jest-matchers-object')
+  ];
+  const testPath = matchers?.state?.testPath;
+  return typeof testPath === 'string' ? testPath : undefined;
+}
+
+function assertJestWoven(): void {
+  if (diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL)) return;
+  const testPath = jestTestPath();
+  if (testPath !== undefined && !TYPESCRIPT_FILE.test(testPath)) return;
+  const file = testPath === undefined ? 'a setup file' : testPath.split(/[\\/]/).pop();
+  throw new Error(
+    `lockweave: jest is running TypeScript (${file}) without a lockweave transformer, so its tagged methods would run unlocked. ` +
+      "In the jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }, or keep ts-jest and give it " +
+      "astTransformers: { before: ['lockweave/ts-jest'] } (ts-patch's compiler alone is not enough: ts-jest skips it in isolatedModules mode).",
+  );
+}
+
 export function assertTypeScriptWoven(): void {
+  if (inJestEnvironment()) return assertJestWoven();
   if ((globalThis as Record<symbol, unknown>)[WEAVES] === true) return;
   const bun = (globalThis as { Bun?: { main?: unknown } }).Bun;
   const entry = bun ? bun.main : process.argv[1];

@@ -1,7 +1,8 @@
 // `lockweave check` against setups that weave or not, each shown on the real tool where it is installed:
-//   ts-jest with ts-patch's compiler, isolatedModules and module nodenext runs the method unlocked
-//   (ts-jest transpiles through plain `typescript` then) — check reports it; with module commonjs
-//   the same setup locks — check passes it.
+//   ts-jest given only ts-patch's compiler (isolatedModules, module nodenext: ts-jest transpiles
+//   through plain `typescript` then) — lockweave's runtime refuses the jest worker, and check
+//   reports the hole; with lockweave/ts-jest among ts-jest's astTransformers check passes it
+//   (test/routes/jest.test.ts runs that route).
 //   lockweave/jest under package.json's "jest" key is the `jest` script's transform — no hole.
 //   `nest build` compiles with plain TypeScript — a hole, closed by lockweave/nest in nest-cli.json with
 //   the tsc builder (read here; test/behaviour/nest-scheduled-job.test.ts builds with the real Nest CLI).
@@ -17,7 +18,7 @@ const JEST_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'jest');
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
 const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
 const TS_JEST_HOLE =
-  /ts-jest with isolatedModules and a Node module kind \(node16\/nodenext\) transpiles with plain `typescript`/;
+  /ts-jest is given ts-patch's compiler, which it skips in isolatedModules mode with a Node module kind/;
 
 const scratch = routeScratch('routes', 'check');
 const TMP = scratch.dir;
@@ -28,65 +29,58 @@ function check(tsconfig: string): Promise<Ran> {
   return runChild(process.execPath, [CLI, 'check', '-p', tsconfig], { cwd: ROOT });
 }
 
-/** The jest route fixture run by `npm run test:all` as ts-jest with ts-patch's compiler, its tsconfig on `module` with isolatedModules. */
-function tsJestProject(module: string): string {
-  const dir = path.join(TMP, `ts-jest-isolated-${module}`);
+/** The jest route fixture with ts-jest given only ts-patch's compiler, its tsconfig in isolatedModules mode with module nodenext. */
+function tsJestPatchProject(): string {
+  const dir = path.join(TMP, 'ts-jest-patch-compiler');
   fs.cpSync(JEST_FIXTURE, dir, { recursive: true });
   const tsconfig = path.join(dir, 'tsconfig.json');
   fs.writeFileSync(
     tsconfig,
     fs
       .readFileSync(tsconfig, 'utf8')
-      .replace('"module": "commonjs",', `"module": "${module}", "isolatedModules": true,`),
+      .replace('"module": "commonjs",', '"module": "nodenext", "isolatedModules": true,'),
   );
   fs.writeFileSync(
     path.join(dir, 'package.json'),
-    JSON.stringify({ private: true, scripts: { test: 'jest -c jest.ts-jest.config.cjs' } }),
+    JSON.stringify({ private: true, scripts: { test: 'jest -c jest.ts-jest-patch.config.cjs' } }),
   );
   return dir;
 }
 
-function runJest(dir: string, runId: string): Promise<Ran> {
-  return runChild(
+test("ts-jest given only ts-patch's compiler, isolatedModules, module nodenext: the worker is refused, and check reports the hole", async (t) => {
+  const dir = tsJestPatchProject();
+  const ran = await runChild(
     NODE24,
-    [JEST, '--rootDir', dir, '--ci', '--no-cache', '--colors=false', '-c', 'jest.ts-jest.config.cjs', 'tests/locks'],
-    {
-      cwd: dir,
-      env: { REDIS_URL: scratch.redis().url, RUN_ID: runId, FORCE_COLOR: '0' },
-    },
+    [
+      JEST,
+      '--rootDir',
+      dir,
+      '--ci',
+      '--no-cache',
+      '--colors=false',
+      '-c',
+      'jest.ts-jest-patch.config.cjs',
+      'tests/locks',
+    ],
+    { cwd: dir, env: { REDIS_URL: scratch.redis().url, RUN_ID: 'patch-nodenext', FORCE_COLOR: '0' } },
   );
-}
-
-test('ts-jest, ts-patch compiler, isolatedModules, module nodenext: the method runs unlocked, and check reports the hole', async (t) => {
-  const dir = tsJestProject('nodenext');
-  const ran = await runJest(dir, 'iso-nodenext');
   t.not(ran.status, 0, ran.output);
-  t.regex(ran.output, /LOCK_payOrder_iso-nodenext-Test001 is not in Redis while the body runs/);
+  t.regex(ran.output, /lockweave: jest is running TypeScript \(locks\.test\.ts\) without a lockweave transformer/);
+  t.notRegex(ran.output, /is not in Redis while the body runs/);
   const checked = await check(path.join(dir, 'tsconfig.json'));
   t.is(checked.status, 1, checked.output);
-  t.regex(
-    checked.stderr,
-    /package\.json scripts\.test: jest -c jest\.ts-jest\.config\.cjs\n {4}unlocked: ts-jest with isolatedModules/,
-  );
+  t.regex(checked.stderr, /package\.json scripts\.test: jest -c jest\.ts-jest-patch\.config\.cjs\n {4}unlocked: /);
+  t.regex(checked.stderr, TS_JEST_HOLE);
   t.regex(checked.stderr, /fix: jest config: transform: \{ '\^\.\+\\\\\.tsx\?\$': 'lockweave\/jest' \}/);
+  t.regex(checked.stderr, /astTransformers: \{ before: \['lockweave\/ts-jest'\] \}/);
 });
 
-test('ts-jest, ts-patch compiler, isolatedModules, module commonjs: the method locks, and check passes it', async (t) => {
-  const dir = tsJestProject('commonjs');
-  const ran = await runJest(dir, 'iso-commonjs');
-  t.is(ran.status, 0, ran.output);
-  t.regex(ran.output, /✓ a tagged method holds its key in Redis, one body at a time/);
-  const checked = await check(path.join(dir, 'tsconfig.json'));
-  // (Its status is 1: the fixture's src/bad-tag.ts is a tag error on purpose.)
-  t.regex(checked.stdout, /; 0 toolchain holes/, checked.output);
-});
-
-test('check reads the ts-jest options and tsconfig: isolatedModules with nodenext is a hole, with commonjs it is not', async (t) => {
-  const nodenext = await check(path.join(FIXTURES, 'ts-jest-isolated', 'tsconfig.json'));
-  t.is(nodenext.status, 1, nodenext.output);
-  t.regex(nodenext.stderr, TS_JEST_HOLE);
-  const commonjs = await check(path.join(FIXTURES, 'ts-jest-isolated-commonjs', 'tsconfig.json'));
-  t.is(commonjs.status, 0, commonjs.output);
+test("check reads the jest config: ts-patch's compiler alone is a hole, lockweave/ts-jest is not", async (t) => {
+  const patch = await check(path.join(FIXTURES, 'ts-jest-patch-compiler', 'tsconfig.json'));
+  t.is(patch.status, 1, patch.output);
+  t.regex(patch.stderr, TS_JEST_HOLE);
+  const ast = await check(path.join(FIXTURES, 'ts-jest-ast-transformer', 'tsconfig.json'));
+  t.is(ast.status, 0, ast.output);
 });
 
 test('check: lockweave/jest under package.json\'s "jest" key is what the `jest` script runs, no hole', async (t) => {

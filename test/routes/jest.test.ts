@@ -1,7 +1,9 @@
 // jest 30, run as users run it: the lockweave/jest transformer (CommonJS and native ES modules),
-// and ts-jest with ts-patch's compiler. A tagged method's body finds its key in Redis and is alone
-// (3 calls at once); a bad tag stops the test file with file:line:col. Plain ts-jest does not weave:
-// its run is shown to be unlocked here, a hole that `lockweave check` has to report.
+// and ts-jest with lockweave/ts-jest among its astTransformers (language service, isolatedModules
+// with CommonJS and with nodenext, a warm jest cache, beside ts-patch's compiler). A tagged
+// method's body finds its key in Redis and is alone (3 calls at once); a bad tag stops the test
+// file with file:line:col. A jest worker whose transformers do not weave (plain ts-jest, ts-jest
+// given only ts-patch's compiler) is refused by lockweave's runtime, naming the fix.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -36,10 +38,11 @@ test.after.always(async () => {
 const runChild = childRunner(2);
 let runs = 0;
 
-function jest(binary: string, args: string[], nodeFlags: string[] = []): Promise<Ran> {
+function jest(binary: string, args: string[], nodeFlags: string[] = [], dir = PROJECT, cached = false): Promise<Ran> {
   // --no-cache: every run compiles, so a result never comes from an earlier run's output.
-  return runChild(binary, [...nodeFlags, JEST, '--rootDir', PROJECT, '--ci', '--no-cache', '--colors=false', ...args], {
-    cwd: PROJECT,
+  const cache = cached ? [] : ['--no-cache'];
+  return runChild(binary, [...nodeFlags, JEST, '--rootDir', dir, '--ci', ...cache, '--colors=false', ...args], {
+    cwd: dir,
     env: { REDIS_URL: redis.url, RUN_ID: `run${++runs}`, FORCE_COLOR: '0' },
   });
 }
@@ -71,27 +74,80 @@ test('Node 24, lockweave/jest with native ES modules (supportsStaticESM): the me
   t.regex(result.output, /✓ keyless, several keys and a signal: each holds its keys, one body at a time/);
 });
 
-test('ts-jest with compiler ts-patch/compiler: the method holds its key', async (t) => {
+const LOCKS = /✓ a tagged method holds its key in Redis, one body at a time/;
+const SHAPES = /✓ keyless, several keys and a signal: each holds its keys, one body at a time/;
+const REFUSED =
+  /lockweave: jest is running TypeScript \(locks\.test\.ts\) without a lockweave transformer[\s\S]*astTransformers: \{ before: \['lockweave\/ts-jest'\] \}/;
+
+/** The fixture with its tsconfig in isolatedModules mode on `module`, in a directory of its own. */
+function isolatedProject(module: string): string {
+  const dir = `${PROJECT}-isolated-${module}`;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  const tsconfig = path.join(dir, 'tsconfig.json');
+  const text = fs.readFileSync(tsconfig, 'utf8');
+  fs.writeFileSync(tsconfig, text.replace('"module": "commonjs",', `"module": "${module}", "isolatedModules": true,`));
+  return dir;
+}
+
+test('ts-jest with lockweave/ts-jest (language service): the method holds its key', async (t) => {
   const result = await jest(NODES['Node 24'], ['-c', 'jest.ts-jest.config.cjs', 'tests/locks']);
   t.is(result.status, 0, result.output);
-  t.regex(result.output, /✓ a tagged method holds its key in Redis, one body at a time/);
-  t.regex(result.output, /✓ keyless, several keys and a signal: each holds its keys, one body at a time/);
+  t.regex(result.output, LOCKS);
+  t.regex(result.output, SHAPES);
 });
 
-test('ts-jest with compiler ts-patch/compiler: a bad tag stops the test file with file:line:col', async (t) => {
-  // Reported by the program-mode plugin entry; ts-jest prints `file:line:col - error`.
+for (const module of ['commonjs', 'nodenext']) {
+  test(`ts-jest with lockweave/ts-jest, isolatedModules, module ${module}: the method holds its key`, async (t) => {
+    const dir = isolatedProject(module);
+    const result = await jest(NODES['Node 24'], ['-c', 'jest.ts-jest.config.cjs', 'tests/locks'], [], dir);
+    t.is(result.status, 0, result.output);
+    t.regex(result.output, LOCKS);
+    t.regex(result.output, SHAPES);
+  });
+}
+
+test("ts-jest with lockweave/ts-jest: a second run answered by jest's cache still locks", async (t) => {
+  const cache = path.join(PROJECT, '.jest-cache');
+  fs.rmSync(cache, { recursive: true, force: true });
+  const args = ['-c', 'jest.ts-jest.config.cjs', '--cacheDirectory', cache, 'tests/locks'];
+  const cold = await jest(NODES['Node 24'], args, [], PROJECT, true);
+  t.is(cold.status, 0, cold.output);
+  const warm = await jest(NODES['Node 24'], args, [], PROJECT, true);
+  t.is(warm.status, 0, warm.output);
+  t.regex(warm.output, LOCKS);
+});
+
+test('ts-jest with lockweave/ts-jest: a bad tag stops the test file with file:line:col', async (t) => {
   const result = await jest(NODES['Node 24'], ['-c', 'jest.ts-jest.config.cjs', 'tests/bad-tag']);
   t.not(result.status, 0);
   t.regex(result.output, BAD_TAG);
   t.notRegex(result.output, /started without the lock/);
 });
 
-test('plain ts-jest (no ts-patch compiler) does not weave: only a body that checks Redis notices', async (t) => {
-  // The hole this route leaves: an ordinary test of return values would pass here. The fixture's
-  // body checks its key, so the run fails; users need `lockweave check` to flag such a config.
-  const result = await jest(NODES['Node 24'], ['-c', 'jest.ts-jest-plain.config.cjs', 'tests/locks']);
-  t.not(result.status, 0);
-  t.regex(result.output, /LOCK_payOrder_run\d+-Test001 is not in Redis while the body runs/);
+test("ts-jest with ts-patch's compiler and lockweave/ts-jest in one emit: each method is woven once and locks", async (t) => {
+  const result = await jest(NODES['Node 24'], ['-c', 'jest.ts-jest-both.config.cjs', 'tests/locks']);
+  t.is(result.status, 0, result.output);
+  t.regex(result.output, LOCKS);
+  t.regex(result.output, SHAPES);
+});
+
+for (const [name, config] of [
+  ['plain ts-jest', 'jest.ts-jest-plain.config.cjs'],
+  ["ts-jest given only ts-patch's compiler", 'jest.ts-jest-patch.config.cjs'],
+]) {
+  test(`${name}: lockweave's runtime refuses the worker before any body runs, naming the fix`, async (t) => {
+    const result = await jest(NODES['Node 24'], ['-c', config, 'tests/locks']);
+    t.not(result.status, 0);
+    t.regex(result.output, REFUSED);
+    t.notRegex(result.output, /is not in Redis while the body runs/);
+  });
+}
+
+test('plain ts-jest: a JavaScript test file loads the runtime: only TypeScript test files need a lockweave transformer', async (t) => {
+  const result = await jest(NODES['Node 24'], ['-c', 'jest.ts-jest-plain.config.cjs', 'tests/javascript']);
+  t.is(result.status, 0, result.output);
+  t.regex(result.output, /✓ a JavaScript test file loads the runtime/);
 });
 
 test('getCacheKey changes with the source, the path, the jest config and the tsconfig options', (t) => {

@@ -8,12 +8,12 @@
 // no type check, as ts-jest's isolatedModules or babel do. A tag error throws, so the test file
 // that loads the tagged code fails to run, loudly, instead of testing an unlocked method.
 import * as crypto from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { LockweaveBuildError, weaveSource } from '../weave-source';
 import { ownTypeScript } from '../typescript';
 import { projectConfigFor } from './project-config';
+import { markJestWeaving } from '../../runtime/base/weave-mark';
+import { LOCKWEAVE_VERSION } from '../version';
 
 /** What jest passes (the part of @jest/transform's TransformOptions we read). */
 interface JestTransformOptions {
@@ -28,9 +28,9 @@ interface TransformedSource {
   readonly map: string | null;
 }
 
-const LOCKWEAVE_VERSION: string = JSON.parse(
-  fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8'),
-).version;
+// jest loads its transformers into each worker before any test runs, whether or not its cache
+// answers: from here on the worker may run tagged TypeScript (runtime/base/weave-mark.ts).
+markJestWeaving();
 
 function processFile(sourceText: string, sourcePath: string, options: JestTransformOptions): TransformedSource {
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);

@@ -25,6 +25,7 @@ import * as path from 'node:path';
 import { ownTypeScriptPackage } from '../typescript';
 import type { SourceMapV3 } from '../weave-source';
 import { privateDir, readPrivateFile, writePrivateFile } from './private-dir';
+import { LOCKWEAVE_VERSION } from '../version';
 
 export interface CachedWeave {
   readonly code: string;
@@ -163,11 +164,6 @@ function projectCacheDir(): string | undefined {
   return undefined;
 }
 
-/** A package's version, read without loading the package. */
-function packageVersion(manifest: string): string {
-  return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string }).version;
-}
-
 /** lockweave's version and the size and time of every compiled file of the transformer. */
 function lockweaveStamp(): string {
   const transformerDir = path.join(__dirname, '..');
@@ -178,5 +174,5 @@ function lockweaveStamp(): string {
     const stat = fs.statSync(path.join(transformerDir, name));
     return `${name}:${stat.size}:${stat.mtimeMs}`;
   });
-  return `${packageVersion(path.join(transformerDir, '..', '..', 'package.json'))};${stamps.join(';')}`;
+  return `${LOCKWEAVE_VERSION};${stamps.join(';')}`;
 }

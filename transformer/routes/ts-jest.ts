@@ -1,0 +1,72 @@
+// lockweave/ts-jest — ts-jest's AST transformer, for projects that keep ts-jest:
+//
+//   // jest.config.js
+//   transform: { '^.+\\.tsx?$': ['ts-jest', { astTransformers: { before: ['lockweave/ts-jest'] } }] }
+//
+// ts-jest runs its astTransformers on every path it compiles by — its language service, and
+// `isolatedModules` with any module kind — unlike a compiler it is given (ts-patch's), which it
+// skips in isolatedModules mode with a Node module kind. ts-jest also loads this module in every
+// worker, before any test and whether or not jest's cache answers, which is what lets lockweave's
+// runtime refuse a jest worker without it (runtime/base/weave-mark.ts). `prefix` and `defaults`
+// come from the tsconfig's "lockweave/transformer" plugin entry, as on every route; this entry
+// refuses options of its own. A tag error throws from the compile, which fails the test file that
+// loads the tagged code.
+import type * as ts from 'typescript';
+import { sourceTransformer } from '../index';
+import { optionsEntry } from '../plugin-entry';
+import { markJestWeaving } from '../../runtime/base/weave-mark';
+import { LOCKWEAVE_VERSION } from '../version';
+
+markJestWeaving();
+
+/** What ts-jest passes a transformer factory (the part of its TsCompiler we read). */
+interface TsJestCompiler {
+  readonly program?: ts.Program;
+  readonly configSet: {
+    readonly compilerModule: typeof ts;
+    readonly parsedTsConfig: { readonly options: ts.CompilerOptions };
+  };
+}
+
+// ts-jest puts both in its cache key: a new lockweave compiles every file again.
+export const name = 'lockweave';
+export const version = LOCKWEAVE_VERSION;
+
+export function factory(compiler: TsJestCompiler, options?: unknown): ts.TransformerFactory<ts.SourceFile> {
+  if (options !== undefined && (typeof options !== 'object' || options === null || Object.keys(options).length > 0)) {
+    throw new Error(
+      `lockweave/ts-jest takes no options (the jest config gave ${JSON.stringify(options)}): set prefix and defaults in the tsconfig's plugin entry, { "transform": "lockweave/transformer", "prefix": … }, where every route reads them`,
+    );
+  }
+  const tsApi = compiler.configSet.compilerModule;
+  const {
+    transform: _t,
+    transformProgram: _p,
+    ...config
+  } = optionsEntry(compiler.configSet.parsedTsConfig.options.plugins) ?? {};
+  return (context) => (sourceFile) => {
+    // The language service's program holds the file, with its imports' types; ts.transpileModule
+    // (isolatedModules with a CommonJS module kind) hands ts-jest no program: one of the file alone.
+    const own = compiler.program;
+    const program =
+      own?.getSourceFile(sourceFile.fileName) === sourceFile ? own : programOfOneFile(tsApi, sourceFile, context);
+    return sourceTransformer(program, config, { ts: tsApi })(context)(sourceFile);
+  };
+}
+
+/** What ts.transpileModule builds around a file: no lib, no imports resolved. */
+function programOfOneFile(tsApi: typeof ts, sourceFile: ts.SourceFile, context: ts.TransformationContext): ts.Program {
+  const host: ts.CompilerHost = {
+    getSourceFile: (fileName) => (fileName === sourceFile.fileName ? sourceFile : undefined),
+    getDefaultLibFileName: () => 'lib.d.ts',
+    writeFile: () => undefined,
+    getCurrentDirectory: () => '',
+    getCanonicalFileName: (fileName) => fileName,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+    fileExists: (fileName) => fileName === sourceFile.fileName,
+    readFile: () => undefined,
+  };
+  const options = { ...context.getCompilerOptions(), noLib: true, noResolve: true, types: [] };
+  return tsApi.createProgram([sourceFile.fileName], options, host);
+}
