@@ -1,7 +1,7 @@
 // `npm run bench`, part 2: lockweave on each client and topology it supports, beside the floor on
 // one Redis (issue #9). scripts/bench.sh runs this compiled, on Node 24, after the headline.
 //
-// It starts one redis-server (the floor, lockweave on ioredis and on node-redis, and every
+// It starts one redis-server (the floor, lockweave on ioredis, node-redis and GLIDE, and every
 // scenario's body), a Redis Cluster of 3 primaries + 3 replicas, and 3 independent primaries for
 // Redlock, all on loopback; runs the Redis scenarios of the headline with the contenders of
 // TOPOLOGY_IDS in alternating order; and writes bench/results-topologies.md. What it shows is what
@@ -99,6 +99,16 @@ function render(
       `| ${contender.name} | ${cell('uncontended', contender.id, false)} | ${cell('hot-key', contender.id, true)} | ${cell('multi-process', contender.id, true)} | ${succession(contender.id)} |`,
     );
   }
+  out.push('');
+  // A client with a floor of its own (GLIDE) is read against that floor: what the client allows.
+  const own = (scenario: string) => {
+    const lockweave = row(scenario, 'lockweave-glide')?.throughput.value;
+    const floor = row(scenario, 'floor-glide')?.throughput.value;
+    return lockweave && floor ? `${(lockweave / floor).toFixed(2)}×` : '—';
+  };
+  out.push(
+    `lockweave on GLIDE against the floor on GLIDE (the same two commands through the same client): S1 ${own('uncontended')}, S2 ${own('hot-key')}, S3 ${own('multi-process')}.`,
+  );
   out.push('');
   out.push('Settings:');
   out.push('');

@@ -36,5 +36,7 @@ export { RedisLockStore, DEFAULT_RELEASE_CHANNEL } from './store/redis-store';
 export { NodeRedisLockStore } from './store/node-redis-store';
 export type { NodeRedisClientLike } from './store/node-redis-client';
 export type { NodeRedisClusterLike } from './store/node-redis-cluster';
+export { GlideLockStore } from './store/glide-store';
+export type { GlideClientLike } from './store/glide-client';
 export { MemoryLockStore } from './store/memory-store';
 export { RedlockStore, type RedlockNode } from './store/redlock-store';

@@ -34,7 +34,7 @@ lines_out=bench/results-node-lines.md
 if [ -n "${BENCH_QUICK:-}" ]; then lines_out=bench/.tmp/quick/results-node-lines.md; fi
 node bench/.tmp/build/bench/report/node-lines.js "$lines_out" bench/.tmp/node-lines/*.json
 
-# lockweave on node-redis, Redis Cluster and Redlock beside the floor on one Redis (bench/topologies.ts).
+# lockweave on node-redis, GLIDE, Redis Cluster and Redlock beside the floor on one Redis (bench/topologies.ts).
 echo "bench: lockweave on each client and topology (bench/topologies.ts)"
 "$(node_bin 24)" bench/.tmp/build/bench/topologies.js
 

@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { GIVE_UP_MS, LEASE_MS, sleep, type Contender } from './contender';
 
-const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
-const RETRY_MS = 1;
+export const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+export const RETRY_MS = 1;
 
 export function createFloor(): Contender {
   let client: Redis;

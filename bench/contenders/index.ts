@@ -1,13 +1,20 @@
 // The contenders by id. The floor comes first: every ratio is taken against it.
 import type { Contender } from './contender';
 import { createFloor } from './floor';
+import { createFloorGlide } from './floor-glide';
 import { createLockweave, createLockweaveNotReentrant } from './lockweave';
 import { createRedlockV4 } from './redlock-v4';
 import { createSesamecareRedlock } from './sesamecare-redlock';
 import { createRedisSemaphoreMutex } from './redis-semaphore-mutex';
 import { createRedlockUniversal } from './redlock-universal';
 import { createNodeRedisson } from './node-redisson';
-import { createLockweaveCluster, createLockweaveNodeRedis, createLockweaveRedlock } from './lockweave-topologies';
+import {
+  createLockweaveCluster,
+  createLockweaveGlide,
+  createLockweaveGlideCluster,
+  createLockweaveNodeRedis,
+  createLockweaveRedlock,
+} from './lockweave-topologies';
 
 /** The headline's contenders: every lock on the same single Redis. */
 const SINGLE_NODE: Record<string, () => Contender> = {
@@ -24,7 +31,10 @@ const SINGLE_NODE: Record<string, () => Contender> = {
 /** lockweave on the other clients and topologies (bench/topologies.ts starts their servers). */
 const TOPOLOGIES: Record<string, () => Contender> = {
   'lockweave-node-redis': createLockweaveNodeRedis,
+  'floor-glide': createFloorGlide,
+  'lockweave-glide': createLockweaveGlide,
   'lockweave-cluster': createLockweaveCluster,
+  'lockweave-glide-cluster': createLockweaveGlideCluster,
   'lockweave-redlock': createLockweaveRedlock,
 };
 

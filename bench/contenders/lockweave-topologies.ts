@@ -1,10 +1,12 @@
 // lockweave on the other clients and topologies it supports, for bench/topologies.ts: the same
-// woven BenchService as the headline contender, configured on a node-redis client, a Redis Cluster
-// (3 primaries + 3 replicas) or Redlock over 3 independent primaries. The scenario's body (the
+// woven BenchService as the headline contender, configured on a node-redis client, a Valkey GLIDE
+// client (on the single server and on the Cluster), a Redis Cluster (3 primaries + 3 replicas) or
+// Redlock over 3 independent primaries. The scenario's body (the
 // hot key's counter) stays on the single server of the run; only the lock moves. The servers'
 // URLs come from the parent in BENCH_CLUSTER_URLS and BENCH_REDLOCK_URLS.
 import type { Redis } from 'ioredis';
 import { close, configure } from 'lockweave/runtime';
+import { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
 import { createClient } from 'redis';
 import { BenchService, isWoven, TAGGED_SETTINGS } from './lockweave-tagged';
 import type { Contender } from './contender';
@@ -50,6 +52,33 @@ export const createLockweaveNodeRedis = woven(
     await nodeRedis.connect();
     configure({ redis: nodeRedis });
     return async () => void (await nodeRedis.close());
+  },
+);
+
+export const createLockweaveGlide = woven(
+  'lockweave on GLIDE',
+  'configure({ redis: await GlideClient.createClient() of @valkey/valkey-glide 2 })',
+  async (client) => {
+    const glide = await GlideClient.createClient({
+      addresses: [{ host: client.options.host ?? '127.0.0.1', port: client.options.port }],
+      requestTimeout: 2_000,
+    });
+    configure({ redis: glide });
+    return async () => glide.close();
+  },
+);
+
+export const createLockweaveGlideCluster = woven(
+  'lockweave on GLIDE, Cluster',
+  'configure({ redis: await GlideClusterClient.createClient() with the 6 nodes })',
+  async () => {
+    const addresses = urlsFrom('BENCH_CLUSTER_URLS').map((url) => {
+      const { hostname, port } = new URL(url);
+      return { host: hostname, port: Number(port) };
+    });
+    const glide = await GlideClusterClient.createClient({ addresses, requestTimeout: 2_000 });
+    configure({ redis: glide });
+    return async () => glide.close();
   },
 );
 

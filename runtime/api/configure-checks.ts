@@ -5,6 +5,8 @@
 import { DEFAULT_LOCK_OPTIONS } from '../base/options';
 import { describeValue } from '../base/redis-address';
 import { checkKeys, isPlainObject, serverOptions } from '../base/redis-options';
+import { isGlideClient } from '../store/glide-client';
+import { assertOpenGlideClient } from '../store/glide-store';
 import { isIORedisClient } from '../store/ioredis-client';
 import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisSentinel } from '../store/node-redis-client';
 import { assertOpenNodeRedisClient } from '../store/node-redis-store';
@@ -72,7 +74,7 @@ function assertStore(store: unknown): void {
 }
 
 /**
- * Anything but an ioredis client, a node-redis client, a URL, a Cluster's nodes or ioredis options
+ * Anything but an ioredis client, a node-redis or GLIDE client, a URL, a Cluster's nodes or ioredis options
  * that name a server is refused here. ioredis would read any other object as options and connect
  * to its default, 127.0.0.1:6379: locks on a different Redis than the one the caller meant.
  */
@@ -90,10 +92,11 @@ function assertRedisOption(redis: unknown): void {
       );
     }
     if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) return assertOpenNodeRedisClient(redis);
+    if (isGlideClient(redis)) return assertOpenGlideClient(redis);
     if (isIORedisClient(redis)) return;
   }
   throw new TypeError(
-    `lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a redis:// URL, or ioredis options; got ${describeValue(redis)}. ` +
+    `lockweave: configure({ redis }) takes an ioredis Redis or Cluster, a node-redis client, a Valkey GLIDE client, a redis:// URL, or ioredis options; got ${describeValue(redis)}. ` +
       '(Any other object would be read as options and connect to 127.0.0.1:6379. For a Redis Cluster the runtime opens, pass its node URLs.)',
   );
 }
@@ -123,6 +126,10 @@ function assertRedlockOption(redlock: unknown): void {
       throw new TypeError(`${where} is a node-redis cluster; Redlock takes independent single servers`);
     } else if (isNodeRedisClient(server)) {
       assertOpenNodeRedisClient(server);
+    } else if (isGlideClient(server)) {
+      throw new TypeError(
+        `${where} is a Valkey GLIDE client; Redlock's servers are redis:// URLs, ioredis or node-redis clients`,
+      );
     } else if (!isIORedisClient(server) || server.isCluster) {
       throw new TypeError(
         `${where} is not a redis:// URL, an ioredis Redis or a node-redis client (an ioredis Cluster is not one independent server); got ${describeValue(server)}`,

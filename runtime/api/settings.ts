@@ -6,6 +6,7 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { DEFAULT_LOCK_OPTIONS, type LockOptions } from '../base/options';
 import type { LockLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
+import type { GlideClientLike } from '../store/glide-client';
 import type { NodeRedisClientLike } from '../store/node-redis-client';
 import type { NodeRedisClusterLike } from '../store/node-redis-cluster';
 import type { ClusterConfig } from './cluster-config';
@@ -21,13 +22,15 @@ export interface ConfigureOptions {
    * close() — or a redis:// URL or ioredis options that name their server (`host`, `path`, or
    * `sentinels` with `name`), for which the runtime opens an ioredis client (a Sentinel one follows
    * failovers); or, for a Redis Cluster it opens, a list of node URLs or
-   * `{ cluster: [URL or { host, port }, …], clusterOptions? }` (see cluster-config.ts).
+   * `{ cluster: [URL or { host, port }, …], clusterOptions? }` (see cluster-config.ts); or a Valkey
+   * GLIDE `GlideClient` or `GlideClusterClient` (@valkey/valkey-glide 2.x), left open too.
    */
   redis?:
     | Redis
     | Cluster
     | NodeRedisClientLike
     | NodeRedisClusterLike
+    | GlideClientLike
     | string
     | RedisOptions
     | readonly string[]

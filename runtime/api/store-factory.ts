@@ -5,6 +5,8 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { printAddress, parseRedisUrl } from '../base/redis-address';
 import { serverOptions } from '../base/redis-options';
 import type { LockStore } from '../store/lock-store';
+import { isGlideClient } from '../store/glide-client';
+import { GlideLockStore } from '../store/glide-store';
 import { isIORedisClient } from '../store/ioredis-client';
 import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClient } from '../store/node-redis-client';
 import type { NodeRedisCluster } from '../store/node-redis-cluster';
@@ -59,6 +61,7 @@ function singleStore(
 ): LockStore {
   if (isNodeRedisClient(redis) || isNodeRedisCluster(redis))
     return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
+  if (isGlideClient(redis)) return new GlideLockStore(redis, { channel });
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
   const { Redis, Cluster } = ioredis();
   let client: Redis | Cluster;

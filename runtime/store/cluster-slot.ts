@@ -2,6 +2,7 @@
 // text between the first `{` and the first `}` after it, when not empty — or of the whole name,
 // modulo 16384. The sharded subscriber (cluster-subscriber.ts) needs it to know which primary to
 // SSUBSCRIBE on; computed here rather than asked for (CLUSTER KEYSLOT is a round trip per channel).
+// And the key a client that routes by a key it is told (node-redis's cluster, GLIDE's) is given.
 const TABLE = (() => {
   const table = new Uint16Array(256);
   for (let byte = 0; byte < 256; byte++) {
@@ -21,4 +22,9 @@ export function slotOf(name: string): number {
   let crc = 0;
   for (const byte of Buffer.from(hashed, 'utf8')) crc = ((crc << 8) & 0xffff) ^ TABLE[((crc >> 8) ^ byte) & 0xff]!;
   return crc % SLOTS;
+}
+
+/** The key a command is routed by: EVAL's and EVALSHA's first key, else the first argument. */
+export function routingKey(name: string, args: readonly (string | number)[]): string {
+  return String(name === 'evalsha' || name === 'eval' ? args[2] : args[0]);
 }

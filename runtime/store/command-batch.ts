@@ -62,6 +62,11 @@ interface Queued {
 
 export interface CommandSender {
   send(name: string, args: readonly (string | number)[]): Promise<Reply>;
+  /**
+   * Runs a Lua script by its hash, loading it when the server lacks it, for a client that does
+   * that itself (GLIDE: glide-client.ts); else scripts/lua-script.ts sends EVALSHA and EVAL.
+   */
+  script?(source: string, sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<Reply>;
 }
 
 /**

@@ -4,6 +4,7 @@
 // Described by shape, not imported: `redis` is an optional peer, and a user without it must
 // be able to compile against lockweave's types and load it.
 import { holdProcess } from '../base/process-hold';
+import { hasMethods } from './client-shape';
 import { COMMAND_TIMEOUT_MS, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
 import { setTimer } from '../base/timer-delay';
@@ -46,13 +47,7 @@ export function isNodeRedisClient(value: unknown): value is NodeRedisClient {
  * connections, and a store must know which connection made a grant (see LockStore.waitForReplicas).
  */
 export function isNodeRedisSentinel(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const sentinel = value as Partial<Record<'sendCommand' | 'getMasterNode' | 'getSentinelNode', unknown>>;
-  return (
-    typeof sentinel.sendCommand === 'function' &&
-    typeof sentinel.getMasterNode === 'function' &&
-    typeof sentinel.getSentinelNode === 'function'
-  );
+  return hasMethods(value, 'sendCommand', 'getMasterNode', 'getSentinelNode');
 }
 
 export function isNodeRedisCluster(value: unknown): boolean {
@@ -60,13 +55,7 @@ export function isNodeRedisCluster(value: unknown): boolean {
 }
 
 function hasClientShape(value: unknown): value is NodeRedisClient {
-  if (typeof value !== 'object' || value === null) return false;
-  const client = value as Partial<Record<'sendCommand' | 'duplicate' | 'isOpen', unknown>>;
-  return (
-    typeof client.sendCommand === 'function' &&
-    typeof client.duplicate === 'function' &&
-    typeof client.isOpen === 'boolean'
-  );
+  return hasMethods(value, 'sendCommand', 'duplicate') && typeof value.isOpen === 'boolean';
 }
 
 // Each command gets the runtime's bound (COMMAND_TIMEOUT_MS). node-redis keeps a command sent while

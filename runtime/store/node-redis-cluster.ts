@@ -6,6 +6,7 @@
 // the store uses both as they are. Described by shape, not imported, as node-redis-client.ts is.
 import type { CommandSender } from './command-batch';
 import { COMMAND_TIMEOUT_MS } from './command-batch';
+import { routingKey } from './cluster-slot';
 import { bounded, explainTimeout } from './node-redis-client';
 import type { OpenSubscriber } from './redis-notices';
 
@@ -33,11 +34,6 @@ export interface NodeRedisCluster extends NodeRedisClusterLike {
   sSubscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
   sUnsubscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
-}
-
-/** The key a command is routed by: EVAL's and EVALSHA's first key, else the first argument. */
-function routingKey(name: string, args: readonly (string | number)[]): string {
-  return String(name === 'evalsha' || name === 'eval' ? args[2] : args[0]);
 }
 
 export function nodeRedisClusterSender(cluster: NodeRedisCluster): CommandSender {

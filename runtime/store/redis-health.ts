@@ -20,18 +20,23 @@ import { RedisConnectionError } from '../base/errors';
 import { DEFAULT_SENTINEL_PORT, printAddress, printUrlAddress } from '../base/redis-address';
 import { withoutSecrets } from '../base/safe-error';
 import { clusterReady, ClusterPrimaries } from './cluster-primaries';
+import type { GlideClient } from './glide-client';
 import type { NodeRedisClient } from './node-redis-client';
 import type { NodeRedisCluster } from './node-redis-cluster';
 
-/** An ioredis client, or a node-redis one (which the runtime never owns: no SELECT, no disconnect). */
-type WatchedClient = Redis | Cluster | NodeRedisClient | NodeRedisCluster;
+/**
+ * An ioredis client, or a node-redis or GLIDE one (which the runtime never owns: no SELECT, no
+ * disconnect). GLIDE emits no connection events: it is known down only by its commands' failures.
+ */
+type WatchedClient = Redis | Cluster | NodeRedisClient | NodeRedisCluster | GlideClient;
 
 /**
  * The clients' own words for "the command never got an answer because the connection is gone":
- * ioredis's, then node-redis's (its command timeout gets its message in node-redis-client.ts).
+ * ioredis's, then node-redis's (its command timeout gets its message in node-redis-client.ts),
+ * then GLIDE's (its request timeout says only "timed out"; a lost connection, "Connection error").
  */
 const CONNECTION_GONE =
-  /max retries per request|Connection is closed|Cluster not ready|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout/i;
+  /max retries per request|Connection is closed|Cluster not ready|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout|^timed out$|Connection error|FatalReceiveError|broken pipe|connection reset/i;
 /** What retrying cannot fix, by what the server or TLS said. */
 const FATAL = {
   tls: /SSL|TLS|wrong version number|EPROTO|certificate|self.signed/i,
@@ -65,7 +70,9 @@ export class RedisHealth {
   ) {
     this.address = addressOf(client);
     this.databaseOk = databaseOf(client) === 0;
-    // Both families emit 'error' for each connection failure and 'ready' once usable again.
+    // Both families emit 'error' for each connection failure and 'ready' once usable again; GLIDE
+    // emits nothing (and reconnects by itself).
+    if (!('on' in client)) return;
     const events = client as { on(event: 'error' | 'ready', listener: (error: Error) => void): unknown };
     events.on('error', (error: Error) => this.onError(error));
     events.on('ready', () => {
@@ -216,9 +223,10 @@ export class RedisHealth {
   }
 }
 
-/** ioredis says `status`, node-redis `isReady`. */
+/** ioredis says `status`, node-redis `isReady`; GLIDE nothing (it is never marked down: no events). */
 function isReady(client: WatchedClient): boolean {
-  return 'status' in client ? client.status === 'ready' : client.isReady === true;
+  if ('status' in client) return client.status === 'ready';
+  return 'isReady' in client ? client.isReady === true : true;
 }
 
 function databaseOf(client: WatchedClient): number {
@@ -247,6 +255,9 @@ function addressOf(client: WatchedClient): string {
   }
   if (options?.path) return options.path;
   if (options?.host || options?.port) return printAddress(options);
+  // GLIDE: the first of its addresses.
+  const glide = (client as { config?: { addresses?: Array<{ host?: string; port?: number }> } }).config?.addresses?.[0];
+  if (glide && !('status' in client)) return printAddress(glide);
   // A node-redis cluster: its first root node.
   const rootNodes = (
     client as { _options?: { rootNodes?: Array<{ url?: string; socket?: { host?: string; port?: number } }> } }

@@ -174,6 +174,30 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
   );
 }
 
+test("webpack + ts-loader type-checking (its default) under strict: the woven text checks as the user's did, and the app locks", async (t) => {
+  const out = path.join('out', 'webpack-typecheck');
+  const built = await spawnTool(NODE20, ['build-webpack.cjs'], { ENTRIES: 'app', OUT: out, TS_LOADER_TYPECHECK: '1' });
+  t.is(built.status, 0, built.output);
+  const ran = await spawnTool(NODE20, [path.join(out, 'app.cjs')], { RUN_ID: `webpack-typecheck-${++runs}` });
+  t.is(ran.status, 0, ran.output);
+  const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as { most: Record<string, number> };
+  t.deepEqual(printed.most, { app: 1, orders: 1, nightly: 1, transfer: 1, cancellable: 1 });
+  // The check ran: a type error of the user's own in a tagged file fails the same build.
+  const wrong = path.join(TMP, 'app-type-error');
+  fs.cpSync(APP_DIR, wrong, { recursive: true, filter: (file) => !file.includes(`${path.sep}out`) });
+  const orders = path.join(wrong, 'src', 'orders.ts');
+  fs.writeFileSync(orders, `${fs.readFileSync(orders, 'utf8')}\nexport const wrong: number = 'not a number';\n`);
+  const failed = await spawnTool(
+    NODE20,
+    ['build-webpack.cjs'],
+    { ENTRIES: 'app', OUT: out, TS_LOADER_TYPECHECK: '1' },
+    wrong,
+  );
+  t.not(failed.status, 0, failed.output);
+  t.regex(failed.output, /TS2322: Type 'string' is not assignable to type 'number'/);
+  t.notRegex(failed.output, /lockweave|redisLock/i);
+});
+
 if (!HAS_RSPACK) test('rspack: skipped, @rspack/core is not installed', (t) => t.pass());
 
 test('vitest: a test of the tagged service passes, its 3 calls at once each holding the key, one at a time', async (t) => {

@@ -1,6 +1,6 @@
 // The lock's promises on a real redis-server, through a node-redis v6 client the user connected.
 import test from 'ava';
 import { createClient } from 'redis';
-import { nodeRedisLockSemantics } from './node-redis-fixture';
+import { clientLockSemantics, nodeRedisFamily } from './client-fixture';
 
-nodeRedisLockSemantics(test, createClient);
+clientLockSemantics(test, nodeRedisFamily('redis', createClient));

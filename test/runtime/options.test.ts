@@ -71,7 +71,7 @@ test.serial('configure({ redis }) refuses a client it does not understand instea
     const error = t.throws(() => configure({ redis: redis as never }), { instanceOf: TypeError });
     t.regex(
       error!.message,
-      /takes an ioredis Redis or Cluster, a node-redis client, a redis:\/\/ URL, or ioredis options; got /,
+      /takes an ioredis Redis or Cluster, a node-redis client, a Valkey GLIDE client, a redis:\/\/ URL, or ioredis options; got /,
     );
   }
   t.regex(t.throws(() => configure({ redis: new RedisClient() as never }))!.message, /got an instance of RedisClient/);

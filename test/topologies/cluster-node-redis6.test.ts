@@ -1,6 +1,6 @@
 // The lock's promises on a Redis Cluster through a node-redis v6 `createCluster()`.
 import test from 'ava';
 import { createCluster } from 'redis';
-import { nodeRedisClusterLockSemantics } from './cluster-node-redis';
+import { clusterClientLockSemantics, nodeRedisCluster } from './cluster-client';
 
-nodeRedisClusterLockSemantics(test, createCluster as never);
+clusterClientLockSemantics(test, nodeRedisCluster(createCluster as never));

@@ -28,6 +28,9 @@ export function luaScript<Call, Reply>(script: Omit<LuaScript<Call, Reply>, 'sha
   return { ...script, sha1: createHash('sha1').update(script.source).digest('hex') };
 }
 
+/** The server's NOSCRIPT as ioredis and node-redis pass it on, and as GLIDE words it. */
+const NO_SCRIPT = /^NOSCRIPT|NoScriptError/;
+
 /**
  * EVALSHA, falling back to EVAL when the server has not seen the script (first use, a restart, a
  * failover, SCRIPT FLUSH). EVAL also loads it, so the next call hits the cache. Sent through the
@@ -42,10 +45,11 @@ export function runScript<Call, Reply>(
   call: Call,
 ): Promise<Reply> {
   const keys = script.keys(key, call);
-  const argv: Arg[] = [script.sha1, keys.length, ...keys, ...script.args(key, call)];
   const read = (raw: unknown) => script.reply(raw, call);
+  if (sender.script) return sender.script(script.source, script.sha1, keys, script.args(key, call)).then(read);
+  const argv: Arg[] = [script.sha1, keys.length, ...keys, ...script.args(key, call)];
   return sender.send('evalsha', argv).then(read, (error: unknown) => {
-    if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw error;
+    if (!(error instanceof Error && NO_SCRIPT.test(error.message))) throw error;
     const evalArgv = argv.slice();
     evalArgv[0] = script.source;
     return sender.send('eval', evalArgv).then(read);

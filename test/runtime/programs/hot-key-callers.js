@@ -1,6 +1,6 @@
 // One process of several that take turns on one hot key, locking through the Redis client family
-// it is given: `ioredis` (a URL: the runtime opens the client), `redis` (node-redis v6) or
-// `redis5` (node-redis v5), connected here as a user would. Each section is a read-modify-write
+// it is given: `ioredis` (a URL: the runtime opens the client), `redis` (node-redis v6),
+// `redis5` (node-redis v5) or `glide` (Valkey GLIDE 2), connected here as a user would. Each section is a read-modify-write
 // of a counter that only the lock protects: an overlap between two holders, in this process or
 // across families, loses an update. Prints one JSON line: sections, failed calls, longest wait.
 // argv: family businessFlag key callers runMs retries waitTime counterKey
@@ -13,6 +13,12 @@ const { setTimeout: sleep } = require('node:timers/promises');
 
 async function connect() {
   if (family === 'ioredis') return { redis: process.env.REDIS_URL, stop: () => undefined };
+  if (family === 'glide') {
+    const { GlideClient } = require('@valkey/valkey-glide');
+    const { hostname, port } = new URL(process.env.REDIS_URL);
+    const client = await GlideClient.createClient({ addresses: [{ host: hostname, port: Number(port) }] });
+    return { redis: client, stop: () => client.close() };
+  }
   const { createClient } = require(family);
   const client = createClient({ url: process.env.REDIS_URL });
   client.on('error', () => undefined);
