@@ -61,12 +61,31 @@ function nestTsconfig(use: Use): string {
   return named ? `-p ${named}` : '';
 }
 
-/** The Nest CLI's builder is tsc: not swc, webpack or rspack, by nest-cli.json or by the command's flags. */
-function nestBuildsWithTsc(use: Use): boolean {
+/** The Nest CLI's builder, by the command's flags or nest-cli.json: tsc (the default), swc, webpack or rspack. */
+function nestBuilder(use: Use): string {
   const builder = /["']builder["']\s*:\s*(?:\{[^}]*["']type["']\s*:\s*)?["'](\w+)["']/.exec(use.config)?.[1];
   const flagged = /(?:^|\s)(?:-b|--builder)[\s=]+(\w+)/.exec(use.text)?.[1];
   const webpack = /(?:^|\s)--webpack(?=\s|$)/.test(use.text) || /["']webpack["']\s*:\s*true/.test(use.config);
-  return (flagged ?? builder ?? 'tsc') === 'tsc' && !webpack;
+  return webpack ? 'webpack' : (flagged ?? builder ?? 'tsc');
+}
+
+/**
+ * Whether `nest build` weaves: its tsc builder with lockweave/nest (or a TypeScript `ts-patch
+ * install` patched, with the tsconfig's plugin entry); its rspack builder with lockweave/rspack in
+ * the project's rspack.config, which Nest merges over its own options.
+ */
+function nestWeaves(use: Use): boolean {
+  switch (nestBuilder(use)) {
+    case 'tsc':
+      return (
+        /["']lockweave\/nest["']/.test(use.config) ||
+        (use.project.typescriptPatched && use.project.hasPluginEntry(nestTsconfig(use)))
+      );
+    case 'rspack':
+      return use.project.readConfig(exts('rspack.config')).includes('lockweave/rspack');
+    default:
+      return false;
+  }
 }
 
 const VITE = exts('vite.config');
@@ -231,16 +250,14 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     // The Nest CLI compiles with the project's `typescript` API (builder tsc, the default), webpack
     // with ts-loader, rspack, or swc. Its tsc builder runs the compiler plugins nest-cli.json names
     // (lockweave/nest); it runs tsconfig plugins only when `ts-patch install` patched TypeScript.
+    // Its rspack builder merges the project's rspack.config over its own: lockweave/rspack there.
     tool: 'nest build',
     command: /(?:^|[\s/])nest\s+(?:build|start)(?=\s|$)/,
     configFiles: ['nest-cli.json'],
-    safe: (use) =>
-      nestBuildsWithTsc(use) &&
-      (/["']lockweave\/nest["']/.test(use.config) ||
-        (use.project.typescriptPatched && use.project.hasPluginEntry(nestTsconfig(use)))),
+    safe: nestWeaves,
     runsUnlocked:
-      "the Nest CLI compiles with plain TypeScript (or swc, webpack, rspack) and runs lockweave only as nest-cli.json's compiler plugin with its tsc builder: every tagged method is emitted unlocked",
-    fix: 'nest-cli.json: "compilerOptions": { "builder": "tsc", "plugins": ["lockweave/nest"] }',
+      "the Nest CLI compiles with plain TypeScript (or swc, webpack, rspack) and runs lockweave only as nest-cli.json's compiler plugin with its tsc builder, or as the rspack builder's plugin: every tagged method is emitted unlocked",
+    fix: 'nest-cli.json: "compilerOptions": { "builder": "tsc", "plugins": ["lockweave/nest"] }  (the rspack builder: plugins: [require(\'lockweave/rspack\')()] in rspack.config.js)',
   },
   {
     tool: 'swc',

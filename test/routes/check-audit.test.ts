@@ -5,7 +5,8 @@
 //   (test/routes/jest.test.ts runs that route).
 //   lockweave/jest under package.json's "jest" key is the `jest` script's transform — no hole.
 //   `nest build` compiles with plain TypeScript — a hole, closed by lockweave/nest in nest-cli.json with
-//   the tsc builder (read here; test/behaviour/nest-scheduled-job.test.ts builds with the real Nest CLI).
+//   the tsc builder (read here; test/behaviour/nest-scheduled-job.test.ts builds with the real Nest CLI),
+//   or by lockweave/rspack in the rspack builder's rspack.config.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -98,10 +99,16 @@ test('check: `nest build` compiles with plain TypeScript, a hole with its fix; l
     /fix: nest-cli\.json: "compilerOptions": \{ "builder": "tsc", "plugins": \["lockweave\/nest"\] \}/,
   );
 
-  const variant = (name: string, nestCli: object | undefined, scripts: Record<string, string> = {}) => {
+  const variant = (
+    name: string,
+    nestCli: object | undefined,
+    scripts: Record<string, string> = {},
+    rspackConfig?: string,
+  ) => {
     const dir = path.join(TMP, `nest-${name}`);
     fs.cpSync(path.join(FIXTURES, 'nest'), dir, { recursive: true });
     if (nestCli) fs.writeFileSync(path.join(dir, 'nest-cli.json'), JSON.stringify(nestCli));
+    if (rspackConfig) fs.writeFileSync(path.join(dir, 'rspack.config.js'), rspackConfig);
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
@@ -111,16 +118,27 @@ test('check: `nest build` compiles with plain TypeScript, a hole with its fix; l
   };
   const plugin = { sourceRoot: 'src', compilerOptions: { plugins: ['lockweave/nest'] } };
   // Patched by a postinstall `ts-patch install`, nest's TypeScript runs the plugin entry.
-  const [patched, withPlugin, onSwc, onWebpack] = await Promise.all([
+  const rspackBuild = { 'build:rspack': 'nest build --builder rspack' };
+  const [patched, withPlugin, onSwc, onWebpack, onRspack, onRspackWoven] = await Promise.all([
     variant('patched', undefined, { postinstall: 'ts-patch install' }),
     variant('plugin', plugin),
     variant('plugin-swc', { ...plugin, compilerOptions: { ...plugin.compilerOptions, builder: 'swc' } }),
     variant('plugin-webpack', plugin, { 'build:webpack': 'nest build --webpack' }),
+    variant('plugin-rspack', plugin, rspackBuild),
+    variant(
+      'rspack-plugin',
+      plugin,
+      rspackBuild,
+      "module.exports = (options) => ({ ...options, plugins: [...options.plugins, require('lockweave/rspack')()] });\n",
+    ),
   ]);
   t.is(patched.status, 0, patched.output);
   t.is(withPlugin.status, 0, withPlugin.output);
-  // The plugin runs in Nest's tsc builder only.
+  // lockweave/nest runs in Nest's tsc builder only; its rspack builder weaves with lockweave/rspack in rspack.config.
   t.is(onSwc.status, 1, onSwc.output);
   t.is(onWebpack.status, 1, onWebpack.output);
   t.regex(onWebpack.stderr, /scripts\.build:webpack: nest build --webpack/);
+  t.is(onRspack.status, 1, onRspack.output);
+  t.regex(onRspack.stderr, /scripts\.build:rspack: nest build --builder rspack/);
+  t.is(onRspackWoven.status, 0, onRspackWoven.output);
 });

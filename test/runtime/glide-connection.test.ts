@@ -39,17 +39,20 @@ test.serial(
   },
 );
 
-test.serial('glide: configure() refuses a closed GLIDE client, and a GLIDE client among Redlock servers, saying so', async (t) => {
-  const own = await startRedisServer();
-  const { client, close } = await GLIDE.connect(own);
-  try {
-    t.throws(() => configure({ redlock: [client, 'redis://127.0.0.1:1', 'redis://127.0.0.1:2'] as never }), {
-      instanceOf: TypeError,
-      message: /server 0 is a Valkey GLIDE client; Redlock's servers are/,
-    });
-    close();
-    t.throws(() => configure({ redis: client }), { instanceOf: TypeError, message: /the GLIDE client is closed/ });
-  } finally {
-    await own.stop();
-  }
-});
+test.serial(
+  'glide: configure() refuses a closed GLIDE client, and a GLIDE client among Redlock servers, saying so',
+  async (t) => {
+    const own = await startRedisServer();
+    const { client, close } = await GLIDE.connect(own);
+    try {
+      t.throws(() => configure({ redlock: [client, 'redis://127.0.0.1:1', 'redis://127.0.0.1:2'] as never }), {
+        instanceOf: TypeError,
+        message: /server 0 is a Valkey GLIDE client; Redlock's servers are/,
+      });
+      close();
+      t.throws(() => configure({ redis: client }), { instanceOf: TypeError, message: /the GLIDE client is closed/ });
+    } finally {
+      await own.stop();
+    }
+  },
+);
