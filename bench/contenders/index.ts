@@ -9,10 +9,12 @@ import { createRedisSemaphoreMutex } from './redis-semaphore-mutex';
 import { createRedlockUniversal } from './redlock-universal';
 import { createNodeRedisson } from './node-redisson';
 import {
+  createLockweaveAutoPipelining,
   createLockweaveCluster,
   createLockweaveGlide,
   createLockweaveGlideCluster,
   createLockweaveNodeRedis,
+  createLockweaveOwned,
   createLockweaveRedlock,
 } from './lockweave-topologies';
 
@@ -30,6 +32,8 @@ const SINGLE_NODE: Record<string, () => Contender> = {
 
 /** lockweave on the other clients and topologies (bench/topologies.ts starts their servers). */
 const TOPOLOGIES: Record<string, () => Contender> = {
+  'lockweave-owned': createLockweaveOwned,
+  'lockweave-autopipelining': createLockweaveAutoPipelining,
   'lockweave-node-redis': createLockweaveNodeRedis,
   'floor-glide': createFloorGlide,
   'lockweave-glide': createLockweaveGlide,

@@ -4,7 +4,7 @@
 // Redlock over 3 independent primaries. The scenario's body (the
 // hot key's counter) stays on the single server of the run; only the lock moves. The servers'
 // URLs come from the parent in BENCH_CLUSTER_URLS and BENCH_REDLOCK_URLS.
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { close, configure } from 'lockweave/runtime';
 import { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
 import { createClient } from 'redis';
@@ -42,6 +42,25 @@ function woven(
     };
   };
 }
+
+export const createLockweaveOwned = woven(
+  'lockweave, its own connection',
+  'configure({ redis: URL }): the runtime opens its ioredis client (its settings: no auto-pipelining, a command timeout)',
+  async (client) => {
+    configure({ redis: `redis://${client.options.host ?? '127.0.0.1'}:${client.options.port}` });
+    return async () => undefined;
+  },
+);
+
+export const createLockweaveAutoPipelining = woven(
+  'lockweave, a client with auto-pipelining',
+  "configure({ redis: new Redis({ enableAutoPipelining: true }) }): the user's ioredis client, auto-pipelining on",
+  async (client) => {
+    const own = new Redis({ host: client.options.host, port: client.options.port, enableAutoPipelining: true });
+    configure({ redis: own });
+    return async () => own.disconnect();
+  },
+);
 
 export const createLockweaveNodeRedis = woven(
   'lockweave on node-redis',

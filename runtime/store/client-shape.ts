@@ -10,3 +10,25 @@ export function hasMethods(value: unknown, ...names: readonly string[]): value i
   const members = value as Record<string, unknown>;
   return names.every((name) => typeof members[name] === 'function');
 }
+
+/**
+ * An export of the library that made `client`, found among the loaded CommonJS modules by the
+ * client's class: a value of that copy is the one its client accepts (an ioredis Command, a GLIDE
+ * Script, whose copy's native core holds it). Only the few names asked for are read from each
+ * module. Undefined when not found (bundled, or loaded as an ES module).
+ */
+export function libraryExport<T>(client: object, name: string): T | undefined {
+  const made = client.constructor;
+  const loaded = typeof require === 'function' && require.cache ? Object.values(require.cache) : [];
+  for (const module of loaded) {
+    try {
+      const exports = module?.exports as Record<string, unknown> | undefined;
+      if (!exports || (typeof exports !== 'object' && typeof exports !== 'function')) continue;
+      const fromHere = (exports as unknown) === made || exports.default === made || exports[made.name] === made;
+      if (fromHere && typeof exports[name] === 'function') return exports[name] as T;
+    } catch {
+      // A module whose exports throw when read is not the library.
+    }
+  }
+  return undefined;
+}

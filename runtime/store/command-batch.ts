@@ -14,8 +14,10 @@
 // MAX_BATCH commands, the rest at the end of the tick; and each command is answered as soon as
 // its own reply comes (the batch's commands are written as one by corking the socket, not as a
 // pipeline, whose callers would wait for its last reply). A client that auto-pipelines (its own
-// option) would hold the commands to the end of the tick again: the batch goes to it as one
-// explicit pipeline instead, which it writes at once.
+// option) would hold the commands to the end of the tick again: so each is handed to the client's
+// sendCommand, where its own methods end, past the auto-pipelining they go through first — with a
+// Command of the ioredis copy that made the client (client-shape.ts). Should that class not be
+// found, an auto-pipelining client is given the batch as one explicit pipeline, written at once.
 //
 // What it does not change: each command is still its own command, answered and failed on its
 // own (an error fails only the caller it belongs to), with the client's command timeout; they
@@ -39,6 +41,7 @@
 // command still waiting to be written (the client was not ready) stays queued: ioredis writes it
 // on the new connection.
 import type { Cluster, Redis } from 'ioredis';
+import { libraryExport } from './client-shape';
 import { isCluster } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
 
@@ -103,9 +106,18 @@ function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number): N
   return timer;
 }
 
+/** ioredis's Command, built with the options its `call` gives one (replies as strings, the client's keyPrefix). */
+type CommandClass = new (
+  name: string,
+  args: readonly (string | number)[],
+  options: { replyEncoding: 'utf8'; keyPrefix?: string; errorStack?: Error },
+) => { readonly promise: Promise<Reply> };
+
 class CommandBatch implements CommandSender {
   private queue: Queued[] = [];
-  /** The client holds each command to the end of the tick itself (ioredis's enableAutoPipelining). */
+  /** The client's own Command class: commands handed to sendCommand skip its auto-pipelining. */
+  private readonly Command: CommandClass | undefined;
+  /** The client holds each command it is given to the end of the tick (ioredis's enableAutoPipelining). */
   private readonly autoPipelines: boolean;
   /**
    * Batches written on the open connection and not answered yet: a close fails them (see above).
@@ -123,7 +135,8 @@ class CommandBatch implements CommandSender {
     private readonly client: Redis,
     private readonly timeoutMs: number | undefined,
   ) {
-    this.autoPipelines = client.options?.enableAutoPipelining === true;
+    this.Command = libraryExport<CommandClass>(client, 'Command');
+    this.autoPipelines = !this.Command && client.options?.enableAutoPipelining === true;
   }
 
   send(name: string, args: readonly (string | number)[]): Promise<Reply> {
@@ -166,12 +179,22 @@ class CommandBatch implements CommandSender {
     stream?.cork();
     let last: Promise<unknown> | undefined;
     try {
-      for (const command of batch)
-        last = this.client.call(command.name, ...command.args).then(command.resolve, command.reject);
+      for (const command of batch) last = this.write(command).then(command.resolve, command.reject);
     } finally {
       stream?.uncork();
     }
     return last!;
+  }
+
+  private write(command: Queued): Promise<Reply> {
+    if (!this.Command) return this.client.call(command.name, ...command.args);
+    const { keyPrefix, showFriendlyErrorStack } = this.client.options;
+    const options = {
+      replyEncoding: 'utf8' as const,
+      keyPrefix,
+      errorStack: showFriendlyErrorStack ? new Error() : undefined,
+    };
+    return this.client.sendCommand(new this.Command(command.name, command.args, options) as never) as Promise<Reply>;
   }
 
   private sendPipeline(batch: readonly Queued[]): Promise<unknown> {

@@ -11,7 +11,7 @@
 // by default) and reconnects on its own. It has no connection events: the store learns the
 // connection is gone from commands that time out (redis-health.ts reads GLIDE's words).
 import type { CommandSender } from './command-batch';
-import { hasMethods } from './client-shape';
+import { hasMethods, libraryExport } from './client-shape';
 import { routingKey } from './cluster-slot';
 import type { OpenSubscriber } from './redis-notices';
 import { COMMAND_TIMEOUT_MS } from './command-batch';
@@ -75,7 +75,8 @@ export function glideSender(client: GlideClient): CommandSender {
     ? (name, args) =>
         client.customCommand(command(name, args), { route: { type: 'primarySlotKey', key: routingKey(name, args) } })
     : (name, args) => client.customCommand(command(name, args));
-  const Script = scriptClassOf(client);
+  // From the copy of GLIDE that made the client: a script lives in its copy's native core.
+  const Script = libraryExport<ScriptClass>(client, 'Script');
   if (!Script || typeof client.invokeScript !== 'function') return { send };
   const scripts = new Map<string, object>();
   return {
@@ -89,22 +90,6 @@ export function glideSender(client: GlideClient): CommandSender {
 }
 
 type ScriptClass = new (source: string) => object;
-
-/**
- * GLIDE's Script class, from the copy of GLIDE that made the client (a script lives in its copy's
- * native core), found among the loaded modules by the client's class; undefined when not found
- * (the store sends EVALSHA instead).
- */
-function scriptClassOf(client: GlideClient): ScriptClass | undefined {
-  const modules = typeof require === 'function' ? Object.values(require.cache) : [];
-  for (const loaded of modules) {
-    const exports = loaded?.exports as Record<string, unknown> | undefined;
-    if (!exports || typeof exports !== 'object') continue;
-    const made = exports.GlideClient === client.constructor || exports.GlideClusterClient === client.constructor;
-    if (made && typeof exports.Script === 'function') return exports.Script as ScriptClass;
-  }
-  return undefined;
-}
 
 /**
  * The subscriber: a second client of the same class and options as the caller's (GLIDE has no

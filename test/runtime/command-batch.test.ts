@@ -1,8 +1,8 @@
 // The store's command batch (runtime/store/command-batch.ts) writes a tick's commands a few at a
 // time. What must not change with how they are written: each command gets its own reply, in the
 // order given, an error fails only its own command, and a batch larger than one write (more than
-// 16 commands) loses nothing — on a plain client, on one that auto-pipelines, and on one the
-// store bounds itself (no commandTimeout).
+// 16 commands) loses nothing — on a plain client, on one that auto-pipelines, on one with a
+// keyPrefix, and on one the store bounds itself (no commandTimeout).
 import test from 'ava';
 import { Redis, type RedisOptions } from 'ioredis';
 import { commandSender } from '../../runtime/store/command-batch';
@@ -26,6 +26,7 @@ const CLIENTS: Array<[string, RedisOptions, number | undefined]> = [
   ['a plain client', { commandTimeout: 2_000 }, undefined],
   ['an auto-pipelining client', { enableAutoPipelining: true, commandTimeout: 2_000 }, undefined],
   ['a client the store bounds (no commandTimeout)', {}, 2_000],
+  ['a client with a keyPrefix', { keyPrefix: 'app:', commandTimeout: 2_000 }, undefined],
 ];
 
 for (const [name, options, timeoutMs] of CLIENTS) {
@@ -63,8 +64,8 @@ for (const [name, options, timeoutMs] of CLIENTS) {
 // ioredis, told not to send again what a lost connection left unanswered (as the runtime's own
 // connections are), drops those commands silently: each would wait out its command timeout. The
 // batch fails them when the connection closes, and the client goes on with the next. (Not on an
-// auto-pipelining client: ioredis holds its next pipeline until the dropped one is answered, so
-// there the commands after a cut wait out the timeout whatever the batch does; docs/limits.md.)
+// auto-pipelining client: its own commands after a reconnect — its ready check among them — wait
+// behind the auto-pipeline the cut left unanswered, whatever the batch does; docs/configuration.md.)
 for (const [name, options, timeoutMs] of CLIENTS.filter(([, options]) => !options.enableAutoPipelining)) {
   test(`${name}: a command in flight when its connection is cut fails at once, not at its timeout`, async (t) => {
     // Timeouts far longer than the test: only the close can fail the command in time.
@@ -86,3 +87,27 @@ for (const [name, options, timeoutMs] of CLIENTS.filter(([, options]) => !option
     t.is(await sender.send('echo', ['next']), 'next', 'the client goes on with the next command');
   });
 }
+
+test("an auto-pipelining client's auto-pipeline is bypassed: the batch's commands go straight to sendCommand", async (t) => {
+  const client = new Redis(server.url, { enableAutoPipelining: true, commandTimeout: 2_000 });
+  clients.push(client);
+  await client.ping();
+  const sender = commandSender(client);
+  const sent = Array.from({ length: 20 }, (_, index) => sender.send('echo', [String(index)]));
+  await new Promise((resolve) => process.nextTick(resolve)); // the end of the tick: the batch is written
+  t.is(client.autoPipelineQueueSize, 0, 'nothing waits in ioredis auto-pipeline');
+  t.deepEqual(
+    await Promise.all(sent),
+    Array.from({ length: 20 }, (_, index) => String(index)),
+  );
+});
+
+test("a client's keyPrefix applies to the batch's commands as to its own", async (t) => {
+  const client = new Redis(server.url, { keyPrefix: 'app:' });
+  const admin = new Redis(server.url);
+  clients.push(client, admin);
+  const key = uniqueId('batch-prefix');
+  await commandSender(client, 2_000).send('set', [key, 'v']);
+  t.is(await admin.get(`app:${key}`), 'v');
+  t.is(await admin.get(key), null);
+});

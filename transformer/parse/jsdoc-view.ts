@@ -4,12 +4,16 @@
 // (JSDocParsingMode.ParseForTypeErrors), so the compiler's tree carries no @redisLock tag. Asking
 // ts-patch to parse all JSDoc (`parseAllJsDoc`) made every file of every build pay for it, the lib
 // .d.ts files included (issue #8: +180 ms on a 2.1 s build, where lockweave's own work was 38 ms).
-// Instead, only a file that mentions the tag is parsed once more, on its own, with all JSDoc; each
-// node of that copy is paired with the compiler's node of the same kind at the same place. The same
-// text through the same parser gives the same tree, and the pairing checks it node by node rather
-// than trusting it: if the trees differ, no block of the file is read (see `readable`), and every
-// tag in it becomes an error. The checker and the weave keep working on the compiler's nodes; only
-// the JSDoc nodes come from the copy, and their positions are positions in the compiler's text.
+//
+// Instead each node the walk asks about gets its blocks by the parser's own rule: a node of a kind
+// that can carry JSDoc gets the `/**` comments of its leading trivia (getJSDocCommentRanges, what
+// the parser's addJSDocComment reads), each parsed alone (parseIsolatedJSDocComment), with
+// positions in the compiler's text. Identifiers are left out: their kind is among those that can
+// carry JSDoc, but the parser gives them none in TypeScript. That this equals a full parse with
+// every block, node by node, is tested on every fixture and on generated files
+// (test/transformer/parse/jsdoc-view.test.ts). A TypeScript without those two functions gets the
+// former way: the file parsed once more with all JSDoc and paired with the compiler's tree node by
+// node, every tag an error should the trees differ (`readable`).
 import type * as ts from 'typescript';
 import { anyWithin } from './find-tags';
 
@@ -37,6 +41,8 @@ export function jsDocView(tsApi: typeof ts, sourceFile: ts.SourceFile, mentions:
   if (parsedAllJsDoc(tsApi, sourceFile)) {
     return { readable: true, blocksOf: (node) => (node as { jsDoc?: readonly ts.JSDoc[] }).jsDoc ?? NONE };
   }
+  const parser = jsDocParser(tsApi);
+  if (parser) return { readable: true, blocksOf: (node) => parser(node, sourceFile.text) };
   let paired: Map<ts.Node, readonly ts.JSDoc[]> | undefined | null = null;
   const pairs = () => (paired === null ? (paired = pairWithCopy(tsApi, sourceFile, mentions)) : paired);
   return {
@@ -66,6 +72,31 @@ function parsedAllJsDoc(tsApi: typeof ts, sourceFile: ts.SourceFile): boolean {
   const modes = (tsApi as { JSDocParsingMode?: { ParseAll: number } }).JSDocParsingMode;
   if (!modes) return true;
   return (sourceFile as { jsDocParsingMode?: number }).jsDocParsingMode === modes.ParseAll;
+}
+
+/** TypeScript's own functions of the parser's rule (internal, present from 5.0 to 6.x). */
+interface JsDocInternals {
+  canHaveJSDoc(node: ts.Node): boolean;
+  getJSDocCommentRanges(node: ts.Node, text: string): readonly ts.CommentRange[] | undefined;
+  parseIsolatedJSDocComment(text: string, start: number, length: number): { jsDoc: ts.JSDoc } | undefined;
+}
+
+/** The blocks the parser would give a node, by its rule; undefined when TypeScript lacks the functions. */
+export function jsDocParser(tsApi: typeof ts): ((node: ts.Node, text: string) => readonly ts.JSDoc[]) | undefined {
+  const internals = tsApi as unknown as Partial<JsDocInternals>;
+  const { canHaveJSDoc, getJSDocCommentRanges, parseIsolatedJSDocComment } = internals;
+  if (!canHaveJSDoc || !getJSDocCommentRanges || !parseIsolatedJSDocComment) return undefined;
+  const blocks = new WeakMap<ts.Node, readonly ts.JSDoc[]>();
+  return (node, text) => {
+    if (node.kind === tsApi.SyntaxKind.Identifier || !canHaveJSDoc(node)) return NONE;
+    let found = blocks.get(node);
+    if (!found) {
+      const ranges = getJSDocCommentRanges(node, text) ?? [];
+      found = ranges.flatMap((range) => parseIsolatedJSDocComment(text, range.pos, range.end - range.pos)?.jsDoc ?? []);
+      blocks.set(node, found);
+    }
+    return found;
+  };
 }
 
 /** Compiler node → the copy's blocks, for every node on the way to a mention; undefined on any difference. */
