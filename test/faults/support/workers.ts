@@ -97,7 +97,10 @@ export class Worker {
     for (;;) {
       const found = this.messages.find(match);
       if (found) return found;
-      if (!this.running) throw new Error(`${this.name} (pid ${this.pid}) exited before ${what}\n${this.tail()}`);
+      if (!this.running)
+        throw new Error(
+          `${this.name} (pid ${this.pid}) exited (${this.child.exitCode ?? this.child.signalCode}) before ${what}; its last messages: ${this.lastMessages()}\n${this.tail()}`,
+        );
       const left = deadline - Date.now();
       if (left <= 0)
         throw new Error(`${this.name} (pid ${this.pid}) sent no ${what} within ${timeoutMs} ms\n${this.tail()}`);
@@ -135,6 +138,11 @@ export class Worker {
     if (!this.running) return;
     this.signal('SIGKILL');
     await this.exited;
+  }
+
+  /** The kinds of the worker's last messages (a `timeout` or `crash` says why it ended), with a crash's error. */
+  private lastMessages(): string {
+    return JSON.stringify(this.messages.slice(-3).map((message) => (message.kind === 'crash' ? message : message.kind)));
   }
 
   tail(): string {
