@@ -18,14 +18,18 @@ export function hasMethods(value: unknown, ...names: readonly string[]): value i
  * module. Undefined when not found (bundled, or loaded as an ES module).
  */
 export function libraryExport<T>(client: object, name: string): T | undefined {
-  const made = client.constructor;
+  // By instanceof, not the constructor property: ioredis mixes EventEmitter into its classes, and
+  // the mixin's `constructor` replaces Redis's own on the prototype.
+  const madeBy = (value: unknown): boolean => typeof value === 'function' && client instanceof value;
   const loaded = typeof require === 'function' && require.cache ? Object.values(require.cache) : [];
   for (const module of loaded) {
     try {
       const exports = module?.exports as Record<string, unknown> | undefined;
       if (!exports || (typeof exports !== 'object' && typeof exports !== 'function')) continue;
-      const fromHere = (exports as unknown) === made || exports.default === made || exports[made.name] === made;
-      if (fromHere && typeof exports[name] === 'function') return exports[name] as T;
+      if (typeof exports[name] !== 'function') continue;
+      if (madeBy(exports) || madeBy(exports.default) || madeBy(exports[client.constructor.name])) {
+        return exports[name] as T;
+      }
     } catch {
       // A module whose exports throw when read is not the library.
     }
