@@ -142,7 +142,9 @@ export class Worker {
 
   /** The kinds of the worker's last messages (a `timeout` or `crash` says why it ended), with a crash's error. */
   private lastMessages(): string {
-    return JSON.stringify(this.messages.slice(-3).map((message) => (message.kind === 'crash' ? message : message.kind)));
+    return JSON.stringify(
+      this.messages.slice(-3).map((message) => (message.kind === 'crash' ? message : message.kind)),
+    );
   }
 
   tail(): string {
