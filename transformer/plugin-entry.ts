@@ -25,3 +25,19 @@ export function weavingEntry(plugins: unknown): PluginEntry | undefined {
 export function optionsEntry(plugins: unknown): PluginEntry | undefined {
   return weavingEntry(plugins) ?? lockweaveEntries(plugins)[0];
 }
+
+/**
+ * The settings of a route that takes no options of its own (lockweave/nest, lockweave/ts-jest): the
+ * tsconfig entry's `prefix` and `defaults`, as on every route. Options given to the route itself
+ * are refused — a prefix set only there would lock other keys than `lockweave check` and every
+ * other route. `givenIn` says where they were given (nest-cli.json, the jest config).
+ */
+export function routeSettings(route: string, givenIn: string, options: unknown, plugins: unknown): PluginEntry {
+  if (options !== undefined && (typeof options !== 'object' || options === null || Object.keys(options).length > 0)) {
+    throw new Error(
+      `${route} takes no options (${givenIn} gave ${JSON.stringify(options)}): set prefix and defaults in the tsconfig's plugin entry, { "transform": "lockweave/transformer", "prefix": … }, where every route reads them`,
+    );
+  }
+  const { transform: _transform, transformProgram: _program, ...settings } = optionsEntry(plugins) ?? {};
+  return settings;
+}

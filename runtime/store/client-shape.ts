@@ -18,18 +18,21 @@ export function hasMethods(value: unknown, ...names: readonly string[]): value i
  * module. Undefined when not found (bundled, or loaded as an ES module).
  */
 export function libraryExport<T>(client: object, name: string): T | undefined {
-  // By instanceof, not the constructor property: ioredis mixes EventEmitter into its classes, and
-  // the mixin's `constructor` replaces Redis's own on the prototype.
-  const madeBy = (value: unknown): boolean => typeof value === 'function' && client instanceof value;
+  // The client's exact class, by its prototype: not the `constructor` property (ioredis mixes
+  // EventEmitter into its classes, and the mixin's replaces Redis's own), and not `instanceof`
+  // (any module exporting EventEmitter and a `name` would match). A subclass finds nothing.
+  const prototype = Object.getPrototypeOf(client) as object | null;
+  const isClass = (value: unknown): boolean =>
+    typeof value === 'function' && (value as { prototype?: unknown }).prototype === prototype;
+  const className = (prototype as { constructor?: { name?: unknown } } | null)?.constructor?.name;
   const loaded = typeof require === 'function' && require.cache ? Object.values(require.cache) : [];
   for (const module of loaded) {
     try {
       const exports = module?.exports as Record<string, unknown> | undefined;
       if (!exports || (typeof exports !== 'object' && typeof exports !== 'function')) continue;
       if (typeof exports[name] !== 'function') continue;
-      if (madeBy(exports) || madeBy(exports.default) || madeBy(exports[client.constructor.name])) {
-        return exports[name] as T;
-      }
+      const named = typeof className === 'string' ? exports[className] : undefined;
+      if (isClass(exports) || isClass(exports.default) || isClass(named)) return exports[name] as T;
     } catch {
       // A module whose exports throw when read is not the library.
     }

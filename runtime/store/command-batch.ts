@@ -117,6 +117,8 @@ class CommandBatch implements CommandSender {
   private queue: Queued[] = [];
   /** The client's own Command class: commands handed to sendCommand skip its auto-pipelining. */
   private readonly Command: CommandClass | undefined;
+  /** What the client's call() gives each Command it builds: replies as strings, its keyPrefix. */
+  private readonly commandOptions: { replyEncoding: 'utf8'; keyPrefix?: string };
   /** The client holds each command it is given to the end of the tick (ioredis's enableAutoPipelining). */
   private readonly autoPipelines: boolean;
   /**
@@ -136,6 +138,7 @@ class CommandBatch implements CommandSender {
     private readonly timeoutMs: number | undefined,
   ) {
     this.Command = libraryExport<CommandClass>(client, 'Command');
+    this.commandOptions = { replyEncoding: 'utf8', keyPrefix: client.options?.keyPrefix };
     this.autoPipelines = !this.Command && client.options?.enableAutoPipelining === true;
   }
 
@@ -188,12 +191,10 @@ class CommandBatch implements CommandSender {
 
   private write(command: Queued): Promise<Reply> {
     if (!this.Command) return this.client.call(command.name, ...command.args);
-    const { keyPrefix, showFriendlyErrorStack } = this.client.options;
-    const options = {
-      replyEncoding: 'utf8' as const,
-      keyPrefix,
-      errorStack: showFriendlyErrorStack ? new Error() : undefined,
-    };
+    // A stack per command only when the client asks for one (showFriendlyErrorStack), as its call() does.
+    const options = this.client.options.showFriendlyErrorStack
+      ? { ...this.commandOptions, errorStack: new Error() }
+      : this.commandOptions;
     return this.client.sendCommand(new this.Command(command.name, command.args, options) as never) as Promise<Reply>;
   }
 

@@ -101,14 +101,13 @@ type ScriptClass = new (source: string) => object;
 export function glideSubscriber(client: GlideClient): OpenSubscriber {
   const cluster = isGlideCluster(client);
   return (onMessage, onGone) => {
-    const opened = client.constructor.createClient({
-      ...client.config,
-      pubsubSubscriptions: {
-        channelsAndPatterns: {},
-        callback: (message: { channel: unknown; message: unknown }) =>
-          onMessage(String(message.channel), String(message.message)),
-      },
-    });
+    // Without the caller's addresses GLIDE would connect to its default, 127.0.0.1:6379: a
+    // subscriber on another server. Then none is opened, and waiters wake at their scheduled attempts.
+    const opened = client.config?.addresses?.length
+      ? createSubscriber(client, onMessage)
+      : Promise.reject(
+          new Error("lockweave: the GLIDE client's options (its addresses) cannot be read: no release notices"),
+        );
     opened.then(
       // GLIDE keeps its socket to its core ref'd for the client's life: a process whose work is
       // done would wait for close(). The subscriber's is unref'd; a caller that waits for a notice
@@ -136,4 +135,16 @@ export function glideSubscriber(client: GlideClient): OpenSubscriber {
         ),
     };
   };
+}
+
+/** A second client of the caller's class and options, with a callback of the store's and no subscriptions yet. */
+function createSubscriber(client: GlideClient, onMessage: (channel: string, message: string) => void) {
+  return client.constructor.createClient({
+    ...client.config,
+    pubsubSubscriptions: {
+      channelsAndPatterns: {},
+      callback: (message: { channel: unknown; message: unknown }) =>
+        onMessage(String(message.channel), String(message.message)),
+    },
+  });
 }

@@ -54,28 +54,45 @@ export function nodeRedisFamily(name: 'redis' | 'redis5', createClient: CreateCl
   };
 }
 
-/** The shared promises (lock-semantics.ts) through a client of `family`. One test file per family: configure() is process-wide. */
-export function clientLockSemantics(test: TestFn, family: ClientFamily): void {
+/** What a run of the shared promises locks through, looks at keys with, and stops at its end. */
+export interface Locking {
+  readonly connected: ConnectedClient;
+  /** A plain ioredis client (or Cluster) for looking at keys; not the runtime's. */
+  readonly look: { get(key: string): Promise<string | null>; pttl(key: string): Promise<number>; disconnect(): void };
+  stop(): Promise<void>;
+}
+
+/**
+ * The shared promises (lock-semantics.ts) with the runtime configured on what `open` connects (a
+ * server's client, a Cluster's). One test file per client: configure() is process-wide.
+ */
+export function lockSemanticsThrough(test: TestFn, open: () => Promise<Locking>): void {
   const events: LockEvent[] = [];
-  const fixture = {} as { server: RedisServer; connected: ConnectedClient; redis: Redis };
+  let locking: Locking | undefined;
   test.before(async (t) => {
     t.log(`server: ${redisServerVersion()}`);
-    fixture.server = await startRedisServer();
-    fixture.redis = new Redis(fixture.server.url);
-    fixture.connected = await family.connect(fixture.server);
-    configure({ redis: fixture.connected.client, logger: (event) => events.push(event) });
+    locking = await open();
+    configure({ redis: locking.connected.client, logger: (event) => events.push(event) });
   });
   test.after.always(async () => {
     await close();
-    await fixture.connected?.close();
-    fixture.redis?.disconnect();
-    await fixture.server?.stop();
+    await locking?.connected.close();
+    locking?.look.disconnect();
+    await locking?.stop();
   });
   lockSemantics(test, () => ({
-    holder: (key) => fixture.redis.get(key),
-    pttl: (key) => fixture.redis.pttl(key),
+    holder: (key) => locking!.look.get(key),
+    pttl: (key) => locking!.look.pttl(key),
     events,
   }));
+}
+
+/** The shared promises through a client of `family` on one server. */
+export function clientLockSemantics(test: TestFn, family: ClientFamily): void {
+  lockSemanticsThrough(test, async () => {
+    const server = await startRedisServer();
+    return { connected: await family.connect(server), look: new Redis(server.url), stop: () => server.stop() };
+  });
 }
 
 /** Runs `body` with the runtime configured on a new client of `family` to `server`, letting both go after. */

@@ -4,36 +4,18 @@
 // for looking at keys. One test file per client: configure() is process-wide.
 import type { TestFn } from 'ava';
 import { Cluster } from 'ioredis';
-import { close, configure, type LockEvent, type NodeRedisClusterLike } from 'lockweave';
+import type { NodeRedisClusterLike } from 'lockweave';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
-import { redisServerVersion } from '../helpers/redis-server';
-import { lockSemantics } from '../runtime/lock-semantics';
-import type { ConnectedClient } from '../runtime/client-fixture';
+import { lockSemanticsThrough, type ConnectedClient } from '../runtime/client-fixture';
 
 export function clusterClientLockSemantics(
   test: TestFn,
   connect: (cluster: RedisCluster) => Promise<ConnectedClient>,
 ): void {
-  const events: LockEvent[] = [];
-  const fixture = {} as { cluster: RedisCluster; connected: ConnectedClient; probe: Cluster };
-  test.before(async (t) => {
-    t.log(`server: ${redisServerVersion()}`);
-    fixture.cluster = await startRedisCluster();
-    fixture.connected = await connect(fixture.cluster);
-    fixture.probe = new Cluster([...fixture.cluster.urls]);
-    configure({ redis: fixture.connected.client, logger: (event) => events.push(event) });
+  lockSemanticsThrough(test, async () => {
+    const cluster = await startRedisCluster();
+    return { connected: await connect(cluster), look: new Cluster([...cluster.urls]), stop: () => cluster.stop() };
   });
-  test.after.always(async () => {
-    await close();
-    await fixture.connected?.close();
-    fixture.probe?.disconnect();
-    await fixture.cluster?.stop();
-  });
-  lockSemantics(test, () => ({
-    holder: (key) => fixture.probe.get(key),
-    pttl: (key) => fixture.probe.pttl(key),
-    events,
-  }));
 }
 
 type NodeRedisCluster = NodeRedisClusterLike & {

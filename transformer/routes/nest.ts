@@ -13,18 +13,13 @@
 // `lockweave check` and every other route.
 import type * as ts from 'typescript';
 import lockweave, { serveDiagnostics } from '../index';
-import { optionsEntry } from '../plugin-entry';
+import { routeSettings } from '../plugin-entry';
 import { ownTypeScript } from '../typescript';
 
 export function before(options: unknown, program: ts.Program): ts.TransformerFactory<ts.SourceFile> {
-  if (options !== undefined && (typeof options !== 'object' || options === null || Object.keys(options).length > 0)) {
-    throw new Error(
-      `lockweave/nest takes no options (nest-cli.json gave ${JSON.stringify(options)}): set prefix and defaults in the tsconfig's plugin entry, { "transform": "lockweave/transformer", "prefix": … }, where every route reads them`,
-    );
-  }
+  const config = routeSettings('lockweave/nest', 'nest-cli.json', options, program.getCompilerOptions().plugins);
   // The project's TypeScript: the one the Nest CLI resolves from the working directory too.
   const tsApi = ownTypeScript(process.cwd());
-  const { transform: _t, transformProgram: _p, ...config } = optionsEntry(program.getCompilerOptions().plugins) ?? {};
   serveDiagnostics(program, config, { ts: tsApi });
   return lockweave(program, config, { ts: tsApi }) as ts.TransformerFactory<ts.SourceFile>;
 }

@@ -13,7 +13,7 @@
 // loads the tagged code.
 import type * as ts from 'typescript';
 import { sourceTransformer } from '../index';
-import { optionsEntry } from '../plugin-entry';
+import { routeSettings } from '../plugin-entry';
 import { markJestWeaving } from '../../runtime/base/weave-mark';
 import { LOCKWEAVE_VERSION } from '../version';
 
@@ -33,17 +33,9 @@ export const name = 'lockweave';
 export const version = LOCKWEAVE_VERSION;
 
 export function factory(compiler: TsJestCompiler, options?: unknown): ts.TransformerFactory<ts.SourceFile> {
-  if (options !== undefined && (typeof options !== 'object' || options === null || Object.keys(options).length > 0)) {
-    throw new Error(
-      `lockweave/ts-jest takes no options (the jest config gave ${JSON.stringify(options)}): set prefix and defaults in the tsconfig's plugin entry, { "transform": "lockweave/transformer", "prefix": … }, where every route reads them`,
-    );
-  }
+  const plugins = compiler.configSet.parsedTsConfig.options.plugins;
+  const config = routeSettings('lockweave/ts-jest', 'the jest config', options, plugins);
   const tsApi = compiler.configSet.compilerModule;
-  const {
-    transform: _t,
-    transformProgram: _p,
-    ...config
-  } = optionsEntry(compiler.configSet.parsedTsConfig.options.plugins) ?? {};
   return (context) => (sourceFile) => {
     // The language service's program holds the file, with its imports' types; ts.transpileModule
     // (isolatedModules with a CommonJS module kind) hands ts-jest no program: one of the file alone.
