@@ -14,8 +14,9 @@ export function hasMethods(value: unknown, ...names: readonly string[]): value i
 /**
  * An export of the library that made `client`, found among the loaded CommonJS modules by the
  * client's class: a value of that copy is the one its client accepts (an ioredis Command, a GLIDE
- * Script, whose copy's native core holds it). Only the few names asked for are read from each
- * module. Undefined when not found (bundled, or loaded as an ES module).
+ * Script, whose copy's native core holds it). Only a module that exports `name` is read further,
+ * for the client's class among its exports (ioredis's Cluster is a named export, its Redis the
+ * default). Undefined when not found (bundled, or loaded as an ES module).
  */
 export function libraryExport<T>(client: object, name: string): T | undefined {
   // The client's exact class, by its prototype: not the `constructor` property (ioredis mixes
@@ -32,7 +33,8 @@ export function libraryExport<T>(client: object, name: string): T | undefined {
       if (!exports || (typeof exports !== 'object' && typeof exports !== 'function')) continue;
       if (typeof exports[name] !== 'function') continue;
       const named = typeof className === 'string' ? exports[className] : undefined;
-      if (isClass(exports) || isClass(exports.default) || isClass(named)) return exports[name] as T;
+      if (isClass(exports) || isClass(exports.default) || isClass(named) || Object.values(exports).some(isClass))
+        return exports[name] as T;
     } catch {
       // A module whose exports throw when read is not the library.
     }

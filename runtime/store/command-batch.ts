@@ -22,15 +22,21 @@
 // What it does not change: each command is still its own command, answered and failed on its
 // own (an error fails only the caller it belongs to), with the client's command timeout; they
 // leave in the order they were given; nothing waits longer than the end of the current tick.
-// Redis Cluster pipelines must keep to one slot, so a Cluster client sends each command alone
-// (ioredis's own autopipelining groups by node there, when the user turns it on).
+// On a Redis Cluster client the batch is the same, its commands each routed by the client to its
+// slot's node as ever (with its redirections): the primaries' sockets are corked around the batch,
+// so each node gets its share of it in one write. (Not a pipeline: a Cluster pipeline must keep to
+// one slot.)
 //
-// And a bound on each command when the client has none of its own. A client the user passes in
-// keeps its options, and ioredis's default is no command timeout: a Redis that takes commands and
-// never answers (paused, swapped out, a network dropping packets) would hold a lock attempt, and
-// its caller, forever — past the caller's wait bound. A command given up on may still be applied
-// later: that is any lost answer's case, and is handled as one (one token per caller, see
-// lock/acquire.ts). One timer per write, not per command.
+// And a bound on each command: the client's own `commandTimeout`, or the store's when the client
+// has none. A client the user passes in keeps its options, and ioredis's default is no command
+// timeout: a Redis that takes commands and never answers (paused, swapped out, a network dropping
+// packets) would hold a lock attempt, and its caller, forever — past the caller's wait bound. A
+// command given up on may still be applied later: that is any lost answer's case, and is handled as
+// one (one token per caller, see lock/acquire.ts). One timer per write, not per command: ioredis
+// starts a timer for each command of a client with a commandTimeout (cleared at the answer; a
+// command that fails otherwise keeps its timer until it fires), so the batch's commands, built
+// here, start none of their own (boundedByTheBatch) and the write's one timer bounds them with the
+// client's timeout.
 //
 // And a connection that closes fails at once the commands written on it. ioredis, told not to send
 // them again after a reconnect (autoResendUnfulfilledCommands: false, as the runtime's own
@@ -42,7 +48,7 @@
 // on the new connection.
 import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
-import { isCluster } from './ioredis-client';
+import { commandTimeoutOf, isCluster } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
 
 /**
@@ -72,26 +78,9 @@ export interface CommandSender {
   script?(source: string, sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<Reply>;
 }
 
-/**
- * Sends each command of a tick in one pipeline; a Cluster client, each alone. `timeoutMs` bounds
- * each command, for a client without a `commandTimeout` of its own.
- */
+/** Sends a tick's commands a few at a time. `timeoutMs` bounds each, for a client without a `commandTimeout`. */
 export function commandSender(client: Redis | Cluster, timeoutMs?: number): CommandSender {
-  if (isCluster(client)) {
-    return {
-      send: (name, args) => {
-        if (!timeoutMs) return client.call(name, ...args);
-        return new Promise((resolve, reject) => {
-          const timer = rejectLate([reject], timeoutMs);
-          void client
-            .call(name, ...args)
-            .then(resolve, reject)
-            .finally(() => clearTimeout(timer));
-        });
-      },
-    };
-  }
-  return new CommandBatch(client as Redis, timeoutMs);
+  return new CommandBatch(client, timeoutMs);
 }
 
 /** Rejects the commands of one write once `ms` passed; the returned timer is cleared when they settle. */
@@ -111,7 +100,15 @@ type CommandClass = new (
   name: string,
   args: readonly (string | number)[],
   options: { replyEncoding: 'utf8'; keyPrefix?: string; errorStack?: Error },
-) => { readonly promise: Promise<Reply> };
+) => { readonly promise: Promise<Reply>; setTimeout: (ms: number) => void };
+
+/** The client's Command, with no timer of its own: the batch's write bounds it (see above). */
+function boundedByTheBatch(Command: CommandClass): CommandClass {
+  const BoundedCommand = class extends Command {};
+  // What ioredis calls on each command of a client with a commandTimeout, to start its timer.
+  BoundedCommand.prototype.setTimeout = () => undefined;
+  return BoundedCommand;
+}
 
 class CommandBatch implements CommandSender {
   private queue: Queued[] = [];
@@ -121,6 +118,8 @@ class CommandBatch implements CommandSender {
   private readonly commandOptions: { replyEncoding: 'utf8'; keyPrefix?: string };
   /** The client holds each command it is given to the end of the tick (ioredis's enableAutoPipelining). */
   private readonly autoPipelines: boolean;
+  /** A Cluster client: its commands go to several nodes, answered in no order between them. */
+  private readonly cluster: boolean;
   /**
    * Batches written on the open connection and not answered yet: a close fails them (see above).
    * The listener is on the client only while there are some.
@@ -133,13 +132,20 @@ class CommandBatch implements CommandSender {
     this.client.off('close', this.onClose);
   };
 
+  /** How long the commands of a write may wait for their answers; none: the client's timers bound them. */
+  private readonly timeoutMs: number | undefined;
+
   constructor(
-    private readonly client: Redis,
-    private readonly timeoutMs: number | undefined,
+    private readonly client: Redis | Cluster,
+    timeoutMs: number | undefined,
   ) {
-    this.Command = libraryExport<CommandClass>(client, 'Command');
+    const Command = libraryExport<CommandClass>(client, 'Command');
+    this.Command = Command && boundedByTheBatch(Command);
+    // Without the Command (call()), the client's own timers bound its commands.
+    this.timeoutMs = Command ? commandTimeoutOf(client) || timeoutMs : timeoutMs;
     this.commandOptions = { replyEncoding: 'utf8', keyPrefix: client.options?.keyPrefix };
-    this.autoPipelines = !this.Command && client.options?.enableAutoPipelining === true;
+    this.cluster = isCluster(client);
+    this.autoPipelines = !this.Command && !this.cluster && client.options?.enableAutoPipelining === true;
   }
 
   send(name: string, args: readonly (string | number)[]): Promise<Reply> {
@@ -160,7 +166,8 @@ class CommandBatch implements CommandSender {
           this.timeoutMs,
         )
       : undefined;
-    const onWire = this.client.status === 'ready';
+    // On a Cluster, the client's own redirections and retries deal with a closed node connection.
+    const onWire = !this.cluster && this.client.status === 'ready';
     const sent = batch.length > 1 && this.autoPipelines ? this.sendPipeline(batch) : this.sendCorked(batch);
     if (onWire) {
       if (this.written.size === 0) this.client.on('close', this.onClose);
@@ -174,19 +181,26 @@ class CommandBatch implements CommandSender {
   }
 
   /**
-   * Each command on its own, answered on its own; the socket corked so they leave in one write.
-   * Settles with the last command: one connection answers in order.
+   * Each command on its own, answered on its own; the sockets corked so they leave in one write
+   * (on a Cluster, one per node). Settles with the last command (one connection answers in order),
+   * on a Cluster with them all.
    */
   private sendCorked(batch: readonly Queued[]): Promise<unknown> {
-    const stream = batch.length > 1 ? this.client.stream : undefined;
-    stream?.cork();
-    let last: Promise<unknown> | undefined;
+    const streams = batch.length > 1 ? this.streams() : [];
+    for (const stream of streams) stream.cork();
+    const sent: Promise<unknown>[] = [];
     try {
-      for (const command of batch) last = this.write(command).then(command.resolve, command.reject);
+      for (const command of batch) sent.push(this.write(command).then(command.resolve, command.reject));
     } finally {
-      stream?.uncork();
+      for (const stream of streams) stream.uncork();
     }
-    return last!;
+    return this.cluster ? Promise.all(sent) : sent[sent.length - 1]!;
+  }
+
+  /** The sockets the batch's commands are written to: a Cluster's primaries' (its writes go there). */
+  private streams(): Array<{ cork(): void; uncork(): void }> {
+    if (!isCluster(this.client)) return this.client.stream ? [this.client.stream] : [];
+    return this.client.nodes('master').flatMap((node) => (node.stream ? [node.stream] : []));
   }
 
   private write(command: Queued): Promise<Reply> {
@@ -199,7 +213,7 @@ class CommandBatch implements CommandSender {
   }
 
   private sendPipeline(batch: readonly Queued[]): Promise<unknown> {
-    const pipeline = this.client.pipeline();
+    const pipeline = (this.client as Redis).pipeline();
     for (const command of batch) pipeline.call(command.name, ...command.args);
     return pipeline.exec().then(
       (replies) => {

@@ -3,9 +3,9 @@
 // It works with an ioredis `Redis` (single node or Sentinel) or `Cluster`: the lock key and its
 // line of waiters share one hash slot (waiting-line.ts), so Cluster sends each script to the node
 // that owns the key, and its releases are announced on that key's shard (release-channel.ts).
-import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { COMMAND_TIMEOUT_MS, commandSender } from './command-batch';
-import { isCluster } from './ioredis-client';
+import { commandTimeoutOf, connectionOptions, isCluster } from './ioredis-client';
 import { ConnectionRef, quitConnection } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
@@ -36,7 +36,7 @@ export class RedisLockStore extends ScriptedLockStore {
       channels,
       cluster: isCluster(client),
       notices,
-      sender: commandSender(client, hasCommandTimeout(client) ? undefined : COMMAND_TIMEOUT_MS),
+      sender: commandSender(client, commandTimeoutOf(client) ? undefined : COMMAND_TIMEOUT_MS),
       health,
       track: ref && ((command) => ref.track(command)),
     });
@@ -50,15 +50,6 @@ export class RedisLockStore extends ScriptedLockStore {
     await super.close();
     if (this.options.ownsClient) await quitConnection(this.client);
   }
-}
-
-/** The options each connection of the client was made with (a Cluster's, for its nodes). */
-function connectionOptions(client: Redis | Cluster): RedisOptions | undefined {
-  return isCluster(client) ? client.options.redisOptions : client.options;
-}
-
-function hasCommandTimeout(client: Redis | Cluster): boolean {
-  return (connectionOptions(client)?.commandTimeout ?? 0) > 0;
 }
 
 /** Clients already told about (a warning per client, however often configure() is called). */

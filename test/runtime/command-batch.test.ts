@@ -68,12 +68,14 @@ for (const [name, options, timeoutMs] of CLIENTS) {
 // behind the auto-pipeline the cut left unanswered, whatever the batch does; docs/configuration.md.)
 for (const [name, options, timeoutMs] of CLIENTS.filter(([, options]) => !options.enableAutoPipelining)) {
   test(`${name}: a command in flight when its connection is cut fails at once, not at its timeout`, async (t) => {
-    // Timeouts far longer than the test: only the close can fail the command in time.
-    const longer = options.commandTimeout ? { commandTimeout: 60_000 } : {};
+    // Timeouts far longer than the close takes: only the close can fail the command in time. (Not
+    // longer still: ioredis never clears a command's timeout timer, so each one keeps the test's
+    // process alive until it fires.)
+    const longer = options.commandTimeout ? { commandTimeout: 10_000 } : {};
     const client = new Redis(server.url, { ...options, ...longer, autoResendUnfulfilledCommands: false });
     const admin = new Redis(server.url);
     clients.push(client, admin);
-    const sender = commandSender(client, timeoutMs && 60_000);
+    const sender = commandSender(client, timeoutMs && 10_000);
     const id = Number(await sender.send('client', ['id']));
     const startedAt = Date.now();
     // A list nobody pushes to: the command is on the wire until the connection goes.
@@ -82,8 +84,8 @@ for (const [name, options, timeoutMs] of CLIENTS.filter(([, options]) => !option
     await admin.client('KILL', 'ID', id);
     const error = await t.throwsAsync(blocked);
     t.regex(error.message, /Connection is closed/);
-    // Far below the 60 s timeout: the close failed it, not a timer.
-    t.true(Date.now() - startedAt < 30_000, `failed after ${Date.now() - startedAt} ms`);
+    // Far below the 10 s timeout: the close failed it, not a timer.
+    t.true(Date.now() - startedAt < 5_000, `failed after ${Date.now() - startedAt} ms`);
     t.is(await sender.send('echo', ['next']), 'next', 'the client goes on with the next command');
   });
 }
@@ -113,4 +115,27 @@ test("a client's keyPrefix applies to the batch's commands as to its own", async
   await commandSender(client, 2_000).send('set', [key, 'v']);
   t.is(await admin.get(`app:${key}`), 'v');
   t.is(await admin.get(key), null);
+});
+
+// A client with a commandTimeout: ioredis would start a timer for each command it is given (and
+// clear it at the answer); the batch's commands start none, one timer per write bounds them, with
+// the client's own timeout.
+test("a client's commandTimeout bounds the batch's commands with one timer per write, not one per command", async (t) => {
+  const client = new Redis(server.url, { commandTimeout: 600 });
+  clients.push(client);
+  const sender = commandSender(client);
+  await sender.send('ping', []);
+  const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+  const before = timers();
+  const sent = Array.from({ length: 100 }, (_, index) => sender.send('echo', [String(index)]));
+  // After the tick's last write (the batch flushes on process.nextTick), before any answer is read.
+  await new Promise((resolve) => process.nextTick(resolve));
+  const during = timers() - before;
+  await Promise.all(sent);
+  t.true(during < 10, `${during} timers for 100 commands in flight`);
+  // A command Redis does not answer (a list nobody pushes to) fails at the client's timeout.
+  const startedAt = Date.now();
+  const error = await t.throwsAsync(sender.send('blpop', [uniqueId('batch-empty'), 0]));
+  t.regex(error.message, /timed out/);
+  t.true(Date.now() - startedAt >= 500, `failed after ${Date.now() - startedAt} ms`);
 });
