@@ -1,5 +1,6 @@
 // `npm run bench`, part 2: lockweave on each client and topology it supports, beside the floor on
-// one Redis (issue #9). scripts/bench.sh runs this compiled, on Node 24, after the headline.
+// one Redis (issue #9) and, on each topology, what else runs there: the floor on the same Cluster
+// and the peers that lock on a Cluster or on Redlock's primaries. scripts/bench.sh runs this compiled, on Node 24, after the headline.
 //
 // It starts one redis-server (the floor, lockweave on ioredis, node-redis and GLIDE, and every
 // scenario's body), a Redis Cluster of 3 primaries + 3 replicas, and 3 independent primaries for
@@ -92,7 +93,7 @@ function render(
     'machine, on loopback: a topology costs here what its extra round trips and servers cost one 2-core machine.',
   );
   out.push('');
-  out.push('| lockweave on | S1 uncontended | S2 hot key | S3 hot key, processes | succession p50 / p99 |');
+  out.push('| contender | S1 uncontended | S2 hot key | S3 hot key, processes | succession p50 / p99 |');
   out.push('|---|---|---|---|---|');
   for (const contender of summary.contenders) {
     out.push(
@@ -100,15 +101,34 @@ function render(
     );
   }
   out.push('');
-  // A client with a floor of its own (GLIDE) is read against that floor: what the client allows.
-  const own = (scenario: string) => {
-    const lockweave = row(scenario, 'lockweave-glide')?.throughput.value;
-    const floor = row(scenario, 'floor-glide')?.throughput.value;
-    return lockweave && floor ? `${(lockweave / floor).toFixed(2)}×` : '—';
+  // Each topology read against what runs on it too: the floor through the same client or on the
+  // same Cluster, and the peers that lock there. Ratios of sections per second, same repetitions.
+  const against = (id: string, baseline: string): string => {
+    const ratio = (scenario: string) => {
+      const mine = row(scenario, id)?.throughput.value;
+      const theirs = row(scenario, baseline)?.throughput.value;
+      return mine && theirs ? `${(mine / theirs).toFixed(2)}×` : '—';
+    };
+    return `S1 ${ratio('uncontended')}, S2 ${ratio('hot-key')}, S3 ${ratio('multi-process')}`;
   };
-  out.push(
-    `lockweave on GLIDE against the floor on GLIDE (the same two commands through the same client): S1 ${own('uncontended')}, S2 ${own('hot-key')}, S3 ${own('multi-process')}.`,
-  );
+  const nameOf = (id: string) => summary.contenders.find((contender) => contender.id === id)?.name ?? id;
+  const READINGS: Array<[string, string]> = [
+    ['lockweave-glide', 'floor-glide'],
+    ['lockweave-cluster', 'floor-cluster'],
+    ['lockweave-cluster', 'redlock-universal-cluster'],
+    ['lockweave-glide-cluster', 'floor-cluster'],
+    ['lockweave-redlock', 'redlock-v4-primaries'],
+    ['lockweave-redlock', 'sesamecare-redlock-primaries'],
+    ['lockweave-redlock', 'redlock-universal-primaries'],
+  ];
+  out.push('Each read against the same topology (throughput ratio, same repetitions):');
+  out.push('');
+  out.push('| contender | against | ratio |');
+  out.push('|---|---|---|');
+  for (const [id, baseline] of READINGS) {
+    if (row('uncontended', id) && row('uncontended', baseline))
+      out.push(`| ${nameOf(id)} | ${nameOf(baseline)} | ${against(id, baseline)} |`);
+  }
   out.push('');
   out.push('Settings:');
   out.push('');

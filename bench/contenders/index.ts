@@ -1,12 +1,16 @@
 // The contenders by id. The floor comes first: every ratio is taken against it.
 import type { Contender } from './contender';
-import { createFloor } from './floor';
+import { createFloor, createFloorCluster } from './floor';
 import { createFloorGlide } from './floor-glide';
 import { createLockweave, createLockweaveNotReentrant } from './lockweave';
-import { createRedlockV4 } from './redlock-v4';
-import { createSesamecareRedlock } from './sesamecare-redlock';
+import { createRedlockV4, createRedlockV4Primaries } from './redlock-v4';
+import { createSesamecareRedlock, createSesamecareRedlockPrimaries } from './sesamecare-redlock';
 import { createRedisSemaphoreMutex } from './redis-semaphore-mutex';
-import { createRedlockUniversal } from './redlock-universal';
+import {
+  createRedlockUniversal,
+  createRedlockUniversalCluster,
+  createRedlockUniversalPrimaries,
+} from './redlock-universal';
 import { createNodeRedisson } from './node-redisson';
 import {
   createLockweaveAutoPipelining,
@@ -30,16 +34,26 @@ const SINGLE_NODE: Record<string, () => Contender> = {
   'node-redisson': createNodeRedisson,
 };
 
-/** lockweave on the other clients and topologies (bench/topologies.ts starts their servers). */
+/**
+ * lockweave on the other clients and topologies (bench/topologies.ts starts their servers), each
+ * beside what it is read against there: the floor through the same client or on the same Cluster,
+ * and the peers that lock on that topology (redlock-universal on a Cluster; the Redlock peers on
+ * the same 3 primaries).
+ */
 const TOPOLOGIES: Record<string, () => Contender> = {
   'lockweave-owned': createLockweaveOwned,
   'lockweave-autopipelining': createLockweaveAutoPipelining,
   'lockweave-node-redis': createLockweaveNodeRedis,
   'floor-glide': createFloorGlide,
   'lockweave-glide': createLockweaveGlide,
+  'floor-cluster': createFloorCluster,
   'lockweave-cluster': createLockweaveCluster,
   'lockweave-glide-cluster': createLockweaveGlideCluster,
+  'redlock-universal-cluster': createRedlockUniversalCluster,
   'lockweave-redlock': createLockweaveRedlock,
+  'redlock-v4-primaries': createRedlockV4Primaries,
+  'sesamecare-redlock-primaries': createSesamecareRedlockPrimaries,
+  'redlock-universal-primaries': createRedlockUniversalPrimaries,
 };
 
 export const CONTENDERS: Record<string, () => Contender> = { ...SINGLE_NODE, ...TOPOLOGIES };

@@ -10,13 +10,7 @@ import { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
 import { createClient } from 'redis';
 import { BenchService, isWoven, TAGGED_SETTINGS } from './lockweave-tagged';
 import type { Contender } from './contender';
-
-function urlsFrom(variable: string): string[] {
-  const urls = process.env[variable]?.split(',').filter(Boolean) ?? [];
-  if (urls.length === 0)
-    throw new Error(`${variable} is not set: run this contender from bench/topologies.ts, which starts the servers`);
-  return urls;
-}
+import { urlsFrom } from './topology-servers';
 
 function woven(
   name: string,

@@ -12,45 +12,72 @@
 // PING Redis on every acquire, since each object runs its own circuit-breaker health check at most
 // every 30 s — once per key here. The defaults (performance 'standard', circuit breaker on, 5 s
 // command timeout) are kept.
+// On a Cluster it is the same createLock with an IoredisAdapter of an ioredis Cluster client (its
+// README's Cluster use); on Redlock's 3 primaries, createRedlock({ adapters }) with one adapter each.
 // Its default retries (3 × 100 ms) would fail most hot-key callers, so they are set as for the
 // redlock peers: every 10 ms, 2000 times (≈ GIVE_UP_MS). It has no jitter option.
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 // biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type * as RedlockUniversal from 'redlock-universal' with { 'resolution-mode': 'import' };
 import { GIVE_UP_MS, LEASE_MS, type Contender } from './contender';
+import { CLUSTER, nameOn, REDLOCK_PRIMARIES, SINGLE, type LockServers } from './topology-servers';
 
 const RETRY_DELAY_MS = 10;
 const OPTIONS = { ttl: LEASE_MS, retryAttempts: GIVE_UP_MS / RETRY_DELAY_MS, retryDelay: RETRY_DELAY_MS };
 
-export function createRedlockUniversal(): Contender {
-  const locks = new Map<string, RedlockUniversal.Lock>();
-  let adapter: RedlockUniversal.RedisAdapter;
-  let createLock: typeof RedlockUniversal.createLock;
-  const lockOf = (key: string) => {
-    let lock = locks.get(key);
-    if (!lock) locks.set(key, (lock = createLock({ adapter, key, ...OPTIONS })));
-    return lock;
-  };
-  return {
-    name: 'redlock-universal',
-    settings: `createLock({ adapter: new IoredisAdapter(client), key, ...${JSON.stringify(OPTIONS)} }) once per key; acquire() … release(handle)`,
-    async setup(client: Redis) {
-      // The package is ESM-first with a CommonJS build; the bench is CommonJS, so it loads that build.
-      const library = require('redlock-universal') as typeof RedlockUniversal;
-      createLock = library.createLock;
-      adapter = new library.IoredisAdapter(client);
-    },
-    async lock(key, body) {
-      const lock = lockOf(key);
-      const handle = await lock.acquire();
-      try {
-        return await body();
-      } finally {
-        await lock.release(handle);
-      }
-    },
-    async teardown() {
-      locks.clear();
-    },
+type Library = typeof RedlockUniversal;
+
+function redlockUniversalOn<Clients extends Redis | Cluster | Redis[]>(
+  servers: LockServers<Clients>,
+  settings: string,
+  lockFor: (library: Library, clients: Clients, key: string) => RedlockUniversal.Lock,
+): () => Contender {
+  return () => {
+    const locks = new Map<string, RedlockUniversal.Lock>();
+    let library: Library;
+    let clients: Clients;
+    const lockOf = (key: string) => {
+      let lock = locks.get(key);
+      if (!lock) locks.set(key, (lock = lockFor(library, clients, key)));
+      return lock;
+    };
+    return {
+      name: nameOn('redlock-universal', servers),
+      settings: `${settings} once per key; acquire() … release(handle)`,
+      async setup(single) {
+        // The package is ESM-first with a CommonJS build; the bench is CommonJS, so it loads that build.
+        library = require('redlock-universal') as Library;
+        clients = await servers.open(single);
+      },
+      async lock(key, body) {
+        const lock = lockOf(key);
+        const handle = await lock.acquire();
+        try {
+          return await body();
+        } finally {
+          await lock.release(handle);
+        }
+      },
+      async teardown() {
+        locks.clear();
+        await servers.close(clients);
+      },
+    };
   };
 }
+
+const ONE_NODE = `createLock({ adapter: new IoredisAdapter(client), key, ...${JSON.stringify(OPTIONS)} })`;
+export const createRedlockUniversal = redlockUniversalOn(SINGLE, ONE_NODE, (library, client, key) =>
+  library.createLock({ adapter: new library.IoredisAdapter(client), key, ...OPTIONS }),
+);
+export const createRedlockUniversalCluster = redlockUniversalOn(
+  CLUSTER,
+  ONE_NODE.replace('(client)', '(cluster)'),
+  (library, cluster, key) => library.createLock({ adapter: new library.IoredisAdapter(cluster), key, ...OPTIONS }),
+);
+export const createRedlockUniversalPrimaries = redlockUniversalOn(
+  REDLOCK_PRIMARIES,
+  `createRedlock({ adapters: [an IoredisAdapter per primary], key, ...${JSON.stringify(OPTIONS)} })`,
+  (library, clients, key) =>
+    library.createRedlock({ adapters: clients.map((client) => new library.IoredisAdapter(client)), key, ...OPTIONS }),
+);

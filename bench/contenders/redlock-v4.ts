@@ -1,10 +1,12 @@
 // redlock 4.2.0 (the `redlock` package's current release line): `redlock.lock(resource, ttl)`,
-// then `lock.unlock()`, as its README shows, with one ioredis client (a single Redis node).
+// then `lock.unlock()`, as its README shows, with one ioredis client (a single Redis node) or one
+// per Redlock primary (bench/topologies.ts).
 // Its default retryDelay (200 ± 100 ms) would make the hot key a test of sleeping, so the
 // retries are set to poll every 10 ± 5 ms — redis-semaphore's default interval — long enough to
 // outlast any wait here.
 import type { Redis } from 'ioredis';
 import { LEASE_MS, type Contender } from './contender';
+import { nameOn, REDLOCK_PRIMARIES, SINGLE_AS_LIST, type LockServers } from './topology-servers';
 
 // redlock 4 ships no type declarations; this is the part of its API the bench calls.
 interface RedlockV4 {
@@ -15,24 +17,33 @@ type RedlockV4Class = new (clients: Redis[], options: Record<string, number>) =>
 
 const OPTIONS = { driftFactor: 0.01, retryCount: 2000, retryDelay: 10, retryJitter: 5 };
 
-export function createRedlockV4(): Contender {
-  let redlock: RedlockV4;
-  return {
-    name: 'redlock@4',
-    settings: `new Redlock([client], ${JSON.stringify(OPTIONS)}); lock(key, ${LEASE_MS}) … unlock()`,
-    async setup(client) {
-      const Redlock = require('redlock') as RedlockV4Class;
-      redlock = new Redlock([client], OPTIONS);
-      redlock.on('clientError', () => undefined);
-    },
-    async lock(key, body) {
-      const held = await redlock.lock(key, LEASE_MS);
-      try {
-        return await body();
-      } finally {
-        await held.unlock();
-      }
-    },
-    async teardown() {},
+function redlockV4On(servers: LockServers<Redis[]>): () => Contender {
+  return () => {
+    let clients: Redis[];
+    let redlock: RedlockV4;
+    return {
+      name: nameOn('redlock@4', servers),
+      settings: `new Redlock([${servers.where ? 'a client per primary' : 'client'}], ${JSON.stringify(OPTIONS)}); lock(key, ${LEASE_MS}) … unlock()`,
+      async setup(single) {
+        const Redlock = require('redlock') as RedlockV4Class;
+        clients = await servers.open(single);
+        redlock = new Redlock(clients, OPTIONS);
+        redlock.on('clientError', () => undefined);
+      },
+      async lock(key, body) {
+        const held = await redlock.lock(key, LEASE_MS);
+        try {
+          return await body();
+        } finally {
+          await held.unlock();
+        }
+      },
+      async teardown() {
+        await servers.close(clients);
+      },
+    };
   };
 }
+
+export const createRedlockV4 = redlockV4On(SINGLE_AS_LIST);
+export const createRedlockV4Primaries = redlockV4On(REDLOCK_PRIMARIES);
