@@ -1,5 +1,6 @@
 // What every contender offers the scenarios: one critical section under one key.
 import type { Redis } from 'ioredis';
+import { nameOn, type LockServers } from './topology-servers';
 
 export interface Contender {
   /** Short name used in tables, keys and the chart. */
@@ -21,4 +22,43 @@ export const GIVE_UP_MS = 20_000;
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Takes the lock on `key` and gives back its release. */
+export type TakeLock = (key: string) => Promise<() => Promise<unknown>>;
+
+/**
+ * A contender that locks through what `start` makes of its servers' clients (the single Redis's, a
+ * Cluster's, the Redlock primaries'): the lock taken, the body run, the lock released, and the
+ * clients the servers opened closed at teardown.
+ */
+export function lockingOn<Clients>(
+  servers: LockServers<Clients>,
+  name: string,
+  settings: string,
+  start: (clients: Clients) => TakeLock | Promise<TakeLock>,
+): () => Contender {
+  return () => {
+    let clients: Clients;
+    let take: TakeLock;
+    return {
+      name: nameOn(name, servers),
+      settings,
+      async setup(single) {
+        clients = await servers.open(single);
+        take = await start(clients);
+      },
+      async lock(key, body) {
+        const release = await take(key);
+        try {
+          return await body();
+        } finally {
+          await release();
+        }
+      },
+      async teardown() {
+        await servers.close(clients);
+      },
+    };
+  };
 }

@@ -19,8 +19,8 @@
 import type { Cluster, Redis } from 'ioredis';
 // biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type * as RedlockUniversal from 'redlock-universal' with { 'resolution-mode': 'import' };
-import { GIVE_UP_MS, LEASE_MS, type Contender } from './contender';
-import { CLUSTER, nameOn, REDLOCK_PRIMARIES, SINGLE, type LockServers } from './topology-servers';
+import { GIVE_UP_MS, LEASE_MS, lockingOn, type Contender } from './contender';
+import { CLUSTER, REDLOCK_PRIMARIES, SINGLE, type LockServers } from './topology-servers';
 
 const RETRY_DELAY_MS = 10;
 const OPTIONS = { ttl: LEASE_MS, retryAttempts: GIVE_UP_MS / RETRY_DELAY_MS, retryDelay: RETRY_DELAY_MS };
@@ -32,38 +32,17 @@ function redlockUniversalOn<Clients extends Redis | Cluster | Redis[]>(
   settings: string,
   lockFor: (library: Library, clients: Clients, key: string) => RedlockUniversal.Lock,
 ): () => Contender {
-  return () => {
+  return lockingOn(servers, 'redlock-universal', `${settings} once per key; acquire() … release(handle)`, (clients) => {
+    // The package is ESM-first with a CommonJS build; the bench is CommonJS, so it loads that build.
+    const library = require('redlock-universal') as Library;
     const locks = new Map<string, RedlockUniversal.Lock>();
-    let library: Library;
-    let clients: Clients;
-    const lockOf = (key: string) => {
+    return async (key) => {
       let lock = locks.get(key);
       if (!lock) locks.set(key, (lock = lockFor(library, clients, key)));
-      return lock;
+      const handle = await lock.acquire();
+      return () => lock.release(handle);
     };
-    return {
-      name: nameOn('redlock-universal', servers),
-      settings: `${settings} once per key; acquire() … release(handle)`,
-      async setup(single) {
-        // The package is ESM-first with a CommonJS build; the bench is CommonJS, so it loads that build.
-        library = require('redlock-universal') as Library;
-        clients = await servers.open(single);
-      },
-      async lock(key, body) {
-        const lock = lockOf(key);
-        const handle = await lock.acquire();
-        try {
-          return await body();
-        } finally {
-          await lock.release(handle);
-        }
-      },
-      async teardown() {
-        locks.clear();
-        await servers.close(clients);
-      },
-    };
-  };
+  });
 }
 
 const ONE_NODE = `createLock({ adapter: new IoredisAdapter(client), key, ...${JSON.stringify(OPTIONS)} })`;

@@ -5,8 +5,8 @@
 // retries are set to poll every 10 ± 5 ms — redis-semaphore's default interval — long enough to
 // outlast any wait here.
 import type { Redis } from 'ioredis';
-import { LEASE_MS, type Contender } from './contender';
-import { nameOn, REDLOCK_PRIMARIES, SINGLE_AS_LIST, type LockServers } from './topology-servers';
+import { LEASE_MS, lockingOn, type Contender } from './contender';
+import { REDLOCK_PRIMARIES, SINGLE_AS_LIST, type LockServers } from './topology-servers';
 
 // redlock 4 ships no type declarations; this is the part of its API the bench calls.
 interface RedlockV4 {
@@ -18,31 +18,20 @@ type RedlockV4Class = new (clients: Redis[], options: Record<string, number>) =>
 const OPTIONS = { driftFactor: 0.01, retryCount: 2000, retryDelay: 10, retryJitter: 5 };
 
 function redlockV4On(servers: LockServers<Redis[]>): () => Contender {
-  return () => {
-    let clients: Redis[];
-    let redlock: RedlockV4;
-    return {
-      name: nameOn('redlock@4', servers),
-      settings: `new Redlock([${servers.where ? 'a client per primary' : 'client'}], ${JSON.stringify(OPTIONS)}); lock(key, ${LEASE_MS}) … unlock()`,
-      async setup(single) {
-        const Redlock = require('redlock') as RedlockV4Class;
-        clients = await servers.open(single);
-        redlock = new Redlock(clients, OPTIONS);
-        redlock.on('clientError', () => undefined);
-      },
-      async lock(key, body) {
+  return lockingOn(
+    servers,
+    'redlock@4',
+    `new Redlock([${servers.where ? 'a client per primary' : 'client'}], ${JSON.stringify(OPTIONS)}); lock(key, ${LEASE_MS}) … unlock()`,
+    (clients) => {
+      const Redlock = require('redlock') as RedlockV4Class;
+      const redlock = new Redlock(clients, OPTIONS);
+      redlock.on('clientError', () => undefined);
+      return async (key) => {
         const held = await redlock.lock(key, LEASE_MS);
-        try {
-          return await body();
-        } finally {
-          await held.unlock();
-        }
-      },
-      async teardown() {
-        await servers.close(clients);
-      },
-    };
-  };
+        return () => held.unlock();
+      };
+    },
+  );
 }
 
 export const createRedlockV4 = redlockV4On(SINGLE_AS_LIST);

@@ -69,8 +69,8 @@ for (const [name, options, timeoutMs] of CLIENTS) {
 for (const [name, options, timeoutMs] of CLIENTS.filter(([, options]) => !options.enableAutoPipelining)) {
   test(`${name}: a command in flight when its connection is cut fails at once, not at its timeout`, async (t) => {
     // Timeouts far longer than the close takes: only the close can fail the command in time. (Not
-    // longer still: ioredis never clears a command's timeout timer, so each one keeps the test's
-    // process alive until it fires.)
+    // longer still: ioredis keeps a failed command's timeout timer until it fires, and it keeps the
+    // test's process alive till then.)
     const longer = options.commandTimeout ? { commandTimeout: 10_000 } : {};
     const client = new Redis(server.url, { ...options, ...longer, autoResendUnfulfilledCommands: false });
     const admin = new Redis(server.url);
