@@ -242,7 +242,10 @@ test("a caller whose lease ran out does not delete the next holder's lock", asyn
   const orderNo = uniqueId('expire');
   const key = `LOCK_short_${orderNo}`;
   const first = payments.shortLease(orderNo, () => sleep(500));
-  await sleep(300); // the first caller's 200 ms lease has ended (no watchdog); it is still in its body
+  // The first caller's 200 ms lease ends (no watchdog) while it is still in its 500 ms body: watched on
+  // the key, not timed from the call, whose acquire may start late on a loaded machine.
+  await until(async () => (await holder(key)) !== null, { what: 'the first caller takes the key' });
+  await until(async () => (await holder(key)) === null, { what: "the first caller's lease ends" });
   await payments.longLease(orderNo, async () => {
     const secondToken = await holder(key);
     t.truthy(secondToken);
