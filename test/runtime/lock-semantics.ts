@@ -141,11 +141,12 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
   });
 
   test('autoUnlock=false keeps the key after the body until its lease ends', async (t) => {
-    const L = spec('keep', { autoUnlock: false, lockTime: 400 });
+    // A lease long enough that a loaded machine reads the key before it ends (400 ms did not always).
+    const L = spec('keep', { autoUnlock: false, lockTime: 1_500 });
     const lease = await L.acquire('A');
     await lease!.release();
     t.is(await probe().holder(lease!.key), (lease as { token: string }).token);
-    await sleep(900);
+    await sleep(2_500);
     t.falsy(await probe().holder(lease!.key));
   });
 
