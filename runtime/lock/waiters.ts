@@ -97,6 +97,14 @@ export class Waiter implements PlaceInLine {
     this.awaken();
   }
 
+  /**
+   * A notice for this waiter may have been missed: it looks again, as after a notice — unless a
+   * release here may be handing the key to it (reserved), which wakes it either way.
+   */
+  lookAgain(): void {
+    if (!this.reserved) this.notify();
+  }
+
   /** Holds the waiter asleep while a release that may hand the key over to it is in flight. */
   reserve(): void {
     this.reserved = true;
@@ -156,7 +164,7 @@ export class Waiters {
     if (list) list.push(waiter);
     else this.byKey.set(key, [waiter]);
     const listening = this.store
-      .listen(key, (noticed, passedTo) => this.notice(noticed, passedTo))
+      .listen(key, (noticed, passedTo, missed) => this.notice(noticed, passedTo, missed))
       .catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const givenUp = new Promise<void>((resolve) => (timer = setTimer(resolve, listenWaitMs)));
@@ -184,10 +192,13 @@ export class Waiters {
     else this.cohorts.delete(key);
   }
 
-  private notice(key: string, passedTo: string | undefined): void {
+  private notice(key: string, passedTo: string | undefined, missed?: boolean): void {
     const list = this.byKey.get(key);
     if (!list) return;
-    if (passedTo === undefined) list.find((waiter) => waiter.available)?.notify();
+    // Missed notices: a freed key, or one passed to any of them, would otherwise wait for their
+    // scheduled attempts (waitTime, 5 s by default) — and a claim nobody takes up, for CLAIM_MS.
+    if (missed) for (const waiter of [...list]) waiter.lookAgain();
+    else if (passedTo === undefined) list.find((waiter) => waiter.available)?.notify();
     else list.find((waiter) => waiter.token === passedTo)?.notify();
   }
 

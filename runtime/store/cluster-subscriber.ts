@@ -22,7 +22,7 @@ import { setTimer } from '../base/timer-delay';
 const RESUBSCRIBE_MS = 250;
 
 export function clusterSubscriber(cluster: Cluster): OpenSubscriber {
-  return (onMessage) => new ShardSubscriber(cluster, onMessage);
+  return (onMessage, _onGone, onBack) => new ShardSubscriber(cluster, onMessage, onBack);
 }
 
 class ShardSubscriber implements Subscriber {
@@ -36,6 +36,8 @@ class ShardSubscriber implements Subscriber {
   constructor(
     private readonly cluster: Cluster,
     private readonly onMessage: (channel: string, message: string) => void,
+    /** A channel subscribed again, on another primary or a new connection: notices may have gone unheard meanwhile. */
+    private readonly onBack: (channels: readonly string[]) => void,
   ) {
     cluster.on('refresh', this.onRefresh);
   }
@@ -97,7 +99,10 @@ class ShardSubscriber implements Subscriber {
       else
         this.connectionTo(now)
           .ssubscribe(channel)
-          .catch(() => this.retrySoon());
+          .then(
+            () => this.onBack([channel]),
+            () => this.retrySoon(),
+          );
     }
   }
 

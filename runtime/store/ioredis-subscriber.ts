@@ -7,7 +7,8 @@
 // rejects when the reply does not come within the `commandTimeout` the duplicate inherits, or when the
 // connection drops again first. So ioredis does not resubscribe (`autoResubscribe: false`); the
 // subscriber does it itself on every 'ready', and a resubscribe that fails makes the connection
-// again (and so tries again), while waiters meanwhile wake at their scheduled attempts.
+// again (and so tries again), while waiters meanwhile wake at their scheduled attempts. Once it
+// is subscribed again it says so (onBack): a release may have gone unheard meanwhile.
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from './ioredis-client';
 import { clusterSubscriber } from './cluster-subscriber';
@@ -16,7 +17,7 @@ import type { OpenSubscriber } from './redis-notices';
 
 export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
   if (isCluster(client)) return clusterSubscriber(client);
-  return (onMessage) => {
+  return (onMessage, _onGone, onBack) => {
     const subscriber = client.duplicate({ autoResubscribe: false });
     /** The channels subscribed, or being subscribed: what a reconnect subscribes again. */
     const channels = new Set<string>();
@@ -30,10 +31,15 @@ export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
     subscriber.on('ready', () => {
       const again = everReady;
       everReady = true;
-      if (!again || closed || channels.size === 0) return;
-      subscriber.subscribe(...channels).catch(() => {
-        if (!closed && subscriber.status === 'ready') subscriber.disconnect(true);
-      });
+      if (!again || closed) return;
+      const list = [...channels];
+      if (list.length === 0) return onBack(list);
+      subscriber.subscribe(...list).then(
+        () => onBack(list),
+        () => {
+          if (!closed && subscriber.status === 'ready') subscriber.disconnect(true);
+        },
+      );
     });
     return {
       subscribe: (channel) => {

@@ -76,9 +76,11 @@ export type Regranted = 'renewed' | 'regranted' | 'not-ours';
 /**
  * A release notice: `key` was freed (`passedTo` undefined), or passed with a claim to the waiter
  * whose token is `passedTo`. Notices reach every process that listens for the key, the
- * releaser's own included.
+ * releaser's own included. With `missed`, no release was heard but one may have been missed: the
+ * store stopped hearing the key's notices a while (its subscriber's connection was lost, then
+ * subscribed again) — every waiter of the key looks again.
  */
-export type Notice = (key: string, passedTo: string | undefined) => void;
+export type Notice = (key: string, passedTo: string | undefined, missed?: boolean) => void;
 
 /**
  * How long a key passed to a waiter is that waiter's claim, until its next attempt makes the key

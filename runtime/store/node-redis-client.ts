@@ -95,13 +95,18 @@ const SUBSCRIBER_RECONNECT_MAX_MS = 250;
  * retry a first connection that fails: listen() must not hang while Redis is down.
  */
 export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => boolean): OpenSubscriber {
-  return (onMessage, onGone) => {
+  return (onMessage, onGone, onBack) => {
     let everReady = false;
+    /** What node-redis subscribes again by itself after a reconnect, before it is ready again. */
+    const channels = new Set<string>();
     const reconnectStrategy = (retries: number) =>
       everReady && listening() ? Math.min(50 * (retries + 1), SUBSCRIBER_RECONNECT_MAX_MS) : false;
     const subscriber = client.duplicate({ socket: { ...client.options?.socket, reconnectStrategy } });
     subscriber.unref();
-    subscriber.on('ready', () => (everReady = true));
+    subscriber.on('ready', () => {
+      if (everReady) onBack([...channels]);
+      everReady = true;
+    });
     // A subscriber that gave up reconnecting is closed (isOpen false) when it reports the error.
     subscriber.on('error', () => {
       if (!subscriber.isOpen) onGone();
@@ -110,12 +115,17 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
     connected.catch(() => onGone());
     const onChannelMessage = (message: string, channel: string) => onMessage(channel, message);
     return {
-      subscribe: (channel) =>
-        bounded(
+      subscribe: (channel) => {
+        channels.add(channel);
+        return bounded(
           connected.then(() => subscriber.subscribe(channel, onChannelMessage)),
           () => void subscriber.unsubscribe(channel).catch(() => undefined),
-        ),
-      unsubscribe: (channel) => (subscriber.isOpen ? subscriber.unsubscribe(channel) : Promise.resolve()),
+        );
+      },
+      unsubscribe: (channel) => {
+        channels.delete(channel);
+        return subscriber.isOpen ? subscriber.unsubscribe(channel) : Promise.resolve();
+      },
       close: async () => {
         if (!subscriber.isOpen) return;
         const closing = subscriber.close ?? subscriber.quit;

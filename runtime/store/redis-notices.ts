@@ -11,6 +11,13 @@
 // anyway. Why not keyspace notifications: they need a server setting (`notify-keyspace-events`)
 // that managed Redis often forbids, and they fire on every write. The subscriber connection is
 // opened only when a caller first has to wait, so uncontended use opens one connection, not two.
+//
+// Why the subscriber says when it is back: a release announced while its connection was down (cut,
+// reset, Redis restarted) reached nobody here, and its waiters would sleep on to their scheduled
+// attempts — waitTime, 5 s by default, for a key that is free or passed to one of them. So once its
+// channels are subscribed again, their waiters look again (Notice, `missed`); and a key whose
+// SUBSCRIBE failed meanwhile is subscribed again then. (A client family that cannot tell — GLIDE,
+// node-redis's Cluster, which resubscribe inside the library — leaves its waiters to their schedule.)
 import type { Notice } from './lock-store';
 import type { ReleaseChannels } from './release-channel';
 
@@ -27,14 +34,21 @@ export interface Subscriber {
 
 /**
  * Opens the subscriber, which hands each message to `onMessage` and never keeps the process
- * alive. One that is gone for good (it stopped reconnecting) calls `onGone`.
+ * alive. One that is gone for good (it stopped reconnecting) calls `onGone`; one that subscribed
+ * `channels` again after it lost its connection calls `onBack` (see above).
  */
-export type OpenSubscriber = (onMessage: (channel: string, message: string) => void, onGone: () => void) => Subscriber;
+export type OpenSubscriber = (
+  onMessage: (channel: string, message: string) => void,
+  onGone: () => void,
+  onBack: (channels: readonly string[]) => void,
+) => Subscriber;
 
 export class RedisNotices {
   private readonly listeners = new Map<string, { notice: Notice; subscribed: Promise<unknown> }>();
   /** The key of each channel listened to. */
   private readonly keys = new Map<string, string>();
+  /** Keys listened to whose SUBSCRIBE failed: subscribed again when the subscriber is back. */
+  private readonly deaf = new Map<string, Notice>();
   private subscriber: Subscriber | undefined;
 
   constructor(
@@ -50,6 +64,7 @@ export class RedisNotices {
   async listen(key: string, notice: Notice): Promise<void> {
     let listener = this.listeners.get(key);
     if (!listener) {
+      this.deaf.delete(key);
       const channel = this.channels.of(key);
       this.keys.set(channel, key);
       listener = { notice, subscribed: this.connect().subscribe(channel) };
@@ -58,13 +73,18 @@ export class RedisNotices {
     try {
       await listener.subscribed;
     } catch (error) {
-      // A later listen() subscribes again; meanwhile waiters wake at their scheduled attempts.
-      if (this.listeners.get(key) === listener) this.forget(key);
+      // Subscribed again by a later listen(), or when the subscriber is back (back());
+      // meanwhile waiters wake at their scheduled attempts.
+      if (this.listeners.get(key) === listener) {
+        this.forget(key);
+        this.deaf.set(key, notice);
+      }
       throw error;
     }
   }
 
   unlisten(key: string): void {
+    this.deaf.delete(key);
     if (!this.listeners.has(key)) return;
     const channel = this.forget(key);
     // Commands on one connection stay in order, so a later SUBSCRIBE of this key lands after it.
@@ -76,6 +96,7 @@ export class RedisNotices {
     this.subscriber = undefined;
     this.listeners.clear();
     this.keys.clear();
+    this.deaf.clear();
     if (subscriber) await subscriber.close();
   }
 
@@ -101,7 +122,25 @@ export class RedisNotices {
         this.listeners.clear();
         this.keys.clear();
       },
+      (channels) => {
+        if (this.subscriber === subscriber) this.back(channels);
+      },
     );
     return (this.subscriber = subscriber);
+  }
+
+  /** The subscriber subscribed `channels` again after it lost its connection (see above). */
+  private back(channels: readonly string[]): void {
+    for (const channel of channels) {
+      const key = this.keys.get(channel);
+      if (key !== undefined) this.listeners.get(key)?.notice(key, undefined, true);
+    }
+    for (const [key, notice] of [...this.deaf]) {
+      this.deaf.delete(key);
+      this.listen(key, notice).then(
+        () => notice(key, undefined, true),
+        () => undefined, // deaf again, until the subscriber is back again
+      );
+    }
   }
 }

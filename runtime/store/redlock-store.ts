@@ -191,10 +191,10 @@ export class RedlockStore implements LockStore {
   async listen(key: string, notice: Notice): Promise<void> {
     let listener = this.listeners.get(key);
     if (!listener) this.listeners.set(key, (listener = { notice, heard: 0, busy: 0 }));
-    const heard = () => {
+    const heard = (_key: string, _passedTo: string | undefined, missed?: boolean) => {
       if (this.listeners.get(key) !== listener) return;
       listener.heard++;
-      if (listener.busy === 0) notice(key, undefined);
+      if (listener.busy === 0) notice(key, undefined, missed);
     };
     const { verdict, answers } = await this.vote((node) => node.listen(key, heard).then(() => true), this.nodeBoundMs);
     if (verdict !== 'yes') throw this.unreachable('listen', key, answers);

@@ -11,34 +11,24 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { startFaultProxy } from '../helpers/fault-proxy';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { useRedis } from '../helpers/redis-fixture';
 import { sleep, until } from '../helpers/time';
 
 const PROGRAM = join(__dirname, 'programs', 'proxied-waiter.js');
 const RUN_MS = 9_000;
 
-let server: RedisServer;
-let admin: Redis;
-test.before(async () => {
-  server = await startRedisServer();
-  admin = new Redis(server.url);
-});
-test.after.always(async () => {
-  admin?.disconnect();
-  await server?.stop();
-});
+const fixture = useRedis(test);
 
 for (const client of ['url', 'ioredis', 'ioredis6', 'redis5', 'redis']) {
   test.serial(
     `${client}: resets, stalls, lost replies and a swallowed re-SUBSCRIBE never end the waiting process`,
     async (t) => {
-      const proxy = await startFaultProxy({ host: server.host, port: server.port });
+      const proxy = await startFaultProxy({ host: fixture.server.host, port: fixture.server.port });
       t.teardown(() => proxy.close());
       const businessFlag = `faults-${client}`;
       // Held by "someone else" for the whole run: the process waits, and listens for its release.
-      await admin.set(`LOCK_${businessFlag}_k`, 'someone-else', 'PX', 60_000);
+      await fixture.redis.set(`LOCK_${businessFlag}_k`, 'someone-else', 'PX', 60_000);
       const child = spawn(process.execPath, [PROGRAM, client, proxy.url, businessFlag, 'k', String(RUN_MS)], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, NODE_OPTIONS: '' },
