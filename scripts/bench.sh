@@ -2,7 +2,7 @@
 # `npm run bench`: set up what is missing, build the bench with tspc (which weaves the tagged
 # contenders — the product being measured), then run it with plain node.
 # BENCH_QUICK=1 npm run bench: a smoke run of about a minute.
-# Results: bench/results.md, results.svg, results-node-lines.md and results-topologies.md;
+# Results: bench/results.md, results.svg, results-node-lines.md, results-topologies.md and results-faults.md;
 # generated files stay in bench/.tmp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +37,10 @@ node bench/.tmp/build/bench/report/node-lines.js "$lines_out" bench/.tmp/node-li
 # lockweave on node-redis, GLIDE, Redis Cluster and Redlock beside the floor on one Redis (bench/topologies.ts).
 echo "bench: lockweave on each client and topology (bench/topologies.ts)"
 "$(node_bin 24)" bench/.tmp/build/bench/topologies.js
+
+# lockweave against a plain SET NX lock while a proxy resets and stalls their connections (bench/faults.ts).
+echo "bench: the lock under connection faults (bench/faults.ts)"
+"$(node_bin 24)" bench/.tmp/build/bench/faults.js
 
 # What the routes (bundler plugins, Node's loader) add to a build or a start of a generated project.
 if [ -n "${BENCH_QUICK:-}" ]; then export BENCH_ROUNDS="${BENCH_ROUNDS:-3}"; fi

@@ -15,7 +15,15 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import * as lockweave from 'lockweave/runtime';
 import type { LockEvent, LockLogger } from 'lockweave/runtime';
-import { countingLogger, describeError, exitAfter, onCommands, readConfig, send } from './protocol';
+import {
+  countingLogger,
+  describeError,
+  exitAfter,
+  onCommands,
+  readConfig,
+  send,
+  retried as retriedFor,
+} from './protocol';
 // Compiled on its own (rootDir is this folder): Node's own promise timer, not test/helpers/time.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -78,17 +86,7 @@ data.on('error', () => undefined);
  */
 const DATA_RETRY_MS = 30_000;
 
-async function retried<T>(command: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + DATA_RETRY_MS;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await command();
-    } catch (error) {
-      if (attempt >= 1_000 || Date.now() >= deadline) throw error;
-      await sleep(50);
-    }
-  }
-}
+const retried = <T>(command: () => Promise<T>) => retriedFor(command, DATA_RETRY_MS);
 
 interface Outcome {
   incremented: boolean;

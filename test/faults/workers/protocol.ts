@@ -1,5 +1,6 @@
 // The worker side of support/workers.ts: config in, JSON lines out, commands on stdin.
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LockError, type LockEvent, type LockLogger } from 'lockweave/runtime';
 
 export function readConfig<T>(): T {
@@ -53,4 +54,21 @@ export function exitAfter(ms: number): void {
     send('timeout', { afterMs: ms });
     process.exit(3);
   }, ms).unref();
+}
+
+/**
+ * Runs a data command until it is answered, for at most `forMs` (1,000 tries, 50 ms apart): a body
+ * that gave up mid-way on a Redis outage would leave its marker behind and count as the lock's
+ * failure. Safe under the lock: a repeated GET, or SET of the same value, changes nothing.
+ */
+export async function retried<T>(command: () => Promise<T>, forMs: number): Promise<T> {
+  const deadline = Date.now() + forMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await command();
+    } catch (error) {
+      if (attempt >= 1_000 || Date.now() >= deadline) throw error;
+      await sleep(50);
+    }
+  }
 }
