@@ -106,8 +106,10 @@ function render(
   const against = (id: string, baseline: string): string => {
     const ratio = (scenario: string) => {
       const mine = row(scenario, id)?.throughput.value;
-      const theirs = row(scenario, baseline)?.throughput.value;
-      return mine && theirs ? `${(mine / theirs).toFixed(2)}×` : '—';
+      const theirs = row(scenario, baseline);
+      // Against a contender whose calls failed, a ratio of sections per second says nothing.
+      if (theirs?.failures) return `— (${theirs.failures} of theirs failed)`;
+      return mine && theirs?.throughput.value ? `${(mine / theirs.throughput.value).toFixed(2)}×` : '—';
     };
     return `S1 ${ratio('uncontended')}, S2 ${ratio('hot-key')}, S3 ${ratio('multi-process')}`;
   };

@@ -1,6 +1,6 @@
 // What a held lock and a waiting caller cost in heap, and that the heap comes back.
 //
-//   node --expose-gc -r ts-node/register/transpile-only bench/memory/heap-per-lock.ts
+//   node --expose-gc bench/.tmp/build/bench/memory/heap-per-lock.js   (after the bench build: scripts/bench.sh)
 //
 // Against a throwaway redis-server on loopback, through the Redis store, the way an application
 // uses the runtime: HELD leases on distinct keys (lock()), then WAITING callers queued behind one
