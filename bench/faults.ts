@@ -9,14 +9,13 @@
 // between repetitions; each repetition's ratio pairs two runs made close in time.
 // BENCH_QUICK=1: one short repetition (bench/.tmp/quick/). BENCH_FAULT_REPS=n: repetitions (default 3).
 import { fork } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startFaultProxy, type FaultProxy } from '../test/helpers/fault-proxy';
 import { startRedisServer, type RedisServer } from '../test/helpers/redis-server';
 import { LEASE_MS, POLL_MS, type FaultWorkerConfig, type FaultWorkerResult } from './faults/settings';
 import { machineFacts } from './machine';
-import { BENCH_DIR, TMP_DIR } from './paths';
+import { writeResults } from './paths';
 import { median, medianRatio, percentile } from './stats';
 
 const PROCESSES = 6;
@@ -165,10 +164,7 @@ async function main(): Promise<void> {
   const markdown = render(runs, machine, reps, runMs, quick);
   log('');
   log(markdown);
-  const outDir = quick ? join(TMP_DIR, 'quick') : BENCH_DIR;
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'results-faults.md'), markdown);
-  log(`wrote ${quick ? 'bench/.tmp/quick' : 'bench'}/results-faults.md`);
+  writeResults(quick, { 'results-faults.md': markdown }, log);
 }
 
 function render(

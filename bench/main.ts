@@ -8,8 +8,7 @@
 // (for working on one part; results are then not written unless BENCH_WRITE=1). BENCH_REPS=n and
 // BENCH_CONTENDERS=a,b and BENCH_SCENARIOS=hot-key,multi-process change the repetitions, contenders and scenarios; BENCH_SUMMARY_JSON=file also writes the
 // figures as JSON (scripts/bench.sh runs the scenarios on every Node line that way, see report/node-lines.ts).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { startRedisServer } from '../test/helpers/redis-server';
 import { measureCeiling, type Ceiling } from './ceiling';
 import { benchConfig } from './config';
@@ -17,7 +16,7 @@ import { BASELINE_ID, CONTENDER_IDS } from './contenders';
 import { runJob } from './child/spawn-child';
 import { measureShapes, type ShapeTimes } from './compile/measure-shapes';
 import { machineFacts } from './machine';
-import { BENCH_DIR, TMP_DIR, TRANSFORMER_ENTRY } from './paths';
+import { TMP_DIR, TRANSFORMER_ENTRY, writeResults } from './paths';
 import { renderMarkdown } from './report/markdown';
 import { summarise } from './report/summary';
 import { renderSvg } from './report/svg';
@@ -82,12 +81,7 @@ async function main(): Promise<void> {
     writeFileSync(process.env.BENCH_SUMMARY_JSON, JSON.stringify({ machine, reps: config.reps, summary, checks }));
   if (!process.env.BENCH_ONLY || process.env.BENCH_WRITE === '1') {
     const subtitle = `${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis ${machine.redis}, ${machine.date.slice(0, 10)}; medians of ${config.reps} reps${config.quick ? ' (quick run)' : ''}`;
-    // A quick run's numbers are only a smoke test: they never replace the committed full-run results.
-    const outDir = config.quick ? join(TMP_DIR, 'quick') : BENCH_DIR;
-    mkdirSync(outDir, { recursive: true });
-    writeFileSync(join(outDir, 'results.md'), markdown);
-    writeFileSync(join(outDir, 'results.svg'), renderSvg(summary, subtitle));
-    log(`wrote ${config.quick ? 'bench/.tmp/quick' : 'bench'}/results.md and results.svg`);
+    writeResults(config.quick, { 'results.md': markdown, 'results.svg': renderSvg(summary, subtitle) }, log);
   }
 }
 

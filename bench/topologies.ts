@@ -9,8 +9,6 @@
 // a topology costs the lock — more servers to ask, more hops — on one machine: on a network the
 // round trips weigh more, and a Cluster's shards spread over machines gain what this one cannot.
 // BENCH_QUICK=1: a smoke run (bench/.tmp/quick/). BENCH_TOPOLOGY_REPS=n: repetitions (default 3).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startPrimaries, stopPrimaries } from '../test/helpers/redis-primaries';
 import { startRedisCluster } from '../test/helpers/redis-cluster';
 import { startRedisServer } from '../test/helpers/redis-server';
@@ -18,7 +16,7 @@ import { runJob } from './child/spawn-child';
 import { benchConfig } from './config';
 import { BASELINE_ID, TOPOLOGY_IDS } from './contenders';
 import { machineFacts } from './machine';
-import { BENCH_DIR, TMP_DIR } from './paths';
+import { writeResults } from './paths';
 import { summarise, type ContenderRow, type Summary } from './report/summary';
 import { runSuite } from './suite';
 
@@ -47,10 +45,7 @@ async function main(): Promise<void> {
   const markdown = render(summary, machine, config.reps, quick, Date.now() - startedAt);
   log('');
   log(markdown);
-  const outDir = quick ? join(TMP_DIR, 'quick') : BENCH_DIR;
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'results-topologies.md'), markdown);
-  log(`wrote ${quick ? 'bench/.tmp/quick' : 'bench'}/results-topologies.md`);
+  writeResults(quick, { 'results-topologies.md': markdown }, log);
 }
 
 function render(
