@@ -47,6 +47,7 @@ if [ -n "${BENCH_QUICK:-}" ]; then export BENCH_ROUNDS="${BENCH_ROUNDS:-3}"; fi
 echo "bench: what the routes add to a build or a start (bench/routes/)"
 npx ts-node --transpile-only bench/routes/bundle-overhead.ts
 npx ts-node --transpile-only bench/routes/loader-overhead.ts
+npx ts-node --transpile-only bench/routes/runtime-load.ts
 
 # Heap per held lock and per waiting caller, and that it comes back (on Node 24, the LTS headline).
 echo "bench: heap per held lock and per waiting caller (bench/memory/)"

@@ -4,9 +4,8 @@
 // unchanged; the compile bench builds with it beside the plain and the lockweave builds, so a
 // target can be read against what reading the tags alone costs.
 import type * as ts from 'typescript';
-
-/** The test lockweave's routes use to skip a file (transformer/parse/find-tags.ts, MAY_HOLD_TAG); the tag is not written out, as this file is compiled by the plugin too. */
-const MAY_HOLD_TAG = new RegExp(`@${'redis'}lock`, 'i');
+// The test lockweave's routes use to skip a file.
+import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 
 export default function readingFloor(
   _program: ts.Program,

@@ -1,5 +1,6 @@
 // The project the route benches measure: 100 .ts modules, 10 of them with a tagged method, and an
 // app.ts that imports them all — generated, so its size is a number in the bench's output.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -79,3 +80,43 @@ ${
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** One way of starting an app: Node's arguments before the entry, and the environment on top of ours. */
+export interface StartWay {
+  readonly args: string[];
+  readonly env: Record<string, string>;
+}
+
+/**
+ * Starts `node ...args entry` in `dir` for each way: once each to warm the OS file cache (and any
+ * cache of the way's own), then `rounds` times in alternating order, so a slow moment of the machine
+ * does not fall on one way only. Each start must print MODULES. The wall times, in ms, per way.
+ */
+export function timeStarts(
+  node: string,
+  dir: string,
+  entry: string,
+  ways: Record<string, StartWay>,
+  rounds: number,
+): Record<string, number[]> {
+  const startOnce = ({ args, env }: StartWay): number => {
+    const started = process.hrtime.bigint();
+    const result = spawnSync(node, [...args, entry], {
+      cwd: dir,
+      env: { ...process.env, NODE_OPTIONS: '', NODE_COMPILE_CACHE: '', ...env },
+      encoding: 'utf8',
+    });
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+    if (result.status !== 0 || result.stdout.trim() !== String(MODULES)) {
+      throw new Error(`${args.join(' ')} ${entry} failed (${result.status}): ${result.stdout}${result.stderr}`);
+    }
+    return elapsed;
+  };
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(ways).map((name) => [name, []]));
+  for (const way of Object.values(ways)) startOnce(way);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? Object.keys(ways) : Object.keys(ways).reverse();
+    for (const name of order) times[name].push(startOnce(ways[name]));
+  }
+  return times;
+}

@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MODULES, TAGGED_EVERY, median, writeGeneratedApp } from './generated-app';
+import { MODULES, type StartWay, TAGGED_EVERY, median, timeStarts, writeGeneratedApp } from './generated-app';
 
 const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
 const APP_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'loader-overhead');
@@ -31,20 +31,6 @@ function generateApp(): void {
   });
 }
 
-function startOnce(args: string[], env: Record<string, string>): number {
-  const started = process.hrtime.bigint();
-  const result = spawnSync(NODE, [...args, 'app.ts'], {
-    cwd: APP_DIR,
-    env: { ...process.env, NODE_OPTIONS: '', ...env },
-    encoding: 'utf8',
-  });
-  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0 || result.stdout.trim() !== String(MODULES)) {
-    throw new Error(`${args.join(' ')} app.ts failed (${result.status}): ${result.stdout}${result.stderr}`);
-  }
-  return elapsed;
-}
-
 function main(): void {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'transformer', 'routes', 'register.js'))) {
     throw new Error('build first: npx tsc -p tsconfig.build.json');
@@ -52,19 +38,13 @@ function main(): void {
   generateApp();
   fs.rmSync(CACHE_DIR, { recursive: true, force: true });
   const register = ['--import', 'lockweave/register'];
-  const ways: Record<string, { args: string[]; env: Record<string, string> }> = {
+  const ways: Record<string, StartWay> = {
     plain: { args: [], env: {} },
     register: { args: register, env: { LOCKWEAVE_CACHE_DIR: CACHE_DIR } },
     'register-cold': { args: register, env: { LOCKWEAVE_CACHE: 'off' } },
   };
-  const times: Record<string, number[]> = Object.fromEntries(Object.keys(ways).map((name) => [name, []]));
-  // One start each first: it warms the OS file cache and fills lockweave's woven-file cache.
-  for (const way of Object.values(ways)) startOnce(way.args, way.env);
-  for (let round = 0; round < REPETITIONS; round++) {
-    // Alternating order, so a slow moment of the machine does not fall on one way only.
-    const order = round % 2 === 0 ? Object.keys(ways) : Object.keys(ways).reverse();
-    for (const name of order) times[name].push(startOnce(ways[name].args, ways[name].env));
-  }
+  // The first start of each also fills lockweave's woven-file cache.
+  const times = timeStarts(NODE, APP_DIR, 'app.ts', ways, REPETITIONS);
   const version = spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(
     `start of ${MODULES} .ts modules (${MODULES / TAGGED_EVERY} tagged methods), Node ${version}, median of ${REPETITIONS}:`,

@@ -7,7 +7,9 @@
 // runtime — which an app that configures its locks, or a woven method, always does — naming the
 // fix. The fix is harmless for a project without tags, so the refusal is never a reason to run
 // unlocked. A process whose entry is JavaScript (built by tspc, lockweave build or a bundler
-// plugin) is not looked at: what it runs was woven before.
+// plugin) may still have run TypeScript it imported — `node main.mjs` importing ./service.ts —
+// so without a mark it is refused too if a TypeScript file it ran holds a tag on disk
+// (loaded-typescript.ts finds them; an untagged file has nothing to lock).
 //
 // jest is the one runner whose entry says nothing: its worker runs each test file in a vm context
 // and transforms what the file imports with the transformers of its config, loaded into the
@@ -18,6 +20,9 @@
 // handed to ts-jest does not count: ts-jest skips it in isolatedModules mode with a Node module
 // kind, and on a warm jest cache nothing of it runs, so its mark would come and go between runs.
 import * as diagnosticsChannel from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
+import { checkLaterTypeScript, loadedTypeScript, requiredTypeScript } from './loaded-typescript';
+import { MAY_HOLD_TAG } from './tag-text';
 
 /** Set on globalThis by a route that weaves the TypeScript this process loads. */
 const WEAVES: unique symbol = Symbol.for('lockweave.weavesTypeScript');
@@ -65,10 +70,10 @@ function assertJestWoven(): void {
 
 export function assertTypeScriptWoven(): void {
   if (inJestEnvironment()) return assertJestWoven();
-  if ((globalThis as Record<symbol, unknown>)[WEAVES] === true) return;
+  if (marked()) return;
   const bun = (globalThis as { Bun?: { main?: unknown } }).Bun;
   const entry = bun ? bun.main : process.argv[1];
-  if (typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry)) return;
+  if (typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry)) return assertImportsWoven(bun !== undefined, entry);
   const file = entry.split(/[\\/]/).pop();
   throw new Error(
     bun
@@ -79,4 +84,47 @@ export function assertTypeScriptWoven(): void {
           `Start it with \`node --import lockweave/register ${file}\` (with tsx: \`node --import lockweave/register --import tsx ${file}\`; ` +
           'ts-node: "compiler": "ts-patch/compiler" with the plugin entry); or build with `lockweave build` (or tspc) and run the JavaScript it writes.',
   );
+}
+
+/** A JavaScript entry: the TypeScript it ran, if any, must not hold tags. */
+function assertImportsWoven(bun: boolean, entry: unknown): void {
+  const files = loadedTypeScript();
+  const runtime = bun ? 'Bun' : 'Node';
+  const start = typeof entry === 'string' ? entry.split(/[\\/]/).pop() : 'the entry';
+  const fix = bun
+    ? 'Add to bunfig.toml: preload = ["lockweave/bun/register"] (and the same under [test] for bun test); or build with `lockweave build` (or tspc) and run the JavaScript it writes.'
+    : `Start it with \`node --import lockweave/register ${start}\` (with tsx: \`node --import lockweave/register --import tsx ${start}\`); ` +
+      'or build with `lockweave build` (or tspc) and run the JavaScript it writes.';
+  if (files === undefined) {
+    throw new Error(
+      `lockweave: ${runtime} may have run TypeScript that ${start} imported, and this process cannot tell (no inspector), so tagged methods could run unlocked. ${fix}`,
+    );
+  }
+  const refuse = (file: string): never => {
+    throw new Error(
+      `lockweave: ${runtime} ran ${file} (imported by ${start}) without a lockweave route, so its tagged methods would run unlocked. ${fix}`,
+    );
+  };
+  const tagged = files.find(holdsTag);
+  if (tagged !== undefined) refuse(tagged);
+  // What this process loads from now on: Node's loader refuses a tagged file before it runs; what
+  // only require.cache shows (Bun, another loader's require hook) is refused once start-up's
+  // first turn is over, thrown where nothing can catch it.
+  const checkLater = (file: string): void => {
+    if (!marked() && holdsTag(file)) refuse(file);
+  };
+  checkLaterTypeScript(checkLater);
+  setImmediate(() => requiredTypeScript().forEach(checkLater));
+}
+
+function marked(): boolean {
+  return (globalThis as Record<symbol, unknown>)[WEAVES] === true;
+}
+
+function holdsTag(file: string): boolean {
+  try {
+    return MAY_HOLD_TAG.test(readFileSync(file, 'utf8'));
+  } catch {
+    return true; // gone or unreadable since it ran: what it held cannot be shown harmless
+  }
 }

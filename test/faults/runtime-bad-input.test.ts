@@ -36,7 +36,7 @@ test.after.always(async () => {
   });
 });
 
-/** The woven shape of `@redisLock businessFlag=<flag> keyName=key`, with a probe in the body. */
+/** The woven shape of a tag with businessFlag=<flag> keyName=key, with a probe in the body. */
 function lockedMethod(spec: lockweave_1.LockSpec) {
   const method_lock_1 = lockweave_1.defineLock(spec);
   const calls = { bodies: 0 };

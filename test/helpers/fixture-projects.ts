@@ -112,7 +112,7 @@ export interface Reported {
   message: string;
 }
 
-/** `path/file.ts(12,7): error TS93010: @redisLock: ...` lines of tsc's --pretty false output. */
+/** `path/file.ts(12,7): error TS93010: …` lines of tsc's --pretty false output (the tag is not written out here: a test process loads this file unwoven, and the runtime refuses TypeScript it ran whose text holds a tag). */
 export function reported(output: string): Reported[] {
   const lines = [...output.matchAll(/^(.*?)\((\d+),(\d+)\): error TS(\d+): (.*)$/gm)];
   return lines.map((m) => ({

@@ -112,6 +112,13 @@ test('without the preload, bun run and bun test are refused when they load lockw
   t.notRegex(ran.stdout, /"most"/);
 });
 
+test('without the preload, a JavaScript entry that imports tagged TypeScript fails, naming the file (Bun shows it late: after start-up)', async (t) => {
+  const result = await bun(['--config=bunfig.unwoven.toml', 'run', 'js-entry.mjs']);
+  t.not(result.status, 0);
+  t.regex(result.output, /lockweave: Bun ran \S+\.ts \(imported by js-entry\.mjs\) without a lockweave route/);
+  t.regex(result.output, /preload = \["lockweave\/bun\/register"\]/);
+});
+
 test('lockweave/bun/register under Node refuses to load: it would weave nothing', async (t) => {
   const ran = await runChild(process.execPath, ['-e', "require('lockweave/bun/register')"], { cwd: APP_DIR });
   t.not(ran.status, 0);

@@ -133,6 +133,48 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
     }
   });
 
+  test(`${nodeName}: a JavaScript entry that runs tagged TypeScript without lockweave/register is refused before any body runs`, async (t) => {
+    const compileCache = path.join(TMP, 'loader', `compile-cache-${runs}`);
+    const cases: { args: string[]; env?: Record<string, string>; file: string; entry: string }[] = [
+      { args: ['js-entry.mjs'], file: 'app.ts', entry: 'js-entry.mjs' },
+      // A compile cache serves stripped code without loading Node's stripper: run twice, the second warm.
+      ...[1, 2].map(() => ({
+        args: ['js-entry.mjs'],
+        env: { NODE_COMPILE_CACHE: compileCache },
+        file: 'app.ts',
+        entry: 'js-entry.mjs',
+      })),
+      { args: ['--import', 'tsx', 'js-entry.mjs'], file: 'app.ts', entry: 'js-entry.mjs' },
+      { args: [TSX_CLI, 'js-entry.mjs'], file: 'app.ts', entry: 'js-entry.mjs' },
+      // Loaded after lockweave's runtime: refused as it loads.
+      { args: ['js-entry-late.cjs'], file: 'ledger.cts', entry: 'js-entry-late.cjs' },
+      { args: [TSX_CLI, 'js-entry-late.cjs'], file: 'ledger.cts', entry: 'js-entry-late.cjs' },
+    ];
+    for (const { args, env, file, entry } of cases) {
+      const result = await node(binary, args, { ...env, RUN_ID: `run${++runs}` });
+      const spelled = `${env ? 'NODE_COMPILE_CACHE=… ' : ''}${args.join(' ')}`;
+      t.not(result.status, 0, spelled);
+      t.regex(
+        result.output,
+        new RegExp(
+          `lockweave: Node ran \\S*${file.replace('.', '\\.')} \\(imported by ${entry.replace('.', '\\.')}\\) without a lockweave route`,
+        ),
+        spelled,
+      );
+      t.regex(result.output, new RegExp(`node --import lockweave/register ${entry.replace('.', '\\.')}`), spelled);
+      t.notRegex(result.stdout, /"most"|"ran"/, spelled);
+    }
+  });
+
+  test(`${nodeName}: a JavaScript entry whose TypeScript holds no tag runs; with lockweave/register, tagged TypeScript it imports locks`, async (t) => {
+    const untagged = await node(binary, ['js-entry-untagged.mjs']);
+    t.is(untagged.status, 0, untagged.output);
+    t.regex(untagged.stdout, /"plain":"no tags here"/);
+    const woven = await node(binary, [...REGISTER, 'js-entry.mjs'], { RUN_ID: `run${++runs}` });
+    t.is(woven.status, 0, woven.output);
+    t.deepEqual(lastReport(woven).most, ONE_EACH);
+  });
+
   test(`${nodeName}: a require hook that reads files past lockweave is refused, not run unlocked`, async (t) => {
     const result = await node(binary, [...REGISTER, '--require', './other-loader.cjs', 'app.ts'], {
       RUN_ID: `run${++runs}`,

@@ -4,6 +4,7 @@
 // the text says `@redisLock` and descends only into nodes whose range holds one of them, because
 // a JSDoc block lies in its declaration's leading trivia, inside the declaration's range.
 import type * as ts from 'typescript';
+import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 import type { JsDocView } from './jsdoc-view';
 
 export const TAG_NAME = 'redisLock';
@@ -18,7 +19,7 @@ export function mayHoldTag(code: string): boolean {
 }
 
 /** mayHoldTag's test as a RegExp, for tools that run it themselves (a bundler's hook filter). */
-export const MAY_HOLD_TAG = /@redislock/i;
+export { MAY_HOLD_TAG };
 
 /**
  * Every `@redisLock` in any letter case (`@RedisLock`, the Java original's spelling, `@redislock`):

@@ -59,8 +59,7 @@ export function compiledWorkersDir(): string {
   // A worker whose tag was not woven would test nothing: refuse to run it.
   for (const worker of ['counter-worker', 'holder-worker']) {
     const js = readFileSync(join(outDir, `${worker}.js`), 'utf8');
-    if (!WOVEN_CALL.test(js) || !/defineLock\(/.test(js))
-      throw new Error(`${worker}: the @redisLock tag was not woven`);
+    if (!WOVEN_CALL.test(js) || !/defineLock\(/.test(js)) throw new Error(`${worker}: its tag was not woven`);
   }
   // A package scope of their own: inside the repo's, `lockweave/runtime` is a self-reference to
   // the repo's package.json exports (dist/), which Node resolves before looking in node_modules.

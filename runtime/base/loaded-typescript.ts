@@ -1,0 +1,114 @@
+// Which TypeScript files a process has already run, asked by weave-mark.ts when the process's
+// entry is JavaScript: `node main.mjs` importing ./service.ts (Node's type stripping), `tsx main.js`,
+// `bun main.js`, a require hook. Each drops the comments that hold the tags, and lockweave's
+// runtime loads after them — too late to weave, early enough to refuse.
+//
+// Three sources, cheapest first, none of them trusted to be complete alone:
+//   - require.cache: every file `require` compiled (Node, and every ESM module too under Bun);
+//   - Node's own records: its type stripper (amaro) loads on first use, so its absence proves Node
+//     stripped nothing — unless a compile cache served stripped code from an earlier run — and its
+//     async hook machinery loads only when module.register added a loader;
+//   - V8's list of parsed scripts (the inspector's Debugger.enable replays scriptParsed for each),
+//     the only complete view of an ES module graph, asked only when the records above cannot rule
+//     out an ES module compiled from TypeScript: it costs tens of milliseconds once.
+// What cannot be asked is reported as such, and the caller refuses: an unknown is not a clean bill.
+import { fileURLToPath } from 'node:url';
+
+const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+const TYPE_STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
+const ASYNC_LOADER_HOOKS = 'NativeModule internal/modules/esm/hooks';
+/** Command-line ways to add a loader; a loader added with module.registerHooks leaves no other trace. */
+const LOADER_FLAG = /(^|\s)--(import|loader|experimental-loader)(=|\s|$)/;
+
+/** TypeScript files this process has run, or `undefined` when that could not be found out. */
+export function loadedTypeScript(): string[] | undefined {
+  const files = requiredTypeScript();
+  if ((globalThis as { Bun?: unknown }).Bun !== undefined) return files; // Bun's require.cache holds its ES modules too
+  if (!mayHaveTypeScriptModules()) return files;
+  const modules = parsedTypeScriptModules();
+  return modules && [...new Set([...files, ...modules])];
+}
+
+function mayHaveTypeScriptModules(): boolean {
+  const loaded = (process as { moduleLoadList?: unknown }).moduleLoadList;
+  if (!Array.isArray(loaded)) return true;
+  if (loaded.includes(TYPE_STRIPPER) || loaded.includes(ASYNC_LOADER_HOOKS)) return true;
+  const nodeModule = require('node:module') as { getCompileCacheDir?: () => string | undefined };
+  const strips = Boolean((process as { features: { typescript?: unknown } }).features.typescript);
+  if (strips && nodeModule.getCompileCacheDir?.() !== undefined) return true;
+  return LOADER_FLAG.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+}
+
+interface ScriptParsed {
+  params: { url: string; isModule?: boolean };
+}
+
+/**
+ * The files of every ES module V8 has parsed whose URL names a TypeScript file. Scripts a test
+ * runner compiles itself (vm, a bundler's eval) are not modules and are its transform's business.
+ */
+function parsedTypeScriptModules(): string[] | undefined {
+  let inspector: typeof import('node:inspector');
+  try {
+    inspector = require('node:inspector');
+  } catch {
+    return undefined; // a Node built without the inspector
+  }
+  const session = new inspector.Session();
+  const files: string[] = [];
+  let answered = false;
+  try {
+    session.connect();
+    session.on('Debugger.scriptParsed', ({ params }: ScriptParsed) => {
+      const url = params.url.replace(/[?#].*$/, '');
+      if (params.isModule && url.startsWith('file:') && TYPESCRIPT_FILE.test(url)) files.push(fileURLToPath(url));
+    });
+    // A session on the process's own thread answers within post(): the replay is complete here.
+    session.post('Debugger.enable', (error) => {
+      answered = !error;
+    });
+    session.post('Debugger.disable');
+  } catch {
+    return undefined;
+  } finally {
+    session.disconnect();
+  }
+  return answered ? files : undefined;
+}
+
+/**
+ * The TypeScript files in require.cache. Bun enters its ES modules there only once they have run,
+ * and a require hook of another loader compiles past Node's hooks: both are seen here, late.
+ */
+export function requiredTypeScript(): string[] {
+  // A CommonJS module that an ES module imports gets a require without .cache (Node 22): the
+  // cache itself is the module system's.
+  const cache = require.cache ?? (require('node:module') as { _cache?: NodeJS.Dict<unknown> })._cache ?? {};
+  return Object.keys(cache).filter((file) => TYPESCRIPT_FILE.test(file));
+}
+
+interface LoadResult {
+  source?: unknown;
+}
+type RegisterHooks = (hooks: {
+  load: (url: string, context: unknown, nextLoad: (url: string, context?: unknown) => LoadResult) => LoadResult;
+}) => unknown;
+
+/**
+ * Calls `check` with each TypeScript file Node's loader loads from now on (import and require,
+ * Node's stripping and loaders that hook in with module.registerHooks, which run after this one),
+ * before the file runs; false where Node has no module.registerHooks (before 22.15).
+ */
+export function checkLaterTypeScript(check: (file: string) => void): boolean {
+  const registerHooks = (require('node:module') as { registerHooks?: RegisterHooks }).registerHooks;
+  if (typeof registerHooks !== 'function') return false;
+  registerHooks({
+    load(url, context, nextLoad) {
+      const loaded = nextLoad(url, context);
+      const path = url.replace(/[?#].*$/, '');
+      if (path.startsWith('file:') && TYPESCRIPT_FILE.test(path)) check(fileURLToPath(path));
+      return loaded;
+    },
+  });
+  return true;
+}
