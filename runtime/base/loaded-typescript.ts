@@ -12,9 +12,11 @@
 //     the only complete view of an ES module graph, asked only when the records above cannot rule
 //     out an ES module compiled from TypeScript: it costs tens of milliseconds once.
 // What cannot be asked is reported as such, and the caller refuses: an unknown is not a clean bill.
+import * as nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+/** A file name a TypeScript transpiler compiles: .ts, .mts, .cts, .tsx. */
+export const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
 const TYPE_STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
 const ASYNC_LOADER_HOOKS = 'NativeModule internal/modules/esm/hooks';
 /** Command-line ways to add a loader; a loader added with module.registerHooks leaves no other trace. */
@@ -33,9 +35,9 @@ function mayHaveTypeScriptModules(): boolean {
   const loaded = (process as { moduleLoadList?: unknown }).moduleLoadList;
   if (!Array.isArray(loaded)) return true;
   if (loaded.includes(TYPE_STRIPPER) || loaded.includes(ASYNC_LOADER_HOOKS)) return true;
-  const nodeModule = require('node:module') as { getCompileCacheDir?: () => string | undefined };
   const strips = Boolean((process as { features: { typescript?: unknown } }).features.typescript);
-  if (strips && nodeModule.getCompileCacheDir?.() !== undefined) return true;
+  const compileCacheDir = (nodeModule as { getCompileCacheDir?: () => string | undefined }).getCompileCacheDir;
+  if (strips && compileCacheDir?.() !== undefined) return true;
   return LOADER_FLAG.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
 }
 
@@ -60,8 +62,8 @@ function parsedTypeScriptModules(): string[] | undefined {
   try {
     session.connect();
     session.on('Debugger.scriptParsed', ({ params }: ScriptParsed) => {
-      const url = params.url.replace(/[?#].*$/, '');
-      if (params.isModule && url.startsWith('file:') && TYPESCRIPT_FILE.test(url)) files.push(fileURLToPath(url));
+      const file = params.isModule ? typeScriptFileOf(params.url) : undefined;
+      if (file !== undefined) files.push(file);
     });
     // A session on the process's own thread answers within post(): the replay is complete here.
     session.post('Debugger.enable', (error) => {
@@ -83,32 +85,28 @@ function parsedTypeScriptModules(): string[] | undefined {
 export function requiredTypeScript(): string[] {
   // A CommonJS module that an ES module imports gets a require without .cache (Node 22): the
   // cache itself is the module system's.
-  const cache = require.cache ?? (require('node:module') as { _cache?: NodeJS.Dict<unknown> })._cache ?? {};
+  const cache = require.cache ?? (nodeModule as { _cache?: NodeJS.Dict<unknown> })._cache ?? {};
   return Object.keys(cache).filter((file) => TYPESCRIPT_FILE.test(file));
 }
-
-interface LoadResult {
-  source?: unknown;
-}
-type RegisterHooks = (hooks: {
-  load: (url: string, context: unknown, nextLoad: (url: string, context?: unknown) => LoadResult) => LoadResult;
-}) => unknown;
 
 /**
  * Calls `check` with each TypeScript file Node's loader loads from now on (import and require,
  * Node's stripping and loaders that hook in with module.registerHooks, which run after this one),
- * before the file runs; false where Node has no module.registerHooks (before 22.15).
+ * before the file runs. Node before 22.15 has no module.registerHooks: nothing is called there.
  */
-export function checkLaterTypeScript(check: (file: string) => void): boolean {
-  const registerHooks = (require('node:module') as { registerHooks?: RegisterHooks }).registerHooks;
-  if (typeof registerHooks !== 'function') return false;
-  registerHooks({
+export function checkLaterTypeScript(check: (file: string) => void): void {
+  (nodeModule as Partial<typeof nodeModule>).registerHooks?.({
     load(url, context, nextLoad) {
       const loaded = nextLoad(url, context);
-      const path = url.replace(/[?#].*$/, '');
-      if (path.startsWith('file:') && TYPESCRIPT_FILE.test(path)) check(fileURLToPath(path));
+      const file = typeScriptFileOf(url);
+      if (file !== undefined) check(file);
       return loaded;
     },
   });
-  return true;
+}
+
+/** The TypeScript file a module URL names (its query and hash aside), if it names one on disk. */
+function typeScriptFileOf(url: string): string | undefined {
+  const path = url.replace(/[?#].*$/, '');
+  return path.startsWith('file:') && TYPESCRIPT_FILE.test(path) ? fileURLToPath(path) : undefined;
 }

@@ -21,7 +21,7 @@
 // kind, and on a warm jest cache nothing of it runs, so its mark would come and go between runs.
 import * as diagnosticsChannel from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
-import { checkLaterTypeScript, loadedTypeScript, requiredTypeScript } from './loaded-typescript';
+import { TYPESCRIPT_FILE, checkLaterTypeScript, loadedTypeScript, requiredTypeScript } from './loaded-typescript';
 import { MAY_HOLD_TAG } from './tag-text';
 
 /** Set on globalThis by a route that weaves the TypeScript this process loads. */
@@ -39,8 +39,6 @@ const keepMark = (): void => {};
 export function markJestWeaving(): void {
   diagnosticsChannel.subscribe(JEST_TRANSFORM_CHANNEL, keepMark);
 }
-
-const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
 
 /** jest's environments keep its own Promise under this name in each test context (jest-util's installCommonGlobals). */
 function inJestEnvironment(): boolean {
@@ -71,38 +69,30 @@ function assertJestWoven(): void {
 export function assertTypeScriptWoven(): void {
   if (inJestEnvironment()) return assertJestWoven();
   if (marked()) return;
-  const bun = (globalThis as { Bun?: { main?: unknown } }).Bun;
-  const entry = bun ? bun.main : process.argv[1];
-  if (typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry)) return assertImportsWoven(bun !== undefined, entry);
-  const file = entry.split(/[\\/]/).pop();
+  const bunGlobal = (globalThis as { Bun?: { main?: unknown } }).Bun;
+  const bun = bunGlobal !== undefined;
+  const entry = bunGlobal ? bunGlobal.main : process.argv[1];
+  const file = typeof entry === 'string' ? entry.split(/[\\/]/).pop() : undefined;
+  if (typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry)) return assertImportsWoven(bun, file ?? 'the entry');
   throw new Error(
     bun
-      ? `lockweave: Bun is running TypeScript (${file}) without lockweave's Bun plugin, so its tagged methods would run unlocked. ` +
-          'Add to bunfig.toml: preload = ["lockweave/bun/register"] (for bun run) and, under [test], preload = ["lockweave/bun/register"] (for bun test); ' +
-          'or build with `lockweave build` (or tspc) and run the JavaScript it writes.'
-      : `lockweave: Node is running TypeScript (${file}) without a lockweave route, so its tagged methods would run unlocked. ` +
-          `Start it with \`node --import lockweave/register ${file}\` (with tsx: \`node --import lockweave/register --import tsx ${file}\`; ` +
-          'ts-node: "compiler": "ts-patch/compiler" with the plugin entry); or build with `lockweave build` (or tspc) and run the JavaScript it writes.',
+      ? `lockweave: Bun is running TypeScript (${file}) without lockweave's Bun plugin, so its tagged methods would run unlocked. ${howToWeave(bun, file)}`
+      : `lockweave: Node is running TypeScript (${file}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, file)}`,
   );
 }
 
 /** A JavaScript entry: the TypeScript it ran, if any, must not hold tags. */
-function assertImportsWoven(bun: boolean, entry: unknown): void {
+function assertImportsWoven(bun: boolean, entry: string): void {
   const files = loadedTypeScript();
   const runtime = bun ? 'Bun' : 'Node';
-  const start = typeof entry === 'string' ? entry.split(/[\\/]/).pop() : 'the entry';
-  const fix = bun
-    ? 'Add to bunfig.toml: preload = ["lockweave/bun/register"] (and the same under [test] for bun test); or build with `lockweave build` (or tspc) and run the JavaScript it writes.'
-    : `Start it with \`node --import lockweave/register ${start}\` (with tsx: \`node --import lockweave/register --import tsx ${start}\`); ` +
-      'or build with `lockweave build` (or tspc) and run the JavaScript it writes.';
   if (files === undefined) {
     throw new Error(
-      `lockweave: ${runtime} may have run TypeScript that ${start} imported, and this process cannot tell (no inspector), so tagged methods could run unlocked. ${fix}`,
+      `lockweave: ${runtime} may have run TypeScript that ${entry} imported, and this process cannot tell (no inspector), so tagged methods could run unlocked. ${howToWeave(bun, entry)}`,
     );
   }
   const refuse = (file: string): never => {
     throw new Error(
-      `lockweave: ${runtime} ran ${file} (imported by ${start}) without a lockweave route, so its tagged methods would run unlocked. ${fix}`,
+      `lockweave: ${runtime} ran ${file} (imported by ${entry}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, entry)}`,
     );
   };
   const tagged = files.find(holdsTag);
@@ -115,6 +105,16 @@ function assertImportsWoven(bun: boolean, entry: unknown): void {
   };
   checkLaterTypeScript(checkLater);
   setImmediate(() => requiredTypeScript().forEach(checkLater));
+}
+
+/** The fix a refusal names: the route for the runtime, started on `entry`, or a build. */
+function howToWeave(bun: boolean, entry: string | undefined): string {
+  const build = 'or build with `lockweave build` (or tspc) and run the JavaScript it writes.';
+  return bun
+    ? 'Add to bunfig.toml: preload = ["lockweave/bun/register"] (for bun run) and, under [test], preload = ["lockweave/bun/register"] (for bun test); ' +
+        build
+    : `Start it with \`node --import lockweave/register ${entry}\` (with tsx: \`node --import lockweave/register --import tsx ${entry}\`; ` +
+        `ts-node: "compiler": "ts-patch/compiler" with the plugin entry); ${build}`;
 }
 
 function marked(): boolean {

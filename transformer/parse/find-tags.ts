@@ -18,9 +18,6 @@ export function mayHoldTag(code: string): boolean {
   return MAY_HOLD_TAG.test(code);
 }
 
-/** mayHoldTag's test as a RegExp, for tools that run it themselves (a bundler's hook filter). */
-export { MAY_HOLD_TAG };
-
 /**
  * Every `@redisLock` in any letter case (`@RedisLock`, the Java original's spelling, `@redislock`):
  * a tag the compiler would ignore because of its case is an error, not a comment.

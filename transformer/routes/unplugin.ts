@@ -27,7 +27,8 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import type { UnpluginInstance, UnpluginOptions } from 'unplugin';
 import { loadBuildDependency } from '../build-dependency';
-import { MAY_HOLD_TAG, mayHoldTag } from '../parse/find-tags';
+import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
+import { mayHoldTag } from '../parse/find-tags';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
 
