@@ -352,7 +352,8 @@ async function attemptInTurn(
   attempts.erred = false;
   const sentAt = Date.now();
   try {
-    if (await answered(context.store.tryAcquireInTurn(key, waiter), context.store, attempts.deadline)) {
+    const attempt = context.store.tryAcquireInTurn(key, waiter, waiter.takeStaleClaim());
+    if (await answered(attempt, context.store, attempts.deadline)) {
       if (!counts) attempts.count++;
       const fence = fenceOf(waiter.fence, settings, key);
       return new Lease({

@@ -6,7 +6,13 @@
 // the right sleeper:
 // - passed to a token: only the waiter holding that token wakes, to confirm the key with one attempt;
 // - freed (nobody was in line when it was released): the oldest sleeper of this process wakes and
-//   tries; the others sleep on, so they do not all race for one key.
+//   tries; the others sleep on, so they do not all race for one key;
+// - passed to a waiter of another process: the oldest sleeper here watches the claim. If no later
+//   notice for the key comes within CLAIM_FIRM_MS, that process has not used the key — stalled, its
+//   connection cut or paused — and the sleeper tries with the claim's token (`staleClaim`): the
+//   store gives it the key if the claim is still unconfirmed and it is first in line
+//   (store/scripts/acquire-in-turn.ts). A poller whose connection stalls loses the race to one whose
+//   connection does not; this gives the line the same resilience without its polling.
 //
 // Why an epoch and not a plain event: a notice can land between a waiter's attempt and the moment
 // it starts to sleep. Each waiter counts the notices meant for it; it notes the count before an
@@ -18,6 +24,18 @@
 import type { LockStore, PlaceInLine } from '../store/lock-store';
 import { setTimer } from '../base/timer-delay';
 import type { TakenOverGrant } from './succession';
+
+/**
+ * How long a claim passed to another process's waiter may go without a sign of use before a waiter
+ * here tries to take it over. A live process confirms a claim within a round trip of the notice
+ * (a millisecond or so; tens of milliseconds on a loaded machine), and its release of the key
+ * announces the next succession; a stall — a paused process, a connection stuck in a network fault,
+ * a garbage collection — lasts from about a hundred milliseconds to seconds. Shorter would take
+ * claims from processes that were only slow (safe, but their waiters lose their turn); longer
+ * keeps the key idle through more of each stall. The cost of a watch that finds the claim confirmed
+ * is one attempt, made only where the body outlasts this and no other notice came.
+ */
+export const CLAIM_FIRM_MS = 50;
 
 /** How a waiter succeeded a holder of this process without an attempt of its own (see succession.ts). */
 export type Succeeded =
@@ -40,6 +58,8 @@ export class Waiter implements PlaceInLine {
   epoch = 0;
   place: string | undefined;
   fence: number | undefined;
+  /** A claim this waiter may take over at its next attempt (Waiters, watchClaim): taken once. */
+  private staleClaim: string | undefined;
   private wake: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private reserved = false;
@@ -89,6 +109,19 @@ export class Waiter implements PlaceInLine {
     const succeeded = this.succeeded;
     this.succeeded = undefined;
     return succeeded;
+  }
+
+  /** The claim its next attempt may take over, if a watch found one: taken once. */
+  takeStaleClaim(): string | undefined {
+    const claim = this.staleClaim;
+    this.staleClaim = undefined;
+    return claim;
+  }
+
+  /** A claim passed to another process went unconfirmed: look again, and take it over if the store lets us. */
+  claimWentStale(claim: string): void {
+    this.staleClaim = claim;
+    this.notify();
   }
 
   /** A notice for this waiter came. */
@@ -148,6 +181,8 @@ export class Waiters {
   private readonly byKey = new Map<string, Waiter[]>();
   /** Successions in a row, by key, that went ahead of the line (succession.ts, countCohort). */
   private readonly cohorts = new Map<string, number>();
+  /** By key, the watch on a claim passed to another process's waiter. */
+  private readonly claimWatches = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly store: LockStore) {}
 
@@ -195,11 +230,36 @@ export class Waiters {
   private notice(key: string, passedTo: string | undefined, missed?: boolean): void {
     const list = this.byKey.get(key);
     if (!list) return;
+    // Any notice is a sign of use: a claim watched before it was confirmed, or never was.
+    this.unwatchClaim(key);
     // Missed notices: a freed key, or one passed to any of them, would otherwise wait for their
     // scheduled attempts (waitTime, 5 s by default) — and a claim nobody takes up, for CLAIM_MS.
     if (missed) for (const waiter of [...list]) waiter.lookAgain();
     else if (passedTo === undefined) list.find((waiter) => waiter.available)?.notify();
-    else list.find((waiter) => waiter.token === passedTo)?.notify();
+    else {
+      const claimant = list.find((waiter) => waiter.token === passedTo);
+      if (claimant) claimant.notify();
+      else this.watchClaim(key, passedTo);
+    }
+  }
+
+  /** A claim passed to another process: if no notice follows within CLAIM_FIRM_MS, the oldest sleeper here looks again with it. */
+  private watchClaim(key: string, claim: string): void {
+    const timer = setTimer(() => {
+      this.claimWatches.delete(key);
+      this.byKey
+        .get(key)
+        ?.find((waiter) => waiter.available)
+        ?.claimWentStale(claim);
+    }, CLAIM_FIRM_MS);
+    // The sleepers' own timers keep the process up while someone waits.
+    timer.unref();
+    this.claimWatches.set(key, timer);
+  }
+
+  private unwatchClaim(key: string): void {
+    clearTimeout(this.claimWatches.get(key));
+    this.claimWatches.delete(key);
   }
 
   private remove(waiter: Waiter): void {
@@ -210,6 +270,7 @@ export class Waiters {
     if (list.length > 0) return;
     this.byKey.delete(waiter.key);
     this.cohorts.delete(waiter.key);
+    this.unwatchClaim(waiter.key);
     this.store.unlisten(waiter.key);
   }
 }

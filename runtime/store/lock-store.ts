@@ -85,9 +85,10 @@ export type Notice = (key: string, passedTo: string | undefined, missed?: boolea
 /**
  * How long a key passed to a waiter is that waiter's claim, until its next attempt makes the key
  * its own for its full lease (before its body starts). A live waiter does so within a round trip
- * of the notice; a claim nobody takes up — its waiter's process died — keeps the key from everyone
- * else this long, then frees it. A waiter whose attempt comes too late (a cut connection) takes
- * its place in line again.
+ * of the notice. One that does not — its process stalled, its connection cut — may lose the claim
+ * sooner to the next waiter in line, whose process saw the claim go unconfirmed (lock/waiters.ts,
+ * CLAIM_FIRM_MS; `tryAcquireInTurn`'s `staleClaim`); a claim nobody takes up keeps the key this long,
+ * then frees it. A waiter whose attempt comes too late takes its place in line again, the same place.
  */
 export const CLAIM_MS = 2_000;
 
@@ -102,8 +103,14 @@ export interface LockStore {
    * key when it is its turn (first in line with the key free) or when the key holds its token
    * already (passed to it). True when the key now holds the waiter's token for its lease (and, for
    * a `fenced` waiter, its `fence` is set).
+   *
+   * `staleClaim`: the token of a claim this waiter's process saw passed to another waiter and not
+   * confirmed for a while. When the key still holds that claim, unconfirmed, the key counts as free:
+   * the waiter takes it if it is first in line, and the claim's waiter, when it comes, finds the key
+   * taken and stands in line again at its own place. A claim that was confirmed is a lease, and
+   * stays its holder's.
    */
-  tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean>;
+  tryAcquireInTurn(key: string, waiter: PlaceInLine, staleClaim?: string): Promise<boolean>;
   /** Extends the lease when the key still holds `token`; false when it is no longer ours. */
   renew(key: string, token: string, leaseMs: number): Promise<boolean>;
   /**

@@ -34,11 +34,18 @@ interface Place {
   lapsesAt: number;
 }
 
+/** A claim's mark, as the release script sets it beside the key (store/waiting-line.ts, claimMarkOf). */
+interface ClaimMark {
+  readonly token: string;
+  readonly endsAt: number;
+}
+
 export class MemoryLockStore implements LockStore {
   private readonly holders = new Map<string, Holder>();
   /** Each key's waiters, first in line first. */
   private readonly lines = new Map<string, Place[]>();
   private readonly listeners = new Map<string, Notice>();
+  private readonly claims = new Map<string, ClaimMark>();
   /**
    * Places are numbered as the Redis script numbers them (store/scripts/line-helpers.ts): the clock
    * in µs, or one more than the last place given out when that is later — here across the store, so
@@ -67,10 +74,13 @@ export class MemoryLockStore implements LockStore {
     return fenced ? this.nextFence(key) : true;
   }
 
-  async tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
+  async tryAcquireInTurn(key: string, waiter: PlaceInLine, staleClaim?: string): Promise<boolean> {
     checkedTimerDelay(waiter.leaseMs, 'a lease');
     const holder = this.liveHolder(key);
-    if (holder?.token === waiter.token) return this.grantInTurn(key, waiter);
+    if (holder?.token === waiter.token) {
+      this.claims.delete(key);
+      return this.grantInTurn(key, waiter);
+    }
     const line = this.lines.get(key) ?? [];
     this.lines.set(key, line);
     let entry = line.find((place) => place.token === waiter.token);
@@ -85,7 +95,10 @@ export class MemoryLockStore implements LockStore {
       waiter.place = String(entry.place);
     }
     entry.lapsesAt = this.now() + waiter.placeLastsMs;
-    if (holder || this.firstInLine(key)?.token !== waiter.token) return false;
+    // A claim left unconfirmed, as the caller's process saw it, counts as free (acquire-in-turn.ts).
+    const takesClaim = holder !== undefined && holder.token === staleClaim && this.claimOf(key) === holder.token;
+    if ((holder && !takesClaim) || this.firstInLine(key)?.token !== waiter.token) return false;
+    if (takesClaim) this.claims.delete(key);
     return this.grantInTurn(key, waiter);
   }
 
@@ -112,18 +125,29 @@ export class MemoryLockStore implements LockStore {
 
   async leave(key: string, token: string): Promise<Released> {
     this.leaveLine(key, token);
-    return this.release(key, token);
+    return this.releaseOrLeave(key, token, undefined, true);
   }
 
   async release(key: string, token: string, succession?: SuccessionRequest): Promise<Released> {
+    return this.releaseOrLeave(key, token, succession, false);
+  }
+
+  /** As the release script: `leaving`, a waiter giving up, takes a claim's mark away with it. */
+  private releaseOrLeave(
+    key: string,
+    token: string,
+    succession: SuccessionRequest | undefined,
+    leaving: boolean,
+  ): Released {
     const successor = succession?.successor;
     const successorGoesAhead = succession?.goesAhead === true;
     const leavingLine = succession?.leavingLine ?? [];
     if (successor) checkedTimerDelay(successor.leaseMs, 'a lease');
     // Before the token check, as the release script does: they took the grant over and hold the
     // key under its token, whatever this release finds.
-    for (const leaving of leavingLine) this.leaveLine(key, leaving);
+    for (const taker of leavingLine) this.leaveLine(key, taker);
     if (this.liveHolder(key)?.token !== token) return 'not-ours';
+    if (leaving) this.claims.delete(key);
     // Lapsed places first, as the release script drops them: a successor whose place lapsed no
     // longer stands in line and cannot go ahead of it.
     const head = this.firstInLine(key);
@@ -140,6 +164,7 @@ export class MemoryLockStore implements LockStore {
       return 'handed';
     }
     this.hold(key, first.token, CLAIM_MS);
+    this.claims.set(key, { token: first.token, endsAt: this.now() + CLAIM_MS });
     this.listeners.get(key)?.(key, first.token);
     return 'passed';
   }
@@ -164,6 +189,7 @@ export class MemoryLockStore implements LockStore {
 
   async forceUnlock(key: string): Promise<boolean> {
     const held = this.liveHolder(key) !== undefined;
+    this.claims.delete(key);
     this.free(key);
     return held;
   }
@@ -171,6 +197,14 @@ export class MemoryLockStore implements LockStore {
   /** The token holding `key`, or undefined: for tests that check what is held. */
   holder(key: string): string | undefined {
     return this.liveHolder(key)?.token;
+  }
+
+  /** The token of `key`'s claim mark while it lasts (whoever holds the key): for tests. */
+  claimOf(key: string): string | undefined {
+    const mark = this.claims.get(key);
+    if (mark && mark.endsAt > this.now()) return mark.token;
+    this.claims.delete(key);
+    return undefined;
   }
 
   /** The tokens of the waiters whose places in `key`'s line have not lapsed, first in line first: for tests. */
@@ -188,6 +222,7 @@ export class MemoryLockStore implements LockStore {
   async close(): Promise<void> {
     for (const key of [...this.holders.keys()]) this.free(key);
     this.lines.clear();
+    this.claims.clear();
   }
 
   private grantInTurn(key: string, waiter: PlaceInLine): true {

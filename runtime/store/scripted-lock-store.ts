@@ -76,8 +76,8 @@ export abstract class ScriptedLockStore implements LockStore {
     return this.send(() => this.sender.send('set', [key, token, 'PX', leaseMs, 'NX'])).then(isOk);
   }
 
-  tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
-    return this.run(ACQUIRE_IN_TURN, key, waiter);
+  tryAcquireInTurn(key: string, waiter: PlaceInLine, staleClaim?: string): Promise<boolean> {
+    return this.run(ACQUIRE_IN_TURN, key, { waiter, staleClaim: staleClaim ?? '' });
   }
 
   renew(key: string, token: string, leaseMs: number): Promise<boolean> {

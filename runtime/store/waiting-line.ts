@@ -1,5 +1,6 @@
 // The names of lockweave's own keys beside a lock key: its line of waiters (see
-// scripts/acquire-in-turn.ts and scripts/release.ts for how the line is used) and its fencing counter.
+// scripts/acquire-in-turn.ts and scripts/release.ts for how the line is used), the mark of a claim
+// and its fencing counter.
 //
 // Two sorted sets beside the lock key: `line` orders waiters by their place (their order of
 // arrival), `lapses` by when each entry lapses unless its waiter comes back.
@@ -14,7 +15,7 @@
 //   - beside a key with a hash tag, the name adds a second `{`: `<key>:{lockweave}:line`;
 //   - beside a key without one, the name is `{<key>}:lockweave:line`. A lock key starting with
 //     `{` has its prefix's tag there, and after the tag's `}` comes `<businessFlag>_<value>`: a
-//     `_` that `:lockweave:line` (or `:lapses`, `:fence`) does not hold.
+//     `_` that `:lockweave:line` (or `:lapses`, `:claim`, `:fence`) does not hold.
 export interface WaitingLine {
   readonly line: string;
   readonly lapses: string;
@@ -22,6 +23,15 @@ export interface WaitingLine {
 
 export function waitingLineOf(key: string): WaitingLine {
   return { line: ownKeyOf(key, 'line'), lapses: ownKeyOf(key, 'lapses') };
+}
+
+/**
+ * The mark of a claim (scripts/release.ts, a pass): a string beside the key, in its slot, holding the
+ * claimed waiter's token for as long as the claim. A key that holds the same token as its mark is a
+ * claim not yet confirmed — the one thing a key's value alone cannot tell from a lease.
+ */
+export function claimMarkOf(key: string): string {
+  return ownKeyOf(key, 'claim');
 }
 
 /**
@@ -34,15 +44,18 @@ export function fenceCounterOf(key: string): string {
 }
 
 /**
- * True for a name ownKeyOf() makes (a line, its lapses, a fencing counter), never for a lock key:
+ * True for a name ownKeyOf() makes (a line, its lapses, a claim's mark, a fencing counter), never for a lock key:
  * a lock key's only braces are its prefix's hash tag, so it cannot end with `:{lockweave}:<name>`,
  * and one that starts with a tag has the flag after it, which holds no `:`.
  */
 export function isOwnKey(name: string): boolean {
-  return /:\{lockweave\}:(?:line|lapses|fence)$/.test(name) || /^\{[^}]*\}:lockweave:(?:line|lapses|fence)$/.test(name);
+  return (
+    /:\{lockweave\}:(?:line|lapses|claim|fence)$/.test(name) ||
+    /^\{[^}]*\}:lockweave:(?:line|lapses|claim|fence)$/.test(name)
+  );
 }
 
-function ownKeyOf(key: string, name: 'line' | 'lapses' | 'fence'): string {
+function ownKeyOf(key: string, name: 'line' | 'lapses' | 'claim' | 'fence'): string {
   return hasHashTag(key) ? `${key}:{lockweave}:${name}` : `${sameSlotBase(key)}:lockweave:${name}`;
 }
 

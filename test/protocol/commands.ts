@@ -52,7 +52,12 @@ export class World {
         expected.ttlMs === undefined
           ? got.ttlMs === undefined
           : got.ttlMs !== undefined && Math.abs(got.ttlMs - expected.ttlMs) <= slack;
-      if (expected.holder !== got.holder || !ttlAgrees || !isDeepStrictEqual(expected.waiting, got.waiting)) {
+      if (
+        expected.holder !== got.holder ||
+        !ttlAgrees ||
+        !isDeepStrictEqual(expected.waiting, got.waiting) ||
+        expected.claimed !== got.claimed
+      ) {
         throw new Error(
           `after ${after}, ${key}: the model has ${JSON.stringify(expected)}, the store ${JSON.stringify(got)}`,
         );
@@ -67,7 +72,7 @@ const KEYS = ['a', 'b'];
 const TOKENS = ['t0', 't1', 't2', 't3'];
 const LEASES = [5_000, 20_000, 60_000];
 const PLACE_LASTS = [3_000, 10_000, 30_000];
-/** Steps of the clock around the times that matter: the claim (2 s), places, leases. */
+/** Steps of the clock around the times that matter: the claim and its mark (2 s), places, leases. */
 const STEPS = [1, 1_000, 1_999, 2_000, 3_000, 5_000, 10_000, 30_000, 60_000];
 
 const key = fc.constantFrom(...KEYS);
@@ -120,20 +125,23 @@ export class TryAcquireInTurn extends Base {
   constructor(
     readonly k: string,
     readonly w: WaiterArgs,
+    /** A claim the waiter's process saw go unconfirmed (LockStore.tryAcquireInTurn), or none. */
+    readonly staleClaim: string | null = null,
   ) {
     super();
   }
   run(_m: object, world: World): Promise<void> {
     const k = world.key(this.k);
     const waiter = world.waiter(k, this.w.token, this.w.lease, this.w.lasts, this.w.fenced);
+    const stale = this.staleClaim ?? undefined;
     return world.step(
       this.toString(),
-      () => world.model.tryAcquireInTurn(k, waiter),
-      () => world.driver.tryAcquireInTurn(k, waiter),
+      () => world.model.tryAcquireInTurn(k, waiter, stale),
+      () => world.driver.tryAcquireInTurn(k, waiter, stale),
     );
   }
   toString(): string {
-    return `tryAcquireInTurn(${this.k},${JSON.stringify(this.w)})`;
+    return `tryAcquireInTurn(${this.k},${JSON.stringify(this.w)},${JSON.stringify(this.staleClaim)})`;
   }
 }
 
@@ -251,7 +259,7 @@ export class Advance extends Base {
 export const storeCommands: fc.Arbitrary<Command>[] = [
   fc.tuple(key, token, lease, fc.boolean()).map(([k, t, l, f]) => new TryAcquire(k, t, l, f)),
   fc.tuple(key, waiterArb).map(([k, w]) => new TryAcquireInTurn(k, w)),
-  fc.tuple(key, waiterArb).map(([k, w]) => new TryAcquireInTurn(k, w)),
+  fc.tuple(key, waiterArb, token).map(([k, w, c]) => new TryAcquireInTurn(k, w, c)),
   fc.tuple(key, token, lease).map(([k, t, l]) => new Renew(k, t, l)),
   fc.tuple(key, token, lease, token).map(([k, t, l, w]) => new TakeOver(k, t, l, w)),
   fc
@@ -276,4 +284,28 @@ export function modelRuns(byDefault: number): number {
 export function replay(): { seed?: number; path?: string } {
   const seed = Number(process.env.LOCKWEAVE_MODEL_SEED);
   return Number.isSafeInteger(seed) ? { seed, path: process.env.LOCKWEAVE_MODEL_PATH } : {};
+}
+
+const inTurnOn = (k: string, token: string, staleClaim: string | null = null) =>
+  new TryAcquireInTurn(k, { token, lease: 5_000, lasts: 10_000, fenced: false }, staleClaim);
+
+/**
+ * A claim left unconfirmed is taken by the next in line, a confirmed one is not (the stale-claim
+ * rule, store/scripts/acquire-in-turn.ts). `world.step` checks each answer against the model's and
+ * the store's keys after it; `claimTakenOver` reads the model's end state.
+ */
+export const claimSequence: readonly Command[] = [
+  new TryAcquire('a', 't0', 60_000, false),
+  inTurnOn('a', 't1'),
+  inTurnOn('a', 't2'),
+  new Release('a', 't0', null, []), // passed to t1: a claim, marked
+  inTurnOn('a', 't2', 't1'), // t1 has not come: t2, now first in line, takes the key
+  inTurnOn('a', 't1'), // t1 comes late: back in line, at its own place
+  new Release('a', 't2', null, []), // passed to t1 again
+  inTurnOn('a', 't1'), // confirmed: a lease, no longer a claim
+  inTurnOn('a', 't2', 't1'), // too late: t1's lease is not taken
+];
+
+export function claimTakenOver(world: World): KeyView {
+  return world.model.view(world.key('a'));
 }

@@ -34,8 +34,15 @@ interface Holder {
   setAt: number;
 }
 
+/** A claim's mark beside the key (store/waiting-line.ts, claimMarkOf): it lasts on its own clock. */
+interface ClaimMark {
+  readonly token: string;
+  readonly endsAt: number;
+}
+
 interface KeyState {
   holder?: Holder;
+  claim?: ClaimMark;
   /** Every place not yet dropped, lapsed ones too. */
   line: Place[];
   /** When the line's own Redis keys expire (the scripts set them to outlast every place). */
@@ -49,11 +56,15 @@ export interface KeyView {
   /** Since when the model counts that TTL down (a real server's TTL strays by the model time skipped since). */
   readonly setAt: number | undefined;
   readonly waiting: readonly string[];
+  /** The key holds a claim not yet confirmed (its mark names the holder). */
+  readonly claimed: boolean;
 }
 
 /** What an advance of the clock made run out: a real server is made to catch up (store-driver.ts). */
 export interface Lapses {
   readonly keys: string[];
+  /** Keys whose claim's mark ran out. */
+  readonly claims: string[];
   readonly places: { key: string; token: string }[];
   readonly lines: string[];
 }
@@ -69,8 +80,12 @@ export class ProtocolModel {
 
   advance(ms: number): Lapses {
     this.now += ms;
-    const lapses: Lapses = { keys: [], places: [], lines: [] };
+    const lapses: Lapses = { keys: [], claims: [], places: [], lines: [] };
     for (const [key, state] of this.keys) {
+      if (state.claim && state.claim.endsAt <= this.now) {
+        lapses.claims.push(key);
+        state.claim = undefined;
+      }
       if (state.holder && state.holder.expiresAt <= this.now) {
         lapses.keys.push(key);
         state.holder = undefined;
@@ -94,9 +109,13 @@ export class ProtocolModel {
     return this.grantFence(key, fenced);
   }
 
-  tryAcquireInTurn(key: string, waiter: ModelWaiter): ModelGrant {
+  /** `staleClaim`: a claim the waiter's process saw go unconfirmed; while the key holds it, marked, the key counts as free. */
+  tryAcquireInTurn(key: string, waiter: ModelWaiter, staleClaim?: string): ModelGrant {
     const state = this.state(key);
-    if (state.holder?.token === waiter.token) return this.grantInTurn(key, state, waiter);
+    if (state.holder?.token === waiter.token) {
+      state.claim = undefined;
+      return this.grantInTurn(key, state, waiter);
+    }
     let entry = state.line.find((place) => place.token === waiter.token);
     if (!entry) {
       entry = { token: waiter.token, place: waiter.place ?? this.newPlace(), lapsesAt: 0 };
@@ -106,9 +125,12 @@ export class ProtocolModel {
     }
     entry.lapsesAt = this.now + waiter.placeLastsMs;
     state.lineExpiresAt = Math.max(state.lineExpiresAt, this.now + waiter.placeLastsMs);
-    if (state.holder) return false;
+    const takesClaim =
+      state.holder !== undefined && state.holder.token === staleClaim && state.claim?.token === state.holder.token;
+    if (state.holder && !takesClaim) return false;
     this.dropLapsed(state);
     if (state.line[0]?.token !== waiter.token) return false;
+    if (takesClaim) state.claim = undefined;
     return this.grantInTurn(key, state, waiter);
   }
 
@@ -130,10 +152,12 @@ export class ProtocolModel {
     successor?: ModelWaiter,
     goesAhead = false,
     leavingLine: readonly string[] = [],
+    leaving = false,
   ): ModelReleased {
     const state = this.state(key);
-    for (const leaving of leavingLine) this.leaveLine(state, leaving);
+    for (const taker of leavingLine) this.leaveLine(state, taker);
     if (state.holder?.token !== token) return 'not-ours';
+    if (leaving) state.claim = undefined;
     this.dropLapsed(state);
     const standing = successor && state.line.find((place) => place.token === successor.token);
     const first = (goesAhead && standing) || state.line[0];
@@ -148,12 +172,13 @@ export class ProtocolModel {
       return 'handed';
     }
     this.hold(state, first.token, this.claimMs);
+    state.claim = { token: first.token, endsAt: this.now + this.claimMs };
     return 'passed';
   }
 
   leave(key: string, token: string): ModelReleased {
     this.leaveLine(this.state(key), token);
-    return this.release(key, token);
+    return this.release(key, token, undefined, false, [], true);
   }
 
   view(key: string): KeyView {
@@ -164,6 +189,7 @@ export class ProtocolModel {
       ttlMs: holder && holder.expiresAt - this.now,
       setAt: holder?.setAt,
       waiting: state.line.filter((place) => place.lapsesAt > this.now).map((place) => place.token),
+      claimed: holder !== undefined && state.claim?.token === holder.token,
     };
   }
 

@@ -7,7 +7,17 @@ import test from 'ava';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { Advance, modelRuns, Release, storeCommands, TryAcquire, TryAcquireInTurn, World } from './commands';
+import {
+  Advance,
+  claimSequence,
+  claimTakenOver,
+  modelRuns,
+  Release,
+  storeCommands,
+  TryAcquire,
+  TryAcquireInTurn,
+  World,
+} from './commands';
 import type { KeyView } from './model';
 import { RedisDriver } from './store-driver';
 import { RedisLockStore } from '../../runtime/store/redis-store';
@@ -35,18 +45,18 @@ export function redisSlack(view: KeyView, now: number): number {
 }
 
 /** One sequence on a fresh database. */
-export async function runOnRedis(commands: Iterable<fc.AsyncCommand<object, World>>): Promise<number> {
+export async function runOnRedis(commands: Iterable<fc.AsyncCommand<object, World>>): Promise<World> {
   await client.flushdb();
   const world = new World(new RedisDriver(client, store), 'proto:', redisSlack);
   await fc.asyncModelRun(() => ({ model: {}, real: world }), commands);
-  return world.steps;
+  return world;
 }
 
 test.serial('the Redis scripts answer and keep their keys as the model does', async (t) => {
   let steps = 0;
   await fc.assert(
     fc.asyncProperty(fc.commands(storeCommands, { maxCommands: 25, size: 'max' }), async (commands) => {
-      steps += await runOnRedis(commands);
+      steps += (await runOnRedis(commands)).steps;
     }),
     { numRuns: RUNS },
   );
@@ -79,3 +89,8 @@ test.serial(
     t.pass();
   },
 );
+
+test.serial('a claim left unconfirmed goes to the next in line, a confirmed one stays (Redis scripts)', async (t) => {
+  const world = await runOnRedis(claimSequence);
+  t.like(claimTakenOver(world), { holder: 't1', claimed: false, waiting: ['t2'] });
+});

@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { LockStore, Notice, PlaceInLine, SuccessionRequest } from '../../runtime/store/lock-store';
 import { MemoryLockStore } from '../../runtime/store/memory-store';
 import type { RedisLockStore } from '../../runtime/store/redis-store';
-import { waitingLineOf } from '../../runtime/store/waiting-line';
+import { claimMarkOf, waitingLineOf } from '../../runtime/store/waiting-line';
 import type { KeyView, Lapses, ModelGrant, ModelReleased, ModelWaiter } from './model';
 
 export interface StoreView extends Omit<KeyView, 'setAt'> {}
@@ -34,10 +34,10 @@ export abstract class StoreDriver {
     return typeof grant === 'number' ? this.fenced(key, grant) : grant;
   }
 
-  async tryAcquireInTurn(key: string, model: ModelWaiter): Promise<ModelGrant> {
+  async tryAcquireInTurn(key: string, model: ModelWaiter, staleClaim?: string): Promise<ModelGrant> {
     const waiter = this.waiter(key, model);
     const before = waiter.fence;
-    const took = await this.store.tryAcquireInTurn(key, waiter);
+    const took = await this.store.tryAcquireInTurn(key, waiter, staleClaim);
     if (took && waiter.fenced && waiter.fence !== before) return this.fenced(key, waiter.fence!);
     return took;
   }
@@ -112,7 +112,12 @@ export class MemoryDriver extends StoreDriver {
 
   async view(key: string): Promise<StoreView> {
     const holder = this.store.holder(key);
-    return { holder, ttlMs: holder === undefined ? undefined : this.store.pttl(key), waiting: this.store.waiting(key) };
+    return {
+      holder,
+      ttlMs: holder === undefined ? undefined : this.store.pttl(key),
+      waiting: this.store.waiting(key),
+      claimed: holder !== undefined && this.store.claimOf(key) === holder,
+    };
   }
 
   async advance(ms: number): Promise<void> {
@@ -121,8 +126,9 @@ export class MemoryDriver extends StoreDriver {
 }
 
 /**
- * Reads a key as the model shows it, in one atomic script: its holder, its TTL, and the waiters
- * whose places have not lapsed (on the server's clock), in line order.
+ * Reads a key as the model shows it, in one atomic script: its holder, its TTL, the waiters whose
+ * places have not lapsed (on the server's clock), in line order, and whether its claim's mark names
+ * the holder.
  */
 const VIEW_SCRIPT = `
 local t = redis.call('time')
@@ -132,7 +138,10 @@ for _, token in ipairs(redis.call('zrange', KEYS[2], 0, -1)) do
   local lapses = redis.call('zscore', KEYS[3], token)
   if lapses and tonumber(lapses) > now then live[#live + 1] = token end
 end
-return {redis.call('get', KEYS[1]) or '', redis.call('pttl', KEYS[1]), live}
+local holder = redis.call('get', KEYS[1])
+local claimed = 0
+if holder and redis.call('get', KEYS[4]) == holder then claimed = 1 end
+return {holder or '', redis.call('pttl', KEYS[1]), live, claimed}
 `;
 
 /**
@@ -154,16 +163,25 @@ export class RedisDriver extends StoreDriver {
 
   async view(key: string): Promise<StoreView> {
     const { line, lapses } = waitingLineOf(key);
-    const [holder, pttl, waiting] = (await this.client.eval(VIEW_SCRIPT, 3, key, line, lapses)) as [
-      string,
-      number,
-      string[],
-    ];
-    return { holder: holder === '' ? undefined : holder, ttlMs: holder === '' ? undefined : pttl, waiting };
+    const [holder, pttl, waiting, claimed] = (await this.client.eval(
+      VIEW_SCRIPT,
+      4,
+      key,
+      line,
+      lapses,
+      claimMarkOf(key),
+    )) as [string, number, string[], number];
+    return {
+      holder: holder === '' ? undefined : holder,
+      ttlMs: holder === '' ? undefined : pttl,
+      waiting,
+      claimed: claimed === 1,
+    };
   }
 
   async advance(_ms: number, lapses: Lapses): Promise<void> {
     for (const key of lapses.keys) await this.client.del(key);
+    for (const key of lapses.claims) await this.client.del(claimMarkOf(key));
     for (const { key, token } of lapses.places) await this.client.zadd(waitingLineOf(key).lapses, 'XX', 0, token);
     for (const key of lapses.lines) {
       const { line, lapses: lapsesKey } = waitingLineOf(key);
@@ -197,9 +215,9 @@ export class ProcessStore implements LockStore {
     );
   }
 
-  tryAcquireInTurn(key: string, waiter: PlaceInLine) {
+  tryAcquireInTurn(key: string, waiter: PlaceInLine, staleClaim?: string) {
     return this.send(`tryAcquireInTurn ${key} ${waiter.token}`, 'attempt', () =>
-      this.shared.tryAcquireInTurn(key, waiter),
+      this.shared.tryAcquireInTurn(key, waiter, staleClaim),
     );
   }
 
@@ -266,21 +284,27 @@ export class NoticeHub {
   }
 }
 
-/** The tokens a shared store still has at `key`, holder first (no key left behind: none). */
+/** The tokens a shared store still has at `key`, holder first, and a claim's mark (no key left behind: none). */
 export function leftBehind(shared: MemoryLockStore, key: string): string[] {
   const holder = shared.holder(key);
-  return [...(holder === undefined ? [] : [holder]), ...shared.waiting(key)];
+  const mark = shared.claimOf(key);
+  return [
+    ...(holder === undefined ? [] : [holder]),
+    ...shared.waiting(key),
+    ...(mark === undefined ? [] : [`claim ${mark}`]),
+  ];
 }
 
-/** A real Redis's leftovers of `key`: the lock key, its line's keys (no key left behind: none). */
+/** A real Redis's leftovers of `key`: the lock key, its line's keys, a claim's mark (no key left behind: none). */
 export async function leftOnRedis(client: Redis, key: string): Promise<string | undefined> {
   const { line, lapses } = waitingLineOf(key);
-  const [holder, waiting, lapsing] = await Promise.all([
+  const [holder, waiting, lapsing, marked] = await Promise.all([
     client.get(key),
     client.zrange(line, 0, -1),
     client.exists(lapses),
+    client.exists(claimMarkOf(key)),
   ]);
-  return holder === null && waiting.length === 0 && lapsing === 0
+  return holder === null && waiting.length === 0 && lapsing === 0 && marked === 0
     ? undefined
     : `${key}: held by ${holder ?? 'nobody'}, waiting ${JSON.stringify(waiting)}`;
 }

@@ -2,7 +2,16 @@
 // TTL (to the millisecond) and line must agree after every command.
 import test from 'ava';
 import fc from 'fast-check';
-import { Advance, modelRuns, Release, storeCommands, TryAcquireInTurn, World } from './commands';
+import {
+  Advance,
+  claimSequence,
+  claimTakenOver,
+  modelRuns,
+  Release,
+  storeCommands,
+  TryAcquireInTurn,
+  World,
+} from './commands';
 import { MemoryDriver } from './store-driver';
 
 const RUNS = modelRuns(300);
@@ -26,9 +35,10 @@ test('MemoryLockStore answers and keeps its keys as the model does', async (t) =
 });
 
 /** One sequence, as a regression test: the counterexample fast-check shrank the bug to. */
-async function replay(commands: fc.AsyncCommand<object, World>[]): Promise<void> {
+async function replay(commands: readonly fc.AsyncCommand<object, World>[]): Promise<World> {
   const world = new World(new MemoryDriver(), '', () => 0);
   await fc.asyncModelRun(() => ({ model: {}, real: world }), commands);
+  return world;
 }
 
 const inTurn = (token: string) => new TryAcquireInTurn('a', { token, lease: 5_000, lasts: 3_000, fenced: false });
@@ -52,4 +62,9 @@ test('a successor whose place lapsed does not go ahead of the line (MemoryLockSt
     new Release('a', 't2', { token: 't1', lease: 5_000, fenced: false, goesAhead: true }, []),
   ]);
   t.pass();
+});
+
+test('a claim left unconfirmed goes to the next in line, a confirmed one stays (MemoryLockStore)', async (t) => {
+  const world = await replay(claimSequence);
+  t.like(claimTakenOver(world), { holder: 't1', claimed: false, waiting: ['t2'] });
 });

@@ -187,6 +187,7 @@ const textArb = fc
         ':lockweave:line',
         ':lockweave:fence',
         ':{lockweave}:lapses',
+        ':lockweave:claim',
         'u007b',
         ' ',
         '\n',

@@ -7,10 +7,13 @@ import type { Redis } from 'ioredis';
 import { defineLock, type Lease } from 'lockweave';
 import { uniqueId } from '../helpers/redis-fixture';
 import { until } from '../helpers/time';
-import { fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
+import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
 
 /** What a value appended to `base` would need, to name one of the key's own keys, in either naming. */
-const OWN_NAME_SUFFIXES = ['fence', 'line', 'lapses'].flatMap((name) => [`:lockweave:${name}`, `:{lockweave}:${name}`]);
+const OWN_NAME_SUFFIXES = ['fence', 'line', 'lapses', 'claim'].flatMap((name) => [
+  `:lockweave:${name}`,
+  `:{lockweave}:${name}`,
+]);
 
 export function ownKeysCases(test: TestFn, look: () => Pick<Redis, 'zcard' | 'exists' | 'get'>): void {
   for (const prefix of ['LOCK_', '{app}LOCK_']) {
@@ -22,7 +25,7 @@ export function ownKeysCases(test: TestFn, look: () => Pick<Redis, 'zcard' | 'ex
           OWN_NAME_SUFFIXES.map(async (suffix) => (await L.acquire(base + suffix)) as Lease),
         );
         const key = L.keyFor(base);
-        const own = [waitingLineOf(key).line, waitingLineOf(key).lapses, fenceCounterOf(key)];
+        const own = [waitingLineOf(key).line, waitingLineOf(key).lapses, claimMarkOf(key), fenceCounterOf(key)];
         for (const squatter of squatters)
           t.false(own.includes(squatter.key), `${squatter.key} is one of ${key}'s own keys`);
 

@@ -1,9 +1,15 @@
 // tryAcquireInTurn: an attempt by a caller that waits. It takes or keeps its place in the key's
 // line, and takes the key when it is its turn.
 import type { PlaceInLine } from '../lock-store';
-import { fenceCounterOf, waitingLineOf } from '../waiting-line';
+import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../waiting-line';
 import { FENCE_HELPERS, LINE_HELPERS, flag } from './line-helpers';
 import { luaScript } from './lua-script';
+
+export interface InTurnCall {
+  readonly waiter: PlaceInLine;
+  /** A claim the waiter's process saw go unconfirmed (LockStore.tryAcquireInTurn), or ''. */
+  readonly staleClaim: string;
+}
 
 /**
  * Returns {1, place} when the key is now ours ({1, place, fencing token} when wanted), {0, place}
@@ -11,15 +17,24 @@ import { luaScript } from './lua-script';
  *
  * The key is ours when it already holds our token (a release passed or handed it to us, or an
  * earlier attempt of ours that timed out had set it), or when it is free and we are first in line.
- * Either way we leave the line. Otherwise we keep our place — the same place after a lapse, so a
- * slow waiter is not sent to the back — and wait.
+ * Either way we leave the line, and a claim's mark goes: the key is a lease now. Otherwise we keep
+ * our place — the same place after a lapse, so a slow waiter is not sent to the back — and wait.
+ *
+ * A key that holds the claim `stale_claim` names, still marked (its waiter has not confirmed it),
+ * counts as free: the claim's waiter was passed the key and has not come for it while our process
+ * watched (lock/waiters.ts), so the first in line takes it rather than wait out CLAIM_MS behind a
+ * stalled or cut-off process. The mark is what makes this safe: the claim's waiter's confirming
+ * attempt deletes it in the same script that makes the key its lease, so a key taken here never
+ * had a body run on it.
  */
 const SOURCE = `${LINE_HELPERS}${FENCE_HELPERS}
-local key, line, lapses, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local key, line, lapses, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local token, lease_ms, kept_place, place_lasts_ms, fenced = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local stale_claim = ARGV[6]
 local holder = redis.call('get', key)
 if holder == token then
   redis.call('pexpire', key, lease_ms)
+  redis.call('del', claim)
   leave(line, lapses, token)
   return {1, kept_place, next_fence(fenced, counter)}
 end
@@ -36,10 +51,11 @@ if redis.call('pttl', line) < lasts then
   redis.call('pexpire', line, lasts)
   redis.call('pexpire', lapses, lasts)
 end
-if holder then return {0, place} end
+if holder and (holder ~= stale_claim or redis.call('get', claim) ~= holder) then return {0, place} end
 drop_lapsed(line, lapses, now)
 if redis.call('zrange', line, 0, 0)[1] == token then
   redis.call('set', key, token, 'PX', lease_ms)
+  if holder then redis.call('del', claim) end
   leave(line, lapses, token)
   return {1, place, next_fence(fenced, counter)}
 end
@@ -47,15 +63,23 @@ return {0, place}
 `;
 
 /** True when the key now holds the waiter's token; sets the waiter's place (and fence) as the script says. */
-export const ACQUIRE_IN_TURN = luaScript<PlaceInLine, boolean>({
+export const ACQUIRE_IN_TURN = luaScript<InTurnCall, boolean>({
   source: SOURCE,
   // The fencing counter only for a waiter that wants a token: on Cluster every key must be named.
-  keys: (key, waiter) => {
+  keys: (key, { waiter }) => {
     const { line, lapses } = waitingLineOf(key);
-    return waiter.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];
+    const keys = [key, line, lapses, claimMarkOf(key)];
+    return waiter.fenced ? [...keys, fenceCounterOf(key)] : keys;
   },
-  args: (_key, waiter) => [waiter.token, waiter.leaseMs, waiter.place ?? '', waiter.placeLastsMs, flag(waiter.fenced)],
-  reply: (raw, waiter) => {
+  args: (_key, { waiter, staleClaim }) => [
+    waiter.token,
+    waiter.leaseMs,
+    waiter.place ?? '',
+    waiter.placeLastsMs,
+    flag(waiter.fenced),
+    staleClaim,
+  ],
+  reply: (raw, { waiter }) => {
     const [took, place, fence] = raw as [number, string, number | undefined];
     waiter.place = place;
     if (fence !== undefined) waiter.fence = fence;

@@ -4,7 +4,7 @@
 // release can have — hand-over, pass, free — from that request and the key's line.
 import { CLAIM_MS, type Released, type SuccessionRequest } from '../lock-store';
 import type { ReleaseChannels } from '../release-channel';
-import { fenceCounterOf, waitingLineOf } from '../waiting-line';
+import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../waiting-line';
 import { FENCE_HELPERS, LINE_HELPERS, flag } from './line-helpers';
 import { luaScript } from './lua-script';
 
@@ -25,20 +25,24 @@ export interface ReleaseCall {
  *   with its full lease under its own token, no notice (the releaser wakes it);
  * - pass: else to the first live waiter in line, with a short claim (CLAIM_MS), announced by
  *   PUBLISHing the waiter's token, on which its process confirms the key with an attempt of its own
- *   (acquire-in-turn.ts). A claim nobody takes up (the waiter's process died) frees the key when it ends;
+ *   (acquire-in-turn.ts). The claim's mark beside the key (waiting-line.ts) says the key is a claim
+ *   until then: one left unconfirmed a while may be taken by the next in line (acquire-in-turn.ts),
+ *   and one nobody takes up (the waiter's process died) frees the key when it ends;
  * - free: to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed.
  * First, the waiters in `leavingLine` (they took the releaser's grant over, and their take-over
- * script may not have run yet) and, for a waiter giving up, the releaser leave the line.
+ * script may not have run yet) and, for a waiter giving up, the releaser leave the line; a waiter
+ * giving up a claim passed to it takes its mark away with it.
  * Returns 0 when the key was not ours, 1 when freed, 2 when handed over ({2, fencing token} when
  * the successor wants one), 3 when passed (the confirming attempt fences).
  */
 const SOURCE = `${LINE_HELPERS}${FENCE_HELPERS}
-local key, line, lapses, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local key, line, lapses, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local token, channel, claim_ms, successor, successor_lease_ms = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local leaving, goes_ahead, publish, successor_fenced = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
 if leaving == '1' then leave(line, lapses, token) end
 for i = 10, #ARGV do leave(line, lapses, ARGV[i]) end
 if redis.call('get', key) ~= token then return 0 end
+if leaving == '1' then redis.call('del', claim) end
 -- The common case, nobody waiting, stays as cheap as a plain compare-and-delete.
 if redis.call('exists', line) == 0 then
   redis.call('del', key)
@@ -61,6 +65,7 @@ if first == successor then
   return 2
 end
 redis.call('set', key, first, 'PX', claim_ms)
+redis.call('set', claim, first, 'PX', claim_ms)
 redis.call(publish, channel, first)
 return 3
 `;
@@ -75,7 +80,8 @@ export const RELEASE = luaScript<ReleaseCall, Released>({
   // The fencing counter only for a successor that wants a token: on Cluster every key must be named.
   keys: (key, { succession }) => {
     const { line, lapses } = waitingLineOf(key);
-    return succession?.successor?.fenced ? [key, line, lapses, fenceCounterOf(key)] : [key, line, lapses];
+    const keys = [key, line, lapses, claimMarkOf(key)];
+    return succession?.successor?.fenced ? [...keys, fenceCounterOf(key)] : keys;
   },
   args: (key, { token, channels, leaving, succession }) => {
     const successor = succession?.successor;
