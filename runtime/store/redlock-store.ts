@@ -23,6 +23,18 @@
 // N waiters of this process to race each other (and split the votes). So a notice wakes a waiter
 // only when nobody here is trying for the key or releasing it; one that comes meanwhile is noted,
 // and an attempt that fails after such a notice passes one on — the key may be free now.
+//
+// Across processes a release wakes a waiter in each, and their attempts race. Sent to every node
+// at once they split the votes (each wins some nodes, none a majority: all undo, pause at random and
+// try again), which cost four processes on one key most of their throughput. So a waiter's attempt
+// after a notice goes through a gate: the first node first, the others once it has granted. Only
+// one caller gets through the gate, and it then meets no rival on the other nodes but a newcomer's
+// first attempt (sent to all at once, as the uncontended path must be). The gate holds no one up
+// for long: a first node that refuses ends the attempt (someone is through, or holds the key), one
+// that errs or is slower than GATE_MS lets the attempt go to the others at once (its answer still
+// counts), and a waiter the gate refused asks every node at once at its next attempt when no
+// notice came meanwhile — a grant left on the first node alone (a caller that died mid-attempt)
+// bars the gate, not the majority.
 import { FencingUnavailableError, isFatal, RedisConnectionError } from '../base/errors';
 import type { KeyState, LockStore, Notice, PlaceInLine, Regranted, Released, SuccessionRequest } from './lock-store';
 import { setTimer } from '../base/timer-delay';
@@ -32,6 +44,9 @@ export const REDLOCK_NODE_BOUND_MS = 1_000;
 
 /** The longest random pause before callers that split a vote try again. */
 const SPLIT_PAUSE_MS = 25;
+
+/** How long a waiter's attempt waits for the first node (the gate) before it asks the others too. */
+const GATE_MS = 50;
 
 /**
  * Fencing numbers come from one server's counter, increased with the grant in one script; the
@@ -59,8 +74,11 @@ interface Listener {
   busy: number;
 }
 
-/** What an attempt came to: the key is ours; another caller holds a majority; nobody does (a split vote, or a majority too late). */
-type Outcome = 'took' | 'held' | 'split' | 'unreachable';
+/**
+ * What an attempt came to: the key is ours; another caller holds a majority; the gate's node refused
+ * (another caller is through it, or holds the key); nobody does (a split vote, or a majority too late).
+ */
+type Outcome = 'took' | 'held' | 'gate-refused' | 'split' | 'unreachable';
 
 /** What one node said, or undefined while it has not. */
 type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
@@ -71,6 +89,10 @@ export class RedlockStore implements LockStore {
   private readonly listeners = new Map<string, Listener>();
   /** Per token, per node: its last command there, which the next one waits for (see inTurn). */
   private readonly turns = new Map<string, Array<Promise<void> | undefined>>();
+  /** Per waiter's token the gate refused: how many notices its key had had then (see gates). */
+  private readonly refusedAtGate = new Map<string, number>();
+  /** The gate is skipped until then: its node was slower than GATE_MS (paused, or far). */
+  private gateSkippedUntil = 0;
 
   constructor(
     private readonly nodes: readonly RedlockNode[],
@@ -91,10 +113,10 @@ export class RedlockStore implements LockStore {
     return this.attempt(key, token, leaseMs);
   }
 
-  /** No line to stand in (see above): every attempt is a quorum attempt with the waiter's one token. */
+  /** No line to stand in (see above): every attempt is a quorum attempt with the waiter's one token, through the gate. */
   tryAcquireInTurn(key: string, waiter: PlaceInLine): Promise<boolean> {
     if (waiter.fenced) return Promise.reject(noFencing(key));
-    return this.attempt(key, waiter.token, waiter.leaseMs);
+    return this.attempt(key, waiter.token, waiter.leaseMs, true);
   }
 
   /**
@@ -154,6 +176,7 @@ export class RedlockStore implements LockStore {
   }
 
   async leave(key: string, token: string): Promise<Released> {
+    this.refusedAtGate.delete(token);
     return this.release(key, token).catch(() => 'not-ours' as const);
   }
 
@@ -223,14 +246,17 @@ export class RedlockStore implements LockStore {
     await Promise.all(this.nodes.map(({ store }) => store.close().catch(() => undefined)));
   }
 
-  private async attempt(key: string, token: string, leaseMs: number): Promise<boolean> {
+  private async attempt(key: string, token: string, leaseMs: number, waits = false): Promise<boolean> {
     const listener = this.listeners.get(key);
     const heardBefore = listener?.heard;
+    const gated = waits && this.gates(token, heardBefore);
     let outcome: Outcome = 'unreachable';
     try {
-      outcome = await this.busyWith(key, () => this.attemptOnAll(key, token, leaseMs));
+      outcome = await this.busyWith(key, () => this.attemptOnAll(key, token, leaseMs, gated));
       return outcome === 'took';
     } finally {
+      if (outcome === 'gate-refused') this.refusedAtGate.set(token, heardBefore!);
+      else this.refusedAtGate.delete(token);
       // Someone here tries again — once this caller is back asleep (it may be the only one here),
       // hence a timer — when the key may be free now: a notice came that nobody here was woken for,
       // or the votes split (nobody has the key; each of the callers that split it retries after a
@@ -281,7 +307,17 @@ export class RedlockStore implements LockStore {
     }
   }
 
-  private async attemptOnAll(key: string, token: string, leaseMs: number): Promise<Outcome> {
+  /**
+   * Whether a waiter's attempt goes through the gate: when this process listens for the key (its
+   * waiters hear releases), the gate's node has not been slow lately, and the gate did not refuse
+   * this waiter since the key's last notice (`heard`) — else the key may be held on the gate's node
+   * alone, by nobody's lock, and only asking every node finds it free.
+   */
+  private gates(token: string, heard: number | undefined): boolean {
+    return heard !== undefined && Date.now() >= this.gateSkippedUntil && this.refusedAtGate.get(token) !== heard;
+  }
+
+  private async attemptOnAll(key: string, token: string, leaseMs: number, gated: boolean): Promise<Outcome> {
     const startedAt = Date.now();
     const validMs = leaseMs - this.clockDriftMs(leaseMs);
     let undone = false;
@@ -293,7 +329,16 @@ export class RedlockStore implements LockStore {
           .tryAcquire(key, token, leaseMs)
           .then((took) => took === true || (!undone && node.renew(key, token, leaseMs))),
       );
-    const { verdict, answers } = await this.vote(take, Math.min(this.nodeBoundMs, validMs));
+    // Through the gate (see the top of this file): the first node alone, then the others.
+    let atGate: Promise<boolean> | undefined;
+    if (gated) {
+      atGate = take(this.nodes[0]!.store, 0);
+      const answer = await settledWithin(atGate, GATE_MS);
+      if (answer === false) return 'gate-refused';
+      if (answer === undefined) this.gateSkippedUntil = Date.now() + this.nodeBoundMs;
+    }
+    const ask = (node: LockStore, index: number) => (index === 0 && atGate ? atGate : take(node, index));
+    const { verdict, answers } = await this.vote(ask, Math.min(this.nodeBoundMs, validMs));
     if (verdict === 'yes' && Date.now() - startedAt < validMs) return 'took';
     // Undo the partial grants, and any a node that has not answered may still make: the undo
     // follows the SET on the same connection. Not awaited: the caller's failure is not delayed by it.
@@ -398,6 +443,24 @@ export class RedlockStore implements LockStore {
       firstError === undefined ? undefined : { cause: firstError },
     );
   }
+}
+
+/** The promise's value if it settles within `ms`; undefined if it rejects or has not settled by then. */
+function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimer(() => resolve(undefined), ms);
+    timer.unref();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+    );
+  });
 }
 
 /** A server's renewal with re-grant; a store without one (no Redis server) only extends. */

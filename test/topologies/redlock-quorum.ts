@@ -130,6 +130,36 @@ export function redlockQuorum(test: TestFn, count: number): void {
     },
   );
 
+  test.serial(
+    "a grant left on the first server alone (the waiters' gate) does not keep waiters from a free majority",
+    async (t) => {
+      const { clients } = fixture.primaries;
+      const L = spec('gate', { retries: 40, waitTime: 250 });
+      const key = L.keyFor('K');
+      // Another process holds the key on every server but the first, where a caller that died
+      // mid-attempt left its grant: a majority of the others is free once the holder lets go.
+      await clients[0]!.set(key, 'orphan', 'PX', 60_000);
+      await Promise.all(clients.slice(1).map((client) => client.set(key, 'holder', 'PX', 60_000)));
+      const waiting = L.acquire('K');
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the waiter listens and sleeps
+      // The holder releases: its key goes, and each server announces it (a notice wakes the waiter,
+      // whose attempt goes through the gate, where the orphan refuses it).
+      const releasedAt = Date.now();
+      for (const client of clients.slice(1)) {
+        await client.del(key);
+        await client.publish(`lockweave:released:${key}`, '');
+      }
+      const lease = await waiting;
+      const waitedMs = Date.now() - releasedAt;
+      t.log(`got the key ${waitedMs} ms after the release`);
+      // At its next scheduled attempt (250 ms) it asks every server: not the orphan's 60 s.
+      t.true(waitedMs < 10_000, `waited ${waitedMs} ms`);
+      t.is(await holders(key, (lease as { token: string }).token), count - 1);
+      await lease!.release();
+      await clients[0]!.del(key);
+    },
+  );
+
   test.serial('a lease is lost when a majority loses the key, and kept when only a minority does', async (t) => {
     const { clients } = fixture.primaries;
     const L = spec('lost', { lockTime: 2_400 });
