@@ -264,7 +264,6 @@ async function waitForLease(
     ) {
       const dueAt = startedAt + (scheduled + 1) * settings.waitTime;
       const waitMs = dueAt - Date.now();
-      let reconnected = false;
       if (waitMs > 0) {
         logger?.({
           type: 'waiting',
@@ -276,12 +275,7 @@ async function waitForLease(
         });
         // An attempt that failed for want of Redis is made again the moment the connection is back
         // (a restart, a failover's promotion), not at the next scheduled attempt up to waitTime later.
-        const stopWaitingForReconnect = attempts.erred
-          ? store.onceReconnected?.(() => {
-              reconnected = true;
-              waiter.notify();
-            })
-          : undefined;
+        const stopWaitingForReconnect = attempts.erred ? store.onceReconnected?.(() => waiter.lookAgain()) : undefined;
         await waiter.sleep(seen, waitMs);
         stopWaitingForReconnect?.();
       }
@@ -323,9 +317,10 @@ async function waitForLease(
       const due = Date.now() >= dueAt;
       if (!noticed && !due) continue; // woken early (a clamped timer): not time yet
       if (due) scheduled++;
-      // The look on a reconnect is not an attempt of the schedule unless it takes the key (like the
-      // look that takes the place in line): a caller that never gets it still makes retries + 1.
-      lease = await attemptInTurn(key, waiter, settings, context, attempts, due || !reconnected);
+      // A look (a reconnect, a subscriber back: a notice may have been missed) is not an attempt of
+      // the schedule unless it takes the key, like the look that takes the place in line: with no
+      // release meanwhile, a caller that never gets the key makes retries + 1 attempts.
+      lease = await attemptInTurn(key, waiter, settings, context, attempts, waiter.takeNoticed() || due);
     }
     if (!lease) return failed(key, token, startedAt, attempts, settings, context, true);
   } catch (error) {
@@ -344,7 +339,7 @@ async function attemptInTurn(
   settings: AcquireSettings,
   context: AcquireContext,
   attempts: Attempts,
-  /** False for the look that takes the place in line: it counts only when it takes the key. */
+  /** False for a look (the one that takes the place in line, one after a reconnect): it counts only when it takes the key. */
   counts: boolean,
 ): Promise<Lease | undefined> {
   if (Date.now() >= attempts.deadline) return undefined; // past the caller's deadline: not sent

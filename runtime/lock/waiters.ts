@@ -54,8 +54,10 @@ export interface WaiterSettings {
 }
 
 export class Waiter implements PlaceInLine {
-  /** Notices meant for this waiter since it began to wait. */
+  /** Notices meant for this waiter since it began to wait, and looks (lookAgain). */
   epoch = 0;
+  /** Whether a notice, not only a look, came since the caller last asked (takeNoticed). */
+  private noticed = false;
   place: string | undefined;
   fence: number | undefined;
   /** A claim this waiter may take over at its next attempt (Waiters, watchClaim): taken once. */
@@ -126,16 +128,28 @@ export class Waiter implements PlaceInLine {
 
   /** A notice for this waiter came. */
   notify(): void {
+    this.noticed = true;
     this.epoch++;
     this.awaken();
   }
 
   /**
-   * A notice for this waiter may have been missed: it looks again, as after a notice — unless a
-   * release here may be handing the key to it (reserved), which wakes it either way.
+   * A notice for this waiter may have been missed (its subscriber or its connection is back): it
+   * looks again, as after a notice — unless a release here may be handing the key to it (reserved),
+   * which wakes it either way. A look is not a notice: the attempt it makes counts only if it
+   * takes the key (acquire.ts).
    */
   lookAgain(): void {
-    if (!this.reserved) this.notify();
+    if (this.reserved) return;
+    this.epoch++;
+    this.awaken();
+  }
+
+  /** Whether a notice, not only a look, came since the last call. */
+  takeNoticed(): boolean {
+    const noticed = this.noticed;
+    this.noticed = false;
+    return noticed;
   }
 
   /** Holds the waiter asleep while a release that may hand the key over to it is in flight. */
@@ -157,7 +171,10 @@ export class Waiter implements PlaceInLine {
    */
   unreserve(keyFreed: boolean): void {
     this.reserved = false;
-    if (keyFreed) this.epoch++;
+    if (keyFreed) {
+      this.noticed = true;
+      this.epoch++;
+    }
     this.awaken();
   }
 

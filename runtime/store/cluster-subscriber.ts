@@ -13,6 +13,7 @@
 // has its channels subscribed again where the map says, retried until that works.
 import type { Cluster, Redis } from 'ioredis';
 import { clusterReady } from './cluster-primaries';
+import { lostSubscribeReply, SUBSCRIBER_OPTIONS } from './ioredis-client';
 import { slotOf } from './cluster-slot';
 import { quitConnection, unrefConnection } from './connection-ref';
 import type { OpenSubscriber, Subscriber } from './redis-notices';
@@ -53,13 +54,13 @@ class ShardSubscriber implements Subscriber {
       return Promise.reject(new Error(`lockweave: no primary of Redis Cluster is known for the slot of ${channel}`));
     }
     this.channels.set(channel, node);
-    return this.connectionTo(node)
-      .ssubscribe(channel)
-      .catch((error: unknown) => {
-        // The listener is dropped with this failure (redis-notices.ts), and its next listen() subscribes again.
-        if (this.channels.get(channel) === node) this.channels.delete(channel);
-        throw error;
-      });
+    const connection = this.connectionTo(node);
+    return connection.ssubscribe(channel).catch((error: unknown) => {
+      // The listener is dropped with this failure, and subscribed again later (redis-notices.ts).
+      if (this.channels.get(channel) === node) this.channels.delete(channel);
+      this.dropIfReplyLost(connection, error);
+      throw error;
+    });
   }
 
   unsubscribe(channel: string): Promise<unknown> {
@@ -95,15 +96,26 @@ class ShardSubscriber implements Subscriber {
           ?.sunsubscribe(channel)
           .catch(() => undefined);
       this.channels.set(channel, now);
-      if (now === undefined) this.retrySoon();
-      else
-        this.connectionTo(now)
-          .ssubscribe(channel)
-          .then(
-            () => this.onBack([channel]),
-            () => this.retrySoon(),
-          );
+      if (now === undefined) {
+        this.retrySoon();
+        continue;
+      }
+      const connection = this.connectionTo(now);
+      connection.ssubscribe(channel).then(
+        () => this.onBack([channel]),
+        (error: unknown) => {
+          // Without a connection, so that the retry subscribes it again.
+          if (this.channels.get(channel) === now) this.channels.set(channel, undefined);
+          this.dropIfReplyLost(connection, error);
+          this.retrySoon();
+        },
+      );
     }
+  }
+
+  /** Ends a connection that lost a reply (lostSubscribeReply): its channels go to a new one ('end', below). */
+  private dropIfReplyLost(connection: Redis, error: unknown): void {
+    if (!this.closed && lostSubscribeReply(connection, error)) connection.disconnect();
   }
 
   private retrySoon(): void {
@@ -132,9 +144,9 @@ class ShardSubscriber implements Subscriber {
       port,
       lazyConnect: false,
       enableOfflineQueue: true,
+      ...SUBSCRIBER_OPTIONS,
       // Not reconnected here: a node that went away is replaced by the one the slot map names.
       retryStrategy: () => null,
-      autoResubscribe: false,
       readOnly: false,
     });
     unrefConnection(connection);

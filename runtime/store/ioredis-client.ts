@@ -28,3 +28,24 @@ export function commandTimeoutOf(client: Redis | Cluster): number {
   const timeout = connectionOptions(client)?.commandTimeout;
   return typeof timeout === 'number' && timeout > 0 ? timeout : 0;
 }
+
+/**
+ * Whether a subscribe command timed out on a connection that is still up: its reply was lost, and
+ * ioredis, which keeps a timed-out command in its queue, would pair every later subscribe reply on
+ * that connection with the command before it — each later one would time out in turn. Such a
+ * connection is made again (ioredis-subscriber.ts, cluster-subscriber.ts).
+ */
+export function lostSubscribeReply(connection: Redis, error: unknown): boolean {
+  return connection.status === 'ready' && error instanceof Error && error.message === 'Command timed out';
+}
+
+/**
+ * The options of a subscriber connection (ioredis-subscriber.ts, cluster-subscriber.ts), over the
+ * client's own. It subscribes again itself after a reconnect (see there), not ioredis. And no ready
+ * check: ioredis writes a SUBSCRIBE at once while the connection is still in its handshake (the
+ * command may run while Redis loads), its reply puts the connection in subscriber mode, and the
+ * ready check's INFO after it is refused — ioredis then drops the connection, and the subscription
+ * answered on it was gone without a word (found on a loaded machine: a waiter that never heard its
+ * release). A subscriber has no use for the check: SUBSCRIBE works while Redis loads.
+ */
+export const SUBSCRIBER_OPTIONS: RedisOptions = { autoResubscribe: false, enableReadyCheck: false };

@@ -5,12 +5,16 @@
 // Node process, and a network fault must never end the user's (CONTRACT §5). ioredis's own
 // resubscribe after a reconnect is such a promise — it sends SUBSCRIBE and drops the promise, which
 // rejects when the reply does not come within the `commandTimeout` the duplicate inherits, or when the
-// connection drops again first. So ioredis does not resubscribe (`autoResubscribe: false`); the
-// subscriber does it itself on every 'ready', and a resubscribe that fails makes the connection
-// again (and so tries again), while waiters meanwhile wake at their scheduled attempts. Once it
-// is subscribed again it says so (onBack): a release may have gone unheard meanwhile.
+// connection drops again first. So ioredis does not resubscribe (SUBSCRIBER_OPTIONS); the
+// subscriber does it itself on every 'ready' after a connection closed (even one that closed before it
+// was ever ready: a SUBSCRIBE may have been answered on it), and a resubscribe that fails makes
+// the connection again (and so tries again), while waiters meanwhile wake at their scheduled
+// attempts. Once it is subscribed again it says so (onBack): a release may have gone unheard meanwhile.
+//
+// A SUBSCRIBE that times out on a connection that is up makes the connection again too (see
+// lostSubscribeReply), and so subscribes again and says so.
 import type { Cluster, Redis } from 'ioredis';
-import { isCluster } from './ioredis-client';
+import { isCluster, lostSubscribeReply, SUBSCRIBER_OPTIONS } from './ioredis-client';
 import { clusterSubscriber } from './cluster-subscriber';
 import { quitConnection, unrefConnection } from './connection-ref';
 import type { OpenSubscriber } from './redis-notices';
@@ -18,19 +22,23 @@ import type { OpenSubscriber } from './redis-notices';
 export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
   if (isCluster(client)) return clusterSubscriber(client);
   return (onMessage, _onGone, onBack) => {
-    const subscriber = client.duplicate({ autoResubscribe: false });
+    const subscriber = client.duplicate(SUBSCRIBER_OPTIONS);
     /** The channels subscribed, or being subscribed: what a reconnect subscribes again. */
     const channels = new Set<string>();
     let closed = false;
-    let everReady = false;
+    /** A connection closed since the last 'ready' (or since the subscriber was opened). */
+    let lost = false;
     // The subscriber never keeps a process alive: a waiter's own hold does that while it waits.
     unrefConnection(subscriber);
     subscriber.on('message', onMessage);
     // Errors surface as failed subscriptions.
     subscriber.on('error', () => undefined);
+    subscriber.on('close', () => {
+      lost = true;
+    });
     subscriber.on('ready', () => {
-      const again = everReady;
-      everReady = true;
+      const again = lost;
+      lost = false;
       if (!again || closed) return;
       const list = [...channels];
       if (list.length === 0) return onBack(list);
@@ -46,6 +54,7 @@ export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
         channels.add(channel);
         return subscriber.subscribe(channel).catch((error: unknown) => {
           channels.delete(channel);
+          if (!closed && lostSubscribeReply(subscriber, error)) subscriber.disconnect(true);
           throw error;
         });
       },

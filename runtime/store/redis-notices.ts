@@ -18,6 +18,14 @@
 // channels are subscribed again, their waiters look again (Notice, `missed`); and a key whose
 // SUBSCRIBE failed meanwhile is subscribed again then. (A client family that cannot tell — GLIDE,
 // node-redis's Cluster, which resubscribe inside the library — leaves its waiters to their schedule.)
+//
+// Why a failed SUBSCRIBE is also tried again on a timer: it need not come with a lost connection.
+// On a loaded machine the subscriber's first connection can take longer than the command timeout,
+// and a reply can be lost on a connection that stays up; then no "back" ever comes, and the key's
+// waiters heard nothing for the rest of their wait. So a deaf key is subscribed again after
+// DEAF_RETRY_FIRST_MS, then ever more slowly up to DEAF_RETRY_MAX_MS, while anyone here waits for
+// it (one SUBSCRIBE per key per retry: bounded even when Redis refuses it for good, an ACL say).
+import { setTimer } from '../base/timer-delay';
 import type { Notice } from './lock-store';
 import type { ReleaseChannels } from './release-channel';
 
@@ -43,12 +51,18 @@ export type OpenSubscriber = (
   onBack: (channels: readonly string[]) => void,
 ) => Subscriber;
 
+/** The first retry of a key whose SUBSCRIBE failed, and the slowest (see above). */
+export const DEAF_RETRY_FIRST_MS = 250;
+export const DEAF_RETRY_MAX_MS = 2_000;
+
 export class RedisNotices {
   private readonly listeners = new Map<string, { notice: Notice; subscribed: Promise<unknown> }>();
   /** The key of each channel listened to. */
   private readonly keys = new Map<string, string>();
-  /** Keys listened to whose SUBSCRIBE failed: subscribed again when the subscriber is back. */
+  /** Keys listened to whose SUBSCRIBE failed: subscribed again on a timer, or when the subscriber is back. */
   private readonly deaf = new Map<string, Notice>();
+  private deafRetry: NodeJS.Timeout | undefined;
+  private deafRetryMs = DEAF_RETRY_FIRST_MS;
   private subscriber: Subscriber | undefined;
 
   constructor(
@@ -73,11 +87,12 @@ export class RedisNotices {
     try {
       await listener.subscribed;
     } catch (error) {
-      // Subscribed again by a later listen(), or when the subscriber is back (back());
+      // Subscribed again by a later listen(), the retry timer or the subscriber's return (back());
       // meanwhile waiters wake at their scheduled attempts.
       if (this.listeners.get(key) === listener) {
         this.forget(key);
         this.deaf.set(key, notice);
+        this.retryDeafLater();
       }
       throw error;
     }
@@ -97,6 +112,8 @@ export class RedisNotices {
     this.listeners.clear();
     this.keys.clear();
     this.deaf.clear();
+    clearTimeout(this.deafRetry);
+    this.deafRetry = undefined;
     if (subscriber) await subscriber.close();
   }
 
@@ -135,12 +152,32 @@ export class RedisNotices {
       const key = this.keys.get(channel);
       if (key !== undefined) this.listeners.get(key)?.notice(key, undefined, true);
     }
+    this.listenAgain();
+  }
+
+  /** Subscribes the deaf keys again, each of whose waiters then looks (a release may have gone unheard). */
+  private listenAgain(): void {
     for (const [key, notice] of [...this.deaf]) {
       this.deaf.delete(key);
       this.listen(key, notice).then(
-        () => notice(key, undefined, true),
-        () => undefined, // deaf again, until the subscriber is back again
+        () => {
+          this.deafRetryMs = DEAF_RETRY_FIRST_MS;
+          notice(key, undefined, true);
+        },
+        () => undefined, // deaf again: listen() set the next retry
       );
     }
+  }
+
+  private retryDeafLater(): void {
+    if (this.deafRetry) return;
+    const ms = this.deafRetryMs;
+    this.deafRetryMs = Math.min(ms * 2, DEAF_RETRY_MAX_MS);
+    // Unref'd: a waiter's own hold keeps the process alive while it waits, the retry does not.
+    this.deafRetry = setTimer(() => {
+      this.deafRetry = undefined;
+      this.listenAgain();
+    }, ms);
+    this.deafRetry.unref();
   }
 }

@@ -6,6 +6,11 @@
 // and its waiter heard nothing more). Each case on the client families that say when their subscriber
 // is back: the runtime's own ioredis connection (a URL), a user's ioredis client, a user's
 // node-redis client. The proxy in front of Redis (test/helpers/fault-proxy.ts) does the cutting.
+//
+// A SUBSCRIBE can also fail with no lost connection to say so: its reply lost on a connection that
+// stays up, or its command timeout run out while the subscriber's first connection was held up (a
+// loaded machine). Its key is subscribed again on a timer; the runtime's own connections, which
+// have a command timeout, show it.
 import test, { type ExecutionContext } from 'ava';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
@@ -14,6 +19,7 @@ import {
   configure,
   DEFAULT_RELEASE_CHANNEL,
   defineLock,
+  LockAcquireError,
   type ConfigureOptions,
   type LockEvent,
 } from 'lockweave';
@@ -117,3 +123,88 @@ for (const [family, connect] of Object.entries(FAMILIES)) {
     },
   );
 }
+
+// In both, the holder lets go once the waiter is in line (it stops waiting for its SUBSCRIBE after
+// 2 s) and before the key is subscribed again: only a look once it is gets the waiter the key
+// before its next scheduled attempt.
+test.serial(
+  'url: a SUBSCRIBE left unanswered on a connection that stays up is sent again, and the waiter looks',
+  async (t) => {
+    const { proxy, events, wait, release } = await waitingThroughProxy(t, FAMILIES.url!, 'unanswered');
+    // Swallowed, and the connection left open and silent: the SUBSCRIBE times out (2 s). ioredis then
+    // pairs each later SUBSCRIBE reply with the command before it, so sending it again on that
+    // connection is not enough: the subscriber makes its connection again.
+    proxy.swallowNext({ pattern: SUBSCRIBE, withinMs: 10_000 });
+    const gotSoon = wait();
+    await until(async () => proxy.swallowed === 1, 10_000);
+    await until(async () => events.some((event) => event.type === 'waiting'), 10_000);
+    await release();
+    await gotSoon();
+  },
+);
+
+test.serial(
+  "url: a SUBSCRIBE that timed out while the subscriber's first connection was held up is sent again, and the waiter looks",
+  async (t) => {
+    const { proxy, events, wait, release } = await waitingThroughProxy(t, FAMILIES.url!, 'slow-subscriber');
+    // The runtime's command connection is ready first (a lock on another key); then the subscriber's
+    // connection is held up past the SUBSCRIBE's command timeout (2 s), and no failure of its own says so.
+    const other = await defineLock({ businessFlag: 'slow-subscriber-other' }).acquire('k');
+    await other.release();
+    proxy.stallNextConnection(3_000);
+    const gotSoon = wait();
+    await until(async () => events.some((event) => event.type === 'waiting'), 10_000);
+    await release();
+    await gotSoon();
+  },
+);
+
+// ioredis writes a SUBSCRIBE at once while its connection is still in its handshake (SUBSCRIBE may
+// run while Redis loads); the reply puts the connection in subscriber mode, and the ready check's
+// INFO that follows is refused — the connection is dropped and made again, and a subscription
+// answered on the dropped one was gone without a word. Two keys, the second listened to while the
+// subscriber's handshake is held up: both releases are heard.
+test.serial('url: a key listened to while the subscriber connects still hears its release', async (t) => {
+  const { proxy, events, key, release } = await waitingThroughProxy(t, FAMILIES.url!, 'handshake');
+  const other = await defineLock({ businessFlag: 'handshake-other' }).acquire('k');
+  await other.release();
+  // Held elsewhere, as `key` is.
+  const lock = defineLock({ businessFlag: 'handshake', retries: 1, waitTime: WAIT_TIME });
+  const secondKey = `${key}2`;
+  await fixture.redis.set(secondKey, 'someone-else', 'PX', 60_000);
+  proxy.stallNextConnection(1_000);
+  const started = Date.now();
+  const first = lock.acquire('k');
+  // The subscriber's connection is open now and held: the second key's SUBSCRIBE goes out in its handshake.
+  await until(async () => proxy.connections().length >= 2, 5_000);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const second = lock.acquire('k2');
+  await until(async () => events.filter((event) => event.type === 'waiting').length >= 2, 10_000);
+  await until(
+    async () => Number((await fixture.redis.pubsub('NUMSUB', `${DEFAULT_RELEASE_CHANNEL}${secondKey}`))[1]) === 1,
+    10_000,
+  );
+  await release();
+  await fixture.redis.del(secondKey);
+  await fixture.redis.publish(`${DEFAULT_RELEASE_CHANNEL}${secondKey}`, '');
+  for (const lease of await Promise.all([first, second])) await lease.release();
+  const tookMs = Date.now() - started;
+  t.true(tookMs < SOON_MS, `got both keys after ${tookMs} ms (their next scheduled attempt: ${WAIT_TIME} ms)`);
+});
+
+// A look after a possible miss is not a notice: with no release, still retries + 1 attempts.
+test.serial('url: a look once the subscriber is back is not counted among the attempts', async (t) => {
+  const { proxy, events, key } = await waitingThroughProxy(t, FAMILIES.url!, 'look-uncounted');
+  const lock = defineLock({ businessFlag: 'look-uncounted', retries: 2, waitTime: 1_500 });
+  const failed = lock.acquire('k').then(
+    () => undefined,
+    (error: LockAcquireError) => error,
+  );
+  await until(async () => events.some((event) => event.type === 'waiting'), 10_000);
+  for (const connection of proxy.carrying(SUBSCRIBE)) connection.reset();
+  // Back, and subscribed again: its waiter looked, and found the key still held.
+  await until(async () => (await fixture.redis.pubsub('NUMSUB', `${DEFAULT_RELEASE_CHANNEL}${key}`))[1] === 1, 10_000);
+  const error = await failed;
+  t.true(error instanceof LockAcquireError);
+  t.is(error?.attempts, 3);
+});

@@ -43,6 +43,8 @@ export interface FaultProxy {
   carrying(pattern: RegExp): readonly ProxiedConnection[];
   /** Swallows, on any connection, the next client chunk matching the rule's pattern. */
   swallowNext(rule: SwallowRule): void;
+  /** Stalls the next connection a client opens for `ms` from its start (its handshake held, as on a loaded machine). */
+  stallNextConnection(ms: number): void;
   /** How many chunks the rules swallowed so far. */
   readonly swallowed: number;
   /** Resets every open connection; returns how many. */
@@ -68,6 +70,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
   const rules: Array<SwallowRule & { until: number; left: number }> = [];
   let nextId = 1;
   let swallowed = 0;
+  let stallNextMs = 0;
   const later = (ms: number, run: () => void) => {
     const timer = setTimeout(() => {
       timers.delete(timer);
@@ -168,7 +171,10 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     const upstream = createConnection({ host: target.host, port: target.port, noDelay: true });
     client.pause();
     upstream.once('connect', () => client.resume());
-    open.add(new Connection(client, upstream));
+    const connection = new Connection(client, upstream);
+    open.add(connection);
+    if (stallNextMs > 0) connection.stall(stallNextMs);
+    stallNextMs = 0;
   });
   const { port, url } = await listenOnLoopback(server);
   return {
@@ -177,6 +183,9 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     connections: () => [...open],
     carrying: (pattern) => [...open].filter((connection) => connection.commands.some((name) => pattern.test(name))),
     swallowNext: (rule) => rules.push({ ...rule, until: Date.now() + rule.withinMs, left: rule.times ?? 1 }),
+    stallNextConnection: (ms) => {
+      stallNextMs = ms;
+    },
     get swallowed() {
       return swallowed;
     },

@@ -117,32 +117,40 @@ test('a claim its waiter leaves unconfirmed (a stalled process) goes to the next
   // The holder and a waiter that stands first in line and then stalls (it never confirms a claim)
   // are in other processes than this caller: stores of their own.
   const elsewhere = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
-  t.true(await elsewhere.tryAcquire(key, 'holder', 10_000));
-  const stalled = place('stalled', 10_000);
-  t.false(await elsewhere.tryAcquireInTurn(key, stalled));
-  const next = L.acquire('K') as Promise<Lease>;
-  await until(async () => (await fixture.redis.zcard(line)) === 2, 5_000);
-  // This process hears the key's notices (on a loaded machine its subscription may come after its place).
-  const channel = `lockweave:released:${key}`;
-  await until(async () => Number((await fixture.redis.pubsub('NUMSUB', channel))[1]) > 0, 5_000);
-  const releasedAt = Date.now();
-  t.is(await elsewhere.release(key, 'holder'), 'passed');
-  t.is(await fixture.redis.get(key), 'stalled', 'passed to the first in line, as a claim');
-  const lease = await next;
-  const waitedMs = Date.now() - releasedAt;
-  // Not the claim's 2 s, nor this caller's scheduled attempt (5 s): this process watched the claim
-  // go unconfirmed (CLAIM_FIRM_MS) and took it over. The bound is loose for a loaded machine.
-  t.true(waitedMs < CLAIM_MS / 2, `got the key ${waitedMs} ms after the release`);
-  t.is(await fixture.redis.get(lease.key), lease.token);
-  t.is(await fixture.redis.exists(claimMarkOf(lease.key)), 0, "the claim's mark went with it");
-  // The stalled waiter comes back: the key is not its own, and it stands first in line again.
-  t.false(await elsewhere.tryAcquireInTurn(lease.key, stalled));
-  t.deepEqual(await fixture.redis.zrange(line, 0, -1), ['stalled']);
-  await lease.release();
-  t.is(await fixture.redis.get(lease.key), 'stalled', 'passed to it again at the next release');
-  t.true(await elsewhere.tryAcquireInTurn(lease.key, stalled));
-  await elsewhere.release(lease.key, 'stalled');
-  await elsewhere.close();
+  const giveUp = new AbortController();
+  let next: Promise<Lease> | undefined;
+  try {
+    t.true(await elsewhere.tryAcquire(key, 'holder', 10_000));
+    const stalled = place('stalled', 10_000);
+    t.false(await elsewhere.tryAcquireInTurn(key, stalled));
+    next = L.acquire('K', undefined, giveUp.signal) as Promise<Lease>;
+    await until(async () => (await fixture.redis.zcard(line)) === 2, 5_000);
+    // This process hears the key's notices (on a loaded machine its subscription may come after its place).
+    const channel = `lockweave:released:${key}`;
+    await until(async () => Number((await fixture.redis.pubsub('NUMSUB', channel))[1]) > 0, 20_000);
+    const releasedAt = Date.now();
+    t.is(await elsewhere.release(key, 'holder'), 'passed');
+    t.is(await fixture.redis.get(key), 'stalled', 'passed to the first in line, as a claim');
+    const lease = await next;
+    const waitedMs = Date.now() - releasedAt;
+    // Not the claim's 2 s, nor this caller's scheduled attempt (5 s): this process watched the claim
+    // go unconfirmed (CLAIM_FIRM_MS) and took it over. The bound is loose for a loaded machine.
+    t.true(waitedMs < CLAIM_MS / 2, `got the key ${waitedMs} ms after the release`);
+    t.is(await fixture.redis.get(lease.key), lease.token);
+    t.is(await fixture.redis.exists(claimMarkOf(lease.key)), 0, "the claim's mark went with it");
+    // The stalled waiter comes back: the key is not its own, and it stands first in line again.
+    t.false(await elsewhere.tryAcquireInTurn(lease.key, stalled));
+    t.deepEqual(await fixture.redis.zrange(line, 0, -1), ['stalled']);
+    await lease.release();
+    t.is(await fixture.redis.get(lease.key), 'stalled', 'passed to it again at the next release');
+    t.true(await elsewhere.tryAcquireInTurn(lease.key, stalled));
+    await elsewhere.release(lease.key, 'stalled');
+  } finally {
+    // A failed check must not leave this caller waiting (200 × 5 s), nor the other store's connection open.
+    giveUp.abort(new Error('the test ended'));
+    await next?.catch(() => undefined);
+    await elsewhere.close();
+  }
 });
 
 // CRC16/XMODEM, as Redis Cluster hashes keys, to check that a line shares its key's slot.
