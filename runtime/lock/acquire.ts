@@ -274,8 +274,10 @@ async function waitForLease(
           ...(attempts.erred ? { error: attempts.lastError as Error } : {}),
         });
         // An attempt that failed for want of Redis is made again the moment the connection is back
-        // (a restart, a failover's promotion), not at the next scheduled attempt up to waitTime later.
-        const stopWaitingForReconnect = attempts.erred ? store.onceReconnected?.(() => waiter.lookAgain()) : undefined;
+        // (a restart, a failover's promotion), not at the next scheduled attempt up to waitTime later;
+        // even while a release here is in flight that may hand it the key (reserved): that release
+        // may itself be waiting for the connection.
+        const stopWaitingForReconnect = attempts.erred ? store.onceReconnected?.(() => waiter.look()) : undefined;
         await waiter.sleep(seen, waitMs);
         stopWaitingForReconnect?.();
       }

@@ -140,7 +140,11 @@ export class Waiter implements PlaceInLine {
    * takes the key (acquire.ts).
    */
   lookAgain(): void {
-    if (this.reserved) return;
+    if (!this.reserved) this.look();
+  }
+
+  /** Wakes the waiter to look again, reserved or not; not a notice (see lookAgain). */
+  look(): void {
     this.epoch++;
     this.awaken();
   }

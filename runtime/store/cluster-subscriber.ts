@@ -13,7 +13,7 @@
 // has its channels subscribed again where the map says, retried until that works.
 import type { Cluster, Redis } from 'ioredis';
 import { clusterReady } from './cluster-primaries';
-import { lostSubscribeReply, SUBSCRIBER_OPTIONS } from './ioredis-client';
+import { lostSubscribeReply, pastHandshake, SUBSCRIBER_OPTIONS } from './ioredis-client';
 import { slotOf } from './cluster-slot';
 import { quitConnection, unrefConnection } from './connection-ref';
 import type { OpenSubscriber, Subscriber } from './redis-notices';
@@ -55,7 +55,7 @@ class ShardSubscriber implements Subscriber {
     }
     this.channels.set(channel, node);
     const connection = this.connectionTo(node);
-    return connection.ssubscribe(channel).catch((error: unknown) => {
+    return this.ssubscribe(connection, channel).catch((error: unknown) => {
       // The listener is dropped with this failure, and subscribed again later (redis-notices.ts).
       if (this.channels.get(channel) === node) this.channels.delete(channel);
       this.dropIfReplyLost(connection, error);
@@ -67,7 +67,8 @@ class ShardSubscriber implements Subscriber {
     const node = this.channels.get(channel);
     this.channels.delete(channel);
     const connection = node === undefined ? undefined : this.connections.get(node);
-    return connection ? connection.sunsubscribe(channel) : Promise.resolve();
+    // After the handshake too, so that it stays in order with an SSUBSCRIBE of the channel.
+    return connection ? pastHandshake(connection).then(() => connection.sunsubscribe(channel)) : Promise.resolve();
   }
 
   async close(): Promise<void> {
@@ -101,7 +102,7 @@ class ShardSubscriber implements Subscriber {
         continue;
       }
       const connection = this.connectionTo(now);
-      connection.ssubscribe(channel).then(
+      this.ssubscribe(connection, channel).then(
         () => this.onBack([channel]),
         (error: unknown) => {
           // Without a connection, so that the retry subscribes it again.
@@ -111,6 +112,11 @@ class ShardSubscriber implements Subscriber {
         },
       );
     }
+  }
+
+  private async ssubscribe(connection: Redis, channel: string): Promise<void> {
+    await pastHandshake(connection);
+    await connection.ssubscribe(channel);
   }
 
   /** Ends a connection that lost a reply (lostSubscribeReply): its channels go to a new one ('end', below). */

@@ -41,11 +41,27 @@ export function lostSubscribeReply(connection: Redis, error: unknown): boolean {
 
 /**
  * The options of a subscriber connection (ioredis-subscriber.ts, cluster-subscriber.ts), over the
- * client's own. It subscribes again itself after a reconnect (see there), not ioredis. And no ready
- * check: ioredis writes a SUBSCRIBE at once while the connection is still in its handshake (the
- * command may run while Redis loads), its reply puts the connection in subscriber mode, and the
- * ready check's INFO after it is refused — ioredis then drops the connection, and the subscription
- * answered on it was gone without a word (found on a loaded machine: a waiter that never heard its
- * release). A subscriber has no use for the check: SUBSCRIBE works while Redis loads.
+ * client's own: it subscribes again itself after a reconnect (see there), not ioredis.
  */
-export const SUBSCRIBER_OPTIONS: RedisOptions = { autoResubscribe: false, enableReadyCheck: false };
+export const SUBSCRIBER_OPTIONS: RedisOptions = { autoResubscribe: false };
+
+/**
+ * Resolves once a subscribe command may be written on `connection`. ioredis writes one at once while
+ * the connection is still in its handshake (the command may run while Redis loads); its reply puts
+ * the connection in subscriber mode, the ready check's INFO after it is refused, ioredis drops the
+ * connection — and the subscription answered on it is gone without a word (found on a loaded
+ * machine: a waiter that never heard its release). So such a command waits for the handshake's end
+ * (or the connection's); before and after it, ioredis queues or writes it as it should.
+ */
+export function pastHandshake(connection: Redis): Promise<void> {
+  if (connection.status !== 'connect') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      connection.off('ready', done);
+      connection.off('close', done);
+      resolve();
+    };
+    connection.once('ready', done);
+    connection.once('close', done);
+  });
+}

@@ -14,7 +14,7 @@
 // A SUBSCRIBE that times out on a connection that is up makes the connection again too (see
 // lostSubscribeReply), and so subscribes again and says so.
 import type { Cluster, Redis } from 'ioredis';
-import { isCluster, lostSubscribeReply, SUBSCRIBER_OPTIONS } from './ioredis-client';
+import { isCluster, lostSubscribeReply, pastHandshake, SUBSCRIBER_OPTIONS } from './ioredis-client';
 import { clusterSubscriber } from './cluster-subscriber';
 import { quitConnection, unrefConnection } from './connection-ref';
 import type { OpenSubscriber } from './redis-notices';
@@ -52,15 +52,18 @@ export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
     return {
       subscribe: (channel) => {
         channels.add(channel);
-        return subscriber.subscribe(channel).catch((error: unknown) => {
-          channels.delete(channel);
-          if (!closed && lostSubscribeReply(subscriber, error)) subscriber.disconnect(true);
-          throw error;
-        });
+        return pastHandshake(subscriber)
+          .then(() => subscriber.subscribe(channel))
+          .catch((error: unknown) => {
+            channels.delete(channel);
+            if (!closed && lostSubscribeReply(subscriber, error)) subscriber.disconnect(true);
+            throw error;
+          });
       },
       unsubscribe: (channel) => {
         channels.delete(channel);
-        return subscriber.unsubscribe(channel);
+        // After the handshake too, so that it stays in order with a SUBSCRIBE of the channel.
+        return pastHandshake(subscriber).then(() => subscriber.unsubscribe(channel));
       },
       close: () => {
         closed = true;

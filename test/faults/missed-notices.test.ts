@@ -163,7 +163,7 @@ test.serial(
 // run while Redis loads); the reply puts the connection in subscriber mode, and the ready check's
 // INFO that follows is refused — the connection is dropped and made again, and a subscription
 // answered on the dropped one was gone without a word. Two keys, the second listened to while the
-// subscriber's handshake is held up: both releases are heard.
+// subscriber's handshake is held up: both releases are heard, on the subscriber's first connection.
 test.serial('url: a key listened to while the subscriber connects still hears its release', async (t) => {
   const { proxy, events, key, release } = await waitingThroughProxy(t, FAMILIES.url!, 'handshake');
   const other = await defineLock({ businessFlag: 'handshake-other' }).acquire('k');
@@ -177,6 +177,7 @@ test.serial('url: a key listened to while the subscriber connects still hears it
   const first = lock.acquire('k');
   // The subscriber's connection is open now and held: the second key's SUBSCRIBE goes out in its handshake.
   await until(async () => proxy.connections().length >= 2, 5_000);
+  const subscriberConnection = Math.max(...proxy.connections().map((connection) => connection.id));
   await new Promise((resolve) => setTimeout(resolve, 200));
   const second = lock.acquire('k2');
   await until(async () => events.filter((event) => event.type === 'waiting').length >= 2, 10_000);
@@ -190,6 +191,8 @@ test.serial('url: a key listened to while the subscriber connects still hears it
   for (const lease of await Promise.all([first, second])) await lease.release();
   const tookMs = Date.now() - started;
   t.true(tookMs < SOON_MS, `got both keys after ${tookMs} ms (their next scheduled attempt: ${WAIT_TIME} ms)`);
+  // Nor was the connection dropped and made again for it: the second SUBSCRIBE waited for the handshake.
+  t.true(proxy.connections().some((connection) => connection.id === subscriberConnection));
 });
 
 // A look after a possible miss is not a notice: with no release, still retries + 1 attempts.
