@@ -175,11 +175,8 @@ export class Waiter implements PlaceInLine {
    */
   unreserve(keyFreed: boolean): void {
     this.reserved = false;
-    if (keyFreed) {
-      this.noticed = true;
-      this.epoch++;
-    }
-    this.awaken();
+    if (keyFreed) this.notify();
+    else this.awaken();
   }
 
   close(): void {

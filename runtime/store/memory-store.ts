@@ -199,7 +199,7 @@ export class MemoryLockStore implements LockStore {
     return this.liveHolder(key)?.token;
   }
 
-  /** The token of `key`'s claim mark while it lasts (whoever holds the key): for tests. */
+  /** The token of `key`'s claim mark while it lasts (whoever holds the key); tests read it too. */
   claimOf(key: string): string | undefined {
     const mark = this.claims.get(key);
     if (mark && mark.endsAt > this.now()) return mark.token;

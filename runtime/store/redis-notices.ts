@@ -52,8 +52,8 @@ export type OpenSubscriber = (
 ) => Subscriber;
 
 /** The first retry of a key whose SUBSCRIBE failed, and the slowest (see above). */
-export const DEAF_RETRY_FIRST_MS = 250;
-export const DEAF_RETRY_MAX_MS = 2_000;
+const DEAF_RETRY_FIRST_MS = 250;
+const DEAF_RETRY_MAX_MS = 2_000;
 
 export class RedisNotices {
   private readonly listeners = new Map<string, { notice: Notice; subscribed: Promise<unknown> }>();

@@ -49,13 +49,17 @@ export function fenceCounterOf(key: string): string {
  * and one that starts with a tag has the flag after it, which holds no `:`.
  */
 export function isOwnKey(name: string): boolean {
-  return (
-    /:\{lockweave\}:(?:line|lapses|claim|fence)$/.test(name) ||
-    /^\{[^}]*\}:lockweave:(?:line|lapses|claim|fence)$/.test(name)
-  );
+  return OWN_KEY_PATTERNS.some((pattern) => pattern.test(name));
 }
 
-function ownKeyOf(key: string, name: 'line' | 'lapses' | 'claim' | 'fence'): string {
+/** The names of the keys lockweave keeps beside a lock key: one list for ownKeyOf() and isOwnKey(). */
+const OWN_NAMES = ['line', 'lapses', 'claim', 'fence'] as const;
+const OWN_KEY_PATTERNS = [
+  new RegExp(`:\\{lockweave\\}:(?:${OWN_NAMES.join('|')})$`),
+  new RegExp(`^\\{[^}]*\\}:lockweave:(?:${OWN_NAMES.join('|')})$`),
+];
+
+function ownKeyOf(key: string, name: (typeof OWN_NAMES)[number]): string {
   return hasHashTag(key) ? `${key}:{lockweave}:${name}` : `${sameSlotBase(key)}:lockweave:${name}`;
 }
 

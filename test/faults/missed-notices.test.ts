@@ -25,7 +25,7 @@ import {
 } from 'lockweave';
 import { startFaultProxy } from '../helpers/fault-proxy';
 import { useRedis } from '../helpers/redis-fixture';
-import { until } from '../helpers/time';
+import { sleep, until } from '../helpers/time';
 
 /** Each waiter's scheduled attempts: only a look on the subscriber's return gets it the key sooner. */
 const WAIT_TIME = 20_000;
@@ -178,7 +178,7 @@ test.serial('url: a key listened to while the subscriber connects still hears it
   // The subscriber's connection is open now and held: the second key's SUBSCRIBE goes out in its handshake.
   await until(async () => proxy.connections().length >= 2, 5_000);
   const subscriberConnection = Math.max(...proxy.connections().map((connection) => connection.id));
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   const second = lock.acquire('k2');
   await until(async () => events.filter((event) => event.type === 'waiting').length >= 2, 10_000);
   await until(
