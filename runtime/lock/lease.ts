@@ -47,6 +47,8 @@ export interface LeaseParts {
   readonly use?: StoreUse;
   /** Which lock this is, for the traces of its locked body (observe.ts). */
   readonly label?: LockLabel;
+  /** The grant this lease takes over from a holder of this process (Lease.takeOver); absent for a grant of its own. */
+  readonly grant?: TakenOverGrant;
 }
 
 /** What a take-over's lease is made of (Lease.takeOver): the grant it takes over, and the waiter that takes it. */
@@ -90,8 +92,9 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** Made on the first nested call: most leases have none. */
   private gate: ReentryGate | undefined;
   /**
-   * The waiters whose take-over of this grant (see takeOver) is not answered yet: shared by the
-   * leases the grant passes through, and named to the release, which takes them out of the line.
+   * The waiters that took this grant over and still stand in the line (see takeOver): shared by
+   * the leases the grant passes through, named to the release, which takes them out, and taken out
+   * by the first renewal otherwise.
    */
   private leavingLine: Set<string> | undefined;
 
@@ -107,10 +110,17 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.use = parts.use;
     this.label = parts.label;
     this.leaseMs = settings.lockTime;
-    this.expiresAt = acquiredAt + this.validFor(settings.lockTime);
-    this.mayLastUntil = Date.now() + this.lastsAtMostFor(settings.lockTime);
+    const { grant } = parts;
+    // A grant taken over (see takeOver) is known ours until its former holder knew it was, and
+    // lasts no longer than that holder's lease: the take-over itself sends nothing.
+    this.expiresAt = Math.min(acquiredAt + this.validFor(settings.lockTime), grant?.expiresAt ?? Infinity);
+    this.mayLastUntil = grant?.mayLastUntil ?? Date.now() + this.lastsAtMostFor(settings.lockTime);
+    this.leavingLine = grant?.leavingLine;
     this.renewing = settings.watchdog;
-    if (this.renewing) this.scheduleRenewal();
+    // The first renewal comes when two thirds of a lease are left, as every later one does: a third
+    // of the lease from a new grant, sooner for a grant taken over that has less left.
+    if (this.renewing)
+      this.scheduleRenewal(Math.max(0, this.expiresAt - Date.now() - (this.validFor(this.leaseMs) - this.leaseMs / 3)));
   }
 
   /**
@@ -129,40 +139,17 @@ export class Lease implements HeldLock, AsyncDisposable {
 
   /**
    * The lease of a waiter that takes over a holder's grant (see succession.ts): the key keeps the
-   * grant's token and is known ours until the holder knew it was; the store renews it for this
-   * lease and takes the waiter out of the line, in the background, while the body runs — the
-   * renewal the watchdog would make, made at once.
+   * grant's token and is known ours until the holder knew it was. Nothing is sent: the waiter's place
+   * in the line is named to the grant's release, which takes it out (succession.ts, leavingLine), and
+   * the first renewal — when two thirds of the waiter's lease are left, as for any lease — is the
+   * take-over script, which renews the key for this lease and takes it out then, should the body last
+   * that long. Most sections on a hot key end long before, and cost no command of their own.
    */
   static takeOver(parts: TakeOverParts): Lease {
-    const { key, grant, waiterToken, store, settings } = parts;
-    const takenAt = Date.now();
-    const lease = new Lease({
-      key,
-      token: grant.token,
-      acquiredAt: takenAt,
-      store,
-      settings,
-      logger: parts.logger,
-      use: parts.use,
-      label: parts.label,
-    });
-    // Until the renewal answers, the key lasts the former holder's lease — or less, should the
-    // renewal land and set a shorter one: the earlier of the two is what is known.
-    lease.expiresAt = Math.min(grant.expiresAt, lease.expiresAt);
-    // And it may last as long as the former holder's lease, or the renewal's should it land.
-    lease.mayLastUntil = Math.max(grant.mayLastUntil, lease.mayLastUntil);
-    // Until the take-over is answered, a release of the grant also takes this waiter out of the line
-    // (succession.ts, leavingLine). Take-overs may overtake each other.
-    const leavingLine = (lease.leavingLine = grant.leavingLine ?? new Set());
+    const { grant, waiterToken } = parts;
+    const leavingLine = grant.leavingLine ?? new Set<string>();
     leavingLine.add(waiterToken);
-    store.takeOver!(key, grant.token, settings.lockTime, waiterToken).then(
-      (stillOurs) => {
-        leavingLine.delete(waiterToken);
-        lease.renewed(stillOurs, takenAt, settings.lockTime, 'the take-over found the key no longer ours');
-      },
-      (error: unknown) => lease.renewFailed(error, settings.lockTime), // the waiter stays named: the release takes it out
-    );
-    return lease;
+    return new Lease({ ...parts, token: grant.token, acquiredAt: Date.now(), grant: { ...grant, leavingLine } });
   }
 
   /** True until released, lost, or past the last moment the key was known to be ours. */
@@ -223,6 +210,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.stopWatchdog();
     const heldMs = Date.now() - this.acquiredAt;
     if (!this.settings.autoUnlock) {
+      await this.leaveLineUnreleased();
       this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
       this.use?.end();
       return;
@@ -232,7 +220,14 @@ export class Lease implements HeldLock, AsyncDisposable {
     // Who gets the key next is succession.ts's decision; this carries it out.
     const waiters = waitersOf(this.store);
     const succession = decideSuccession(
-      { key: this.key, store: this.store, expiresAt: this.expiresAt, lost: alreadyLost, leavingLine: this.leavingLine },
+      {
+        key: this.key,
+        store: this.store,
+        expiresAt: this.expiresAt,
+        mayLastUntil: this.mayLastUntil,
+        lost: alreadyLost,
+        leavingLine: this.leavingLine,
+      },
       waiters,
     );
     const { successor } = succession;
@@ -283,7 +278,7 @@ export class Lease implements HeldLock, AsyncDisposable {
   private async keepForMinHold(leftMs: number, heldMs: number): Promise<void> {
     const sentAt = Date.now();
     try {
-      const stillOurs = await this.store.renew(this.key, this.token, leftMs);
+      const stillOurs = await this.sendRenewal(leftMs);
       // A "no" that came after the hold would have ended says nothing (on Redlock: a majority too late).
       if (!stillOurs && Date.now() - sentAt < leftMs)
         this.reportLost('its lease had ended before the release, and the key was no longer ours to keep');
@@ -293,6 +288,16 @@ export class Lease implements HeldLock, AsyncDisposable {
     } finally {
       this.use?.end();
     }
+  }
+
+  /**
+   * A key kept to lapse by itself has no release to take the waiters that took it over out of the
+   * line: they leave it now, rather than stand at its head until their places lapse.
+   */
+  private async leaveLineUnreleased(): Promise<void> {
+    const leaving = leavingLineOf(this.leavingLine);
+    if (leaving)
+      await Promise.all(leaving.map((waiterToken) => this.store.leave(this.key, waiterToken).catch(() => undefined)));
   }
 
   /**
@@ -341,7 +346,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     const sentAt = Date.now();
     let stillOurs: boolean;
     try {
-      stillOurs = await this.store.renew(this.key, this.token, ms);
+      stillOurs = await this.sendRenewal(ms);
     } catch (error) {
       this.renewFailed(error, ms);
       this.resumeWatchdog();
@@ -373,12 +378,12 @@ export class Lease implements HeldLock, AsyncDisposable {
     return new LockLostError(`cannot ${operation} the lock on ${this.key}: ${why}`, this.key);
   }
 
-  private scheduleRenewal(): void {
+  private scheduleRenewal(delayMs = this.leaseMs / 3): void {
     // A third of the lease: two renewals can fail (a slow or restarting Redis) before it ends.
     this.renewTimer = setTimer(() => {
       this.renewTimer = undefined;
       void this.renew();
-    }, this.leaseMs / 3);
+    }, delayMs);
     // The body keeps the process alive while it works; the watchdog alone must not.
     this.renewTimer.unref();
   }
@@ -387,12 +392,31 @@ export class Lease implements HeldLock, AsyncDisposable {
     const startedAt = Date.now();
     const leaseMs = this.leaseMs;
     try {
-      this.renewed(await this.store.renew(this.key, this.token, leaseMs), startedAt, leaseMs);
+      this.renewed(await this.sendRenewal(leaseMs), startedAt, leaseMs);
     } catch (error) {
       this.renewFailed(error, leaseMs);
     }
     // Not again after stopRenewal(), nor beside a timer extend() set while this renewal was out.
     this.resumeWatchdog();
+  }
+
+  /**
+   * Makes the key last `leaseMs` from now, if it is still ours. While waiters that took this grant
+   * over still stand in the line (they are named to the release until then), it is the take-over
+   * script, once for each of them: it renews the key and takes the waiter out of the line.
+   */
+  private sendRenewal(leaseMs: number): Promise<boolean> {
+    const leaving = leavingLineOf(this.leavingLine);
+    if (!leaving) return this.store.renew(this.key, this.token, leaseMs);
+    const leavingLine = this.leavingLine!;
+    return Promise.all(
+      leaving.map((waiterToken) =>
+        this.store.takeOver!(this.key, this.token, leaseMs, waiterToken).then((stillOurs) => {
+          leavingLine.delete(waiterToken); // out of the line, whatever the key holds
+          return stillOurs;
+        }),
+      ),
+    ).then((answers) => answers.every(Boolean));
   }
 
   /** A renewal of `leaseMs` sent at `sentAt` came back. */

@@ -32,17 +32,19 @@
 // per turn of another process: waits stay bounded, and well within a caller's wait bound.
 //
 // Why take-over is safe: the successor's body starts at once, under the holder's token, with no
-// round trip between one body and the next. The key is ours until the holder's `expiresAt` (the
-// margin in mayTakeOver keeps at least half the successor's lease of that); the successor's lease
-// counts from no later; and its store renewal (LockStore.takeOver), sent at once, either extends
-// the key for its full lease or finds it lost, as a watchdog renewal would (its signal aborts
-// then). Across processes nothing changes: the same cohort rule bounds how often it happens in a row.
+// round trip between one body and the next, and nothing is sent for it. The key is ours until the
+// holder's `expiresAt` (the margin in mayTakeOver keeps at least half the successor's lease of that);
+// the successor's lease counts from no later; its watchdog's first renewal (LockStore.takeOver, when
+// two thirds of its lease are left) extends the key for its lease or finds it lost, as any renewal
+// would (its signal aborts then). Across processes nothing changes: the same cohort rule bounds how
+// often it happens in a row.
 //
-// leavingLine: a waiter that took a grant over still stands in the key's line until its take-over
-// is answered. Should the grant be released before that — by the successor itself, sent after the
-// take-over — the release could still overtake it (a script the server had to be sent again,
-// NOSCRIPT) and pass the key to the waiter's old place. So every release of the grant names the
-// waiters whose take-over is unanswered, and the script takes them out of the line first.
+// leavingLine: a waiter that took a grant over still stands in the key's line until a take-over
+// script takes it out — its lease's first renewal, should its body last that long; or a release of
+// the grant, which may also overtake a take-over script still on its way (a script the server had to
+// be sent again, NOSCRIPT). Either way the release must not pass the key to the waiter's old place:
+// every release of the grant names the waiters still in line, and the script takes them out first.
+// A grant is taken over at most MAX_COHORT times while they stand in line (mayTakeOver).
 import type { LockStore, Released, SuccessionRequest } from '../store/lock-store';
 import type { Waiter, Waiters } from './waiters';
 
@@ -56,7 +58,7 @@ export interface TakenOverGrant {
   readonly expiresAt: number;
   /** The latest the key may last (Lease.mayLastUntil): a release is sent again until then. */
   readonly mayLastUntil: number;
-  /** The waiters whose take-over of the grant is not answered yet (see leavingLine above). */
+  /** The waiters that took the grant over and still stand in the line (see leavingLine above). */
   readonly leavingLine?: Set<string>;
 }
 
@@ -80,13 +82,15 @@ export interface Outgoing {
   readonly store: LockStore;
   /** The last moment the key is known to be ours. */
   readonly expiresAt: number;
+  /** The latest the key may last (Lease.mayLastUntil). */
+  readonly mayLastUntil: number;
   /** The watchdog found the key no longer ours (the release is still sent: it is token-checked). */
   readonly lost: boolean;
-  /** The waiters whose take-over of this grant is unanswered (see leavingLine above). */
+  /** The waiters that took this grant over and still stand in the line (see leavingLine above). */
   readonly leavingLine: ReadonlySet<string> | undefined;
 }
 
-/** Nobody of this process waits, and no take-over is unanswered: the common case, without an allocation. */
+/** Nobody of this process waits, and no waiter that took the grant over stands in line: the common case, without an allocation. */
 const RELEASE_ALONE: Succession = { kind: 'release', successor: undefined, request: undefined };
 
 /**
@@ -111,7 +115,7 @@ export function decideSuccession(outgoing: Outgoing, waiters: Waiters): Successi
   };
 }
 
-/** The waiters a release must take out of the line first, if any: their take-overs are not answered yet. */
+/** The waiters a release must take out of the line first, if any: they took the grant over and still stand in it. */
 export function leavingLineOf(leavingLine: ReadonlySet<string> | undefined): readonly string[] | undefined {
   return leavingLine?.size ? [...leavingLine] : undefined;
 }
@@ -119,10 +123,18 @@ export function leavingLineOf(leavingLine: ReadonlySet<string> | undefined): rea
 /**
  * Whether `successor` may take over the grant rather than have the store hand the key over: it
  * asks for nothing a new grant must be made for (takesOverGrants), the store can renew a grant for
- * a new holder, and the key is known ours for at least half the successor's lease.
+ * a new holder, the key is known ours for at least half the successor's lease, and it lasts no
+ * longer than the successor's own lease would make it — the take-over sends nothing (Lease.takeOver),
+ * so a successor whose process dies leaves the key locked no longer than its own grant would — and
+ * fewer than MAX_COHORT waiters that took the grant over still stand in line (the release names them).
  */
-function mayTakeOver({ store, expiresAt }: Outgoing, successor: Waiter): boolean {
-  return successor.takesOver && store.takeOver !== undefined && expiresAt - Date.now() >= successor.leaseMs / 2;
+function mayTakeOver({ store, expiresAt, mayLastUntil, leavingLine }: Outgoing, successor: Waiter): boolean {
+  if (!successor.takesOver || store.takeOver === undefined) return false;
+  // The cohort count starts again when this process's waiters all go; the grant's chain must not grow with it.
+  if ((leavingLine?.size ?? 0) >= MAX_COHORT) return false;
+  const now = Date.now();
+  const { leaseMs } = successor;
+  return expiresAt - now >= leaseMs / 2 && mayLastUntil - now <= leaseMs + (store.clockDriftMs?.(leaseMs) ?? 0);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Hand-over: a release gives the key to the first waiter in line; when that waiter is in the
 // releasing process, straight to it with its full lease, and the key is never free in between.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import { connect } from 'node:net';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -23,6 +24,23 @@ const asleep = (key: string) =>
     what: `a waiter of ${key} asleep`,
   });
 
+/** The commands clients send that name `key`, as MONITOR reports them, from now until the test ends. */
+async function commandsNaming(key: string, t: ExecutionContext): Promise<string[]> {
+  const socket = connect(fixture.server.port, '127.0.0.1');
+  t.teardown(() => socket.destroy());
+  const commands: string[] = [];
+  let pending = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    const lines = (pending + chunk).split('\r\n');
+    pending = lines.pop()!;
+    for (const line of lines) if (line.includes(`"${key}"`) && !line.includes(' lua] ')) commands.push(line);
+  });
+  socket.write('MONITOR\r\n');
+  await until(() => commands.length > 0 || pending.startsWith('+OK') || socket.bytesRead > 0, { what: 'MONITOR on' });
+  return commands;
+}
+
 test('a holder done with the key gives its grant to a waiter in this process: no release, no notice, the key never free', async (t) => {
   const businessFlag = flag('takeover');
   const L = defineLock({ businessFlag, retries: 1, waitTime: 60_000, lockTime: 30_000 });
@@ -42,8 +60,10 @@ test('a holder done with the key gives its grant to a waiter in this process: no
   const next = await waiter;
   t.is(next.token, holder.token, 'the waiter holds the grant the holder had');
   t.is(await fixture.redis.get(holder.key), holder.token, 'the key was never free');
-  // The take-over renews the key for the waiter's own lease and takes it out of the line.
-  await until(async () => (await fixture.redis.pttl(holder.key)) > 30_000);
+  // Its watchdog's first renewal comes when two thirds of its own lease are left (the holder's 30 s
+  // known, 40 s asked: at about 3 s): the take-over script, which renews the key for the waiter's
+  // lease and takes it out of the line.
+  await until(async () => (await fixture.redis.pttl(holder.key)) > 30_000, 20_000);
   t.is(await fixture.redis.zcard(line), 0);
   t.deepEqual(
     seen
@@ -64,8 +84,48 @@ test('a holder done with the key gives its grant to a waiter in this process: no
   t.deepEqual(notices, [`lockweave:released:${holder.key}`], 'only the final, real release was announced');
 });
 
-test('a taken-over grant that turns out lost is reported lost: its signal aborts', async (t) => {
-  const L = defineLock({ businessFlag: flag('takeover-lost'), retries: 1, waitTime: 60_000 });
+test('a take-over sends nothing: a section that ends before its first renewal costs only the release, which takes its waiter out of the line', async (t) => {
+  const L = defineLock({ businessFlag: flag('takeover-silent'), retries: 1, waitTime: 60_000 });
+  const holder = (await L.acquire('A')) as Lease;
+  const waiter = L.acquire('A') as Promise<Lease>;
+  const { line } = waitingLineOf(holder.key);
+  await asleep(holder.key);
+  // Every command sent to Redis that names the key (MONITOR on a socket of its own; the commands a
+  // script makes are left out).
+  const commands = await commandsNaming(holder.key, t);
+  await holder.release();
+  const next = await waiter;
+  t.is(next.token, holder.token);
+  t.is(await fixture.redis.zcard(line), 1, "the waiter's place stays in line while it holds the grant");
+  await next.release();
+  t.is(await fixture.redis.get(holder.key), null);
+  t.is(await fixture.redis.zcard(line), 0, 'the release took it out');
+  // A script goes as EVALSHA first (then EVAL, should another test here have flushed the scripts).
+  const scripts = () => commands.filter((command) => /^\S+ \[[^\]]*\] "evalsha"/i.test(command));
+  await until(() => scripts().length > 0);
+  t.is(scripts().length, 1, `one script for both sections, the final release; Redis saw ${commands.join(' | ')}`);
+});
+
+test('a taken-over grant kept to lapse (autoUnlock=false) takes its waiter out of the line: no release will', async (t) => {
+  const businessFlag = flag('takeover-kept');
+  const L = defineLock({ businessFlag, retries: 1, waitTime: 60_000 });
+  const W = defineLock({ businessFlag, retries: 1, waitTime: 60_000, autoUnlock: false });
+  const holder = (await L.acquire('A')) as Lease;
+  const waiter = W.acquire('A') as Promise<Lease>;
+  const { line } = waitingLineOf(holder.key);
+  await asleep(holder.key);
+  await holder.release();
+  const next = await waiter;
+  t.is(next.token, holder.token, 'the waiter took the grant over');
+  await next.release();
+  t.is(await fixture.redis.get(holder.key), holder.token, 'kept: the key lapses by itself');
+  t.is(await fixture.redis.zcard(line), 0, 'no place left to stand at the head of the line');
+  await fixture.redis.del(holder.key);
+});
+
+test('a taken-over grant that turns out lost is reported lost at its first renewal: its signal aborts', async (t) => {
+  // A short lease: the waiter's first renewal comes once two thirds of it are left, within half a second.
+  const L = defineLock({ businessFlag: flag('takeover-lost'), retries: 1, waitTime: 60_000, lockTime: 1_500 });
   const holder = (await L.acquire('A')) as Lease;
   const waiter = L.acquire('A') as Promise<Lease>;
   await asleep(holder.key);
@@ -74,23 +134,20 @@ test('a taken-over grant that turns out lost is reported lost: its signal aborts
   await holder.release();
   const next = await waiter;
   await until(async () => next.signal.aborted);
-  t.regex(
-    String((next.signal.reason as Error).message),
-    /lost the lock .*: the take-over found the key no longer ours/,
-  );
+  t.regex(String((next.signal.reason as Error).message), /lost the lock .*: the watchdog found the key no longer ours/);
   await next.release();
   t.is(await fixture.redis.get(holder.key), 'someone-else', 'the release did not touch what is not ours');
 });
 
-test('a taken-over grant released at once, on a server that forgot the take-over script, still frees the key', async (t) => {
+test('a taken-over grant released at once, on a server that forgot its scripts, still frees the key', async (t) => {
   const L = defineLock({ businessFlag: flag('takeover-noscript'), retries: 1, waitTime: 60_000 });
   const holder = (await L.acquire('A')) as Lease;
   const waiter = L.acquire('A') as Promise<Lease>;
   const { line } = waitingLineOf(holder.key);
   await asleep(holder.key);
-  // The take-over's script is sent again after NOSCRIPT, while the release script is loaded again
-  // (by a lock on another key): the release behind the take-over must not overtake it, or it would
-  // pass the key to the waiter's own place, still in line.
+  // A server that forgot its scripts: the release that ends the taken-over grant is sent again after
+  // NOSCRIPT (while the release script is loaded again by a lock on another key), and must still take
+  // the waiter out of the line, or it would pass the key to the waiter's old place.
   await fixture.redis.script('FLUSH');
   await (await L.acquire('B'))!.release();
   await holder.release();
@@ -102,6 +159,8 @@ test('a taken-over grant released at once, on a server that forgot the take-over
 for (const [why, holderOptions, waiterOptions] of [
   ['the waiter has no watchdog to renew the grant', {}, { watchdog: false, lockTime: 5_000 }],
   ["the holder's grant has less than half the waiter's lease left", { watchdog: false, lockTime: 1_000 }, {}],
+  // A take-over sends nothing: the key would outlast a dead waiter by more than its own lease.
+  ["the holder's grant may last longer than the waiter's lease", { lockTime: 30_000 }, { lockTime: 5_000 }],
 ] as const) {
   test(`a release hands the key to a waiter in this process under its own token when ${why}`, async (t) => {
     const businessFlag = flag('succession');
