@@ -106,6 +106,29 @@ test('a take-over sends nothing: a section that ends before its first renewal co
   t.is(scripts().length, 1, `one script for both sections, the final release; Redis saw ${commands.join(' | ')}`);
 });
 
+test('a grant is taken over at most 8 times while its takers stand in line, even when the cohort starts again', async (t) => {
+  // One waiter at a time: each take-over leaves this process without waiters, so the cohort count
+  // starts again at every succession; the takers' places stay in line until a release takes them out.
+  const L = defineLock({ businessFlag: flag('takeover-chain'), retries: 1, waitTime: 60_000 });
+  let holder = (await L.acquire('A')) as Lease;
+  const { key, token } = holder;
+  const { line } = waitingLineOf(key);
+  const waitingEvents = () => seen.filter((event) => event.type === 'waiting' && event.key === key).length;
+  const tokens: string[] = [];
+  for (let i = 0; i < 9; i++) {
+    const waiter = L.acquire('A') as Promise<Lease>;
+    await until(() => waitingEvents() > i, { what: `waiter ${i + 1} asleep` });
+    await holder.release();
+    holder = await waiter;
+    tokens.push(holder.token);
+  }
+  t.deepEqual(tokens.slice(0, 8), Array(8).fill(token), 'eight take-overs of the one grant');
+  t.not(tokens[8], token, 'the ninth is a hand-over: the release took the eight out of the line');
+  t.is(await fixture.redis.zcard(line), 0);
+  await holder.release();
+  t.is(await fixture.redis.get(key), null);
+});
+
 test('a taken-over grant kept to lapse (autoUnlock=false) takes its waiter out of the line: no release will', async (t) => {
   const businessFlag = flag('takeover-kept');
   const L = defineLock({ businessFlag, retries: 1, waitTime: 60_000 });
