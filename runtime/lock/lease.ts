@@ -111,16 +111,17 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.label = parts.label;
     this.leaseMs = settings.lockTime;
     const { grant } = parts;
+    const now = Date.now();
+    const validMs = this.validFor(settings.lockTime);
     // A grant taken over (see takeOver) is known ours until its former holder knew it was, and
     // lasts no longer than that holder's lease: the take-over itself sends nothing.
-    this.expiresAt = Math.min(acquiredAt + this.validFor(settings.lockTime), grant?.expiresAt ?? Infinity);
-    this.mayLastUntil = grant?.mayLastUntil ?? Date.now() + this.lastsAtMostFor(settings.lockTime);
+    this.expiresAt = Math.min(acquiredAt + validMs, grant?.expiresAt ?? Infinity);
+    this.mayLastUntil = grant?.mayLastUntil ?? now + this.lastsAtMostFor(settings.lockTime);
     this.leavingLine = grant?.leavingLine;
     this.renewing = settings.watchdog;
     // The first renewal comes when two thirds of a lease are left, as every later one does: a third
     // of the lease from a new grant, sooner for a grant taken over that has less left.
-    if (this.renewing)
-      this.scheduleRenewal(Math.max(0, this.expiresAt - Date.now() - (this.validFor(this.leaseMs) - this.leaseMs / 3)));
+    if (this.renewing) this.scheduleRenewal(Math.max(0, this.expiresAt - now - (validMs - this.leaseMs / 3)));
   }
 
   /**
@@ -146,10 +147,8 @@ export class Lease implements HeldLock, AsyncDisposable {
    * that long. Most sections on a hot key end long before, and cost no command of their own.
    */
   static takeOver(parts: TakeOverParts): Lease {
-    const { grant, waiterToken } = parts;
-    const leavingLine = grant.leavingLine ?? new Set<string>();
-    leavingLine.add(waiterToken);
-    return new Lease({ ...parts, token: grant.token, acquiredAt: Date.now(), grant: { ...grant, leavingLine } });
+    parts.grant.leavingLine.add(parts.waiterToken);
+    return new Lease({ ...parts, token: parts.grant.token, acquiredAt: Date.now() });
   }
 
   /** True until released, lost, or past the last moment the key was known to be ours. */
@@ -240,7 +239,8 @@ export class Lease implements HeldLock, AsyncDisposable {
           token: this.token,
           expiresAt: this.expiresAt,
           mayLastUntil: this.mayLastUntil,
-          leavingLine: this.leavingLine,
+          // Made once per grant, and shared along its take-overs: each taker joins it (takeOver).
+          leavingLine: (this.leavingLine ??= new Set()),
         },
       });
       this.use?.end();

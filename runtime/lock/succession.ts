@@ -59,7 +59,7 @@ export interface TakenOverGrant {
   /** The latest the key may last (Lease.mayLastUntil): a release is sent again until then. */
   readonly mayLastUntil: number;
   /** The waiters that took the grant over and still stand in the line (see leavingLine above). */
-  readonly leavingLine?: Set<string>;
+  readonly leavingLine: Set<string>;
 }
 
 /** What the lease is to do with a key it is done with. */

@@ -37,7 +37,7 @@ async function commandsNaming(key: string, t: ExecutionContext): Promise<string[
     for (const line of lines) if (line.includes(`"${key}"`) && !line.includes(' lua] ')) commands.push(line);
   });
   socket.write('MONITOR\r\n');
-  await until(() => commands.length > 0 || pending.startsWith('+OK') || socket.bytesRead > 0, { what: 'MONITOR on' });
+  await until(() => socket.bytesRead > 0, { what: 'MONITOR on' }); // its +OK
   return commands;
 }
 
