@@ -10,7 +10,7 @@ import { runHolding, type HeldLock } from './held-locks';
 import { holdProcess } from '../base/process-hold';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore, Released } from '../store/lock-store';
-import { countCohort, decideSuccession, leavingLineOf, type TakenOverGrant } from './succession';
+import { countCohort, decideSuccession, leavingLineOf, type SharedGrant, type TakenOverGrant } from './succession';
 import { waitersOf } from './waiters';
 import { setTimer } from '../base/timer-delay';
 import { sendAgain } from './clean-up';
@@ -75,9 +75,10 @@ export class Lease implements HeldLock, AsyncDisposable {
   /**
    * The latest the key may last: a release not answered is sent again until then. Past `expiresAt`
    * when a take-over or renewal was not answered (it may have landed, or not: the key lasts the
-   * former holder's longer lease, or the renewal's), or was answered late.
+   * former holder's longer lease, or the renewal's), or was answered late. Kept here until the grant
+   * is first taken over, then in `shared`: read it as mayLastUntil, raise it with mayLastAtLeast.
    */
-  private mayLastUntil: number;
+  private ownMayLastUntil: number;
   /**
    * How long the key lasts from each renewal: `lockTime`, until extend() sets another. Each renewal
    * is counted with the length it was sent with (one sent before an extend() lands before it).
@@ -92,11 +93,14 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** Made on the first nested call: most leases have none. */
   private gate: ReentryGate | undefined;
   /**
-   * The waiters that took this grant over and still stand in the line (see takeOver): shared by
-   * the leases the grant passes through, named to the release, which takes them out, and taken out
-   * by the first renewal otherwise.
+   * What the leases this grant passes through share (see takeOver): the latest the key may last, and
+   * the waiters that took the grant over and still stand in the line — named to the release, which
+   * takes them out, and taken out by the first renewal otherwise. Made at the grant's first take-over.
    */
-  private leavingLine: Set<string> | undefined;
+  private shared: SharedGrant | undefined;
+  /** Renewals sent and not answered yet, and the longest lease among them (see sendRenewal). */
+  private renewalsOut = 0;
+  private renewalOutMs = 0;
 
   constructor(parts: LeaseParts) {
     const { settings, store, acquiredAt } = parts;
@@ -116,8 +120,8 @@ export class Lease implements HeldLock, AsyncDisposable {
     // A grant taken over (see takeOver) is known ours until its former holder knew it was, and
     // lasts no longer than that holder's lease: the take-over itself sends nothing.
     this.expiresAt = Math.min(acquiredAt + validMs, grant?.expiresAt ?? Infinity);
-    this.mayLastUntil = grant?.mayLastUntil ?? now + this.lastsAtMostFor(settings.lockTime);
-    this.leavingLine = grant?.leavingLine;
+    this.ownMayLastUntil = grant ? grant.shared.mayLastUntil : now + this.lastsAtMostFor(settings.lockTime);
+    this.shared = grant?.shared;
     this.renewing = settings.watchdog;
     // The first renewal comes when two thirds of a lease are left, as every later one does: a third
     // of the lease from a new grant, sooner for a grant taken over that has less left.
@@ -138,6 +142,27 @@ export class Lease implements HeldLock, AsyncDisposable {
     return leaseMs + (this.store.clockDriftMs?.(leaseMs) ?? 0);
   }
 
+  /** The latest the key may last (see ownMayLastUntil). */
+  private get mayLastUntil(): number {
+    return this.shared ? this.shared.mayLastUntil : this.ownMayLastUntil;
+  }
+
+  /**
+   * The latest the key may last, should the renewals still on their way land now: a waiter that
+   * takes the grant over must not find the key lasting longer than its own lease (mayTakeOver).
+   */
+  private mayLastUntilWithRenewalsOut(): number {
+    if (this.renewalsOut === 0) return this.mayLastUntil;
+    return Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostFor(this.renewalOutMs));
+  }
+
+  /** A renewal of `leaseMs` was answered, or may have landed: the key may last that lease from now. */
+  private mayLastAtLeast(leaseMs: number): void {
+    const until = Date.now() + this.lastsAtMostFor(leaseMs);
+    if (this.shared) this.shared.mayLastUntil = Math.max(this.shared.mayLastUntil, until);
+    else this.ownMayLastUntil = Math.max(this.ownMayLastUntil, until);
+  }
+
   /**
    * The lease of a waiter that takes over a holder's grant (see succession.ts): the key keeps the
    * grant's token and is known ours until the holder knew it was. Nothing is sent: the waiter's place
@@ -147,8 +172,9 @@ export class Lease implements HeldLock, AsyncDisposable {
    * that long. Most sections on a hot key end long before, and cost no command of their own.
    */
   static takeOver(parts: TakeOverParts): Lease {
-    parts.grant.leavingLine.add(parts.waiterToken);
-    return new Lease({ ...parts, token: parts.grant.token, acquiredAt: Date.now() });
+    const { shared } = parts.grant;
+    shared.leavingLine.add(parts.waiterToken);
+    return new Lease({ ...parts, token: shared.token, acquiredAt: Date.now() });
   }
 
   /** True until released, lost, or past the last moment the key was known to be ours. */
@@ -223,9 +249,9 @@ export class Lease implements HeldLock, AsyncDisposable {
         key: this.key,
         store: this.store,
         expiresAt: this.expiresAt,
-        mayLastUntil: this.mayLastUntil,
+        mayLastUntil: this.mayLastUntilWithRenewalsOut(),
         lost: alreadyLost,
-        leavingLine: this.leavingLine,
+        leavingLine: this.shared?.leavingLine,
       },
       waiters,
     );
@@ -236,11 +262,10 @@ export class Lease implements HeldLock, AsyncDisposable {
       succession.successor.succeed({
         sentAt: Date.now(),
         grant: {
-          token: this.token,
+          // Made once per grant, and handed along its take-overs: each taker joins its line (takeOver),
+          // and a renewal still on its way raises the bound every later lease of the grant reads.
+          shared: (this.shared ??= { token: this.token, mayLastUntil: this.ownMayLastUntil, leavingLine: new Set() }),
           expiresAt: this.expiresAt,
-          mayLastUntil: this.mayLastUntil,
-          // Made once per grant, and shared along its take-overs: each taker joins it (takeOver).
-          leavingLine: (this.leavingLine ??= new Set()),
         },
       });
       this.use?.end();
@@ -295,7 +320,7 @@ export class Lease implements HeldLock, AsyncDisposable {
    * line: they leave it now, rather than stand at its head until their places lapse.
    */
   private async leaveLineUnreleased(): Promise<void> {
-    const leaving = leavingLineOf(this.leavingLine);
+    const leaving = leavingLineOf(this.shared?.leavingLine);
     if (leaving)
       await Promise.all(leaving.map((waiterToken) => this.store.leave(this.key, waiterToken).catch(() => undefined)));
   }
@@ -311,7 +336,7 @@ export class Lease implements HeldLock, AsyncDisposable {
       store: this.store,
       until: () => this.mayLastUntil,
       send: () => {
-        const leavingLine = leavingLineOf(this.leavingLine);
+        const leavingLine = leavingLineOf(this.shared?.leavingLine);
         return this.store.release(this.key, this.token, leavingLine && { leavingLine });
       },
       done: (released) => {
@@ -348,7 +373,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     try {
       stillOurs = await this.sendRenewal(ms);
     } catch (error) {
-      this.renewFailed(error, ms);
+      this.renewFailed(error);
       this.resumeWatchdog();
       throw error;
     }
@@ -394,7 +419,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     try {
       this.renewed(await this.sendRenewal(leaseMs), startedAt, leaseMs);
     } catch (error) {
-      this.renewFailed(error, leaseMs);
+      this.renewFailed(error);
     }
     // Not again after stopRenewal(), nor beside a timer extend() set while this renewal was out.
     this.resumeWatchdog();
@@ -406,9 +431,24 @@ export class Lease implements HeldLock, AsyncDisposable {
    * script, once for each of them: it renews the key and takes the waiter out of the line.
    */
   private sendRenewal(leaseMs: number): Promise<boolean> {
-    const leaving = leavingLineOf(this.leavingLine);
-    if (!leaving) return this.store.renew(this.key, this.token, leaseMs);
-    const leavingLine = this.leavingLine!;
+    this.renewalsOut++;
+    this.renewalOutMs = Math.max(this.renewalOutMs, leaseMs);
+    // Its answer raises the bound the grant's releases are retried to, in the same step, so no
+    // decision reads neither; also when this lease was released meanwhile — its grant may have been
+    // taken over (the bound is shared), or its release sent and retried (it reads the bound at each send).
+    const answered = (stillOurs: boolean): boolean => {
+      if (--this.renewalsOut === 0) this.renewalOutMs = 0;
+      // Yes: the key lasts a lease from the renewal. No answer: it may have landed all the same.
+      if (stillOurs) this.mayLastAtLeast(leaseMs);
+      return stillOurs;
+    };
+    const failed = (error: unknown): never => {
+      answered(true);
+      throw error;
+    };
+    const leaving = leavingLineOf(this.shared?.leavingLine);
+    if (!leaving) return this.store.renew(this.key, this.token, leaseMs).then(answered, failed);
+    const { leavingLine } = this.shared!;
     return Promise.all(
       leaving.map((waiterToken) =>
         this.store.takeOver!(this.key, this.token, leaseMs, waiterToken).then((stillOurs) => {
@@ -416,7 +456,7 @@ export class Lease implements HeldLock, AsyncDisposable {
           return stillOurs;
         }),
       ),
-    ).then((answers) => answers.every(Boolean));
+    ).then((answers) => answered(answers.every(Boolean)), failed);
   }
 
   /** A renewal of `leaseMs` sent at `sentAt` came back. */
@@ -426,19 +466,13 @@ export class Lease implements HeldLock, AsyncDisposable {
     leaseMs: number,
     lostBecause = 'the watchdog found the key no longer ours',
   ): void {
-    // Counted even when the lease was released meanwhile: the key lasts a lease from the renewal.
-    if (stillOurs) this.mayLastUntil = Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostFor(leaseMs));
     if (this.state !== 'held') return;
     if (!stillOurs) return this.reportLost(lostBecause);
     this.expiresAt = sentAt + this.validFor(leaseMs);
     this.logger?.({ type: 'renewed', key: this.key, token: this.token });
   }
 
-  private renewFailed(error: unknown, leaseMs: number): void {
-    // It may have landed (a lost answer): the key may last a lease from now. Counted even when the
-    // lease was released meanwhile — a take-over's renewal may fail after its release was sent, and
-    // the release, sent again, reads this bound at each send.
-    this.mayLastUntil = Math.max(this.mayLastUntil, Date.now() + this.lastsAtMostFor(leaseMs));
+  private renewFailed(error: unknown): void {
     if (this.state !== 'held') return;
     this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'renew', error: error as Error });
     // We cannot know it is ours past the last confirmed expiry.

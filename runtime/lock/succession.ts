@@ -51,15 +51,26 @@ import type { Waiter, Waiters } from './waiters';
 /** Hand-overs (and take-overs) in a row within one process before a key must go to the first in line. */
 export const MAX_COHORT = 8;
 
-/** A grant a holder gives a waiter of its own process (take-over). */
-export interface TakenOverGrant {
+/**
+ * What the leases one grant passes through (take-overs) share: made by its holder at the first
+ * take-over, and handed along.
+ */
+export interface SharedGrant {
   readonly token: string;
-  /** The last moment the holder knew the key was ours. */
-  readonly expiresAt: number;
-  /** The latest the key may last (Lease.mayLastUntil): a release is sent again until then. */
-  readonly mayLastUntil: number;
+  /**
+   * The latest the key may last (Lease.mayLastUntil): a release is sent again until then. Shared,
+   * as a renewal sent before a take-over may be answered after it: the key lasts a lease from then.
+   */
+  mayLastUntil: number;
   /** The waiters that took the grant over and still stand in the line (see leavingLine above). */
   readonly leavingLine: Set<string>;
+}
+
+/** A grant a holder gives a waiter of its own process (take-over). */
+export interface TakenOverGrant {
+  readonly shared: SharedGrant;
+  /** The last moment the holder knew the key was ours. */
+  readonly expiresAt: number;
 }
 
 /** What the lease is to do with a key it is done with. */
@@ -82,7 +93,7 @@ export interface Outgoing {
   readonly store: LockStore;
   /** The last moment the key is known to be ours. */
   readonly expiresAt: number;
-  /** The latest the key may last (Lease.mayLastUntil). */
+  /** The latest the key may last (Lease.mayLastUntil), a renewal still on its way counted as landing now. */
   readonly mayLastUntil: number;
   /** The watchdog found the key no longer ours (the release is still sent: it is token-checked). */
   readonly lost: boolean;

@@ -180,3 +180,70 @@ test('a release retried after cuts lasts as long as the key may (a grant taken o
   t.deepEqual(leftBehind(shared, 'k0'), [], 'the key is held by a holder that is done');
   await shared.close();
 });
+
+/**
+ * A holder (3 s lease) whose watchdog renewal is on its way, held back 1.5 s, and a waiter of the
+ * same process asking `waiterLockTime`, whose next attempt is only due at 3 s (none is on its way,
+ * queued behind the renewal, when the holder is done). The holder gives its lease back while the
+ * renewal is out; `releasesCut` of the process's releases are cut.
+ */
+async function handOnWhileRenewing(waiterLockTime: number, releasesCut: number) {
+  const shared = new MemoryLockStore();
+  let renewalOut = false;
+  const store = new ProcessStore(shared, new NoticeHub(shared), async (label, _kind, apply) => {
+    const verb = label.split(' ')[0]!;
+    if (verb === 'renew' && !renewalOut) {
+      renewalOut = true;
+      await delay(1_500);
+    }
+    if (verb === 'release' && releasesCut > 0) {
+      releasesCut--;
+      throw new ReplyLost(`${label}: cut`);
+    }
+    return apply();
+  });
+  const startedAt = Date.now();
+  const holder = await takeLease(store, 'k0', { retries: 0, waitTime: 50, lockTime: 3_000 });
+  if (holder instanceof Error) throw holder;
+  const taking = takeLease(store, 'k0', { retries: 2, waitTime: 3_000, lockTime: waiterLockTime });
+  // The watchdog's first renewal goes at a third of the lease.
+  const boundAt = Date.now() + 5_000;
+  while (!renewalOut && Date.now() < boundAt) await delay(5);
+  if (!renewalOut) throw new Error('the renewal was never sent');
+  await giveBack(holder);
+  const successor = await taking;
+  if (successor instanceof Error) throw successor;
+  return { shared, startedAt, holder, successor };
+}
+
+/**
+ * FOUND and fixed (the take-over that sends nothing): a waiter that took a grant over while its
+ * holder's renewal was still on its way copied the holder's "latest the key may last" as it stood —
+ * the renewal, answered later, raised only the former holder's. When the waiter's release then went
+ * unanswered, its retries stopped at that old bound, though the renewal had made the key last a
+ * lease from its landing: the key stayed held by a caller that was done until its TTL. The leases of
+ * one grant now share that bound (lock/succession.ts, SharedGrant). Here the waiter's first three
+ * releases are cut; the key must be free long before its TTL.
+ */
+test('a release retried after a take-over counts the holder renewal that was on its way', async (t) => {
+  const { shared, startedAt, holder, successor } = await handOnWhileRenewing(3_000, 3);
+  t.is(successor.token, holder.token, 'the waiter took the grant over');
+  await giveBack(successor);
+  // The renewal lands at about 2.5 s and makes the key last until about 5.5 s; the old bound was 3 s.
+  const cleanBy = startedAt + 5_000;
+  while (leftBehind(shared, 'k0').length > 0 && Date.now() < cleanBy) await delay(20);
+  t.deepEqual(leftBehind(shared, 'k0'), [], 'the key is held by a holder that is done');
+  await shared.close();
+});
+
+/**
+ * The same renewal on its way makes the key last the holder's 3 s from its landing: a waiter asking
+ * 2.5 s gets a hand-over, not the grant (a dead waiter never holds the key up longer than its own
+ * lease) — though without the renewal the key would last only the 2 s left of the holder's lease.
+ */
+test('a waiter asking a shorter lease than a renewal on its way gets a hand-over', async (t) => {
+  const { shared, holder, successor } = await handOnWhileRenewing(2_500, 0);
+  t.not(successor.token, holder.token, "the key was handed over under the waiter's own token");
+  await giveBack(successor);
+  await shared.close();
+});
