@@ -174,13 +174,24 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
   // a SET that would almost surely fail (the key is held, or about to be passed to the line).
   // That first attempt is answered in process (the key is known held), so it counts as one: a
   // caller that never gets the key makes `retries + 1` attempts either way.
-  if (settings.retries > 0 && waitersOf(context.store).has(key)) {
-    return waitForLease(key, token, settings, context, startedAt, {
-      deadline,
-      count: 1,
-      lastError: undefined,
-      erred: false,
-    });
+  const waiters = waitersOf(context.store);
+  if (settings.retries > 0 && waiters.has(key)) {
+    // While this process's turn at the key runs, a caller that can take the grant over takes no
+    // place in the line either: the turn serves it, or wakes it to take one when it ends (waiters.ts).
+    const takesPlace = !(
+      waiters.turnRunsHere(key) &&
+      takesOverGrants(settings) &&
+      context.store.takeOver !== undefined
+    );
+    return waitForLease(
+      key,
+      token,
+      settings,
+      context,
+      startedAt,
+      { deadline, count: 1, lastError: undefined, erred: false },
+      takesPlace,
+    );
   }
   // The uncontended path is this one attempt: keep it to a single await.
   let lastError: unknown;
@@ -221,6 +232,7 @@ async function waitForLease(
   context: AcquireContext,
   startedAt: number,
   attempts: Attempts,
+  takesPlace = true,
 ): Promise<Lease | undefined> {
   const { store, logger, site } = context;
   let waiter: Waiter;
@@ -242,7 +254,9 @@ async function waitForLease(
   const wake = () => waiter.notify();
   context.signal?.addEventListener('abort', wake, { once: true });
   try {
-    let seen = waiter.epoch;
+    // A waiter that takes no place yet looks at once should its process's turn have ended while it
+    // was added (the look came before it slept).
+    let seen = takesPlace ? waiter.epoch : 0;
     // Take a place in line, listening first: a release between the first attempt and now either
     // freed the key (this finds it free, and takes it if nobody is ahead) or passed it to someone
     // already in line. Not an attempt of the schedule unless it takes the key: the SETs a caller
@@ -251,7 +265,7 @@ async function waitForLease(
     // A key passed to this waiter with a claim is confirmed by its next attempt, which makes the
     // lease its own, full length, before the body starts: a body never runs on a claim, which a
     // short Redis outage or a cut connection would end under it.
-    lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
+    if (takesPlace) lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
     // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.
     let scheduled = 0;
@@ -291,6 +305,7 @@ async function waitForLease(
                 key,
                 grant: succeeded.grant,
                 waiterToken: token,
+                inLine: waiter.inLine,
                 store,
                 settings,
                 logger,
@@ -348,6 +363,7 @@ async function attemptInTurn(
   if (counts) attempts.count++;
   attempts.erred = false;
   const sentAt = Date.now();
+  waiter.inLine = true;
   try {
     const attempt = context.store.tryAcquireInTurn(key, waiter, waiter.takeStaleClaim());
     if (await answered(attempt, context.store, attempts.deadline)) {

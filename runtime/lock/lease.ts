@@ -55,6 +55,8 @@ export interface LeaseParts {
 export interface TakeOverParts extends Omit<LeaseParts, 'token' | 'acquiredAt' | 'fence'> {
   readonly grant: TakenOverGrant;
   readonly waiterToken: string;
+  /** Whether the waiter took its place in the line: then the grant's release or first renewal takes it out. */
+  readonly inLine: boolean;
 }
 
 export class Lease implements HeldLock, AsyncDisposable {
@@ -173,7 +175,7 @@ export class Lease implements HeldLock, AsyncDisposable {
    */
   static takeOver(parts: TakeOverParts): Lease {
     const { shared } = parts.grant;
-    shared.leavingLine.add(parts.waiterToken);
+    if (parts.inLine) shared.leavingLine.add(parts.waiterToken);
     return new Lease({ ...parts, token: shared.token, acquiredAt: Date.now() });
   }
 
@@ -235,6 +237,8 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.stopWatchdog();
     const heldMs = Date.now() - this.acquiredAt;
     if (!this.settings.autoUnlock) {
+      // The key stays held, by nobody's body: this process's turn at it ends (Waiters.setCohort).
+      waitersOf(this.store).setCohort(this.key, 0);
       await this.leaveLineUnreleased();
       this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
       this.use?.end();
@@ -287,6 +291,8 @@ export class Lease implements HeldLock, AsyncDisposable {
       }
       this.use?.end();
     } catch (error) {
+      // Where the key went is not known: this process's turn ends (Waiters.setCohort).
+      waiters.setCohort(this.key, 0);
       successor?.unreserve(false);
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
       this.retryRelease();
@@ -301,6 +307,7 @@ export class Lease implements HeldLock, AsyncDisposable {
    * answer, the key keeps its lease, which ends no sooner (minHold ≤ lockTime, counted from the same start).
    */
   private async keepForMinHold(leftMs: number, heldMs: number): Promise<void> {
+    waitersOf(this.store).setCohort(this.key, 0); // the key goes to nobody here (Waiters.setCohort)
     const sentAt = Date.now();
     try {
       const stillOurs = await this.sendRenewal(leftMs);

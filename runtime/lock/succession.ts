@@ -162,13 +162,13 @@ export function takesOverGrants(settings: {
 }
 
 /**
- * The cohort after a succession that named a successor: a take-over, or a hand-over that went
- * ahead of the line, adds to it; anything else — the key went to the first in line, whoever it
- * was, or nowhere — ends it. `released` is undefined for a take-over.
+ * The cohort after a release: a take-over, or a hand-over that went ahead of the line, adds to it;
+ * anything else — the key went to the first in line, whoever it was, or nowhere — ends it, and with
+ * it this process's turn (Waiters.turnRunsHere). `released` is undefined for a take-over.
  */
 export function countCohort(waiters: Waiters, key: string, succession: Succession, released?: Released): void {
-  if (!succession.successor) return;
   const wentAhead =
-    succession.kind === 'take-over' || (released === 'handed' && succession.request?.goesAhead === true);
+    succession.successor !== undefined &&
+    (succession.kind === 'take-over' || (released === 'handed' && succession.request?.goesAhead === true));
   waiters.setCohort(key, wentAhead ? waiters.cohortOf(key) + 1 : 0);
 }

@@ -60,6 +60,11 @@ export class Waiter implements PlaceInLine {
   private noticed = false;
   place: string | undefined;
   fence: number | undefined;
+  /**
+   * Whether it has taken its place in the line (its first attempt in turn was sent). A caller that
+   * came while its process's turn ran (Waiters.turnRunsHere) takes none until the turn ends.
+   */
+  inLine = false;
   /** A claim this waiter may take over at its next attempt (Waiters, watchClaim): taken once. */
   private staleClaim: string | undefined;
   private wake: (() => void) | undefined;
@@ -240,9 +245,28 @@ export class Waiters {
     return this.cohorts.get(key) ?? 0;
   }
 
+  /**
+   * Whether this process's turn at `key` runs: the last succession gave the key to a waiter here
+   * (a cohort), and a lease here holds it. Until the turn ends, each holder gives the key to a
+   * waiter here; a caller that comes meanwhile and can take a grant over joins the waiters without
+   * taking a place in the line (acquire.ts): the turn serves it, or ends and wakes it to take one.
+   */
+  turnRunsHere(key: string): boolean {
+    return this.cohorts.has(key);
+  }
+
+  /**
+   * The cohort after a succession (succession.ts, countCohort); 0 ends this process's turn: the key
+   * went to the line, or nowhere, or may have (a release not answered, a lease kept). The waiters
+   * that took no place in line stood on the turn: they wake, and take one.
+   */
   setCohort(key: string, cohort: number): void {
-    if (cohort > 0) this.cohorts.set(key, cohort);
-    else this.cohorts.delete(key);
+    if (cohort > 0) {
+      this.cohorts.set(key, cohort);
+      return;
+    }
+    if (!this.cohorts.delete(key)) return;
+    for (const waiter of this.byKey.get(key) ?? []) if (!waiter.inLine) waiter.look();
   }
 
   private notice(key: string, passedTo: string | undefined, missed?: boolean): void {

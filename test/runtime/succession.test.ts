@@ -129,6 +129,72 @@ test('a grant is taken over at most 8 times while its takers stand in line, even
   t.is(await fixture.redis.get(key), null);
 });
 
+test("a caller that comes while its process's turn runs takes no place in the line: a take-over in the turn serves it", async (t) => {
+  const L = defineLock({ businessFlag: flag('turn-no-place'), retries: 1, waitTime: 60_000 });
+  const holder = (await L.acquire('A')) as Lease;
+  const { key } = holder;
+  const { line } = waitingLineOf(key);
+  const waitingEvents = () => seen.filter((event) => event.type === 'waiting' && event.key === key).length;
+  const first = L.acquire('A') as Promise<Lease>;
+  await until(() => waitingEvents() >= 1, { what: 'the first waiter asleep' });
+  const second = L.acquire('A') as Promise<Lease>;
+  await until(() => waitingEvents() >= 2, { what: 'the second waiter asleep' });
+  await holder.release(); // a take-over: this process's turn runs
+  const firstLease = await first;
+  t.is(firstLease.token, holder.token);
+  const commands = await commandsNaming(key, t);
+  const third = L.acquire('A') as Promise<Lease>;
+  await until(() => waitingEvents() >= 3, { what: 'the third waiter asleep' });
+  t.is(await fixture.redis.zcard(line), 2, 'the first two stand in line; the third took no place');
+  await firstLease.release();
+  const secondLease = await second;
+  await secondLease.release();
+  const thirdLease = await third;
+  t.is(thirdLease.token, holder.token, 'the third took the grant over too');
+  await thirdLease.release();
+  t.is(await fixture.redis.get(key), null);
+  t.is(await fixture.redis.zcard(line), 0);
+  const scripts = () => commands.filter((command) => /^\S+ \[[^\]]*\] "eval(sha)?"/i.test(command));
+  await until(() => scripts().length > 0);
+  t.is(
+    scripts().length,
+    1,
+    `the third section sent nothing of its own, only the final release; Redis saw ${commands.join(' | ')}`,
+  );
+});
+
+test("a caller that took no place takes one when its process's turn ends, and gets the key in turn", async (t) => {
+  // The turn ends when its holder keeps the key to lapse (autoUnlock=false): nobody here hands it on.
+  const businessFlag = flag('turn-ends');
+  const L = defineLock({ businessFlag, retries: 40, waitTime: 250, lockTime: 30_000 });
+  const K = defineLock({ businessFlag, retries: 1, waitTime: 60_000, lockTime: 1_500, autoUnlock: false });
+  const holder = (await L.acquire('A')) as Lease;
+  const { key } = holder;
+  const { line } = waitingLineOf(key);
+  const waitingEvents = () => seen.filter((event) => event.type === 'waiting' && event.key === key).length;
+  const kept = K.acquire('A') as Promise<Lease>;
+  await until(() => waitingEvents() >= 1, { what: 'the keeping waiter asleep' });
+  const second = L.acquire('A') as Promise<Lease>;
+  await until(() => waitingEvents() >= 2, { what: 'the second waiter asleep' });
+  await holder.release();
+  const keptLease = await kept;
+  // A hand-over, not a take-over: it asks a shorter lease than the grant's (lock/succession.ts).
+  t.not(keptLease.token, holder.token, 'the keeping waiter got the key from the release, ahead of the line');
+  const third = L.acquire('A') as Promise<Lease>;
+  await until(() => waitingEvents() >= 3, { what: 'the third waiter asleep' });
+  t.is(await fixture.redis.zcard(line), 1, 'the second stands in line; the third took no place');
+  await keptLease.release(); // kept: the turn ends, and the third takes its place
+  await until(async () => (await fixture.redis.zcard(line)) === 2, { what: 'the second and the third in line' });
+  // The key lapses (1.5 s); the second, first in line, gets it at its next attempt, then the third.
+  const secondLease = await second;
+  await secondLease.release();
+  const thirdLease = await third;
+  t.truthy(thirdLease.token);
+  await thirdLease.release();
+  t.is(await fixture.redis.get(key), null);
+  t.is(await fixture.redis.zcard(line), 0);
+});
+
 test('a taken-over grant kept to lapse (autoUnlock=false) takes its waiter out of the line: no release will', async (t) => {
   const businessFlag = flag('takeover-kept');
   const L = defineLock({ businessFlag, retries: 1, waitTime: 60_000 });
