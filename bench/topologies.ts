@@ -9,6 +9,8 @@
 // a topology costs the lock — more servers to ask, more hops — on one machine: on a network the
 // round trips weigh more, and a Cluster's shards spread over machines gain what this one cannot.
 // BENCH_QUICK=1: a smoke run (bench/.tmp/quick/). BENCH_TOPOLOGY_REPS=n: repetitions (default 3).
+// BENCH_CONTENDERS=a,b: those contenders only, beside the floor (for working on one topology; the
+// results are then printed, not written).
 import { startPrimaries, stopPrimaries } from '../test/helpers/redis-primaries';
 import { startRedisCluster } from '../test/helpers/redis-cluster';
 import { startRedisServer } from '../test/helpers/redis-server';
@@ -28,8 +30,10 @@ async function main(): Promise<void> {
   const machine = machineFacts();
   const startedAt = Date.now();
   log(`lockweave bench, topologies: node ${machine.node}, redis ${machine.redis}, ${config.reps} reps`);
+  const wanted = process.env.BENCH_CONTENDERS?.split(',');
+  const ids = wanted ? TOPOLOGY_IDS.filter((id) => id === BASELINE_ID || wanted.includes(id)) : TOPOLOGY_IDS;
   const contenders = (await runJob({ kind: 'describe' }, 'described', 30_000)).contenders.filter((c) =>
-    TOPOLOGY_IDS.includes(c.id),
+    ids.includes(c.id),
   );
   const [single, cluster, primaries] = await Promise.all([startRedisServer(), startRedisCluster(), startPrimaries(3)]);
   let summary: Summary;
@@ -37,7 +41,7 @@ async function main(): Promise<void> {
     // The children (fork) inherit the environment: the topology contenders read their servers here.
     process.env.BENCH_CLUSTER_URLS = cluster.urls.join(',');
     process.env.BENCH_REDLOCK_URLS = primaries.urls.join(',');
-    const samples = await runSuite(config, single.url, TOPOLOGY_IDS, log);
+    const samples = await runSuite(config, single.url, ids, log);
     summary = summarise(samples, contenders, BASELINE_ID, undefined, undefined);
   } finally {
     await Promise.all([single.stop(), cluster.stop(), stopPrimaries(primaries)]);
@@ -45,7 +49,7 @@ async function main(): Promise<void> {
   const markdown = render(summary, machine, config.reps, quick, Date.now() - startedAt);
   log('');
   log(markdown);
-  writeResults(quick, { 'results-topologies.md': markdown }, log);
+  if (!wanted) writeResults(quick, { 'results-topologies.md': markdown }, log);
 }
 
 function render(

@@ -10,7 +10,7 @@ import { runHolding, type HeldLock } from './held-locks';
 import { holdProcess } from '../base/process-hold';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore, Released } from '../store/lock-store';
-import { countCohort, decideSuccession, leavingLineOf, type SharedGrant, type TakenOverGrant } from './succession';
+import { decideSuccession, leavingLineOf, noteSuccession, type SharedGrant, type TakenOverGrant } from './succession';
 import { waitersOf } from './waiters';
 import { setTimer } from '../base/timer-delay';
 import { sendAgain } from './clean-up';
@@ -171,7 +171,8 @@ export class Lease implements HeldLock, AsyncDisposable {
    * in the line is named to the grant's release, which takes it out (succession.ts, leavingLine), and
    * the first renewal — when two thirds of the waiter's lease are left, as for any lease — is the
    * take-over script, which renews the key for this lease and takes it out then, should the body last
-   * that long. Most sections on a hot key end long before, and cost no command of their own.
+   * that long. Most sections on a hot key end long before, and cost no command of their own. A
+   * waiter that came during its process's turn took no place (Waiters.turnRunsHere): none to leave.
    */
   static takeOver(parts: TakeOverParts): Lease {
     const { shared } = parts.grant;
@@ -237,8 +238,8 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.stopWatchdog();
     const heldMs = Date.now() - this.acquiredAt;
     if (!this.settings.autoUnlock) {
-      // The key stays held, by nobody's body: this process's turn at it ends (Waiters.setCohort).
-      waitersOf(this.store).setCohort(this.key, 0);
+      // The key stays held, by nobody's body: this process's turn at it ends (Waiters.setTurn).
+      waitersOf(this.store).setTurn(this.key, false);
       await this.leaveLineUnreleased();
       this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
       this.use?.end();
@@ -261,7 +262,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     );
     const { successor } = succession;
     if (succession.kind === 'take-over') {
-      countCohort(waiters, this.key, succession);
+      noteSuccession(waiters, this.key, succession);
       this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
       succession.successor.succeed({
         sentAt: Date.now(),
@@ -278,7 +279,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     const sentAt = Date.now();
     try {
       const released = await this.store.release(this.key, this.token, succession.request);
-      countCohort(waiters, this.key, succession, released);
+      noteSuccession(waiters, this.key, succession, released);
       if (released === 'not-ours') {
         successor?.unreserve(false);
         if (!alreadyLost)
@@ -291,8 +292,8 @@ export class Lease implements HeldLock, AsyncDisposable {
       }
       this.use?.end();
     } catch (error) {
-      // Where the key went is not known: this process's turn ends (Waiters.setCohort).
-      waiters.setCohort(this.key, 0);
+      // Where the key went is not known: this process's turn ends (Waiters.setTurn).
+      waiters.setTurn(this.key, false);
       successor?.unreserve(false);
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
       this.retryRelease();
@@ -307,7 +308,7 @@ export class Lease implements HeldLock, AsyncDisposable {
    * answer, the key keeps its lease, which ends no sooner (minHold ≤ lockTime, counted from the same start).
    */
   private async keepForMinHold(leftMs: number, heldMs: number): Promise<void> {
-    waitersOf(this.store).setCohort(this.key, 0); // the key goes to nobody here (Waiters.setCohort)
+    waitersOf(this.store).setTurn(this.key, false); // the key goes to nobody here (Waiters.setTurn)
     const sentAt = Date.now();
     try {
       const stillOurs = await this.sendRenewal(leftMs);

@@ -111,19 +111,21 @@ const RELEASE_ALONE: Succession = { kind: 'release', successor: undefined, reque
  */
 export function decideSuccession(outgoing: Outgoing, waiters: Waiters): Succession {
   const { key } = outgoing;
-  const successor = waiters.of(key)?.find((waiter) => waiter.available);
-  if (!successor) {
-    const leavingLine = leavingLineOf(outgoing.leavingLine);
-    return leavingLine ? { kind: 'release', successor: undefined, request: { leavingLine } } : RELEASE_ALONE;
-  }
-  successor.reserve();
+  const list = waiters.of(key);
+  const oldest = list?.find((waiter) => waiter.available);
   const goesAhead = waiters.cohortOf(key) < MAX_COHORT;
-  if (goesAhead && !outgoing.lost && mayTakeOver(outgoing, successor)) return { kind: 'take-over', successor };
-  return {
-    kind: 'release',
-    successor,
-    request: { successor, goesAhead, leavingLine: leavingLineOf(outgoing.leavingLine) },
-  };
+  if (oldest && goesAhead && !outgoing.lost && mayTakeOver(outgoing, oldest)) {
+    oldest.reserve();
+    return { kind: 'take-over', successor: oldest };
+  }
+  // The release script hands the key to a waiter in the line, or, when nobody stands in it, to
+  // one that is not: a waiter that came during this process's turn took no place (Waiters.turnRunsHere).
+  const successor = oldest?.inLine ? oldest : (list?.find((waiter) => waiter.available && waiter.inLine) ?? oldest);
+  const leavingLine = leavingLineOf(outgoing.leavingLine);
+  if (!successor)
+    return leavingLine ? { kind: 'release', successor: undefined, request: { leavingLine } } : RELEASE_ALONE;
+  successor.reserve();
+  return { kind: 'release', successor, request: { successor, goesAhead, leavingLine } };
 }
 
 /** The waiters a release must take out of the line first, if any: they took the grant over and still stand in it. */
@@ -162,13 +164,14 @@ export function takesOverGrants(settings: {
 }
 
 /**
- * The cohort after a release: a take-over, or a hand-over that went ahead of the line, adds to it;
- * anything else — the key went to the first in line, whoever it was, or nowhere — ends it, and with
- * it this process's turn (Waiters.turnRunsHere). `released` is undefined for a take-over.
+ * After a release: the cohort — a take-over, or a hand-over that went ahead of the line, adds to it;
+ * anything else (the key went to the first in line, whoever it was, or nowhere) ends it — and this
+ * process's turn at the key (Waiters.turnRunsHere), which runs on while the key goes to a waiter
+ * here. `released` is undefined for a take-over.
  */
-export function countCohort(waiters: Waiters, key: string, succession: Succession, released?: Released): void {
-  const wentAhead =
-    succession.successor !== undefined &&
-    (succession.kind === 'take-over' || (released === 'handed' && succession.request?.goesAhead === true));
+export function noteSuccession(waiters: Waiters, key: string, succession: Succession, released?: Released): void {
+  const staysHere = succession.successor !== undefined && (succession.kind === 'take-over' || released === 'handed');
+  const wentAhead = staysHere && (succession.kind === 'take-over' || succession.request?.goesAhead === true);
   waiters.setCohort(key, wentAhead ? waiters.cohortOf(key) + 1 : 0);
+  waiters.setTurn(key, staysHere);
 }

@@ -202,8 +202,10 @@ export class Waiter implements PlaceInLine {
 /** The waiters of one store in this process, by key, oldest first; they hear the store's notices. */
 export class Waiters {
   private readonly byKey = new Map<string, Waiter[]>();
-  /** Successions in a row, by key, that went ahead of the line (succession.ts, countCohort). */
+  /** Successions in a row, by key, that went ahead of the line (succession.ts, noteSuccession). */
   private readonly cohorts = new Map<string, number>();
+  /** The keys this process's turn runs at (turnRunsHere). */
+  private readonly turns = new Set<string>();
   /** By key, the watch on a claim passed to another process's waiter. */
   private readonly claimWatches = new Map<string, NodeJS.Timeout>();
 
@@ -245,27 +247,33 @@ export class Waiters {
     return this.cohorts.get(key) ?? 0;
   }
 
-  /**
-   * Whether this process's turn at `key` runs: the last succession gave the key to a waiter here
-   * (a cohort), and a lease here holds it. Until the turn ends, each holder gives the key to a
-   * waiter here; a caller that comes meanwhile and can take a grant over joins the waiters without
-   * taking a place in the line (acquire.ts): the turn serves it, or ends and wakes it to take one.
-   */
-  turnRunsHere(key: string): boolean {
-    return this.cohorts.has(key);
+  setCohort(key: string, cohort: number): void {
+    if (cohort > 0) this.cohorts.set(key, cohort);
+    else this.cohorts.delete(key);
   }
 
   /**
-   * The cohort after a succession (succession.ts, countCohort); 0 ends this process's turn: the key
-   * went to the line, or nowhere, or may have (a release not answered, a lease kept). The waiters
-   * that took no place in line stood on the turn: they wake, and take one.
+   * Whether this process's turn at `key` runs: the last succession gave the key to a waiter here
+   * (a take-over or a hand-over), and a lease here holds it. While it runs, each holder gives the
+   * key to a waiter here, and a caller that comes and can take a grant over joins the waiters
+   * without taking a place in the line (acquire.ts): a take-over serves it, or the turn ends and
+   * wakes it to take one.
    */
-  setCohort(key: string, cohort: number): void {
-    if (cohort > 0) {
-      this.cohorts.set(key, cohort);
+  turnRunsHere(key: string): boolean {
+    return this.turns.has(key);
+  }
+
+  /**
+   * Whether the key stays here after a succession (succession.ts, noteSuccession). The turn ends
+   * when it went to the line or nowhere, or may have (a release not answered, a lease kept to
+   * lapse): the waiters that took no place stood on the turn, and wake to take one.
+   */
+  setTurn(key: string, runs: boolean): void {
+    if (runs) {
+      this.turns.add(key);
       return;
     }
-    if (!this.cohorts.delete(key)) return;
+    if (!this.turns.delete(key)) return;
     for (const waiter of this.byKey.get(key) ?? []) if (!waiter.inLine) waiter.look();
   }
 
@@ -312,6 +320,7 @@ export class Waiters {
     if (list.length > 0) return;
     this.byKey.delete(waiter.key);
     this.cohorts.delete(waiter.key);
+    this.turns.delete(waiter.key);
     this.unwatchClaim(waiter.key);
     this.store.unlisten(waiter.key);
   }

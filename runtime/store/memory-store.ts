@@ -153,16 +153,18 @@ export class MemoryLockStore implements LockStore {
     const head = this.firstInLine(key);
     const inLine = (place: Place) => place.token === successor?.token;
     const first = (successorGoesAhead && this.lines.get(key)?.find(inLine)) || head;
-    if (!first) {
-      this.free(key);
-      return 'freed';
-    }
-    this.leaveLine(key, first.token);
-    if (first.token === successor?.token) {
-      this.hold(key, first.token, successor.leaseMs);
+    // Nobody in line: the successor, in line or not, is the only one waiting.
+    if (!first || first.token === successor?.token) {
+      if (!successor) {
+        this.free(key);
+        return 'freed';
+      }
+      this.leaveLine(key, successor.token);
+      this.hold(key, successor.token, successor.leaseMs);
       if (successor.fenced) successor.fence = this.nextFence(key);
       return 'handed';
     }
+    this.leaveLine(key, first.token);
     this.hold(key, first.token, CLAIM_MS);
     this.claims.set(key, { token: first.token, endsAt: this.now() + CLAIM_MS });
     this.listeners.get(key)?.(key, first.token);

@@ -306,6 +306,17 @@ export const claimSequence: readonly Command[] = [
   inTurnOn('a', 't2', 't1'), // too late: t1's lease is not taken
 ];
 
+/**
+ * A release that names a successor not in line (a waiter that came during its process's turn took
+ * no place): handed over when nobody stands in line, passed to the first in line otherwise.
+ */
+export const placelessSuccession: readonly Command[] = [
+  new TryAcquire('a', 't0', 60_000, false),
+  new Release('a', 't0', { token: 't1', lease: 5_000, fenced: false, goesAhead: false }, []), // nobody in line: t1's
+  inTurnOn('a', 't2'),
+  new Release('a', 't1', { token: 't3', lease: 5_000, fenced: false, goesAhead: true }, []), // t2 waits: passed to t2
+];
+
 export function claimTakenOver(world: World): KeyView {
   return world.model.view(world.key('a'));
 }

@@ -161,16 +161,18 @@ export class ProtocolModel {
     this.dropLapsed(state);
     const standing = successor && state.line.find((place) => place.token === successor.token);
     const first = (goesAhead && standing) || state.line[0];
-    if (!first) {
-      state.holder = undefined;
-      return 'freed';
-    }
-    this.leaveLine(state, first.token);
-    if (successor && first.token === successor.token) {
-      this.hold(state, first.token, successor.leaseMs);
+    // Nobody in line: the successor, in line or not, is the only one waiting.
+    if (!first || first.token === successor?.token) {
+      if (!successor) {
+        state.holder = undefined;
+        return 'freed';
+      }
+      this.leaveLine(state, successor.token);
+      this.hold(state, successor.token, successor.leaseMs);
       if (successor.fenced) this.fencedGrants.push({ key });
       return 'handed';
     }
+    this.leaveLine(state, first.token);
     this.hold(state, first.token, this.claimMs);
     state.claim = { token: first.token, endsAt: this.now + this.claimMs };
     return 'passed';

@@ -11,6 +11,7 @@ import {
   Advance,
   claimSequence,
   claimTakenOver,
+  placelessSuccession,
   modelRuns,
   Release,
   storeCommands,
@@ -94,3 +95,11 @@ test.serial('a claim left unconfirmed goes to the next in line, a confirmed one 
   const world = await runOnRedis(claimSequence);
   t.like(claimTakenOver(world), { holder: 't1', claimed: false, waiting: ['t2'] });
 });
+
+test.serial(
+  'a release hands the key to a successor not in line only while nobody stands in it (Redis scripts)',
+  async (t) => {
+    const world = await runOnRedis(placelessSuccession);
+    t.like(world.model.view(world.key('a')), { holder: 't2', claimed: true, waiting: [] });
+  },
+);

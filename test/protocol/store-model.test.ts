@@ -7,6 +7,7 @@ import {
   claimSequence,
   claimTakenOver,
   modelRuns,
+  placelessSuccession,
   Release,
   storeCommands,
   TryAcquireInTurn,
@@ -67,4 +68,9 @@ test('a successor whose place lapsed does not go ahead of the line (MemoryLockSt
 test('a claim left unconfirmed goes to the next in line, a confirmed one stays (MemoryLockStore)', async (t) => {
   const world = await replay(claimSequence);
   t.like(claimTakenOver(world), { holder: 't1', claimed: false, waiting: ['t2'] });
+});
+
+test('a release hands the key to a successor not in line only while nobody stands in it (MemoryLockStore)', async (t) => {
+  const world = await replay(placelessSuccession);
+  t.like(world.model.view(world.key('a')), { holder: 't2', claimed: true, waiting: [] });
 });

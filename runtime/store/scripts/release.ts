@@ -28,7 +28,9 @@ export interface ReleaseCall {
  *   (acquire-in-turn.ts). The claim's mark beside the key (waiting-line.ts) says the key is a claim
  *   until then: one left unconfirmed a while may be taken by the next in line (acquire-in-turn.ts),
  *   and one nobody takes up (the waiter's process died) frees the key when it ends;
- * - free: to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed.
+ * - free: to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed — unless
+ *   a successor is named: then nobody else waits, and it is handed over to it, in line or not (a
+ *   waiter that came during its process's turn takes no place: lock/waiters.ts, turnRunsHere).
  * First, the waiters in `leavingLine` (they took the releaser's grant over, and their take-over
  * script may not have run yet) and, for a waiter giving up, the releaser leave the line; a waiter
  * giving up a claim passed to it takes its mark away with it.
@@ -44,19 +46,18 @@ for i = 10, #ARGV do leave(line, lapses, ARGV[i]) end
 if redis.call('get', key) ~= token then return 0 end
 if leaving == '1' then redis.call('del', claim) end
 -- The common case, nobody waiting, stays as cheap as a plain compare-and-delete.
-if redis.call('exists', line) == 0 then
+local first
+if redis.call('exists', line) == 1 then
+  drop_lapsed(line, lapses, now_ms())
+  first = redis.call('zrange', line, 0, 0)[1]
+end
+if not first and successor == '' then
   redis.call('del', key)
   redis.call(publish, channel, '')
   return 1
 end
-local now = now_ms()
-drop_lapsed(line, lapses, now)
-local first = redis.call('zrange', line, 0, 0)[1]
-if not first then
-  redis.call('del', key)
-  redis.call(publish, channel, '')
-  return 1
-end
+-- Nobody in line: the successor, in line or not, is the only one waiting.
+first = first or successor
 if goes_ahead == '1' and first ~= successor and redis.call('zscore', line, successor) then first = successor end
 leave(line, lapses, first)
 if first == successor then
