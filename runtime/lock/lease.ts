@@ -122,7 +122,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     // A grant taken over (see takeOver) is known ours until its former holder knew it was, and
     // lasts no longer than that holder's lease: the take-over itself sends nothing.
     this.expiresAt = Math.min(acquiredAt + validMs, grant?.expiresAt ?? Infinity);
-    this.ownMayLastUntil = grant ? grant.shared.mayLastUntil : now + this.lastsAtMostFor(settings.lockTime);
+    this.ownMayLastUntil = now + this.lastsAtMostFor(settings.lockTime); // unread while `shared` is set
     this.shared = grant?.shared;
     this.renewing = settings.watchdog;
     // The first renewal comes when two thirds of a lease are left, as every later one does: a third
@@ -468,14 +468,9 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 
   /** A renewal of `leaseMs` sent at `sentAt` came back. */
-  private renewed(
-    stillOurs: boolean,
-    sentAt: number,
-    leaseMs: number,
-    lostBecause = 'the watchdog found the key no longer ours',
-  ): void {
+  private renewed(stillOurs: boolean, sentAt: number, leaseMs: number): void {
     if (this.state !== 'held') return;
-    if (!stillOurs) return this.reportLost(lostBecause);
+    if (!stillOurs) return this.reportLost('the watchdog found the key no longer ours');
     this.expiresAt = sentAt + this.validFor(leaseMs);
     this.logger?.({ type: 'renewed', key: this.key, token: this.token });
   }

@@ -19,9 +19,10 @@ const flag = (label: string) => uniqueId(label);
 // a test of take-over or hand-over waits for the waiter's 'waiting' event, logged as it goes to sleep.
 const seen: LockEvent[] = [];
 test.before(() => configure({ logger: (event) => void seen.push(event) })); // names only a logger: the connection stays
-const asleep = (key: string) =>
-  until(() => seen.some((event) => event.type === 'waiting' && event.key === key), {
-    what: `a waiter of ${key} asleep`,
+/** Until `count` waiters of `key` have gone to sleep, counted over the whole file's run. */
+const asleep = (key: string, count = 1) =>
+  until(() => seen.filter((event) => event.type === 'waiting' && event.key === key).length >= count, {
+    what: `${count} waiter(s) of ${key} asleep`,
   });
 
 /** The commands clients send that name `key`, as MONITOR reports them, from now until the test ends. */
@@ -113,11 +114,10 @@ test('a grant is taken over at most 8 times while its takers stand in line, even
   let holder = (await L.acquire('A')) as Lease;
   const { key, token } = holder;
   const { line } = waitingLineOf(key);
-  const waitingEvents = () => seen.filter((event) => event.type === 'waiting' && event.key === key).length;
   const tokens: string[] = [];
   for (let i = 0; i < 9; i++) {
     const waiter = L.acquire('A') as Promise<Lease>;
-    await until(() => waitingEvents() > i, { what: `waiter ${i + 1} asleep` });
+    await asleep(key, i + 1);
     await holder.release();
     holder = await waiter;
     tokens.push(holder.token);
@@ -134,17 +134,16 @@ test("a caller that comes while its process's turn runs takes no place in the li
   const holder = (await L.acquire('A')) as Lease;
   const { key } = holder;
   const { line } = waitingLineOf(key);
-  const waitingEvents = () => seen.filter((event) => event.type === 'waiting' && event.key === key).length;
   const first = L.acquire('A') as Promise<Lease>;
-  await until(() => waitingEvents() >= 1, { what: 'the first waiter asleep' });
+  await asleep(key, 1);
   const second = L.acquire('A') as Promise<Lease>;
-  await until(() => waitingEvents() >= 2, { what: 'the second waiter asleep' });
+  await asleep(key, 2);
   await holder.release(); // a take-over: this process's turn runs
   const firstLease = await first;
   t.is(firstLease.token, holder.token);
   const commands = await commandsNaming(key, t);
   const third = L.acquire('A') as Promise<Lease>;
-  await until(() => waitingEvents() >= 3, { what: 'the third waiter asleep' });
+  await asleep(key, 3);
   t.is(await fixture.redis.zcard(line), 2, 'the first two stand in line; the third took no place');
   await firstLease.release();
   const secondLease = await second;
@@ -171,17 +170,16 @@ test("a caller that took no place takes one when its process's turn ends, and ge
   const holder = (await L.acquire('A')) as Lease;
   const { key } = holder;
   const { line } = waitingLineOf(key);
-  const waitingEvents = () => seen.filter((event) => event.type === 'waiting' && event.key === key).length;
   const kept = K.acquire('A') as Promise<Lease>;
-  await until(() => waitingEvents() >= 1, { what: 'the keeping waiter asleep' });
+  await asleep(key, 1);
   const second = L.acquire('A') as Promise<Lease>;
-  await until(() => waitingEvents() >= 2, { what: 'the second waiter asleep' });
+  await asleep(key, 2);
   await holder.release();
   const keptLease = await kept;
   // A hand-over, not a take-over: it asks a shorter lease than the grant's (lock/succession.ts).
   t.not(keptLease.token, holder.token, 'the keeping waiter got the key from the release, ahead of the line');
   const third = L.acquire('A') as Promise<Lease>;
-  await until(() => waitingEvents() >= 3, { what: 'the third waiter asleep' });
+  await asleep(key, 3);
   t.is(await fixture.redis.zcard(line), 1, 'the second stands in line; the third took no place');
   await keptLease.release(); // kept: the turn ends, and the third takes its place
   await until(async () => (await fixture.redis.zcard(line)) === 2, { what: 'the second and the third in line' });
