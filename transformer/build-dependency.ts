@@ -20,7 +20,6 @@ const COMMAND_LINE = "lockweave's command line (build, verify, check, show)";
 /** Each build-time package: what needs it, and the command that installs it. */
 export const BUILD_DEPENDENCIES = {
   'magic-string': { neededBy: SOURCE_ROUTES, install: 'npm install -D magic-string' },
-  unplugin: { neededBy: 'lockweave/webpack and lockweave/rspack', install: 'npm install -D unplugin' },
   typescript: { neededBy: `${SOURCE_ROUTES} and ${COMMAND_LINE}`, install: 'npm install -D typescript@6' },
   // TypeScript 7 is native code with no JavaScript API: a project on 7 keeps TypeScript 6 beside it.
   typescript6: {

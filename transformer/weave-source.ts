@@ -1,7 +1,7 @@
 // The one core behind every route that is not tspc: TypeScript source in, TypeScript source out
 // with every tagged method locked, a source map, and the tag errors.
 //
-//   bundlers (unplugin)   routes/unplugin.ts → weaveSource → the bundler strips the types
+//   bundlers              routes/bundler-hooks.ts → weaveSource → the bundler strips the types
 //   Node's loader         routes/register.ts → weaveSource → Node strips the types
 //   jest                  routes/jest.ts     → weaveSource → TypeScript 6 transpiles
 //

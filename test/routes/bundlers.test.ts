@@ -29,33 +29,25 @@ interface Bundler {
   readonly args: readonly string[];
   /** The output's extension: ES modules (.mjs) or CommonJS (.cjs). */
   readonly ext: 'mjs' | 'cjs';
-  /**
-   * Whether the bundle's map points at the original column of a woven line, not only its line:
-   * unplugin hands webpack's next loader (ts-loader, swc) the woven text without the weave's map,
-   * so there the columns after woven text on a method's first line are off by its length.
-   */
-  readonly exactColumns: boolean;
   /** webpack and rspack (emitOnErrors outside production mode) write a bundle despite errors. */
   readonly emitsOnErrors?: boolean;
 }
 
 const BUNDLERS: Record<string, Bundler> = {
-  vite: { node: NODE24, args: [bin('vite', 'bin', 'vite.js'), 'build', '--ssr'], ext: 'mjs', exactColumns: true },
-  esbuild: { node: NODE20, args: ['build-esbuild.mjs'], ext: 'mjs', exactColumns: true },
+  vite: { node: NODE24, args: [bin('vite', 'bin', 'vite.js'), 'build', '--ssr'], ext: 'mjs' },
+  esbuild: { node: NODE20, args: ['build-esbuild.mjs'], ext: 'mjs' },
   rollup: {
     node: NODE20,
     args: [bin('rollup', 'dist', 'bin', 'rollup'), '-c', 'rollup.config.mjs'],
     ext: 'mjs',
-    exactColumns: true,
   },
   rolldown: {
     node: NODE24,
     args: [bin('rolldown', 'bin', 'cli.mjs'), '-c', 'rolldown.config.mjs'],
     ext: 'mjs',
-    exactColumns: true,
   },
-  webpack: { node: NODE20, args: ['build-webpack.cjs'], ext: 'cjs', exactColumns: false, emitsOnErrors: true },
-  rspack: { node: NODE20, args: ['build-rspack.cjs'], ext: 'cjs', exactColumns: false, emitsOnErrors: true },
+  webpack: { node: NODE20, args: ['build-webpack.cjs'], ext: 'cjs', emitsOnErrors: true },
+  rspack: { node: NODE20, args: ['build-rspack.cjs'], ext: 'cjs', emitsOnErrors: true },
 };
 const VITEST = [bin('vitest', 'vitest.mjs'), 'run'];
 
@@ -134,23 +126,18 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
     },
   );
 
-  register(
-    `${name}: the bundle's source map points a woven line at its original line${bundler.exactColumns ? ' and column' : ''}`,
-    async (t) => {
-      const built = await buildApp(name);
-      t.is(built.status, 0, built.output);
-      const lines = fs.readFileSync(path.join(FIXTURE, 'src', 'source-map.ts'), 'utf8').split('\n');
-      const line = lines.findIndex((text) => text.includes('throw new Error'));
-      const where = `source-map.ts:${line + 1}:${bundler.exactColumns ? lines[line].indexOf('new Error') + 1 : ''}`;
-      const ran = await spawnTool(
-        NODE20,
-        ['--enable-source-maps', path.join('out', name, `source-map.${bundler.ext}`)],
-        { RUN_ID: `${name}-${++runs}` },
-      );
-      t.is(ran.status, 0, ran.output);
-      t.true(ran.stdout.includes(where), `expected ${where} in:\n${ran.output}`);
-    },
-  );
+  register(`${name}: the bundle's source map points a woven line at its original line and column`, async (t) => {
+    const built = await buildApp(name);
+    t.is(built.status, 0, built.output);
+    const lines = fs.readFileSync(path.join(FIXTURE, 'src', 'source-map.ts'), 'utf8').split('\n');
+    const line = lines.findIndex((text) => text.includes('throw new Error'));
+    const where = `source-map.ts:${line + 1}:${lines[line].indexOf('new Error') + 1}`;
+    const ran = await spawnTool(NODE20, ['--enable-source-maps', path.join('out', name, `source-map.${bundler.ext}`)], {
+      RUN_ID: `${name}-${++runs}`,
+    });
+    t.is(ran.status, 0, ran.output);
+    t.true(ran.stdout.includes(where), `expected ${where} in:\n${ran.output}`);
+  });
 
   register(
     `${name}: a bad tag fails the build with each error's code and file:line:col, and no bundle runs the method`,
@@ -250,7 +237,7 @@ test('require() of each entry point is the plugin factory itself, and its .defau
 });
 
 test('weaves .ts, .mts, .cts and .tsx sources, with or without a query, under node_modules too; not declarations, virtual modules or ?raw text', (t) => {
-  const { isWeavable } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'unplugin.js')) as {
+  const { isWeavable } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'bundler-hooks.js')) as {
     isWeavable: (id: string) => boolean;
   };
   for (const id of [
@@ -267,31 +254,28 @@ test('weaves .ts, .mts, .cts and .tsx sources, with or without a query, under no
     t.false(isWeavable(id), id);
 });
 
-test('TypeScript is loaded for a tagged file only, and not again once the woven file is cached; rollup needs no unplugin', async (t) => {
+test('TypeScript is loaded for a tagged file only, and not again once the woven file is cached', async (t) => {
   const orders = path.join(APP_DIR, 'src', 'orders.ts');
   const script = `
     const plugin = require(${JSON.stringify(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'rollup.js'))})();
     const watched = [];
     const context = { addWatchFile: (file) => watched.push(file) };
     const loaded = () => Object.keys(require.cache).some((file) => /[\\/]node_modules[\\/]typescript6?[\\/]/.test(file));
-    const unplugin = () => Object.keys(require.cache).some((file) => file.includes('/unplugin/'));
     const untagged = plugin.transform.handler.call(context, 'export const a: number = 1;', ${JSON.stringify(path.join(APP_DIR, 'src', 'plain.ts'))});
     const before = loaded();
     const tagged = plugin.transform.handler.call(context, require('node:fs').readFileSync(${JSON.stringify(orders)}, 'utf8'), ${JSON.stringify(orders)});
-    console.log(JSON.stringify({ untagged: untagged ?? null, before, after: loaded(), code: tagged.code, map: tagged.map.mappings.length > 0, watched, unplugin: unplugin() }));
+    console.log(JSON.stringify({ untagged: untagged ?? null, before, after: loaded(), code: tagged.code, map: tagged.map.mappings.length > 0, watched }));
   `;
   const cacheDir = path.join(TMP, 'cache-of-typescript-test');
   const first = await spawnTool(NODE20, ['-e', script], { LOCKWEAVE_CACHE_DIR: cacheDir });
   t.is(first.status, 0, first.output);
   const cold = JSON.parse(first.stdout);
-  // rollup, rolldown and vite take the hooks as they are: unplugin (~25 ms to load) is not loaded.
   t.like(cold, {
     untagged: null,
     before: false,
     after: true,
     map: true,
     watched: [path.join(APP_DIR, 'tsconfig.json')],
-    unplugin: false,
   });
   t.regex(cold.code, /prefix: "BUNDLE_"/);
   const second = await spawnTool(NODE20, ['-e', script], { LOCKWEAVE_CACHE_DIR: cacheDir });

@@ -1,4 +1,4 @@
-// lockweave/esbuild — the bundler plugin (unplugin.ts) in esbuild's form:
+// lockweave/esbuild — the bundler plugin (bundler-hooks.ts) in esbuild's form:
 //
 // build.mjs: import lockweave from 'lockweave/esbuild';
 //            await esbuild.build({ ..., plugins: [lockweave()] })   (before other plugins that load .ts)
@@ -7,7 +7,7 @@
 // `require('lockweave/esbuild')` the plugin factory itself, and its `default` the same factory, so
 // an ES module's default import, TypeScript's, and `.default` all find it.
 import type { Plugin } from 'esbuild';
-import { esbuildPlugin, type LockweaveBundlerOptions } from './unplugin';
+import { esbuildPlugin, type LockweaveBundlerOptions } from './bundler-hooks';
 
 const plugin = (options?: LockweaveBundlerOptions): Plugin => esbuildPlugin(options) as Plugin;
 export = Object.assign(plugin, { default: plugin });

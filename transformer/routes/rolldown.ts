@@ -1,4 +1,4 @@
-// lockweave/rolldown — the bundler plugin (unplugin.ts) in rolldown's form:
+// lockweave/rolldown — the bundler plugin (bundler-hooks.ts) in rolldown's form:
 //
 // rolldown.config.mjs: import lockweave from 'lockweave/rolldown';  plugins: [lockweave()]
 //
@@ -7,7 +7,7 @@
 // an ES module's default import, TypeScript's, and `.default` all find it.
 // biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type { Plugin } from 'rolldown' with { 'resolution-mode': 'import' };
-import { lockweaveHooks, type LockweaveBundlerOptions } from './unplugin';
+import { lockweaveHooks, type LockweaveBundlerOptions } from './bundler-hooks';
 
 const plugin = (options?: LockweaveBundlerOptions): Plugin => lockweaveHooks(options);
 export = Object.assign(plugin, { default: plugin });

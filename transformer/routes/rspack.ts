@@ -1,4 +1,4 @@
-// lockweave/rspack — the bundler plugin (unplugin.ts) in rspack's form:
+// lockweave/rspack — the bundler plugin (bundler-hooks.ts) in rspack's form (webpack-like.ts):
 //
 // rspack.config.js: const lockweave = require('lockweave/rspack');  plugins: [lockweave()]
 // (its loader runs before builtin:swc-loader: enforce 'pre').
@@ -8,7 +8,9 @@
 // an ES module's default import, TypeScript's, and `.default` all find it.
 // biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type { RspackPluginInstance } from '@rspack/core' with { 'resolution-mode': 'import' };
-import { lockweaveUnplugin, type LockweaveBundlerOptions } from './unplugin';
+import type { LockweaveBundlerOptions } from './bundler-hooks';
+import { webpackLikePlugin } from './webpack-like';
 
-const plugin = (options?: LockweaveBundlerOptions): RspackPluginInstance => lockweaveUnplugin().rspack(options);
+const plugin = (options?: LockweaveBundlerOptions): RspackPluginInstance =>
+  webpackLikePlugin(options) as unknown as RspackPluginInstance;
 export = Object.assign(plugin, { default: plugin });

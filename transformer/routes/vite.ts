@@ -1,4 +1,4 @@
-// lockweave/vite — the bundler plugin (unplugin.ts) in vite's form:
+// lockweave/vite — the bundler plugin (bundler-hooks.ts) in vite's form:
 //
 // vite.config.mts:   import lockweave from 'lockweave/vite';  export default { plugins: [lockweave()] }
 // vitest takes the same plugin (vitest.config.mts, or the vite config it shares).
@@ -8,7 +8,7 @@
 // an ES module's default import, TypeScript's, and `.default` all find it.
 // biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type { Plugin } from 'vite' with { 'resolution-mode': 'import' };
-import { vitePlugin, type LockweaveBundlerOptions } from './unplugin';
+import { vitePlugin, type LockweaveBundlerOptions } from './bundler-hooks';
 
 const plugin = (options?: LockweaveBundlerOptions): Plugin => vitePlugin(options);
 export = Object.assign(plugin, { default: plugin });

@@ -7,10 +7,10 @@
 // and returns the woven TypeScript with its source map, so the tool's own TypeScript handling
 // (esbuild, oxc, swc, ts-loader) compiles the locked methods and maps them back to the source.
 //
-// One set of hooks (`lockweaveHooks`), written in unplugin's form, which is also the form of a
-// rollup, rolldown or vite plugin: those three take it as it is, esbuild gets a plugin of its own
-// around the same weave, and unplugin — loaded only for the last two, as it costs ~25 ms to
-// load — turns the hooks into a webpack or rspack plugin.
+// One set of hooks (`lockweaveHooks`), in the form of a rollup, rolldown or vite plugin: those
+// three take it as it is; esbuild gets a plugin of its own around the same weave (below), and
+// webpack and rspack a rule that runs the same transform as their loader (webpack-like.ts).
+// No adapter library sits between: unplugin, which once did, cost every build ~25 ms to load.
 //
 // Every route locks the key tspc would: `prefix` and `defaults` come from the same tsconfig plugin
 // entry (the nearest tsconfig.json, or the `tsconfig` option), never from options of their own.
@@ -25,12 +25,11 @@
 // keyed on the file's text and the plugin names only, is given the woven text's hash.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import type { UnpluginInstance, UnpluginOptions } from 'unplugin';
-import { loadBuildDependency } from '../build-dependency';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 import { mayHoldTag } from '../parse/find-tags';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
+import type { SourceMapV3 } from '../weave-source';
 
 export interface LockweaveBundlerOptions {
   /** The tsconfig whose "lockweave/transformer" plugin entry gives `prefix` and `defaults`; by default the nearest to each file. */
@@ -45,15 +44,15 @@ const TYPESCRIPT_ID = /\.[cm]?tsx?(?:\?.*)?$/;
  */
 const NOT_SOURCE = [/\.d\.[cm]?tsx?(?:\?.*)?$/, /^\0/, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
 
-/** The plugin, as unplugin takes it and as rollup, rolldown and vite do. */
+/** The plugin, as rollup, rolldown and vite take it (and webpack-like.ts runs its transform). */
 export function lockweaveHooks(options: LockweaveBundlerOptions | undefined) {
   return {
     name: 'lockweave',
     // Before the tool's own TypeScript handling, which drops the comments that hold the tags.
-    enforce: 'pre',
+    enforce: 'pre' as const,
     transform: {
       filter: { id: { include: TYPESCRIPT_ID, exclude: NOT_SOURCE }, code: MAY_HOLD_TAG },
-      handler(this: { addWatchFile(file: string): void }, code: string, id: string) {
+      handler(this: WatchContext, code: string, id: string): { code: string; map: SourceMapV3 | null } | undefined {
         // Again, for a tool that does not run hook filters (rollup < 4.38, vite < 6.3).
         if (!isWeavable(id) || !mayHoldTag(code)) return undefined;
         const woven = weave(id.replace(/\?.*$/, ''), code, options);
@@ -62,7 +61,12 @@ export function lockweaveHooks(options: LockweaveBundlerOptions | undefined) {
         return woven.code === code ? undefined : { code: woven.code, map: woven.map ?? null };
       },
     },
-  } satisfies UnpluginOptions;
+  };
+}
+
+/** The part of a rollup-style plugin context the transform uses. */
+export interface WatchContext {
+  addWatchFile(file: string): void;
 }
 
 /** vite's plugin: the hooks, and a cache key for vitest. */
@@ -154,34 +158,6 @@ interface EsbuildPlugin {
   setup(build: {
     onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => LoadedTypeScript | undefined): void;
   }): void;
-}
-
-let unplugin: UnpluginInstance<LockweaveBundlerOptions | undefined, false> | undefined;
-
-/** The hooks as unplugin's webpack and rspack plugins. */
-export function lockweaveUnplugin(): UnpluginInstance<LockweaveBundlerOptions | undefined, false> {
-  return (unplugin ??= loadBuildDependency<typeof import('unplugin')>('unplugin').createUnplugin<
-    LockweaveBundlerOptions | undefined,
-    false
-  >((options, meta) => ({
-    ...lockweaveHooks(options),
-    // webpack and rspack run the transform loader for every file the rule takes, whatever its
-    // text; a loader call costs more (in rspack, a call from Rust into JavaScript) than a look at
-    // the file: the rule takes only files whose text on disk may hold a tag. Ours is the first
-    // loader (enforce 'pre'), so it sees that text; a file that cannot be read is taken.
-    transformInclude:
-      meta.framework === 'webpack' || meta.framework === 'rspack'
-        ? (id) => isWeavable(id) && mayHoldTagOnDisk(id)
-        : undefined,
-  })));
-}
-
-function mayHoldTagOnDisk(id: string): boolean {
-  try {
-    return mayHoldTag(fs.readFileSync(id.replace(/\?.*$/, ''), 'utf8'));
-  } catch {
-    return true;
-  }
 }
 
 /** The woven text of a file that may hold tags, through the woven-file cache; throws on tag errors. */
