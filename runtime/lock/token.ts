@@ -1,7 +1,13 @@
 // A lock token proves ownership: only its holder can renew or release the key. It must be
 // unguessable, so it comes from a cryptographic source (uuid v4 uses crypto.randomUUID).
-import { v4 as uuidv4 } from 'uuid';
+//
+// uuid is loaded at the first token, not with the runtime: it and node:crypto behind it cost an
+// app's start about 10 ms (a third of the runtime's load), and a process pays them only once it
+// locks — beside the Redis client it loads then.
+import type * as Uuid from 'uuid';
+
+let v4: typeof Uuid.v4 | undefined;
 
 export function newToken(): string {
-  return uuidv4();
+  return (v4 ??= (require('uuid') as typeof Uuid).v4)();
 }

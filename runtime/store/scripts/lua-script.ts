@@ -8,7 +8,7 @@
 // Each compares the stored token before it touches the key: Redis runs a script atomically, so
 // no other client can take the key between the check and the write. That is what guarantees a
 // caller never releases or extends a lock it does not hold.
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import type { CommandSender } from '../command-batch';
 
 type Arg = string | number;
@@ -24,8 +24,21 @@ export interface LuaScript<Call, Reply> {
   readonly reply: (raw: unknown, call: Call) => Reply;
 }
 
+/**
+ * The script with its SHA1, hashed when first sent: loading node:crypto for it when the runtime
+ * loads would cost every app's start ~5 ms, lock or not.
+ */
 export function luaScript<Call, Reply>(script: Omit<LuaScript<Call, Reply>, 'sha1'>): LuaScript<Call, Reply> {
-  return { ...script, sha1: createHash('sha1').update(script.source).digest('hex') };
+  let sha1: string | undefined;
+  return {
+    ...script,
+    get sha1() {
+      return (sha1 ??= (require('node:crypto') as typeof Crypto)
+        .createHash('sha1')
+        .update(script.source)
+        .digest('hex'));
+    },
+  };
 }
 
 /** The server's NOSCRIPT as ioredis and node-redis pass it on, and as GLIDE words it. */
