@@ -161,6 +161,42 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
   );
 }
 
+for (const name of ['webpack', 'rspack']) {
+  const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
+  const args = BUNDLERS[name].args;
+
+  register(
+    `${name}: a user's 'pre' loader that drops comments runs after lockweave's loader, and the app locks`,
+    async (t) => {
+      const out = path.join('out', `${name}-strip-rule`);
+      const built = await spawnTool(NODE20, args, { ENTRIES: 'app', OUT: out, STRIP_COMMENTS: 'rule' });
+      t.is(built.status, 0, built.output);
+      const ran = await spawnTool(NODE20, [path.join(out, 'app.cjs')], { RUN_ID: `${name}-strip-${++runs}` });
+      t.is(ran.status, 0, ran.output);
+      const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as { most: Record<string, number> };
+      t.deepEqual(printed.most, { app: 1, orders: 1, nightly: 1, transfer: 1, cancellable: 1 });
+    },
+  );
+
+  register(
+    `${name}: one that runs before lockweave's loader (a later plugin's rule) fails the build, naming the file`,
+    async (t) => {
+      const out = path.join('out', `${name}-strip-plugin`);
+      const built = await spawnTool(NODE20, args, { ENTRIES: 'app', OUT: out, STRIP_COMMENTS: 'plugin' });
+      t.regex(
+        built.output,
+        /src\/app\.ts holds @redisLock tags, but a loader that ran before lockweave's handed it on without them/,
+      );
+      if (built.status === 0) {
+        // Written despite the error (outside production mode): the module throws it instead of running.
+        const ran = await spawnTool(NODE20, [path.join(out, 'app.cjs')]);
+        t.not(ran.status, 0, ran.output);
+        t.regex(ran.output, /handed it on without them/);
+      }
+    },
+  );
+}
+
 test("webpack + ts-loader type-checking (its default) under strict: the woven text checks as the user's did, and the app locks", async (t) => {
   const out = path.join('out', 'webpack-typecheck');
   const built = await spawnTool(NODE20, ['build-webpack.cjs'], { ENTRIES: 'app', OUT: out, TS_LOADER_TYPECHECK: '1' });

@@ -52,7 +52,7 @@ export function lockweaveHooks(options: LockweaveBundlerOptions | undefined) {
     enforce: 'pre' as const,
     transform: {
       filter: { id: { include: TYPESCRIPT_ID, exclude: NOT_SOURCE }, code: MAY_HOLD_TAG },
-      handler(this: WatchContext, code: string, id: string): { code: string; map: SourceMapV3 | null } | undefined {
+      handler(this: WatchContext, code: string, id: string): WovenModule | undefined {
         // Again, for a tool that does not run hook filters (rollup < 4.38, vite < 6.3).
         if (!isWeavable(id) || !mayHoldTag(code)) return undefined;
         const woven = weave(id.replace(/\?.*$/, ''), code, options);
@@ -62,6 +62,12 @@ export function lockweaveHooks(options: LockweaveBundlerOptions | undefined) {
       },
     },
   };
+}
+
+/** What the transform hands the tool for a file it wove. */
+export interface WovenModule {
+  readonly code: string;
+  readonly map: SourceMapV3 | null;
 }
 
 /** The part of a rollup-style plugin context the transform uses. */

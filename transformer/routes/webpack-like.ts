@@ -6,8 +6,14 @@
 //
 // webpack and rspack call a rule's loader for every file the rule takes, whatever its text, and a
 // loader call costs more than a look at the file (in rspack, a call from Rust into JavaScript): so
-// the rule takes only TypeScript files whose text on disk may hold a tag. Ours is the first
-// loader, so that text is what it will be handed. A file that cannot be read is taken.
+// the rule takes only TypeScript files whose text on disk may hold a tag. A file that cannot be
+// read is taken.
+//
+// The rule goes last: of the 'pre' loaders, both tools run the last rule's first, so lockweave's
+// loader is handed the file as it is on disk — a user's 'pre' loader that drops comments (and the
+// tags with them) runs after the weave, not before. A rule a later plugin adds after ours would
+// run first again: the loader refuses text without the tags its file holds on disk
+// (webpack-loader.ts), so such a build fails instead of bundling the methods unlocked.
 import * as fs from 'node:fs';
 import { mayHoldTag } from '../parse/find-tags';
 import { isWeavable, type LockweaveBundlerOptions } from './bundler-hooks';
@@ -31,7 +37,7 @@ export function webpackLikePlugin(options: LockweaveBundlerOptions | undefined) 
   return {
     name: 'lockweave',
     apply(compiler: WebpackLikeCompiler): void {
-      compiler.options.module.rules.unshift({
+      compiler.options.module.rules.push({
         enforce: 'pre',
         use: (data: RuleData) => {
           if (data.resource == null) return [];
@@ -44,7 +50,7 @@ export function webpackLikePlugin(options: LockweaveBundlerOptions | undefined) 
   };
 }
 
-function mayHoldTagOnDisk(file: string): boolean {
+export function mayHoldTagOnDisk(file: string): boolean {
   try {
     return mayHoldTag(fs.readFileSync(file, 'utf8'));
   } catch {
