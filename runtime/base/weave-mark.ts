@@ -24,12 +24,17 @@ import { readFileSync } from 'node:fs';
 import { TYPESCRIPT_FILE, checkLaterTypeScript, loadedTypeScript, requiredTypeScript } from './loaded-typescript';
 import { MAY_HOLD_TAG } from './tag-text';
 
-/** Set on globalThis by a route that weaves the TypeScript this process loads. */
+/**
+ * Set on globalThis by a route that weaves the TypeScript this process loads: `true` from a route
+ * that sees every file (Node's loader), or the files it wove from one that may not (Bun's runtime
+ * asks its plugins in the order they were registered and takes the first answer: a plugin an
+ * earlier preload registered may load TypeScript files in lockweave's place).
+ */
 const WEAVES: unique symbol = Symbol.for('lockweave.weavesTypeScript');
 
-/** Called by each in-process route when it is loaded. */
-export function markWeaving(): void {
-  (globalThis as Record<symbol, unknown>)[WEAVES] = true;
+/** Called by each in-process route when it is loaded, with the files it weaves when it may not see them all. */
+export function markWeaving(woven?: ReadonlySet<string>): void {
+  (globalThis as Record<symbol, unknown>)[WEAVES] = woven ?? true;
 }
 
 const JEST_TRANSFORM_CHANNEL = 'lockweave:jest-transform';
@@ -68,12 +73,15 @@ function assertJestWoven(): void {
 
 export function assertTypeScriptWoven(): void {
   if (inJestEnvironment()) return assertJestWoven();
-  if (marked()) return;
+  const mark = markOf();
+  if (mark === true) return;
   const bunGlobal = (globalThis as { Bun?: { main?: unknown } }).Bun;
   const bun = bunGlobal !== undefined;
   const entry = bunGlobal ? bunGlobal.main : process.argv[1];
   const file = typeof entry === 'string' ? entry.split(/[\\/]/).pop() : undefined;
-  if (typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry)) return assertImportsWoven(bun, file ?? 'the entry');
+  // A route that wove some files: every other TypeScript file that ran, the entry too, is checked.
+  if (mark !== undefined || typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry))
+    return assertImportsWoven(bun, file ?? 'the entry');
   throw new Error(
     bun
       ? `lockweave: Bun is running TypeScript (${file}) without lockweave's Bun plugin, so its tagged methods would run unlocked. ${howToWeave(bun, file)}`
@@ -81,7 +89,7 @@ export function assertTypeScriptWoven(): void {
   );
 }
 
-/** A JavaScript entry: the TypeScript it ran, if any, must not hold tags. */
+/** A JavaScript entry, or a route that wove some files: the TypeScript that ran past a route must not hold tags. */
 function assertImportsWoven(bun: boolean, entry: string): void {
   const files = loadedTypeScript();
   const runtime = bun ? 'Bun' : 'Node';
@@ -92,16 +100,19 @@ function assertImportsWoven(bun: boolean, entry: string): void {
   }
   const refuse = (file: string): never => {
     throw new Error(
-      `lockweave: ${runtime} ran ${file} (imported by ${entry}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, entry)}`,
+      markOf() === undefined
+        ? `lockweave: ${runtime} ran ${file} (imported by ${entry}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, entry)}`
+        : `lockweave: ${runtime} ran ${file} without lockweave's route weaving it: a plugin registered before lockweave's loaded it, ` +
+            'so its tagged methods would run unlocked. Register lockweave first: preload = ["lockweave/bun/register", …] in bunfig.toml.',
     );
   };
-  const tagged = files.find(holdsTag);
+  const tagged = files.find((file) => !wove(file) && holdsTag(file));
   if (tagged !== undefined) refuse(tagged);
   // What this process loads from now on: Node's loader refuses a tagged file before it runs; what
   // only require.cache shows (Bun, another loader's require hook) is refused once start-up's
   // first turn is over, thrown where nothing can catch it.
   const checkLater = (file: string): void => {
-    if (!marked() && holdsTag(file)) refuse(file);
+    if (!wove(file) && holdsTag(file)) refuse(file);
   };
   checkLaterTypeScript(checkLater);
   setImmediate(() => requiredTypeScript().forEach(checkLater));
@@ -117,8 +128,16 @@ function howToWeave(bun: boolean, entry: string | undefined): string {
         `ts-node: "compiler": "ts-patch/compiler" with the plugin entry); ${build}`;
 }
 
-function marked(): boolean {
-  return (globalThis as Record<symbol, unknown>)[WEAVES] === true;
+/** The mark: true (a route sees every file), the files a route wove, or undefined (no route). */
+function markOf(): true | ReadonlySet<string> | undefined {
+  const mark = (globalThis as Record<symbol, unknown>)[WEAVES];
+  return mark === true || mark instanceof Set ? mark : undefined;
+}
+
+/** True when a lockweave route wove (or saw) `file`. */
+function wove(file: string): boolean {
+  const mark = markOf();
+  return mark === true || mark?.has(file) === true;
 }
 
 function holdsTag(file: string): boolean {

@@ -85,6 +85,30 @@ test('Bun.build with lockweave/bun: the bundle, run by bun, holds every key', as
   assertLocked(t, await bun([path.join('out', 'app', 'app.js')]));
 });
 
+test("Bun.build: a plugin before lockweave's that loads .ts files without the tag comments fails the build, naming them, and leaves no bundle", async (t) => {
+  for (const strip of ['plugin', 'one']) {
+    const out = path.join('out', `strip-${strip}`);
+    const built = await bun(['build-bun.ts'], { OUT: out, STRIP_COMMENTS: strip });
+    t.not(built.status, 0, built.output);
+    t.regex(
+      built.output,
+      /src\/(?:app|jobs|orders)\.ts(?:, \S+)* holds? @redisLock tags, but a plugin or loader that ran before lockweave's handed/,
+    );
+    t.false(fs.existsSync(path.join(APP_DIR, out, 'app.js')), `${strip}: a bundle was left`);
+  }
+});
+
+test("a preload before lockweave's whose plugin loads .ts files without the tag comments: bun run is refused, naming a file (Bun shows it late: after start-up)", async (t) => {
+  const ran = await bun(['--config=bunfig.stripped.toml', 'run', 'src/app.ts']);
+  t.not(ran.status, 0, ran.output);
+  t.regex(
+    ran.output,
+    /lockweave: Bun ran \S+\.ts without lockweave's route weaving it: a plugin registered before lockweave's loaded it/,
+  );
+  t.regex(ran.output, /preload = \["lockweave\/bun\/register", …\]/);
+  t.notRegex(ran.stdout, /"most"/);
+});
+
 test('a bad tag stops bun run, bun test and Bun.build, each naming the tag at file:line:col', async (t) => {
   const [ran, tested, built] = await Promise.all([
     bun(['run', 'src/bad-tag.ts']),

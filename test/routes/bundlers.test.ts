@@ -177,25 +177,58 @@ for (const name of ['webpack', 'rspack']) {
       t.deepEqual(printed.most, { app: 1, orders: 1, nightly: 1, transfer: 1, cancellable: 1 });
     },
   );
-
-  register(
-    `${name}: one that runs before lockweave's loader (a later plugin's rule) fails the build, naming the file`,
-    async (t) => {
-      const out = path.join('out', `${name}-strip-plugin`);
-      const built = await spawnTool(NODE20, args, { ENTRIES: 'app', OUT: out, STRIP_COMMENTS: 'plugin' });
-      t.regex(
-        built.output,
-        /src\/app\.ts holds @redisLock tags, but a loader that ran before lockweave's handed it on without them/,
-      );
-      if (built.status === 0) {
-        // Written despite the error (outside production mode): the module throws it instead of running.
-        const ran = await spawnTool(NODE20, [path.join(out, 'app.cjs')]);
-        t.not(ran.status, 0, ran.output);
-        t.regex(ran.output, /handed it on without them/);
-      }
-    },
-  );
 }
+
+/** A build that lost tags on the way to lockweave: the error names each file and the fix's reason. */
+const STRIPPED =
+  /src\/(?:app|jobs|orders)\.ts(?:, \S+)* holds? @redisLock tags, but a plugin or loader that ran before lockweave's handed/;
+
+// A plugin or loader that runs before lockweave's and drops the tag comments (all of them, or one
+// per file): lockweave is handed the file without them, or never at all (esbuild's onLoad answers
+// first). The build fails naming the files, and no bundle runs a method unlocked.
+for (const [name, bundler] of Object.entries(BUNDLERS)) {
+  const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
+  for (const [strip, what] of [
+    ['plugin', 'drops the tag comments'],
+    ['one', 'drops one tag comment of each file'],
+  ] as const) {
+    register(`${name}: a plugin before lockweave's that ${what} fails the build, naming the files`, async (t) => {
+      const out = path.join('out', `${name}-strip-${strip}`);
+      const built = await spawnTool(bundler.node, bundler.args, { ENTRIES: 'app', OUT: out, STRIP_COMMENTS: strip });
+      t.regex(built.output, STRIPPED);
+      const bundle = path.join(out, `app.${bundler.ext}`);
+      if (!bundler.emitsOnErrors) {
+        t.not(built.status, 0, built.output);
+        t.false(fs.existsSync(path.join(APP_DIR, bundle)), 'a bundle was written');
+        return;
+      }
+      // Written despite the error (outside production mode): the module throws it instead of running.
+      const ran = await spawnTool(NODE20, [bundle]);
+      t.not(ran.status, 0, ran.output);
+      t.regex(ran.output, STRIPPED);
+    });
+  }
+}
+
+test("rollup: a build handed the last one's cache and a new plugin weaves its cached tagged modules, and the app locks", async (t) => {
+  const out = path.join('out', 'rollup-cached');
+  const built = await spawnTool(NODE20, ['build-rollup-cached.mjs'], { OUT: out });
+  t.is(built.status, 0, built.output);
+  const ran = await spawnTool(NODE20, [path.join(out, 'app.mjs')], { RUN_ID: `rollup-cached-${++runs}` });
+  t.is(ran.status, 0, ran.output);
+  const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as { most: Record<string, number> };
+  t.deepEqual(printed.most, { app: 1, orders: 1, nightly: 1, transfer: 1, cancellable: 1 });
+});
+
+test('rollup: rollup-plugin-esbuild listed before lockweave keeps the tag comments in its JavaScript, and the app locks', async (t) => {
+  const out = path.join('out', 'rollup-esbuild-first');
+  const built = await spawnTool(NODE20, BUNDLERS.rollup.args, { ENTRIES: 'app', OUT: out, ESBUILD_FIRST: '1' });
+  t.is(built.status, 0, built.output);
+  const ran = await spawnTool(NODE20, [path.join(out, 'app.mjs')], { RUN_ID: `rollup-esbuild-first-${++runs}` });
+  t.is(ran.status, 0, ran.output);
+  const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as { most: Record<string, number> };
+  t.deepEqual(printed.most, { app: 1, orders: 1, nightly: 1, transfer: 1, cancellable: 1 });
+});
 
 test("webpack + ts-loader type-checking (its default) under strict: the woven text checks as the user's did, and the app locks", async (t) => {
   const out = path.join('out', 'webpack-typecheck');
@@ -233,6 +266,13 @@ test('vitest: a test file that loads a bad tag fails with each error', async (t)
   const ran = await spawnTool(NODE24, VITEST, { VITEST_INCLUDE: 'tests/bad-tag.test.ts' });
   t.not(ran.status, 0, ran.output);
   for (const error of BAD_TAG_ERRORS) t.regex(ran.output, error);
+  t.notRegex(ran.output, /Tests\s+1 passed/);
+});
+
+test("vitest: a plugin before lockweave's that drops the tag comments fails the test file, naming the file", async (t) => {
+  const ran = await spawnTool(NODE24, VITEST, { STRIP_COMMENTS: 'plugin', RUN_ID: `vitest-${++runs}` });
+  t.not(ran.status, 0, ran.output);
+  t.regex(ran.output, STRIPPED);
   t.notRegex(ran.output, /Tests\s+1 passed/);
 });
 

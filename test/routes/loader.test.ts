@@ -119,6 +119,15 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
     }
   });
 
+  test(`${nodeName}: a loader before lockweave/register that drops one of a file's tags fails the start, naming the file`, async (t) => {
+    const result = await node(binary, ['--import', './drop-one-tag.mjs', ...REGISTER, 'app.ts'], {
+      RUN_ID: `run${++runs}`,
+    });
+    t.not(result.status, 0, result.output);
+    t.regex(result.output, /app\.ts holds @redisLock tags, but another loader turned it into JavaScript without them/);
+    t.notRegex(result.stdout, /"most"/);
+  });
+
   test(`${nodeName}: without lockweave/register (node's type stripping, tsx) the app is refused when it loads lockweave`, async (t) => {
     for (const args of [['app.ts'], ['--import', 'tsx', 'app.ts'], [TSX_CLI, 'app.ts']]) {
       const result = await node(binary, args, { RUN_ID: `run${++runs}` });

@@ -1,12 +1,17 @@
 // lockweave/bun/register — a Bun preload (bunfig.toml `preload`, and `[test] preload` for bun
-// test): registers lockweave's Bun plugin (bun.ts) with Bun's runtime, so every TypeScript file
+// test): registers lockweave's Bun plugin (bun-plugin.ts) with Bun's runtime, so every TypeScript file
 // the process loads after it is woven before Bun transpiles it, and marks the process as woven
 // (runtime/base/weave-mark.ts: without the mark, a Bun process running TypeScript is refused lockweave's runtime).
+//
+// Bun asks runtime plugins in the order they were registered and takes the first answer: a
+// plugin that a preload listed before this one registered may load TypeScript files in
+// lockweave's place. So the mark names the files lockweave's plugin loaded, and lockweave's
+// runtime refuses any other TypeScript file the process ran whose text on disk has a tag.
 import { markWeaving } from '../../runtime/base/weave-mark';
-import lockweave = require('./bun');
+import { bunPlugin, type BunPlugin } from './bun-plugin';
 
 interface BunRuntime {
-  plugin(plugin: ReturnType<typeof lockweave>): unknown;
+  plugin(plugin: BunPlugin): unknown;
 }
 
 const bun = (globalThis as { Bun?: BunRuntime }).Bun;
@@ -16,5 +21,6 @@ if (!bun) {
     'lockweave/bun/register is a preload for Bun; under Node use `node --import lockweave/register`, or build with tspc',
   );
 }
-bun.plugin(lockweave());
-markWeaving();
+const loaded = new Set<string>();
+bun.plugin(bunPlugin(loaded));
+markWeaving(loaded);

@@ -9,25 +9,14 @@
 // once, and a tagged one comes back woven with its map, still TypeScript for Bun to transpile.
 // Bun's runtime refuses an onLoad that returns nothing, so a file without a tag comes back as it
 // was read. Fail closed: a tag error throws, so `bun run` does not start, `bun test` fails the
-// file and Bun.build fails, each naming the tag's file:line:col.
+// file and Bun.build fails, each naming the tag's file:line:col; and Bun.build, like esbuild, keeps
+// a metafile so that its end finds a file a plugin listed before lockweave's loaded in its place.
 //
 // The options are { tsconfig?: string }, as for the bundlers: prefix and defaults come from the
 // tsconfig's "lockweave/transformer" plugin entry, so Bun locks the keys tspc would.
-import { loadWoven, TYPESCRIPT_FILE, type LoadedTypeScript, type LockweaveBundlerOptions } from './bundler-hooks';
+import { bunPlugin, type BunPlugin } from './bun-plugin';
+import type { LockweaveBundlerOptions } from './bundler-hooks';
 
-/** The part of Bun's plugin API this plugin uses (Bun is not a dependency). */
-interface BunPlugin {
-  name: string;
-  setup(build: {
-    onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => LoadedTypeScript): void;
-  }): void;
-}
-
-const plugin = (options?: LockweaveBundlerOptions): BunPlugin => ({
-  name: 'lockweave',
-  setup(build) {
-    build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => loadWoven(args.path, options, true));
-  },
-});
+const plugin = (options?: LockweaveBundlerOptions): BunPlugin => bunPlugin(new Set(), options);
 
 export = Object.assign(plugin, { default: plugin });

@@ -25,8 +25,10 @@
 // keyed on the file's text and the plugin names only, is given the woven text's hash.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 import { mayHoldTag } from '../parse/find-tags';
+import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
 import type { SourceMapV3 } from '../weave-source';
@@ -44,22 +46,70 @@ const TYPESCRIPT_ID = /\.[cm]?tsx?(?:\?.*)?$/;
  */
 const NOT_SOURCE = [/\.d\.[cm]?tsx?(?:\?.*)?$/, /^\0/, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
 
+/**
+ * How the plugin learns of a file a plugin before it handed on without its tags:
+ *   'build-end'  at the end of the build, over every module in it — the transform is then asked
+ *                only for text that may hold a tag (a filter rolldown runs without calling JavaScript);
+ *   'each-file'  as each file is transformed (vite's dev server and vitest, which transform on demand
+ *                and have no end of a build; webpack's and rspack's loader).
+ */
+export type StrippedCheck = 'build-end' | 'each-file';
+
+/** The transform's filters: every TypeScript source, or only those whose text may hold a tag. */
+const SOURCE_FILTER = { id: { include: TYPESCRIPT_ID, exclude: NOT_SOURCE } };
+const TAGGED_FILTER = { ...SOURCE_FILTER, code: MAY_HOLD_TAG };
+
 /** The plugin, as rollup, rolldown and vite take it (and webpack-like.ts runs its transform). */
-export function lockweaveHooks(options: LockweaveBundlerOptions | undefined) {
+export function lockweaveHooks(options: LockweaveBundlerOptions | undefined, check: StrippedCheck = 'build-end') {
+  return hooksChecking(options, () => check);
+}
+
+/** The hooks, with the check the tool's mode says (read as the tool reads the filter: vite knows its mode late). */
+function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () => StrippedCheck) {
+  /** Files the transform was handed with tag text, in this build or one before it (watch mode keeps them). */
+  const handled = new Set<string>();
   return {
     name: 'lockweave',
     // Before the tool's own TypeScript handling, which drops the comments that hold the tags.
     enforce: 'pre' as const,
     transform: {
-      filter: { id: { include: TYPESCRIPT_ID, exclude: NOT_SOURCE }, code: MAY_HOLD_TAG },
+      get filter() {
+        return check() === 'build-end' ? TAGGED_FILTER : SOURCE_FILTER;
+      },
       handler(this: WatchContext, code: string, id: string): WovenModule | undefined {
-        // Again, for a tool that does not run hook filters (rollup < 4.38, vite < 6.3).
-        if (!isWeavable(id) || !mayHoldTag(code)) return undefined;
-        const woven = weave(id.replace(/\?.*$/, ''), code, options);
+        if (!isWeavable(id)) return undefined;
+        const file = fileOf(id);
+        if (!mayHoldTag(code)) {
+          // Handed without tag text: a file whose text on disk has tags was stripped on the way here.
+          if (check() === 'each-file' && tagsWeaveOnDisk(file)) throw strippedError(file);
+          return undefined; // else buildEnd looks, or (without filters: rollup < 4.38) nothing to weave
+        }
+        handled.add(file);
+        const woven = weave(file, code, options);
+        if (lostTags(file, code, woven.locked)) throw strippedError(file);
         for (const config of woven.configFiles ?? []) this.addWatchFile(config);
         // The weave decides, not whether it came with a map: its text is what the tool compiles.
         return woven.code === code ? undefined : { code: woven.code, map: woven.map ?? null };
       },
+    },
+    // The transform never saw a file handed on without tag text: every TypeScript module of the
+    // build it did not handle is read once here, and one whose text on disk has tags fails the build.
+    buildEnd(this: BuildContext, error?: Error): void {
+      if (error || check() !== 'build-end') return;
+      const stripped = [...this.getModuleIds()]
+        .filter((id) => isWeavable(id) && !handled.has(fileOf(id)))
+        .map(fileOf)
+        .filter(tagsWeaveOnDisk);
+      if (stripped.length > 0) this.error(strippedError(...stripped));
+    },
+    // A changed file is transformed again, or not (its new text may have lost its tags on the way).
+    watchChange(id: string): void {
+      handled.delete(fileOf(id));
+    },
+    // rollup's `cache` (a build handed the last one's) skips the transform of a module it loaded
+    // unchanged: one with tag text goes through it again, so this plugin knows it wove it.
+    shouldTransformCachedModule({ id, code }: { id: string; code: string }): boolean {
+      return isWeavable(id) && !handled.has(fileOf(id)) && mayHoldTag(code);
     },
   };
 }
@@ -75,10 +125,35 @@ export interface WatchContext {
   addWatchFile(file: string): void;
 }
 
-/** vite's plugin: the hooks, and a cache key for vitest. */
+/** The part of a rollup-style plugin context buildEnd uses. */
+interface BuildContext {
+  getModuleIds(): Iterable<string>;
+  error(error: Error): never;
+}
+
+/** The error of files whose tags a plugin or loader before lockweave's dropped. */
+export function strippedError(...files: readonly string[]): Error {
+  const [holds, it, its] = files.length > 1 ? ['hold', 'them', 'their'] : ['holds', 'it', 'its'];
+  return new Error(
+    `lockweave: ${files.join(', ')} ${holds} @redisLock tags, but a plugin or loader that ran before lockweave's handed ${it} on without them ` +
+      `(or without some of them), so ${its} methods would run unlocked. lockweave must see each TypeScript file as it is on disk: ` +
+      "list lockweave's plugin before that plugin (under webpack and rspack, after it: lockweave's loader then runs first), " +
+      'or take TypeScript files out of what that plugin handles.',
+  );
+}
+
+/**
+ * vite's plugin: the hooks, checked at the build's end for `vite build` and per file for the dev
+ * server and vitest. Per file until vite says it builds: a tool that read the filter before would
+ * ask the transform about every file, never too few.
+ */
 export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
+  let check: StrippedCheck = 'each-file';
   return {
-    ...lockweaveHooks(options),
+    ...hooksChecking(options, () => check),
+    configResolved(config: { readonly command: 'build' | 'serve' }): void {
+      check = config.command === 'build' ? 'build-end' : 'each-file';
+    },
     // vitest ≥ 4 caches transformed modules on disk (fsModuleCache) by the file's text and the
     // plugins' names: without this, a changed `prefix` in the tsconfig would go on locking the
     // old key. The woven text says all that the weave read (and comes from lockweave's cache).
@@ -88,7 +163,7 @@ export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
         try {
           return `lockweave:${crypto
             .createHash('sha256')
-            .update(weave(id.replace(/\?.*$/, ''), sourceCode, options).code)
+            .update(weave(fileOf(id), sourceCode, options).code)
             .digest('hex')}`;
         } catch {
           return false; // a tag error: not cached, and the transform reports it
@@ -110,14 +185,76 @@ interface VitestPluginContext {
  * another ~55 ms (loading unplugin ~25 ms, and a second read of every file in JavaScript). It
  * reads each .ts file once; a file without a tag goes back to esbuild untouched (undefined), a
  * tagged one comes back woven, with its map inline, which esbuild composes into the bundle's.
+ * The build keeps a metafile, so that its end can find a file another plugin loaded in
+ * lockweave's place (strippedInputs).
  */
 export function esbuildPlugin(options: LockweaveBundlerOptions | undefined): EsbuildPlugin {
   return {
     name: 'lockweave',
     setup(build) {
-      build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => loadWoven(args.path, options));
+      /** Files lockweave's onLoad read (esbuild's incremental rebuilds may answer from their cache). */
+      const loaded = new Set<string>();
+      build.initialOptions.metafile = true;
+      build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => {
+        loaded.add(args.path);
+        return loadWoven(args.path, options);
+      });
+      build.onEnd((result) => {
+        if (result.errors.length > 0) return;
+        const dir = build.initialOptions.absWorkingDir ?? process.cwd();
+        const error = strippedInputs(
+          result.metafile,
+          loaded,
+          dir,
+          build.initialOptions.write === false ? undefined : dir,
+        );
+        if (!error) return;
+        // A plain build() rejects with the error without printing it (a context prints it too).
+        if (build.initialOptions.logLevel !== 'silent')
+          process.stderr.write(`✘ [ERROR] ${error.message} [plugin lockweave]\n\n`);
+        throw error;
+      });
     },
   };
+}
+
+/** A build's record of what it read and wrote, as esbuild and Bun.build keep it (`metafile: true`). */
+export interface Metafile {
+  readonly inputs: Record<string, unknown>;
+  readonly outputs: Record<string, unknown>;
+}
+
+/**
+ * At the end of a build whose plugins load files (esbuild, Bun.build), which asks the plugins'
+ * onLoad callbacks in order and takes the first answer: a plugin listed before lockweave's that
+ * loads TypeScript files answers for them, and lockweave's is never asked. Every TypeScript input
+ * lockweave's onLoad did not load is read once; if one has tags on disk, the files the build wrote
+ * under `outputDir` (both tools write before the end callbacks run; undefined when they wrote
+ * nothing) are removed — as the tools write nothing on errors of their own — and the error naming
+ * the inputs is returned.
+ */
+export function strippedInputs(
+  metafile: Metafile | undefined,
+  loaded: ReadonlySet<string>,
+  inputDir: string,
+  outputDir: string | undefined,
+): Error | undefined {
+  // Asked for by the plugin's setup: without it, the tool could not say what it bundled.
+  if (!metafile)
+    return new Error('lockweave: the build kept no metafile, so lockweave cannot check that it wove every tagged file');
+  const stripped = Object.keys(metafile.inputs)
+    .map((input) => inputFile(inputDir, input))
+    .filter((file) => isWeavable(file) && !loaded.has(file) && tagsWeaveOnDisk(file));
+  if (stripped.length === 0) return undefined;
+  if (outputDir !== undefined)
+    for (const output of Object.keys(metafile.outputs)) fs.rmSync(path.resolve(outputDir, output), { force: true });
+  return strippedError(...stripped);
+}
+
+/** The file of a metafile input: a path relative to the working directory, or `namespace:path`. */
+function inputFile(dir: string, input: string): string {
+  const namespaced = /^[a-z][\w-]*:(.*)$/i.exec(input);
+  return namespaced ? namespaced[1] : path.resolve(dir, input);
 }
 
 /** The files esbuild's and Bun's plugins are asked to load: TypeScript by its extension. */
@@ -162,8 +299,16 @@ function loaderOf(file: string): 'ts' | 'tsx' {
 interface EsbuildPlugin {
   name: string;
   setup(build: {
+    readonly initialOptions: { metafile?: boolean; absWorkingDir?: string; logLevel?: string; write?: boolean };
     onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => LoadedTypeScript | undefined): void;
+    onEnd(callback: (result: EsbuildResult) => void): void;
   }): void;
+}
+
+/** The part of esbuild's build result the end callback reads. */
+interface EsbuildResult {
+  readonly errors: readonly unknown[];
+  readonly metafile?: { readonly inputs: Record<string, unknown>; readonly outputs: Record<string, unknown> };
 }
 
 /** The woven text of a file that may hold tags, through the woven-file cache; throws on tag errors. */
@@ -173,6 +318,11 @@ function weave(file: string, code: string, options: LockweaveBundlerOptions | un
 
 export function isWeavable(id: string): boolean {
   return TYPESCRIPT_ID.test(id) && !NOT_SOURCE.some((pattern) => pattern.test(id));
+}
+
+/** The file of a module id: a vite id without its query (`?v=…`). */
+function fileOf(id: string): string {
+  return id.replace(/\?.*$/, '');
 }
 
 /** `.mts` and `.cts` say how the runtime is imported; for `.ts` and `.tsx` weaveSource reads the file. */

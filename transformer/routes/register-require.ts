@@ -16,8 +16,8 @@
 import fs = require('node:fs');
 import nodeModule = require('node:module');
 import * as path from 'node:path';
-import { mayHoldTag } from '../parse/find-tags';
 import { weaver } from './lazy-weaver';
+import { holdsEvery, locksOnDisk, readDisk } from './tags-on-disk';
 import type { CachedWeave } from './woven-cache';
 
 interface CommonJsModule {
@@ -37,9 +37,6 @@ export interface RequireWeaving {
   /** The error for a file that reached Node already stripped of its tags. */
   readonly strippedError: (file: string) => Error;
 }
-
-/** fs.readFileSync as it was before any answer of ours: what the file really holds. */
-const readDisk = fs.readFileSync;
 
 /** Files being required whose first read another loader's handler may still make: file → cancel. */
 const pendingReads = new Map<string, () => void>();
@@ -103,35 +100,4 @@ function assertLocked(file: string, content: string, weaving: RequireWeaving): v
   if (!onDisk) return;
   if (onDisk.errors || !holdsEvery(weaver().lockedSitesOf(file, content), onDisk.sites))
     throw weaving.strippedError(file);
-}
-
-/** True when the file on disk has tags that weave (or fail): a copy without them was not ours to run. */
-export function tagsWeaveOnDisk(file: string): boolean {
-  return locksOnDisk(file) !== undefined;
-}
-
-/** The sites the file on disk locks, and whether its tags have errors; undefined when it has neither. */
-function locksOnDisk(file: string): { sites: readonly string[]; errors: boolean } | undefined {
-  let onDisk: string;
-  try {
-    onDisk = readDisk(file, 'utf8');
-  } catch {
-    return undefined; // virtual or removed: nothing on disk that could have been lost
-  }
-  if (!mayHoldTag(onDisk)) return undefined;
-  const check = weaver().weaveSource(file, onDisk, { sourceMap: false });
-  return check.locked.length > 0 || check.errors.length > 0
-    ? { sites: check.locked, errors: check.errors.length > 0 }
-    : undefined;
-}
-
-/** True when `locked` has each of `wanted`, counted: two methods of one site need two locks. */
-export function holdsEvery(locked: readonly string[], wanted: readonly string[]): boolean {
-  const left = new Map<string, number>();
-  for (const site of locked) left.set(site, (left.get(site) ?? 0) + 1);
-  return wanted.every((site) => {
-    const count = left.get(site) ?? 0;
-    left.set(site, count - 1);
-    return count > 0;
-  });
 }

@@ -18,7 +18,8 @@ import * as nodeModule from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
-import { cancelWovenRead, tagsWeaveOnDisk, weaveRequiredTypeScript } from './register-require';
+import { cancelWovenRead, weaveRequiredTypeScript } from './register-require';
+import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
 
@@ -63,6 +64,8 @@ registerHooks({
       return loaded;
     }
     const woven = weave(file, source, moduleFormat(loaded.format));
+    // A copy that kept some tags and lost others (a loader before us dropped some comments).
+    if (lostTags(file, source, woven.locked)) throw strippedError(file);
     // The weave decides: its text is what runs (the source itself when nothing was to lock).
     if (woven.code === source) return loaded;
     if (!woven.map) return { ...loaded, source: woven.code };

@@ -1,0 +1,65 @@
+// What a file's text on disk locks: the measure every route holds the text it was handed against.
+//
+// A route weaves the text its tool hands it, and a tool may hand it a file another plugin, loader
+// or hook already changed: compiled to JavaScript without comments, or with some of them dropped.
+// Tags lost that way would leave their methods unlocked with no error anywhere, so a route that
+// was handed a file without tags, or a copy that differs from the file, asks the disk what the
+// file locks and refuses a copy that locks less. Text in a comment or a string vouches for nothing:
+// the file on disk is woven (TypeScript loaded, only then) to find its tagged methods.
+
+// The module object itself (not an import-star copy): register-require.ts replaces its readFileSync.
+import fs = require('node:fs');
+import { mayHoldTag } from '../parse/find-tags';
+import { weaver } from './lazy-weaver';
+
+/** fs.readFileSync as it was when the routes loaded, before any answer of lockweave's: what the file really holds. */
+export const readDisk = fs.readFileSync;
+
+/** The sites the file on disk locks, and whether its tags have errors; undefined when it has neither (or cannot be read). */
+export function locksOnDisk(
+  file: string,
+  onDisk = readText(file),
+): { sites: readonly string[]; errors: boolean } | undefined {
+  if (onDisk === undefined || !mayHoldTag(onDisk)) return undefined;
+  const check = weaver().weaveSource(file, onDisk, { sourceMap: false });
+  return check.locked.length > 0 || check.errors.length > 0
+    ? { sites: check.locked, errors: check.errors.length > 0 }
+    : undefined;
+}
+
+/** True when the file on disk has tags that weave (or fail): a copy without them was not ours to run. */
+export function tagsWeaveOnDisk(file: string): boolean {
+  return locksOnDisk(file) !== undefined;
+}
+
+/**
+ * True when `handed` — the text a tool handed on for `file`, woven into code that locks `locked` —
+ * lost a tagged method of the file on disk. A copy equal to the file costs one read; a different
+ * one (another plugin ran first) is checked site by site.
+ */
+export function lostTags(file: string, handed: string, locked: readonly string[]): boolean {
+  const onDisk = readText(file);
+  if (onDisk === undefined || onDisk === handed) return false;
+  const wanted = locksOnDisk(file, onDisk);
+  return wanted !== undefined && (wanted.errors || !holdsEvery(locked, wanted.sites));
+}
+
+/** True when `locked` has each of `wanted`, counted: two methods of one site need two locks. */
+export function holdsEvery(locked: readonly string[], wanted: readonly string[]): boolean {
+  const left = new Map<string, number>();
+  for (const site of locked) left.set(site, (left.get(site) ?? 0) + 1);
+  return wanted.every((site) => {
+    const count = left.get(site) ?? 0;
+    left.set(site, count - 1);
+    return count > 0;
+  });
+}
+
+/** The file's text, or undefined for one that is not there (virtual, removed): nothing on disk could have been lost. */
+function readText(file: string): string | undefined {
+  try {
+    return readDisk(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
