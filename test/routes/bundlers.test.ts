@@ -210,6 +210,20 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
   }
 }
 
+for (const name of ['webpack', 'rspack']) {
+  const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
+  register(
+    `${name}: a later plugin that rewrites the rules without lockweave's fails the compilation, naming the files, and emits nothing`,
+    async (t) => {
+      const out = path.join('out', `${name}-strip-rules`);
+      const built = await spawnTool(NODE20, BUNDLERS[name].args, { ENTRIES: 'app', OUT: out, STRIP_COMMENTS: 'rules' });
+      t.not(built.status, 0, built.output);
+      t.regex(built.output, STRIPPED);
+      t.false(fs.existsSync(path.join(APP_DIR, out, 'app.cjs')), 'a bundle was written');
+    },
+  );
+}
+
 test("rollup: a build handed the last one's cache and a new plugin weaves its cached tagged modules, and the app locks", async (t) => {
   const out = path.join('out', 'rollup-cached');
   const built = await spawnTool(NODE20, ['build-rollup-cached.mjs'], { OUT: out });

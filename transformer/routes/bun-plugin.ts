@@ -1,13 +1,7 @@
 // lockweave's Bun plugin, behind lockweave/bun (bun.ts) and lockweave/bun/register (bun-register.ts).
 import * as path from 'node:path';
-import {
-  loadWoven,
-  strippedInputs,
-  TYPESCRIPT_FILE,
-  type LoadedTypeScript,
-  type LockweaveBundlerOptions,
-  type Metafile,
-} from './bundler-hooks';
+import type { LockweaveBundlerOptions } from './bundler-hooks';
+import { loadWoven, strippedInputs, TYPESCRIPT_FILE, type LoadedTypeScript, type Metafile } from './load-step';
 
 /** The part of Bun's plugin API this plugin uses (Bun is not a dependency). */
 export interface BunPlugin {

@@ -5,7 +5,7 @@
 //                 preload = ["lockweave/bun/register"]      bun test
 //   build.ts      await Bun.build({ entrypoints: ['src/app.ts'], outdir: 'dist', plugins: [lockweave()] })
 //
-// The same load step as esbuild's plugin (bundler-hooks.ts, loadWoven): each TypeScript file is read
+// The same load step as esbuild's plugin (load-step.ts): each TypeScript file is read
 // once, and a tagged one comes back woven with its map, still TypeScript for Bun to transpile.
 // Bun's runtime refuses an onLoad that returns nothing, so a file without a tag comes back as it
 // was read. Fail closed: a tag error throws, so `bun run` does not start, `bun test` fails the

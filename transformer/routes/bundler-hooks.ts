@@ -8,8 +8,8 @@
 // (esbuild, oxc, swc, ts-loader) compiles the locked methods and maps them back to the source.
 //
 // One set of hooks (`lockweaveHooks`), in the form of a rollup, rolldown or vite plugin: those
-// three take it as it is; esbuild gets a plugin of its own around the same weave (below), and
-// webpack and rspack a rule that runs the same transform as their loader (webpack-like.ts).
+// three take it as it is; esbuild and Bun get an onLoad step around the same weave (load-step.ts),
+// and webpack and rspack a rule that runs the same transform as their loader (webpack-like.ts).
 // No adapter library sits between: unplugin, which once did, cost every build ~25 ms to load.
 //
 // Every route locks the key tspc would: `prefix` and `defaults` come from the same tsconfig plugin
@@ -24,8 +24,6 @@
 // woven file (webpack's and rspack's persistent caches, watch modes), and vitest's module cache,
 // keyed on the file's text and the plugin names only, is given the woven text's hash.
 import * as crypto from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 import { mayHoldTag } from '../parse/find-tags';
 import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
@@ -136,7 +134,7 @@ export function strippedError(...files: readonly string[]): Error {
   const [holds, it, its] = files.length > 1 ? ['hold', 'them', 'their'] : ['holds', 'it', 'its'];
   return new Error(
     `lockweave: ${files.join(', ')} ${holds} @redisLock tags, but a plugin or loader that ran before lockweave's handed ${it} on without them ` +
-      `(or without some of them), so ${its} methods would run unlocked. lockweave must see each TypeScript file as it is on disk: ` +
+      `(or without some of them), or built ${it} in lockweave's place, so ${its} methods would run unlocked. lockweave must see each TypeScript file as it is on disk: ` +
       "list lockweave's plugin before that plugin (under webpack and rspack, after it: lockweave's loader then runs first), " +
       'or take TypeScript files out of what that plugin handles.',
   );
@@ -180,139 +178,8 @@ interface VitestPluginContext {
   ) => void;
 }
 
-/**
- * esbuild's plugin, written for esbuild directly: through unplugin it cost a plain build of 85 ms
- * another ~55 ms (loading unplugin ~25 ms, and a second read of every file in JavaScript). It
- * reads each .ts file once; a file without a tag goes back to esbuild untouched (undefined), a
- * tagged one comes back woven, with its map inline, which esbuild composes into the bundle's.
- * The build keeps a metafile, so that its end can find a file another plugin loaded in
- * lockweave's place (strippedInputs).
- */
-export function esbuildPlugin(options: LockweaveBundlerOptions | undefined): EsbuildPlugin {
-  return {
-    name: 'lockweave',
-    setup(build) {
-      /** Files lockweave's onLoad read (esbuild's incremental rebuilds may answer from their cache). */
-      const loaded = new Set<string>();
-      build.initialOptions.metafile = true;
-      build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => {
-        loaded.add(args.path);
-        return loadWoven(args.path, options);
-      });
-      build.onEnd((result) => {
-        if (result.errors.length > 0) return;
-        const dir = build.initialOptions.absWorkingDir ?? process.cwd();
-        const error = strippedInputs(
-          result.metafile,
-          loaded,
-          dir,
-          build.initialOptions.write === false ? undefined : dir,
-        );
-        if (!error) return;
-        // A plain build() rejects with the error without printing it (a context prints it too).
-        if (build.initialOptions.logLevel !== 'silent')
-          process.stderr.write(`✘ [ERROR] ${error.message} [plugin lockweave]\n\n`);
-        throw error;
-      });
-    },
-  };
-}
-
-/** A build's record of what it read and wrote, as esbuild and Bun.build keep it (`metafile: true`). */
-export interface Metafile {
-  readonly inputs: Record<string, unknown>;
-  readonly outputs: Record<string, unknown>;
-}
-
-/**
- * At the end of a build whose plugins load files (esbuild, Bun.build), which asks the plugins'
- * onLoad callbacks in order and takes the first answer: a plugin listed before lockweave's that
- * loads TypeScript files answers for them, and lockweave's is never asked. Every TypeScript input
- * lockweave's onLoad did not load is read once; if one has tags on disk, the files the build wrote
- * under `outputDir` (both tools write before the end callbacks run; undefined when they wrote
- * nothing) are removed — as the tools write nothing on errors of their own — and the error naming
- * the inputs is returned.
- */
-export function strippedInputs(
-  metafile: Metafile | undefined,
-  loaded: ReadonlySet<string>,
-  inputDir: string,
-  outputDir: string | undefined,
-): Error | undefined {
-  // Asked for by the plugin's setup: without it, the tool could not say what it bundled.
-  if (!metafile)
-    return new Error('lockweave: the build kept no metafile, so lockweave cannot check that it wove every tagged file');
-  const stripped = Object.keys(metafile.inputs)
-    .map((input) => inputFile(inputDir, input))
-    .filter((file) => isWeavable(file) && !loaded.has(file) && tagsWeaveOnDisk(file));
-  if (stripped.length === 0) return undefined;
-  if (outputDir !== undefined)
-    for (const output of Object.keys(metafile.outputs)) fs.rmSync(path.resolve(outputDir, output), { force: true });
-  return strippedError(...stripped);
-}
-
-/** The file of a metafile input: a path relative to the working directory, or `namespace:path`. */
-function inputFile(dir: string, input: string): string {
-  const namespaced = /^[a-z][\w-]*:(.*)$/i.exec(input);
-  return namespaced ? namespaced[1] : path.resolve(dir, input);
-}
-
-/** The files esbuild's and Bun's plugins are asked to load: TypeScript by its extension. */
-export const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
-
-export interface LoadedTypeScript {
-  contents: string;
-  loader: 'ts' | 'tsx';
-  watchFiles: string[];
-}
-
-/**
- * What an esbuild-style onLoad returns for a TypeScript file, from one read of it: the woven text
- * with its map inline (which the tool composes into its own) when the file holds a tag; else, with
- * `asRead`, the file as it was read (Bun's runtime wants an answer for every file), without it
- * undefined (the tool loads the file as it would have).
- */
-export function loadWoven(file: string, options: LockweaveBundlerOptions | undefined, asRead: true): LoadedTypeScript;
-export function loadWoven(file: string, options: LockweaveBundlerOptions | undefined): LoadedTypeScript | undefined;
-export function loadWoven(
-  file: string,
-  options: LockweaveBundlerOptions | undefined,
-  asRead = false,
-): LoadedTypeScript | undefined {
-  const weavable = isWeavable(file);
-  if (!weavable && !asRead) return undefined;
-  const code = fs.readFileSync(file, 'utf8');
-  if (!weavable || !mayHoldTag(code))
-    return asRead ? { contents: code, loader: loaderOf(file), watchFiles: [] } : undefined;
-  const woven = weave(file, code, options);
-  const map =
-    woven.map &&
-    `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(woven.map)).toString('base64')}\n`;
-  return { contents: woven.code + (map ?? ''), loader: loaderOf(file), watchFiles: [...(woven.configFiles ?? [])] };
-}
-
-function loaderOf(file: string): 'ts' | 'tsx' {
-  return /\.[cm]?tsx$/.test(file) ? 'tsx' : 'ts';
-}
-
-/** The part of esbuild's plugin API this plugin uses (esbuild is not a dependency). */
-interface EsbuildPlugin {
-  name: string;
-  setup(build: {
-    readonly initialOptions: { metafile?: boolean; absWorkingDir?: string; logLevel?: string; write?: boolean };
-    onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => LoadedTypeScript | undefined): void;
-    onEnd(callback: (result: EsbuildResult) => void): void;
-  }): void;
-}
-
-/** The part of esbuild's build result the end callback reads. */
-interface EsbuildResult {
-  readonly errors: readonly unknown[];
-  readonly metafile?: { readonly inputs: Record<string, unknown>; readonly outputs: Record<string, unknown> };
-}
-
 /** The woven text of a file that may hold tags, through the woven-file cache; throws on tag errors. */
-function weave(file: string, code: string, options: LockweaveBundlerOptions | undefined): CachedWeave {
+export function weave(file: string, code: string, options: LockweaveBundlerOptions | undefined): CachedWeave {
   return weaveCached(file, code, { format: formatOf(file), tsconfig: options?.tsconfig });
 }
 

@@ -1,4 +1,4 @@
-// lockweave/esbuild — the bundler plugin (bundler-hooks.ts) in esbuild's form:
+// lockweave/esbuild — the bundler plugin's onLoad step (load-step.ts) in esbuild's form:
 //
 // build.mjs: import lockweave from 'lockweave/esbuild';
 //            await esbuild.build({ ..., plugins: [lockweave()] })   (before other plugins that load .ts)
@@ -7,7 +7,8 @@
 // `require('lockweave/esbuild')` the plugin factory itself, and its `default` the same factory, so
 // an ES module's default import, TypeScript's, and `.default` all find it.
 import type { Plugin } from 'esbuild';
-import { esbuildPlugin, type LockweaveBundlerOptions } from './bundler-hooks';
+import type { LockweaveBundlerOptions } from './bundler-hooks';
+import { esbuildPlugin } from './load-step';
 
 const plugin = (options?: LockweaveBundlerOptions): Plugin => esbuildPlugin(options) as Plugin;
 export = Object.assign(plugin, { default: plugin });
