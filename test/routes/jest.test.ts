@@ -135,6 +135,7 @@ test("ts-jest with ts-patch's compiler and lockweave/ts-jest in one emit: each m
 for (const [name, config] of [
   ['plain ts-jest', 'jest.ts-jest-plain.config.cjs'],
   ["ts-jest given only ts-patch's compiler", 'jest.ts-jest-patch.config.cjs'],
+  ["ts-jest in a pattern before lockweave/jest's", 'jest.ts-jest-first.config.cjs'],
 ]) {
   test(`${name}: lockweave's runtime refuses the worker before any body runs, naming the fix`, async (t) => {
     const result = await jest(NODES['Node 24'], ['-c', config, 'tests/locks']);

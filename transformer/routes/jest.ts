@@ -28,11 +28,19 @@ interface TransformedSource {
   readonly map: string | null;
 }
 
-// jest loads its transformers into each worker before any test runs, whether or not its cache
-// answers: from here on the worker may run tagged TypeScript (runtime/base/weave-mark.ts).
-markJestWeaving();
+// The worker's mark (runtime/base/weave-mark.ts) is left when jest first asks this transformer
+// about a file — getCacheKey, which jest calls for every file even when its cache answers — not
+// when jest loads it: jest loads every transformer of the config, and one whose pattern comes
+// first would take the TypeScript files while lockweave's, loaded and unused, vouched for them.
+let marked = false;
+function markOnce(): void {
+  if (marked) return;
+  marked = true;
+  markJestWeaving();
+}
 
 function processFile(sourceText: string, sourcePath: string, options: JestTransformOptions): TransformedSource {
+  markOnce();
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
   const esm = options.supportsStaticESM === true;
   // An ES module gets an import of the runtime, which TypeScript turns into require() for CommonJS.
@@ -86,6 +94,7 @@ function compilerOptionsFor(tsApi: typeof ts, project: ts.CompilerOptions, esm: 
 
 /** Everything the output depends on: a change to any of them compiles the file again. */
 function getCacheKey(sourceText: string, sourcePath: string, options: JestTransformOptions): string {
+  markOnce();
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
   return crypto
     .createHash('sha256')
