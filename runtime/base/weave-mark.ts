@@ -38,11 +38,31 @@ export function markWeaving(woven?: ReadonlySet<string>): void {
 }
 
 const JEST_TRANSFORM_CHANNEL = 'lockweave:jest-transform';
-const keepMark = (): void => {};
 
-/** Called by lockweave/jest and lockweave/ts-jest when jest loads them into a worker. */
-export function markJestWeaving(): void {
-  diagnosticsChannel.subscribe(JEST_TRANSFORM_CHANNEL, keepMark);
+/** Asked on the channel by the runtime in a test context, answered by the transformer in the worker's. */
+interface JestHandedQuery {
+  readonly file: string;
+  handed: boolean;
+}
+
+/**
+ * Called by lockweave/jest and lockweave/ts-jest when jest loads them into a worker. jest loads
+ * every transformer of its config, and one whose pattern comes first takes the files it matches:
+ * lockweave/jest says which files jest handed it (`handed`); ts-jest, which hands lockweave/ts-jest
+ * every file it compiles, vouches for all.
+ */
+export function markJestWeaving(handed?: (file: string) => boolean): void {
+  diagnosticsChannel.subscribe(JEST_TRANSFORM_CHANNEL, (message) => {
+    const query = message as JestHandedQuery;
+    if (!handed || handed(query.file)) query.handed = true;
+  });
+}
+
+/** True when a lockweave transformer in this worker was handed `file`. */
+function handedToLockweave(file: string): boolean {
+  const query: JestHandedQuery = { file, handed: false };
+  diagnosticsChannel.channel(JEST_TRANSFORM_CHANNEL).publish(query);
+  return query.handed;
 }
 
 /** jest's environments keep its own Promise under this name in each test context (jest-util's installCommonGlobals). */
@@ -60,9 +80,16 @@ function jestTestPath(): string | undefined {
 }
 
 function assertJestWoven(): void {
-  if (diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL)) return;
   const testPath = jestTestPath();
   if (testPath !== undefined && !TYPESCRIPT_FILE.test(testPath)) return;
+  // With a lockweave transformer in the worker: a test file jest has already compiled (it is in
+  // jest's registry once jest starts loading it, before it runs) must have been handed to it. From a
+  // setup file, before the test file is compiled, there is nothing to ask yet.
+  if (
+    diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL) &&
+    (testPath === undefined || !requiredTypeScript().includes(testPath) || handedToLockweave(testPath))
+  )
+    return;
   const file = testPath === undefined ? 'a setup file' : testPath.split(/[\\/]/).pop();
   throw new Error(
     `lockweave: jest is running TypeScript (${file}) without a lockweave transformer, so its tagged methods would run unlocked. ` +

@@ -132,6 +132,12 @@ test("ts-jest with ts-patch's compiler and lockweave/ts-jest in one emit: each m
   t.regex(result.output, SHAPES);
 });
 
+test('lockweave/jest with a JavaScript setup file that loads the runtime before the test file is compiled: the method holds its key', async (t) => {
+  const result = await jest(NODES['Node 24'], ['-c', 'jest.setup-js.config.cjs', 'tests/locks']);
+  t.is(result.status, 0, result.output);
+  t.regex(result.output, LOCKS);
+});
+
 for (const [name, config] of [
   ['plain ts-jest', 'jest.ts-jest-plain.config.cjs'],
   ["ts-jest given only ts-patch's compiler", 'jest.ts-jest-patch.config.cjs'],

@@ -28,19 +28,16 @@ interface TransformedSource {
   readonly map: string | null;
 }
 
-// The worker's mark (runtime/base/weave-mark.ts) is left when jest first asks this transformer
-// about a file — getCacheKey, which jest calls for every file even when its cache answers — not
-// when jest loads it: jest loads every transformer of the config, and one whose pattern comes
-// first would take the TypeScript files while lockweave's, loaded and unused, vouched for them.
-let marked = false;
-function markOnce(): void {
-  if (marked) return;
-  marked = true;
-  markJestWeaving();
-}
+// jest loads its transformers into each worker before any test runs, whether or not its cache
+// answers: from here on the worker may run tagged TypeScript (runtime/base/weave-mark.ts). It
+// loads every transformer of the config, though, and one whose pattern comes first takes the files
+// it matches: the mark says which files jest handed this one — getCacheKey, which jest calls for
+// every file even when its cache answers — and the runtime refuses a test file handed elsewhere.
+const handed = new Set<string>();
+markJestWeaving((file) => handed.has(file));
 
 function processFile(sourceText: string, sourcePath: string, options: JestTransformOptions): TransformedSource {
-  markOnce();
+  handed.add(sourcePath);
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
   const esm = options.supportsStaticESM === true;
   // An ES module gets an import of the runtime, which TypeScript turns into require() for CommonJS.
@@ -94,7 +91,7 @@ function compilerOptionsFor(tsApi: typeof ts, project: ts.CompilerOptions, esm: 
 
 /** Everything the output depends on: a change to any of them compiles the file again. */
 function getCacheKey(sourceText: string, sourcePath: string, options: JestTransformOptions): string {
-  markOnce();
+  handed.add(sourcePath);
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
   return crypto
     .createHash('sha256')

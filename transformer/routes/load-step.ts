@@ -140,5 +140,5 @@ interface EsbuildPlugin {
 /** The part of esbuild's build result the end callback reads. */
 interface EsbuildResult {
   readonly errors: readonly unknown[];
-  readonly metafile?: { readonly inputs: Record<string, unknown>; readonly outputs: Record<string, unknown> };
+  readonly metafile?: Metafile;
 }

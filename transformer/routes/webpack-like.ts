@@ -76,7 +76,7 @@ export function webpackLikePlugin(options: LockweaveBundlerOptions | undefined) 
   };
 }
 
-export function mayHoldTagOnDisk(file: string): boolean {
+function mayHoldTagOnDisk(file: string): boolean {
   try {
     return mayHoldTag(fs.readFileSync(file, 'utf8'));
   } catch {

@@ -7,7 +7,6 @@ import { lockweaveHooks, type LockweaveBundlerOptions, type WovenModule } from '
 interface LoaderContext {
   /** The file with its query (`?raw` and the like say the file is not code). */
   readonly resource: string;
-  readonly resourcePath: string;
   getOptions(): LockweaveBundlerOptions;
   addDependency(file: string): void;
   callback(error: Error | null, code?: string, map?: unknown): void;

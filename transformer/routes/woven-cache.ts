@@ -178,7 +178,7 @@ function lockweaveStamp(): string {
 
 /**
  * The .js files under `dir`, by their path from it. Walked by hand: readdirSync's `recursive`
- * took 4-9 ms here against 0.5 (it looks at every entry of dist's 200 files again), and every
+ * took 4-9 ms for dist's 200 files where this walk takes 0.5 ms for the same names, and every
  * start and build that opens the cache pays it.
  */
 function compiledFiles(dir: string, under = ''): string[] {
