@@ -12,8 +12,8 @@ export interface BenchConfig {
     readonly callersPerProcess: number;
     readonly iterations: number;
   };
-  /** Warm-up iterations per caller before a measured run (JIT, connections, script caches). */
-  readonly warmupIterations: number;
+  /** How long each child runs the scenario before its measured run (JIT, connections, script caches). */
+  readonly warmupMs: number;
   /** Runs of each build of each project shape (the shapes: bench/compile/shapes.ts). */
   readonly compile: { readonly runs: number };
   readonly weave: { readonly batches: number; readonly callsPerBatch: number };
@@ -30,7 +30,7 @@ export function benchConfig(quick: boolean, reps?: number): BenchConfig {
         hotKey: { callers: 16, iterations: 8 },
         succession: { callers: 16, iterations: 8 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 6 },
-        warmupIterations: 5,
+        warmupMs: 100,
         compile: { runs: 1 },
         weave: { batches: 4, callsPerBatch: 2_000 },
         runDeadlineMs: 20_000,
@@ -43,11 +43,18 @@ export function benchConfig(quick: boolean, reps?: number): BenchConfig {
         // mostly the JIT: lockweave made 0.66× the floor across processes there, 0.95× in 6,400
         // sections. They now run about a second each, after about half a second of warm-up.
         reps: 7,
-        uncontended: { callers: 64, iterations: 400 },
+        // S1 measures 1,000 sections a caller. Every run warms up for 1.5 s first, every contender
+        // alike: after 100 sections a caller (about 0.1 s uncontended, 0.4 s on the hot key)
+        // lockweave was measured on its way up. Four rounds of 400 uncontended after that warm-up,
+        // six processes each, went 48k, 58k, 73k, 66k sections/s (medians) on 2026-11-26, the
+        // floor's 53k, 58k, 59k, 62k; on Node 22 the hot key's p99 in the first round after it was
+        // 20 ms, 7 ms in the next. lockweave's path is longer than the floor's, and V8 takes
+        // longer to compile it to its fastest; a server runs long past that.
+        uncontended: { callers: 64, iterations: 1_000 },
         hotKey: { callers: 16, iterations: 150 },
         succession: { callers: 16, iterations: 150 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 100 },
-        warmupIterations: 100,
+        warmupMs: 1_500,
         compile: { runs: 5 },
         weave: { batches: 20, callsPerBatch: 20_000 },
         runDeadlineMs: 60_000,

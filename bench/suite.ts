@@ -102,7 +102,7 @@ export async function runSuite(
             contender,
             redisUrl,
             keyPrefix: `bench:${scenario}:${contender}:${rep}`,
-            warmupIterations: config.warmupIterations,
+            warmupMs: config.warmupMs,
             deadlineMs: config.runDeadlineMs,
           };
           let result: RunResult;

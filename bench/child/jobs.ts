@@ -17,7 +17,8 @@ export interface ScenarioJob {
   readonly keyPrefix: string;
   readonly callers: number;
   readonly iterations: number;
-  readonly warmupIterations: number;
+  /** How long the child warms up before the measured run (see bench/config.ts). */
+  readonly warmupMs: number;
   readonly deadlineMs: number;
 }
 

@@ -27,6 +27,9 @@ function nextGo(): Promise<void> {
   });
 }
 
+/** The most sections a caller runs to warm up, whatever the time allows. */
+const WARM_UP_MOST_SECTIONS = 100_000;
+
 async function runScenario(job: ScenarioJob): Promise<RunResult> {
   // Set as lockweave's README asks of a client passed in (else the runtime warns once per process);
   // the floor and the peers share it, and none of them depends on ioredis re-sending commands.
@@ -34,8 +37,8 @@ async function runScenario(job: ScenarioJob): Promise<RunResult> {
   const contender = CONTENDERS[job.contender]();
   await contender.setup(client);
   try {
-    const run = (keyPrefix: string, iterations: number) => {
-      const options = { callers: job.callers, iterations, deadlineMs: job.deadlineMs, keyPrefix };
+    const run = (keyPrefix: string, iterations: number, deadlineMs = job.deadlineMs) => {
+      const options = { callers: job.callers, iterations, deadlineMs, keyPrefix };
       switch (job.kind) {
         case 'uncontended':
           return runUncontended(contender, options);
@@ -46,8 +49,9 @@ async function runScenario(job: ScenarioJob): Promise<RunResult> {
           return runHotKey(contender, client, options);
       }
     };
-    // Warm up on keys of our own (a process of the multi-process run warms up alone).
-    await run(`${job.keyPrefix}:warm:${process.pid}`, job.warmupIterations);
+    // Warm up on keys of our own (a process of the multi-process run warms up alone), for a time:
+    // the run's deadline ends it, the count only bounds it.
+    await run(`${job.keyPrefix}:warm:${process.pid}`, WARM_UP_MOST_SECTIONS, job.warmupMs);
     if (job.kind === 'hot-key-process') {
       const go = nextGo();
       await send({ type: 'ready' });
