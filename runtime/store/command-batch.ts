@@ -10,9 +10,7 @@
 // The commands wait until every caller of the tick has run, Redis then answers them all together,
 // and each pipeline's callers wait for its last answer. Measured with 64 callers on their own keys
 // (Node 24, 2 cores): a tick per write made 0.75× the throughput of plain commands, one write per
-// 16 commands 1.3×, with less CPU than either. One per 32 made as many sections a second as 16
-// (within the machine's spread), with 4% less CPU and a p99 of 3.2 ms against 4.9; 48 and more
-// fell off, the turns again (2026-11-26, bench/history.md). So a batch is written as soon as it holds
+// 16 commands 1.3×, with less CPU than either. So a batch is written as soon as it holds
 // MAX_BATCH commands, the rest at the end of the tick; and each command is answered as soon as
 // its own reply comes (the batch's commands are written as one by corking the socket, not as a
 // pipeline, whose callers would wait for its last reply). A client that auto-pipelines (its own
@@ -60,7 +58,7 @@ import { setTimer } from '../base/timer-delay';
 export const COMMAND_TIMEOUT_MS = 2_000;
 
 /** The most commands written as one: see above. */
-const MAX_BATCH = 32;
+const MAX_BATCH = 16;
 
 type Reply = unknown;
 

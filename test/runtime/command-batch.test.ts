@@ -1,7 +1,7 @@
 // The store's command batch (runtime/store/command-batch.ts) writes a tick's commands a few at a
 // time. What must not change with how they are written: each command gets its own reply, in the
 // order given, an error fails only its own command, and a batch larger than one write (more than
-// 32 commands) loses nothing — on a plain client, on one that auto-pipelines, on one with a
+// 16 commands) loses nothing — on a plain client, on one that auto-pipelines, on one with a
 // keyPrefix, and on one the store bounds itself (no commandTimeout).
 import test from 'ava';
 import { Redis, type RedisOptions } from 'ioredis';
