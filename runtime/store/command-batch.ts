@@ -125,8 +125,9 @@ class CommandBatch implements CommandSender {
    * (see above). The listener is on the client only while there are some. An array, not a Set: with
    * a Set, whose entries came and went thousands of times a second, each young-generation GC still
    * reached 1.7 MB of answered batches (their commands, arguments and strings), moved them to the
-   * old generation and paused 3.6 ms; with an array, 0.15 MB and 0.5 ms, and 1.2× the sections a
-   * second (64 callers on their own keys, Node 24, 2026-11-26; bench/history.md).
+   * old generation and paused 3.6 ms; with an array, 0.15 MB and 0.5 ms (the store alone, 64
+   * callers on their own keys, Node 24, 2026-11-26). A woven lock's p99 went from 3.7 to 1.9 ms
+   * (bench/history.md).
    */
   private readonly written: Array<readonly Queued[]> = [];
   private readonly onClose = (): void => {
