@@ -37,11 +37,11 @@ export function benchConfig(quick: boolean, reps?: number): BenchConfig {
       }
     : {
         quick,
-        // 7 repetitions and 400 sections per caller: shorter uncontended runs (~0.15 s) swung by
-        // ±20% from one repetition to the next on this 2-core machine. The hot-key runs were as
-        // short (400 sections, 320 across processes, after 20 per caller to warm up) and measured
-        // mostly the JIT: lockweave made 0.66× the floor across processes there, 0.95× in 6,400
-        // sections. They now run about a second each, after about half a second of warm-up.
+        // 7 repetitions: uncontended runs of ~0.15 s swung by ±20% from one repetition to the next
+        // on this 2-core machine. The hot-key runs were as short (400 sections, 320 across
+        // processes, after 20 per caller to warm up) and measured mostly the JIT: lockweave made
+        // 0.66× the floor across processes there, 0.95× in 6,400 sections. They now run about a
+        // second each.
         reps: 7,
         // S1 measures 1,000 sections a caller. Every run warms up for 1.5 s first, every contender
         // alike: after 100 sections a caller (about 0.1 s uncontended, 0.4 s on the hot key)
