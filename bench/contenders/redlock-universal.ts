@@ -17,7 +17,6 @@
 // Its default retries (3 × 100 ms) would fail most hot-key callers, so they are set as for the
 // redlock peers: every 10 ms, 2000 times (≈ GIVE_UP_MS). It has no jitter option.
 import type { Cluster, Redis } from 'ioredis';
-// biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type * as RedlockUniversal from 'redlock-universal' with { 'resolution-mode': 'import' };
 import { GIVE_UP_MS, LEASE_MS, lockingOn, type Contender } from './contender';
 import { CLUSTER, REDLOCK_PRIMARIES, SINGLE, type LockServers } from './topology-servers';

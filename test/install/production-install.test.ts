@@ -106,7 +106,8 @@ test('dist/runtime, its CommonJS and ES module entries, imports no build tool, d
       if (target) queue.push(target);
     }
   }
-  t.true(seen.size > 10, "the walk found the runtime's files");
+  // The entry is one file (scripts/bundle-runtime.js): the walk reached the runtime's code when it saw ioredis.
+  t.true(bare.has('ioredis'), "the walk found the runtime's code");
   const packageOf = (specifier: string) =>
     specifier
       .split('/')

@@ -5,7 +5,6 @@
 // The options are { tsconfig?: string }. The package is CommonJS: `export =` makes
 // `require('lockweave/rolldown')` the plugin factory itself, and its `default` the same factory, so
 // an ES module's default import, TypeScript's, and `.default` all find it.
-// biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type { Plugin } from 'rolldown' with { 'resolution-mode': 'import' };
 import { lockweaveHooks, type LockweaveBundlerOptions } from './bundler-hooks';
 

@@ -6,7 +6,6 @@
 // The options are { tsconfig?: string }. The package is CommonJS: `export =` makes
 // `require('lockweave/rspack')` the plugin factory itself, and its `default` the same factory, so
 // an ES module's default import, TypeScript's, and `.default` all find it.
-// biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type { RspackPluginInstance } from '@rspack/core' with { 'resolution-mode': 'import' };
 import type { LockweaveBundlerOptions } from './bundler-hooks';
 import { webpackLikePlugin } from './webpack-like';

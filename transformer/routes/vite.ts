@@ -6,7 +6,6 @@
 // The options are { tsconfig?: string }. The package is CommonJS: `export =` makes
 // `require('lockweave/vite')` the plugin factory itself, and its `default` the same factory, so
 // an ES module's default import, TypeScript's, and `.default` all find it.
-// biome-ignore syntax/correctness/noTypeOnlyImportAttributes: TypeScript allows resolution-mode here (Biome issue 5564).
 import type { Plugin } from 'vite' with { 'resolution-mode': 'import' };
 import { vitePlugin, type LockweaveBundlerOptions } from './bundler-hooks';
 
