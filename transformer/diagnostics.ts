@@ -35,6 +35,7 @@
 // | 93027 | skip-return-type        | onFail=skip on a function whose declared result cannot be undefined  |
 // | 93028 | signal-type             | signal= names a value that is not an AbortSignal (or undefined)      |
 // | 93029 | lock-order-cycle        | a call on a cycle of locks taken in opposite orders (check/lock-order) |
+// | 93030 | rebuilt-before-weave    | a transformer before lockweave's (tspc) rebuilt or removed a tagged function |
 //
 // 93009 was "the compiler did not parse JSDoc" while lockweave needed ts-patch's parseAllJsDoc;
 // since lockweave reads the JSDoc of tagged files itself (parse/jsdoc-view.ts) it guards the one
@@ -71,6 +72,7 @@ export const Code = {
   SkipReturnType: 93027,
   SignalType: 93028,
   LockOrderCycle: 93029,
+  RebuiltBeforeWeave: 93030,
 } as const;
 
 export type CodeNumber = (typeof Code)[keyof typeof Code];

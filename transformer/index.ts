@@ -53,15 +53,20 @@ export function sourceTransformer(
   plugin.errors.forEach(report);
   const analyse = cachedAnalysis(tsApi, checker, plugin.defaults);
   const order = programLockOrder(tsApi, program, checker, analyse);
-  return (context) => (sourceFile) => {
-    if (wovenFiles.has(sourceFile)) return sourceFile;
+  return (context) => (handed) => {
+    if (wovenFiles.has(handed)) return handed;
+    // Tags are read on the program's own parse of the file: a transformer listed before this one
+    // may hand on a tree it rebuilt, without the positions that pair a tag with its function.
+    const sourceFile = tsApi.getOriginalNode(handed, tsApi.isSourceFile) ?? handed;
     const analysis = analyse(sourceFile);
     analysis.errors.forEach(report);
     order().errors.get(sourceFile)?.forEach(report);
-    // A function with a tag error is emitted with a body that throws it (see weave-file.ts).
-    const woven = weaveFile(tsApi, context, sourceFile, analysis);
-    if (woven !== sourceFile) wovenFiles.add(woven);
-    return woven;
+    // A function with a tag error is emitted with a body that throws it; a function the handed
+    // tree lost, with a module that throws (see weave-file.ts).
+    const woven = weaveFile(tsApi, context, handed, analysis);
+    woven.missed.forEach(report);
+    if (woven.sourceFile !== handed) wovenFiles.add(woven.sourceFile);
+    return woven.sourceFile;
   };
 }
 

@@ -1,18 +1,31 @@
 // Writes one file's plans into its AST: imports and hoisted specs at the top, locked bodies in place.
+//
+// The plans come from the program's own parse of the file, where tags and positions are; the tree
+// woven is the one tsc hands this transformer, which a transformer listed before lockweave's may
+// have rebuilt. A function is found in it by its original node (ts.getOriginalNode), which
+// factory.update* keeps; one that is not found — rebuilt from scratch, or dropped — cannot be
+// locked, so the file is emitted throwing at its top: it cannot load, let alone run unlocked.
 import type * as ts from 'typescript';
 import type { FileAnalysis, LockPlan } from '../check/analyse';
+import { Code, LockweaveDiagnostic } from '../diagnostics';
 import { defineLockStatement } from './define-lock-call';
 import { lockedBody, type LockedBodyParts } from './method-body';
 import { emitsCommonJs, importInsertionIndex, moduleImport, RUNTIME_SPECIFIER } from './runtime-import';
+
+export interface WovenFile {
+  readonly sourceFile: ts.SourceFile;
+  /** A function the plans name that the tree handed in no longer holds (see above): one error each. */
+  readonly missed: readonly LockweaveDiagnostic[];
+}
 
 export function weaveFile(
   tsApi: typeof ts,
   context: ts.TransformationContext,
   sourceFile: ts.SourceFile,
   analysis: FileAnalysis,
-): ts.SourceFile {
+): WovenFile {
   const { plans, refused } = analysis;
-  if (plans.length === 0 && refused.length === 0) return sourceFile;
+  if (plans.length === 0 && refused.length === 0) return { sourceFile, missed: [] };
   const factory = context.factory;
   const runtime = factory.createUniqueName('lockweave');
   // One name for the lease in every locked body of the file: each is in a function of its own.
@@ -48,6 +61,7 @@ export function weaveFile(
 
   const refusedByNode = new Map<ts.Node, string>(refused.map(({ node, error }) => [node, error.message]));
   const targets = [...plans.map((plan) => plan.target.node), ...refusedByNode.keys()].sort((a, b) => a.pos - b.pos);
+  const met = new Set<ts.Node>();
   const visit = (node: ts.Node): ts.Node => {
     // Only the way down to a tagged method is visited: elsewhere nothing changes, and a whole-tree
     // visit on every file costs more than everything else the transformer does.
@@ -55,15 +69,49 @@ export function weaveFile(
     const visited = tsApi.visitEachChild(node, visit, context);
     const original = tsApi.getOriginalNode(node);
     const refusal = refusedByNode.get(original);
-    if (refusal !== undefined) return refuseFunction(tsApi, context, visited as ts.FunctionLikeDeclaration, refusal);
     const woven = byNode.get(original);
-    if (!woven) return visited;
-    return weaveFunction(tsApi, context, woven, visited as ts.MethodDeclaration | ts.FunctionDeclaration);
+    if (refusal === undefined && !woven) return visited;
+    met.add(original);
+    if (refusal !== undefined) return refuseFunction(tsApi, context, visited as ts.FunctionLikeDeclaration, refusal);
+    return weaveFunction(tsApi, context, woven!, visited as ts.MethodDeclaration | ts.FunctionDeclaration);
   };
   const body = tsApi.visitNodes(sourceFile.statements, visit, tsApi.isStatement);
-  if (plans.length === 0) return factory.updateSourceFile(sourceFile, body);
+  const missed = targets.filter((target) => !met.has(target)).map((target) => missedError(tsApi, target));
+  if (missed.length > 0)
+    return { sourceFile: factory.updateSourceFile(sourceFile, [refuseModule(factory, missed), ...body]), missed };
+  if (plans.length === 0) return { sourceFile: factory.updateSourceFile(sourceFile, body), missed };
   const at = importInsertionIndex(tsApi, body);
-  return factory.updateSourceFile(sourceFile, [...body.slice(0, at), ...imports, ...specs, ...body.slice(at)]);
+  return {
+    sourceFile: factory.updateSourceFile(sourceFile, [...body.slice(0, at), ...imports, ...specs, ...body.slice(at)]),
+    missed,
+  };
+}
+
+/** A tagged function the tree handed in does not hold: what the build reports. */
+function missedError(tsApi: typeof ts, target: ts.Node): LockweaveDiagnostic {
+  const file = target.getSourceFile();
+  const name = (target as ts.FunctionLikeDeclaration).name ?? target;
+  return new LockweaveDiagnostic(
+    Code.RebuiltBeforeWeave,
+    'a transformer that ran before lockweave\'s rebuilt or removed this function, so it could not be woven and its module is emitted to throw when loaded; list { "transform": "lockweave/transformer" } first in compilerOptions.plugins',
+    { file, start: name.getStart(file), length: name.getWidth(file) },
+  );
+}
+
+/** The module's first statement when a function could not be woven: loading it throws (strings built by the factory). */
+function refuseModule(factory: ts.NodeFactory, missed: readonly LockweaveDiagnostic[]): ts.Statement {
+  const where = missed.map(({ span }) => {
+    const { line, character } = span.file!.getLineAndCharacterOfPosition(span.start);
+    // The file's name, not its path: the build machine's folders stay out of the output.
+    return `${span.file!.fileName.replace(/^.*[\\/]/, '')}:${line + 1}:${character + 1}`;
+  });
+  return factory.createThrowStatement(
+    factory.createNewExpression(factory.createIdentifier('Error'), undefined, [
+      factory.createStringLiteral(
+        `lockweave: ${where.join(', ')}: a transformer that ran before lockweave's rebuilt or removed a tagged function, so this module was not compiled with its locks and refuses to load; list lockweave/transformer first in compilerOptions.plugins and rebuild`,
+      ),
+    ]),
+  );
 }
 
 /**

@@ -16,9 +16,13 @@ export interface Woven {
 export function wovenByTspcRoute(source: string, module: ts.ModuleKind = tsApi.ModuleKind.CommonJS): Woven {
   const { file, checker } = checkedFile(source);
   const analysis = analyseFile(tsApi, checker, file, {});
-  const result = tsApi.transform(file, [(context) => (sourceFile) => weaveFile(tsApi, context, sourceFile, analysis)], {
-    module,
-  });
+  const result = tsApi.transform(
+    file,
+    [(context) => (sourceFile) => weaveFile(tsApi, context, sourceFile, analysis).sourceFile],
+    {
+      module,
+    },
+  );
   const text = tsApi.createPrinter({ removeComments: true }).printFile(result.transformed[0]!);
   result.dispose();
   return { analysis, text };
