@@ -151,6 +151,63 @@ for (const [name, config] of [
   });
 }
 
+test('lockweave/jest given the test files and ts-jest the tagged code they test: every test file fails, naming the tagged files', async (t) => {
+  const result = await jest(NODES['Node 24'], ['-c', 'jest.split.config.cjs', 'tests/locks']);
+  t.not(result.status, 0);
+  t.regex(
+    result.output,
+    /lockweave: jest's transform gives TypeScript that holds @redisLock tags to a transformer that does not weave[^\n]*src\/payments\.ts \(to ts-jest, pattern \^\.\+\\\.ts\$\)/,
+  );
+  t.notRegex(result.output, /is not in Redis while the body runs/);
+});
+
+test('the routing check: ts-jest with lockweave/ts-jest weaves, transformIgnorePatterns are not transformed, any other transformer is named', (t) => {
+  const { misroutedTags } = require(
+    path.join(ROOT, 'dist', 'transformer', 'routes', 'jest-routing.js'),
+  ) as typeof import('../../transformer/routes/jest-routing');
+  const self = path.join(ROOT, 'dist', 'transformer', 'routes', 'jest.js');
+  const tsJest = path.join(ROOT, 'node_modules', 'ts-jest', 'dist', 'index.js');
+  const babel = path.join(ROOT, 'node_modules', 'babel-jest', 'build', 'index.js');
+  const config = (transform: Array<[string, string, unknown]>, transformIgnorePatterns: string[] = []) => ({
+    rootDir: PROJECT,
+    transform,
+    transformIgnorePatterns,
+  });
+  let key = 0;
+  const check = (c: ReturnType<typeof config>) => misroutedTags(c, `case ${++key}`, self);
+  const woven = { astTransformers: { before: ['lockweave/ts-jest'] } };
+  t.is(
+    check(
+      config([
+        ['\\.test\\.ts$', self, {}],
+        ['\\.ts$', tsJest, woven],
+      ]),
+    ),
+    undefined,
+  );
+  t.is(
+    check(
+      config(
+        [
+          ['\\.test\\.ts$', self, {}],
+          ['\\.ts$', babel, {}],
+        ],
+        ['/src/'],
+      ),
+    ),
+    undefined,
+  );
+  const error = check(
+    config([
+      ['\\.test\\.ts$', self, {}],
+      ['/src/', babel, {}],
+      ['\\.ts$', tsJest, {}],
+    ]),
+  );
+  t.regex(String(error), /src\/payments\.ts \(to babel-jest, pattern \/src\/\)/);
+  t.notRegex(String(error), /probe\.ts/); // no tag in it: nothing to lock
+});
+
 test('plain ts-jest: a JavaScript test file loads the runtime: only TypeScript test files need a lockweave transformer', async (t) => {
   const result = await jest(NODES['Node 24'], ['-c', 'jest.ts-jest-plain.config.cjs', 'tests/javascript']);
   t.is(result.status, 0, result.output);

@@ -11,12 +11,15 @@ import * as crypto from 'node:crypto';
 import type * as ts from 'typescript';
 import { LockweaveBuildError, weaveSource } from '../weave-source';
 import { ownTypeScript } from '../typescript';
+import { misroutedTags, type JestRoutingConfig } from './jest-routing';
 import { projectConfigFor } from './project-config';
 import { markJestWeaving } from '../../runtime/base/weave-mark';
 import { LOCKWEAVE_VERSION } from '../version';
 
 /** What jest passes (the part of @jest/transform's TransformOptions we read). */
 interface JestTransformOptions {
+  /** The project's config, normalized (jest 27 and later). */
+  readonly config?: JestRoutingConfig;
   readonly configString: string;
   readonly supportsStaticESM?: boolean;
   readonly instrument?: boolean;
@@ -37,6 +40,7 @@ const handed = new Set<string>();
 markJestWeaving((file) => handed.has(file));
 
 function processFile(sourceText: string, sourcePath: string, options: JestTransformOptions): TransformedSource {
+  assertRouting(options);
   handed.add(sourcePath);
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
   const esm = options.supportsStaticESM === true;
@@ -89,8 +93,19 @@ function compilerOptionsFor(tsApi: typeof ts, project: ts.CompilerOptions, esm: 
   };
 }
 
+/**
+ * Fails the file jest asks about when the config gives a tagged file elsewhere (jest-routing.ts).
+ * In getCacheKey, which jest calls for every file even when its cache answers, before process.
+ */
+function assertRouting(options: JestTransformOptions): void {
+  if (!options.config) return; // jest before 27 hands no config: the runtime's check stands alone
+  const error = misroutedTags(options.config, options.configString, __filename);
+  if (error) throw error;
+}
+
 /** Everything the output depends on: a change to any of them compiles the file again. */
 function getCacheKey(sourceText: string, sourcePath: string, options: JestTransformOptions): string {
+  assertRouting(options);
   handed.add(sourcePath);
   const project = projectConfigFor(sourcePath, options.transformerConfig?.tsconfig);
   return crypto

@@ -1,0 +1,109 @@
+// Which transformer jest gives each tagged file, read from the jest config lockweave/jest is handed.
+//
+// jest gives a file to the first transform entry whose pattern matches its path. A config such as
+// { '\\.test\\.ts$': 'lockweave/jest', '\\.ts$': 'ts-jest' } hands lockweave the test files and
+// plain ts-jest the code they test: the tagged methods would run unlocked, and the runtime's check
+// in the test (runtime/base/weave-mark.ts) sees the test file handed to lockweave and the rest only
+// if they load before it. So the transformer, which has the config, looks at every TypeScript file
+// under jest's roots that holds a tag on disk, and fails every test file when one of them would go
+// to a transformer that does not weave.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
+
+/** The part of jest's ProjectConfig read here (as jest hands it to a transformer, normalized). */
+export interface JestRoutingConfig {
+  readonly rootDir: string;
+  readonly roots?: readonly string[];
+  /** [pattern, transformer's resolved path, its options], in the config's order. */
+  readonly transform?: ReadonlyArray<readonly [string, string, unknown]>;
+  readonly transformIgnorePatterns?: readonly string[];
+}
+
+const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+
+/** One verdict per config and worker: the walk reads every TypeScript file under the roots once. */
+const verdicts = new Map<string, Error | undefined>();
+
+/**
+ * The error that fails the test files when a tagged file would go to a transformer that does not
+ * weave; undefined when each goes to lockweave/jest or to ts-jest with lockweave/ts-jest.
+ */
+export function misroutedTags(config: JestRoutingConfig, configKey: string, self: string): Error | undefined {
+  if (verdicts.has(configKey)) return verdicts.get(configKey);
+  const verdict = check(config, self);
+  verdicts.set(configKey, verdict);
+  return verdict;
+}
+
+function check(config: JestRoutingConfig, self: string): Error | undefined {
+  const entries = config.transform ?? [];
+  // The usual config: every entry weaves (lockweave/jest alone), and there is nothing to walk for.
+  if (entries.every((entry) => weaves(entry, self))) return undefined;
+  const ignored = (config.transformIgnorePatterns ?? []).map((pattern) => new RegExp(pattern));
+  const misrouted: string[] = [];
+  for (const root of config.roots?.length ? config.roots : [config.rootDir]) {
+    for (const file of typeScriptFiles(root)) {
+      if (ignored.some((pattern) => pattern.test(file))) continue;
+      const entry = entries.find(([pattern]) => new RegExp(pattern).test(file));
+      if (!entry || weaves(entry, self) || !holdsTag(file)) continue;
+      misrouted.push(`${path.relative(config.rootDir, file)} (to ${transformerName(entry[1])}, pattern ${entry[0]})`);
+    }
+  }
+  if (misrouted.length === 0) return undefined;
+  return new Error(
+    `lockweave: jest's transform gives TypeScript that holds @redisLock tags to a transformer that does not weave, so its tagged methods would run unlocked: ${misrouted.join('; ')}. ` +
+      "List lockweave/jest's pattern first (transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }), or give that ts-jest " +
+      "astTransformers: { before: ['lockweave/ts-jest'] }.",
+  );
+}
+
+/** lockweave/jest itself, or ts-jest with lockweave/ts-jest among its before-transformers. */
+function weaves([, transformer, options]: readonly [string, string, unknown], self: string): boolean {
+  if (sameFile(transformer, self)) return true;
+  const before = (options as { astTransformers?: { before?: unknown } } | undefined)?.astTransformers?.before;
+  if (!/[\\/]ts-jest[\\/]/.test(transformer) || !Array.isArray(before)) return false;
+  return before.some((entry) => {
+    const named = typeof entry === 'string' ? entry : (entry as { path?: unknown } | null)?.path;
+    return named === 'lockweave/ts-jest' || (typeof named === 'string' && /[\\/]routes[\\/]ts-jest\.js$/.test(named));
+  });
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return fs.realpathSync(a) === fs.realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+function transformerName(file: string): string {
+  const inModules = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(file);
+  return inModules ? inModules[1] : path.basename(file);
+}
+
+function holdsTag(file: string): boolean {
+  try {
+    return MAY_HOLD_TAG.test(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return false; // gone since the walk: jest cannot load it either
+  }
+}
+
+/**
+ * The TypeScript files under `dir`, links not followed. node_modules is left out, as jest's default
+ * transformIgnorePatterns leaves it untransformed (docs/routes.md), and .git, which holds no source.
+ */
+function typeScriptFiles(dir: string): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === '.git' ? [] : typeScriptFiles(full);
+    return entry.isFile() && TYPESCRIPT_FILE.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
