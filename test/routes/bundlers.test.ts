@@ -210,6 +210,22 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
   }
 }
 
+// A plugin that loads a tagged file's text under a virtual module id (\0…): no file, no tsconfig for
+// lockweave to weave it by. The build fails naming the module instead of bundling it unlocked.
+for (const name of ['rollup', 'rolldown', 'vite']) {
+  test(`${name}: a plugin that loads a tagged file as a virtual module fails the build, naming the module`, async (t) => {
+    const out = path.join('out', `${name}-virtual`);
+    const bundler = BUNDLERS[name];
+    const built = await spawnTool(bundler.node, bundler.args, { ENTRIES: 'app', OUT: out, STRIP_COMMENTS: 'virtual' });
+    t.not(built.status, 0, built.output);
+    t.regex(
+      built.output,
+      /lockweave: a plugin made the virtual module "\\u0000virtual:[^"]*orders\.ts" with @redisLock tags/,
+    );
+    t.false(fs.existsSync(path.join(APP_DIR, out, `app.${bundler.ext}`)), 'a bundle was written');
+  });
+}
+
 for (const name of ['webpack', 'rspack']) {
   const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
   register(

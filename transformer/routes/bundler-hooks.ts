@@ -42,7 +42,8 @@ const TYPESCRIPT_ID = /\.[cm]?tsx?(?:\?.*)?$/;
  * Not code to weave: declaration files (no bodies), virtual modules (`\0…`, no file and no
  * tsconfig), and a file imported as text or as a URL (`?raw`, `?url`), whose tags are data.
  */
-const NOT_SOURCE = [/\.d\.[cm]?tsx?(?:\?.*)?$/, /^\0/, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
+const VIRTUAL = /^\0/;
+const NOT_SOURCE = [/\.d\.[cm]?tsx?(?:\?.*)?$/, VIRTUAL, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
 
 /**
  * How the plugin learns of a file a plugin before it handed on without its tags:
@@ -53,8 +54,11 @@ const NOT_SOURCE = [/\.d\.[cm]?tsx?(?:\?.*)?$/, /^\0/, /\?(?:.*&)?(?:raw|url)(?:
  */
 export type StrippedCheck = 'build-end' | 'each-file';
 
-/** The transform's filters: every TypeScript source, or only those whose text may hold a tag. */
-const SOURCE_FILTER = { id: { include: TYPESCRIPT_ID, exclude: NOT_SOURCE } };
+/**
+ * The transform's filters: every TypeScript source, or only those whose text may hold a tag. A
+ * virtual module is let through, so that one with tag text fails the build instead of running unlocked.
+ */
+const SOURCE_FILTER = { id: { include: TYPESCRIPT_ID, exclude: NOT_SOURCE.filter((pattern) => pattern !== VIRTUAL) } };
 const TAGGED_FILTER = { ...SOURCE_FILTER, code: MAY_HOLD_TAG };
 
 /** The plugin, as rollup, rolldown and vite take it (and webpack-like.ts runs its transform). */
@@ -75,6 +79,9 @@ function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () =
         return check() === 'build-end' ? TAGGED_FILTER : SOURCE_FILTER;
       },
       handler(this: WatchContext, code: string, id: string): WovenModule | undefined {
+        // A plugin's virtual module with tag text (a file loaded under a \0 id): nothing to weave it
+        // by — no file, no tsconfig — and its methods would run unlocked.
+        if (VIRTUAL.test(id) && mayHoldTag(code)) throw virtualError(id);
         if (!isWeavable(id)) return undefined;
         const file = fileOf(id);
         if (!mayHoldTag(code)) {
@@ -137,6 +144,14 @@ export function strippedError(...files: readonly string[]): Error {
       `(or without some of them), or built ${it} in lockweave's place, so ${its} methods would run unlocked. lockweave must see each TypeScript file as it is on disk: ` +
       "list lockweave's plugin before that plugin (under webpack and rspack, after it: lockweave's loader then runs first), " +
       'or take TypeScript files out of what that plugin handles.',
+  );
+}
+
+function virtualError(id: string): Error {
+  return new Error(
+    `lockweave: a plugin made the virtual module ${JSON.stringify(id)} with @redisLock tags in its text, and lockweave weaves TypeScript files as they are on disk ` +
+      '(a virtual module has no file, nor a tsconfig to read the lock settings from), so its methods would run unlocked. ' +
+      "Have that plugin resolve the module to its file, or list lockweave's plugin before it.",
   );
 }
 
