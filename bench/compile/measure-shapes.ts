@@ -1,6 +1,7 @@
 // Every project shape: generated, then built `runs` times each way.
 import { join } from 'node:path';
 import { generateProject } from './generate-project';
+import { pluginShare, type PluginShare } from './plugin-share';
 import { COMPILE_SHAPES, describeShape, type CompileShape } from './shapes';
 import { timeCompile, type CompileTimes } from './time-compile';
 
@@ -8,6 +9,8 @@ export interface ShapeTimes {
   readonly shape: CompileShape;
   readonly taggedMethods: number;
   readonly times: CompileTimes;
+  /** From a CPU profile of one more plugin build (plugin-share.ts); undefined when it failed. */
+  readonly share: PluginShare | undefined;
 }
 
 export function measureShapes(
@@ -31,6 +34,8 @@ export function measureShapes(
         `Compile time (${shape.id}): the plugin build emitted ${times.wovenMethods} defineLock() calls for ${project.taggedMethods} tagged methods.`,
       );
     }
-    return { shape, taggedMethods: project.taggedMethods, times };
+    log(`compile time, ${shape.id}: one more plugin build, profiled…`);
+    const share = pluginShare(project, transformPath);
+    return { shape, taggedMethods: project.taggedMethods, times, share };
   });
 }

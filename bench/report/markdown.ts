@@ -1,6 +1,7 @@
 // results.md: machine facts, settings of every contender, one table per scenario, compile
 // time, weaving overhead, and the targets — the same text is printed to the terminal.
 import type { BenchConfig } from '../config';
+import { shareText } from '../compile/plugin-share';
 import { describeShape } from '../compile/shapes';
 import type { MachineFacts } from '../machine';
 import { SCENARIOS } from '../suite';
@@ -161,6 +162,11 @@ export function renderMarkdown(
       );
       out.push('');
       out.push(`${c.times.wovenMethods} defineLock() calls emitted for ${c.taggedMethods} tagged methods.`);
+      if (c.share)
+        out.push(
+          '',
+          `In a CPU profile of one more plugin build (bench/compile/plugin-share.ts), lockweave's own code — loading its modules, the analysis, the weave — took ${num(c.share.lockweaveMs, 0)} ms of the build's ${num(c.share.totalMs, 0)} ms: ${shareText(c.share)} of its CPU. Not in it: TypeScript printing the woven methods, and the garbage collection of what lockweave allocated.`,
+        );
       if (c.times.pluginError) out.push('', 'The plugin build failed:', '', '```', c.times.pluginError, '```');
     }
     out.push('');
