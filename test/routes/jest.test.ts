@@ -151,15 +151,20 @@ for (const [name, config] of [
   });
 }
 
-test('lockweave/jest given the test files and ts-jest the tagged code they test: every test file fails, naming the tagged files', async (t) => {
-  const result = await jest(NODES['Node 24'], ['-c', 'jest.split.config.cjs', 'tests/locks']);
-  t.not(result.status, 0);
-  t.regex(
-    result.output,
-    /lockweave: jest's transform gives TypeScript that holds @redisLock tags to a transformer that does not weave[^\n]*src\/payments\.ts \(to ts-jest, pattern \^\.\+\\\.ts\$\)/,
-  );
-  t.notRegex(result.output, /is not in Redis while the body runs/);
-});
+for (const [name, config] of [
+  ['lockweave/jest', 'jest.split.config.cjs'],
+  ['ts-jest with lockweave/ts-jest', 'jest.ts-jest-split.config.cjs'],
+]) {
+  test(`${name} given the test files and plain ts-jest the tagged code they test: the test file fails, naming the tagged files`, async (t) => {
+    const result = await jest(NODES['Node 24'], ['-c', config, 'tests/locks']);
+    t.not(result.status, 0);
+    t.regex(
+      result.output,
+      /lockweave: jest's transform gives TypeScript that holds @redisLock tags to a transformer that does not weave[^\n]*src\/payments\.ts \(to ts-jest, pattern \^\.\+\\\.ts\$\)/,
+    );
+    t.notRegex(result.output, /is not in Redis while the body runs/);
+  });
+}
 
 test('the routing check: ts-jest with lockweave/ts-jest weaves, transformIgnorePatterns are not transformed, any other transformer is named', (t) => {
   const { misroutedTags } = require(

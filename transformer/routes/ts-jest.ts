@@ -11,8 +11,10 @@
 // come from the tsconfig's "lockweave/transformer" plugin entry, as on every route; this entry
 // refuses options of its own. A tag error throws from the compile, which fails the test file that
 // loads the tagged code.
+import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { sourceTransformer } from '../index';
+import { misroutedTags, type JestRoutingConfig } from './jest-routing';
 import { routeSettings } from '../plugin-entry';
 import { markJestWeaving } from '../../runtime/base/weave-mark';
 import { LOCKWEAVE_VERSION } from '../version';
@@ -25,6 +27,8 @@ interface TsJestCompiler {
   readonly configSet: {
     readonly compilerModule: typeof ts;
     readonly parsedTsConfig: { readonly options: ts.CompilerOptions };
+    /** The jest config ts-jest was handed (ts-jest 29's, marked internal: read only when it is there). */
+    readonly _jestCfg?: Partial<JestRoutingConfig>;
   };
 }
 
@@ -33,6 +37,7 @@ export const name = 'lockweave';
 export const version = LOCKWEAVE_VERSION;
 
 export function factory(compiler: TsJestCompiler, options?: unknown): ts.TransformerFactory<ts.SourceFile> {
+  assertRouting(compiler.configSet._jestCfg);
   const plugins = compiler.configSet.parsedTsConfig.options.plugins;
   const config = routeSettings('lockweave/ts-jest', 'the jest config', options, plugins);
   const tsApi = compiler.configSet.compilerModule;
@@ -44,6 +49,20 @@ export function factory(compiler: TsJestCompiler, options?: unknown): ts.Transfo
       own?.getSourceFile(sourceFile.fileName) === sourceFile ? own : programOfOneFile(tsApi, sourceFile, context);
     return sourceTransformer(program, config, { ts: tsApi })(context)(sourceFile);
   };
+}
+
+/**
+ * A jest config that gives tagged code to a transformer that does not weave (jest-routing.ts) fails
+ * the compile, and with it the test file. ts-jest calls the factory as it compiles, and a warm jest
+ * cache compiles nothing; but a config changed to such a pattern changes every cache key, and its
+ * first run compiles.
+ */
+function assertRouting(jest: Partial<JestRoutingConfig> | undefined): void {
+  if (typeof jest?.rootDir !== 'string' || !Array.isArray(jest.transform)) return;
+  const config = jest as JestRoutingConfig;
+  const key = JSON.stringify([config.rootDir, config.roots, config.transform, config.transformIgnorePatterns]);
+  const error = misroutedTags(config, key, path.join(__dirname, 'jest.js'));
+  if (error) throw error;
 }
 
 /** What ts.transpileModule builds around a file: no lib, no imports resolved. */
