@@ -76,7 +76,9 @@ export function weaveFile(
     return weaveFunction(tsApi, context, woven!, visited as ts.MethodDeclaration | ts.FunctionDeclaration);
   };
   const body = tsApi.visitNodes(sourceFile.statements, visit, tsApi.isStatement);
-  const missed = targets.filter((target) => !met.has(target)).map((target) => missedError(tsApi, target));
+  // The plans' nodes are the program's parse of the file: their positions are in its text.
+  const parsed = tsApi.getOriginalNode(sourceFile, tsApi.isSourceFile) ?? sourceFile;
+  const missed = targets.filter((target) => !met.has(target)).map((target) => missedError(parsed, target));
   if (missed.length > 0)
     return { sourceFile: factory.updateSourceFile(sourceFile, [refuseModule(factory, missed), ...body]), missed };
   if (plans.length === 0) return { sourceFile: factory.updateSourceFile(sourceFile, body), missed };
@@ -88,8 +90,7 @@ export function weaveFile(
 }
 
 /** A tagged function the tree handed in does not hold: what the build reports. */
-function missedError(tsApi: typeof ts, target: ts.Node): LockweaveDiagnostic {
-  const file = target.getSourceFile();
+function missedError(file: ts.SourceFile, target: ts.Node): LockweaveDiagnostic {
   const name = (target as ts.FunctionLikeDeclaration).name ?? target;
   return new LockweaveDiagnostic(
     Code.RebuiltBeforeWeave,
