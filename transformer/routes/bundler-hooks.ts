@@ -43,7 +43,8 @@ const TYPESCRIPT_ID = /\.[cm]?tsx?(?:\?.*)?$/;
  * tsconfig), and a file imported as text or as a URL (`?raw`, `?url`), whose tags are data.
  */
 const VIRTUAL = /^\0/;
-const NOT_SOURCE = [/\.d\.[cm]?tsx?(?:\?.*)?$/, VIRTUAL, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
+const DECLARATION_OR_DATA = [/\.d\.[cm]?tsx?(?:\?.*)?$/, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
+const NOT_SOURCE = [...DECLARATION_OR_DATA, VIRTUAL];
 
 /**
  * How the plugin learns of a file a plugin before it handed on without its tags:
@@ -58,7 +59,7 @@ export type StrippedCheck = 'build-end' | 'each-file';
  * The transform's filters: every TypeScript source, or only those whose text may hold a tag. A
  * virtual module is let through, so that one with tag text fails the build instead of running unlocked.
  */
-const SOURCE_FILTER = { id: { include: TYPESCRIPT_ID, exclude: NOT_SOURCE.filter((pattern) => pattern !== VIRTUAL) } };
+const SOURCE_FILTER = { id: { include: TYPESCRIPT_ID, exclude: DECLARATION_OR_DATA } };
 const TAGGED_FILTER = { ...SOURCE_FILTER, code: MAY_HOLD_TAG };
 
 /** The plugin, as rollup, rolldown and vite take it (and webpack-like.ts runs its transform). */

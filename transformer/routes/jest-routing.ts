@@ -9,6 +9,7 @@
 // to a transformer that does not weave.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 
 /** The part of jest's ProjectConfig read here (as jest hands it to a transformer, normalized). */
@@ -20,7 +21,7 @@ export interface JestRoutingConfig {
   readonly transformIgnorePatterns?: readonly string[];
 }
 
-const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+const DECLARATION = /\.d\.[cm]?tsx?$/;
 
 /** One verdict per config and worker: the walk reads every TypeScript file under the roots once. */
 const verdicts = new Map<string, Error | undefined>();
@@ -41,13 +42,16 @@ function check(config: JestRoutingConfig, self: string): Error | undefined {
   // The usual config: every entry weaves (lockweave/jest alone), and there is nothing to walk for.
   if (entries.every((entry) => weaves(entry, self))) return undefined;
   const ignored = (config.transformIgnorePatterns ?? []).map((pattern) => new RegExp(pattern));
+  // Compiled once, in the config's order, each with whether it weaves.
+  const routes = entries.map((entry) => ({ entry, pattern: new RegExp(entry[0]), weaves: weaves(entry, self) }));
   const misrouted: string[] = [];
   for (const root of config.roots?.length ? config.roots : [config.rootDir]) {
     for (const file of typeScriptFiles(root)) {
       if (ignored.some((pattern) => pattern.test(file))) continue;
-      const entry = entries.find(([pattern]) => new RegExp(pattern).test(file));
-      if (!entry || weaves(entry, self) || !holdsTag(file)) continue;
-      misrouted.push(`${path.relative(config.rootDir, file)} (to ${transformerName(entry[1])}, pattern ${entry[0]})`);
+      const route = routes.find(({ pattern }) => pattern.test(file));
+      if (!route || route.weaves || !holdsTag(file)) continue;
+      const [pattern, transformer] = route.entry;
+      misrouted.push(`${path.relative(config.rootDir, file)} (to ${transformerName(transformer)}, pattern ${pattern})`);
     }
   }
   if (misrouted.length === 0) return undefined;
@@ -104,6 +108,6 @@ function typeScriptFiles(dir: string): string[] {
   return entries.flatMap((entry) => {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === '.git' ? [] : typeScriptFiles(full);
-    return entry.isFile() && TYPESCRIPT_FILE.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+    return entry.isFile() && TYPESCRIPT_FILE.test(entry.name) && !DECLARATION.test(entry.name) ? [full] : [];
   });
 }
