@@ -7,6 +7,7 @@
 // (a store's lifetime).
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import { LockError } from '../base/errors';
+import { assertJestModulesWoven } from '../base/weave-mark';
 import { guardedLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
 import { assertConfigureOptions } from './configure-checks';
@@ -69,7 +70,13 @@ export function currentStore(): LockStore {
 }
 
 function currentSlot(): StoreSlot {
-  return (settings.slot ??= new StoreSlot(createStore(settings.options)));
+  return (settings.slot ??= newSlot(() => createStore(settings.options)));
+}
+
+/** A store is made for the first lock after start (or close()): jest has loaded the test file's imports by then. */
+function newSlot(create: () => LockStore): StoreSlot {
+  assertJestModulesWoven();
+  return new StoreSlot(create());
 }
 
 export function useCurrentStore(): StoreUse {
@@ -89,5 +96,5 @@ export function useRedlockStore(key: string, site: string | undefined): StoreUse
       key,
     );
   }
-  return (settings.redlockSlot ??= new StoreSlot(createRedlockStore(servers, settings.options.releaseChannel))).use();
+  return (settings.redlockSlot ??= newSlot(() => createRedlockStore(servers, settings.options.releaseChannel))).use();
 }

@@ -89,12 +89,32 @@ function assertJestWoven(): void {
     diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL) &&
     (testPath === undefined || !requiredTypeScript().includes(testPath) || handedToLockweave(testPath))
   )
-    return;
+    return assertJestModulesWoven();
   const file = testPath === undefined ? 'a setup file' : testPath.split(/[\\/]/).pop();
   throw new Error(
     `lockweave: jest is running TypeScript (${file}) without a lockweave transformer, so its tagged methods would run unlocked. ` +
       "In the jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }, or keep ts-jest and give it " +
       "astTransformers: { before: ['lockweave/ts-jest'] } (ts-patch's compiler alone is not enough: ts-jest skips it in isolatedModules mode).",
+  );
+}
+
+/**
+ * In a jest test context with a lockweave transformer: every TypeScript module jest loaded that
+ * holds a tag must have been handed to it. The test file is not all: a config whose patterns give
+ * lockweave the tests and another transformer the code they import — from outside the rootDir
+ * too, where the transformer's own look at the config does not reach (routes/jest-routing.ts) —
+ * leaves that code's methods unlocked. jest loads modules with no hook to ask, so this runs when
+ * the runtime loads and again when it makes its store for the first lock (api/configure.ts), by
+ * which time the test file's imports have loaded. Elsewhere it does nothing.
+ */
+export function assertJestModulesWoven(): void {
+  if (!inJestEnvironment() || !diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL)) return;
+  const file = requiredTypeScript().find((loaded) => !handedToLockweave(loaded) && holdsTag(loaded));
+  if (file === undefined) return;
+  throw new Error(
+    `lockweave: jest gave ${file}, which holds @redisLock tags, to a transformer other than lockweave's, so its tagged methods would run unlocked. ` +
+      "Let lockweave/jest's pattern take every TypeScript file (transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }), " +
+      "or give the ts-jest that takes it astTransformers: { before: ['lockweave/ts-jest'] }.",
   );
 }
 

@@ -153,6 +153,7 @@ for (const [name, config] of [
 
 for (const [name, config] of [
   ['lockweave/jest', 'jest.split.config.cjs'],
+  ['lockweave/jest, with only the tests as roots,', 'jest.split-roots.config.cjs'],
   ['ts-jest with lockweave/ts-jest', 'jest.ts-jest-split.config.cjs'],
 ]) {
   test(`${name} given the test files and plain ts-jest the tagged code they test: the test file fails, naming the tagged files`, async (t) => {
@@ -165,6 +166,21 @@ for (const [name, config] of [
     t.notRegex(result.output, /is not in Redis while the body runs/);
   });
 }
+
+test('lockweave/jest given the test files, plain ts-jest tagged code outside the rootDir: the first lock is refused, naming the file', async (t) => {
+  // rootDir tests/: lockweave/jest's look at the config does not reach ../src; the runtime asks jest's registry.
+  const result = await jest(
+    NODES['Node 24'],
+    ['-c', '../jest.split.config.cjs', 'outside-root'],
+    [],
+    path.join(PROJECT, 'tests'),
+  );
+  t.not(result.status, 0);
+  t.regex(
+    result.output,
+    /lockweave: jest gave \S*src\/payments\.ts, which holds @redisLock tags, to a transformer other than lockweave's/,
+  );
+});
 
 test('the routing check: ts-jest with lockweave/ts-jest weaves, transformIgnorePatterns are not transformed, any other transformer is named', (t) => {
   const { misroutedTags } = require(

@@ -5,7 +5,7 @@
 // plain ts-jest the code they test: the tagged methods would run unlocked, and the runtime's check
 // in the test (runtime/base/weave-mark.ts) sees the test file handed to lockweave and the rest only
 // if they load before it. So the transformer, which has the config, looks at every TypeScript file
-// under jest's roots that holds a tag on disk, and fails every test file when one of them would go
+// under jest's rootDir and roots that holds a tag on disk, and fails every test file when one of them would go
 // to a transformer that does not weave.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -45,7 +45,7 @@ function check(config: JestRoutingConfig, self: string): Error | undefined {
   // Compiled once, in the config's order, each with whether it weaves.
   const routes = entries.map((entry) => ({ entry, pattern: new RegExp(entry[0]), weaves: weaves(entry, self) }));
   const misrouted: string[] = [];
-  for (const root of config.roots?.length ? config.roots : [config.rootDir]) {
+  for (const root of walkedDirs(config)) {
     for (const file of typeScriptFiles(root)) {
       if (ignored.some((pattern) => pattern.test(file))) continue;
       const route = routes.find(({ pattern }) => pattern.test(file));
@@ -92,6 +92,19 @@ function holdsTag(file: string): boolean {
   } catch {
     return false; // gone since the walk: jest cannot load it either
   }
+}
+
+/**
+ * Where the tagged files may be: jest finds tests under its roots, but the code they import is
+ * often beside them (roots: ['<rootDir>/test'], the code in src/). So the rootDir, and each root
+ * outside it.
+ */
+function walkedDirs({ rootDir, roots = [] }: JestRoutingConfig): string[] {
+  const outside = roots.filter((root) => {
+    const relative = path.relative(rootDir, root);
+    return relative.startsWith('..') || path.isAbsolute(relative);
+  });
+  return [rootDir, ...new Set(outside)];
 }
 
 /**
