@@ -14,6 +14,7 @@ import { locks } from './commands/locks';
 import { show } from './commands/show';
 import { unlock } from './commands/unlock';
 import { verify } from './commands/verify';
+import { printArgument } from './without-credentials';
 
 const COMMANDS: readonly Command[] = [build, check, verify, show, locks, unlock];
 
@@ -54,8 +55,12 @@ function commandHelp(command: Command): string {
 
 type Parsed = { help: true; command?: Command } | { help: false; command: Command; args: ParsedArgs };
 
+// An argument is echoed only through printArgument: a URL given where none was expected (after
+// --cluster, which takes no value, or without --redis) carries its password into the message.
 function parse(command: Command, argv: readonly string[]): Parsed {
   const operands: string[] = [];
+  /** For each operand, the switch just before it, if any: the operand was probably meant as its value. */
+  const afterSwitch: Array<string | undefined> = [];
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -65,16 +70,19 @@ function parse(command: Command, argv: readonly string[]): Parsed {
       break;
     }
     if (!arg.startsWith('-') || arg === '-') {
+      const before = command.flags.find((f) => !f.value && f.names.includes(argv[i - 1]));
       operands.push(arg);
+      afterSwitch[operands.length - 1] = before ? argv[i - 1] : undefined;
       continue;
     }
     const [name, inline] = arg.includes('=')
       ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
       : [arg, undefined];
     const flag = command.flags.find((f) => f.names.includes(name));
-    if (!flag) throw new UsageError(`unknown option ${name} for \`lockweave ${command.name}\``, command.name);
+    if (!flag)
+      throw new UsageError(`unknown option ${printArgument(name)} for \`lockweave ${command.name}\``, command.name);
     if (!flag.value) {
-      if (inline !== undefined) throw new UsageError(`${name} takes no value`, command.name);
+      if (inline !== undefined) throw new UsageError(noValueMessage(command, name, inline), command.name);
       flags[flagKey(flag)] = 'true';
       continue;
     }
@@ -83,14 +91,33 @@ function parse(command: Command, argv: readonly string[]): Parsed {
       throw new UsageError(`${name} needs a value: ${name} ${flag.value}`, command.name);
     }
     if (flag.choices && !flag.choices.includes(value)) {
-      throw new UsageError(`${name} ${value}: expected one of ${flag.choices.join(', ')}`, command.name);
+      throw new UsageError(`${name} ${printArgument(value)}: expected one of ${flag.choices.join(', ')}`, command.name);
     }
     flags[flagKey(flag)] = value;
   }
   const { min, max, name } = command.operands;
   if (operands.length < min) throw new UsageError(`missing ${name}`, command.name);
-  if (operands.length > max) throw new UsageError(`unexpected argument ${operands[max]}`, command.name);
+  if (operands.length > max) {
+    // A URL among them is the one to name (`unlock <url> <key>`: the key is not what is wrong).
+    const url = operands.findIndex((operand) => operand.includes('://'));
+    const at = url >= 0 ? url : max;
+    const stray = operands[at];
+    const after = afterSwitch[at];
+    const hint = after ? `: ${noValueMessage(command, after, stray)}` : redisHint(command, stray);
+    throw new UsageError(`unexpected argument ${printArgument(stray)}${hint}`, command.name);
+  }
   return { help: false, command, args: { operands, flags } };
+}
+
+/** `--cluster takes no value`, and where a URL given to it goes. */
+function noValueMessage(command: Command, name: string, value: string): string {
+  return `${name} takes no value${redisHint(command, value)}`;
+}
+
+/** A URL where a command that talks to Redis expected none: --redis is where it goes. */
+function redisHint(command: Command, arg: string): string {
+  const takesRedis = command.flags.some((f) => f.names.includes('--redis'));
+  return takesRedis && arg.includes('://') ? '; name the server with --redis <url>' : '';
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -107,7 +134,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     const command = COMMANDS.find((c) => c.name === first);
-    if (!command) throw new UsageError(first.startsWith('-') ? `unknown option ${first}` : `unknown command ${first}`);
+    if (!command)
+      throw new UsageError(`${first.startsWith('-') ? 'unknown option' : 'unknown command'} ${printArgument(first)}`);
     const parsed = parse(command, rest);
     if (parsed.help) {
       console.log(commandHelp(command));

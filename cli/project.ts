@@ -11,6 +11,7 @@ import type * as ts from 'typescript';
 import { isLockweaveTransform, optionsEntry } from '../transformer/plugin-entry';
 import { ownTypeScript } from '../transformer/typescript';
 import { CliError } from './cli-error';
+import { printArgument } from './without-credentials';
 
 export interface InstalledTypeScript {
   readonly version: string;
@@ -30,7 +31,8 @@ export function projectTypeScript(projectDir: string, override?: string): Instal
       return undefined;
     }
   }
-  if (!fs.existsSync(manifest)) throw new CliError(`--typescript ${override}: no package.json there`);
+  if (!fs.existsSync(manifest))
+    throw new CliError(`--typescript ${printArgument(override ?? '')}: no package.json there`);
   const version = String(JSON.parse(fs.readFileSync(manifest, 'utf8')).version);
   return { version, major: Number(version.split('.')[0]), dir: path.dirname(manifest) };
 }
@@ -60,10 +62,11 @@ export interface Project {
 export function tsconfigPath(flag: string | undefined): string {
   const file = path.resolve(flag ?? 'tsconfig.json');
   const resolved = fs.existsSync(file) && fs.statSync(file).isDirectory() ? path.join(file, 'tsconfig.json') : file;
-  if (!fs.existsSync(resolved))
-    throw new CliError(
-      `${path.relative(process.cwd(), resolved) || resolved}: no such tsconfig (name another with -p <tsconfig>)`,
-    );
+  if (!fs.existsSync(resolved)) {
+    // The flag as given when it is a URL: resolving folds its :// to :/, which no longer reads as one.
+    const shown = flag?.includes('://') ? flag : path.relative(process.cwd(), resolved) || resolved;
+    throw new CliError(`${printArgument(shown)}: no such tsconfig (name another with -p <tsconfig>)`);
+  }
   return resolved;
 }
 

@@ -19,6 +19,7 @@ import type { LockOrder } from '../../transformer/check/lock-order';
 import { projectSources, tagReport } from '../tagged-methods';
 import { auditToolchain, type Audit } from '../toolchain-audit';
 import { AUDIT_BLIND_SPOTS } from '../toolchain-rules';
+import { withoutCredentials } from '../without-credentials';
 
 export const check: Command = {
   name: 'check',
@@ -108,7 +109,7 @@ function printHoles(audit: Audit): void {
     `lockweave check: ${plural(audit.holes.length, 'hole')} — ways this project builds or runs TypeScript with tagged methods unlocked:`,
   ];
   for (const hole of audit.holes) {
-    lines.push(`  ${hole.where}${hole.command ? `: ${hole.command}` : ''}`);
+    lines.push(`  ${hole.where}${hole.command ? `: ${withoutCredentials(hole.command)}` : ''}`);
     lines.push(`    unlocked: ${hole.runsUnlocked}`);
     lines.push(`    fix: ${hole.fix}`);
   }

@@ -9,6 +9,7 @@ import { projectConfigFor } from '../../transformer/routes/project-config';
 import { weaveSource } from '../../transformer/weave-source';
 import { CliError } from '../cli-error';
 import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
+import { printArgument } from '../without-credentials';
 import {
   compilerFor,
   createProgram,
@@ -44,7 +45,7 @@ export const show: Command = {
 
 function runShow(args: ParsedArgs): number {
   const file = path.resolve(args.operands[0]);
-  if (!fs.existsSync(file)) throw new CliError(`${args.operands[0]}: no such file`);
+  if (!fs.existsSync(file)) throw new CliError(`${printArgument(args.operands[0])}: no such file`);
   return args.flags.route === 'source' ? showSource(file, args.flags.project) : showTspc(file, args.flags.project);
 }
 

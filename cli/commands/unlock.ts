@@ -4,9 +4,10 @@
 // for a holder that is known gone (a process killed with a long lockTime, a key another program wrote).
 import { printable } from '../../runtime/base/printable';
 import { isOwnKey } from '../../runtime/store/waiting-line';
-import { CliError } from '../cli-error';
+import { CliError, UsageError } from '../cli-error';
 import type { Command, ParsedArgs } from '../command';
 import { openTarget, REDIS_FLAGS, talkingTo } from '../redis-target';
+import { printArgument } from '../without-credentials';
 
 export const unlock: Command = {
   name: 'unlock',
@@ -31,6 +32,13 @@ export const unlock: Command = {
 
 async function runUnlock(args: ParsedArgs): Promise<number> {
   const key = args.operands[0];
+  // A Redis URL in the key's place is a forgotten --redis (and the key, if any, a stray argument):
+  // printed as a key it would put the URL's password on stdout.
+  if (/^rediss?:\/\//i.test(key))
+    throw new UsageError(
+      `the key is ${printArgument(key)}, not a lock key; name the server with --redis <url>`,
+      'unlock',
+    );
   const shown = printable(key);
   if (isOwnKey(key))
     throw new CliError(`${shown} is one of lockweave's own keys (a line of waiters or a fencing counter), not a lock`);

@@ -16,6 +16,7 @@ import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
 import { formatDiagnostics, plural, pluginOptions, readProject, tsconfigPath } from '../project';
 import { lockSitesIn } from '../lock-sites';
 import { tagReport, type TaggedMethod } from '../tagged-methods';
+import { printArgument } from '../without-credentials';
 
 export const verify: Command = {
   name: 'verify',
@@ -54,7 +55,7 @@ function runVerify(args: ParsedArgs): number {
 
   const outputs = args.operands.flatMap((operand) => javaScriptFiles(path.resolve(operand), operand));
   if (outputs.length === 0)
-    throw new CliError(`no JavaScript file (.js .mjs .cjs .jsx) in ${args.operands.join(', ')}`);
+    throw new CliError(`no JavaScript file (.js .mjs .cjs .jsx) in ${args.operands.map(printArgument).join(', ')}`);
   const found = new Map<string, number>();
   for (const file of outputs) {
     for (const site of lockSitesIn(tsApi, file, fs.readFileSync(file, 'utf8')))
@@ -69,7 +70,7 @@ function runVerify(args: ParsedArgs): number {
   if (tags.errors.length) console.error(formatDiagnostics(tsApi, tags.errors));
   if (missing.length) {
     console.error(
-      `lockweave verify: ${plural(missing.length, 'tagged method')} NOT woven into ${args.operands.join(', ')} — the build that wrote it runs them unlocked:`,
+      `lockweave verify: ${plural(missing.length, 'tagged method')} NOT woven into ${args.operands.map(printArgument).join(', ')} — the build that wrote it runs them unlocked:`,
     );
     for (const method of missing) console.error(`  ${method.where} - ${method.site}`);
     console.error(
@@ -84,7 +85,7 @@ function runVerify(args: ParsedArgs): number {
 }
 
 function javaScriptFiles(target: string, operand: string): string[] {
-  if (!fs.existsSync(target)) throw new CliError(`${operand}: no such file or directory`);
+  if (!fs.existsSync(target)) throw new CliError(`${printArgument(operand)}: no such file or directory`);
   if (fs.statSync(target).isFile()) return isJavaScript(target) ? [target] : [];
   const files: string[] = [];
   const walk = (dir: string, depth: number) => {

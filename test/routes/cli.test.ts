@@ -1,8 +1,10 @@
 // The lockweave command line as a user meets it: --help, --version and wrong input for every
-// command; `build` as the TypeScript 7 route (a project whose typescript is 7 gets JavaScript whose
-// tagged methods hold their key in Redis, one body at a time, and a bad tag fails the build with
-// its location); `check`'s toolchain audit (one project with every hole, one with none); `verify`
-// on tspc output (woven), plain tsc output and an esbuild bundle without the plugin (not woven).
+// command, where a credential URL in the wrong place is echoed as host:port only; `build` as the
+// TypeScript 7 route (a project whose typescript is 7 gets JavaScript whose tagged methods hold
+// their key in Redis, one body at a time, and a bad tag fails the build with its location);
+// `check`'s toolchain audit (one project with every hole, one with none, one whose scripts carry a
+// password, printed hidden); `verify` on tspc output (woven), plain tsc output and an esbuild
+// bundle without the plugin (not woven).
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -106,6 +108,51 @@ test('a tsconfig that is not there: says which, exit 1', async (t) => {
     const result = await lockweave([command, '-p', 'nowhere/tsconfig.json']);
     t.is(result.status, 1, result.output);
     t.regex(result.stderr, /nowhere\/tsconfig\.json: no such tsconfig/);
+  }
+});
+
+/** The password of the credential URLs below; none of it may reach the CLI's output. */
+const PASSWORD = 'S3cr3t-pa55';
+
+function assertNoPassword(t: import('ava').ExecutionContext, ran: Ran, what: string): void {
+  for (const piece of [PASSWORD, encodeURIComponent(PASSWORD), 'S3cr3t', 'pa55'])
+    t.false(ran.output.includes(piece), `${what}: the output holds ${piece}`);
+}
+
+test('a credential URL where the command line expects none (after --cluster, without --redis, anywhere) is printed as host:port, never with its password', async (t) => {
+  const url = `redis://:${PASSWORD}@10.0.0.5:7000`;
+  const user = `rediss://alice-user:${PASSWORD}@10.0.0.5:7000`;
+  const cases: Array<[string[], number, RegExp]> = [
+    [
+      ['locks', '--cluster', url],
+      2,
+      /unexpected argument a Redis URL \(10\.0\.0\.5:7000\): --cluster takes no value; name the server with --redis <url>/,
+    ],
+    [
+      ['unlock', 'LOCK_payOrder_1', '--force', '--cluster', user],
+      2,
+      /unexpected argument a Redis URL \(10\.0\.0\.5:7000\): --cluster takes no value; name the server with --redis <url>/,
+    ],
+    [['locks', `--cluster=${url}`], 2, /--cluster takes no value; name the server with --redis <url>/],
+    [['locks', url], 2, /unexpected argument a Redis URL \(10\.0\.0\.5:7000\); name the server with --redis <url>/],
+    [['unlock', user, 'LOCK_payOrder_1'], 2, /unexpected argument a Redis URL \(10\.0\.0\.5:7000\)/],
+    [['unlock', url, '--force'], 2, /the key is a Redis URL \(10\.0\.0\.5:7000\), not a lock key/],
+    // A URL that does not parse (a raw #) is not shown at all.
+    [['locks', `redis://:${PASSWORD}#@10.0.0.5:7000`], 2, /unexpected argument a URL \(not shown/],
+    [['locks', `PASSWORD=${PASSWORD}`], 2, /unexpected argument PASSWORD=…/],
+    [[url], 2, /unknown command a Redis URL \(10\.0\.0\.5:7000\)/],
+    [['show', 'x.ts', '--route', url], 2, /--route a Redis URL \(10\.0\.0\.5:7000\): expected one of/],
+    [['check', '-p', url], 1, /a Redis URL \(10\.0\.0\.5:7000\): no such tsconfig/],
+    [['check', '--typescript', url], 1, /--typescript a Redis URL \(10\.0\.0\.5:7000\): no package\.json there/],
+    [['verify', url], 1, /a Redis URL \(10\.0\.0\.5:7000\): no such file or directory/],
+  ];
+  for (const [args, status, said] of cases) {
+    // No REDIS_URL and no server: each of these fails before any connection.
+    const ran = await runChild(process.execPath, [CLI, ...args], { cwd: ROOT, env: { REDIS_URL: '' } });
+    const what = args.join(' ').replaceAll(PASSWORD, '<password>');
+    t.is(ran.status, status, what);
+    t.regex(ran.stderr, said, what);
+    assertNoPassword(t, ran, what);
   }
 });
 
@@ -222,6 +269,21 @@ test('check passes a project whose every script and config weaves, and prints th
     result.stdout,
     /lockweave check: 2 tagged methods in 1 file \(checked with TypeScript 5\.9\.\d+\); 0 errors; 0 toolchain holes \(audited 16 /,
   );
+});
+
+test('check prints a flagged script with its credentials hidden: URL user and password, NAME=value assignments, --password', async (t) => {
+  const result = await lockweave(['check', '-p', path.join(FIXTURE, 'inline-credentials', 'tsconfig.json')]);
+  t.is(result.status, 1, result.output);
+  for (const line of [
+    'scripts.dev: REDIS_URL=… tsx src/orders.ts',
+    'scripts.start: PASSWORD=… node src/orders.ts',
+    'scripts.start:ts-node: cross-env REDIS_PASSWORD=… ts-node src/orders.ts',
+    'scripts.test: vitest run --redis rediss://…@127.0.0.1:6380',
+    'scripts.run:bun: env DB_TOKEN=… bun src/orders.ts --password …',
+  ])
+    t.true(result.stderr.includes(`  package.json ${line}\n`), line);
+  t.regex(result.stdout, /5 toolchain holes/);
+  assertNoPassword(t, result, 'check');
 });
 
 test("check on a TypeScript 7 project: tags checked with lockweave's TypeScript 6, `tsc` in a script is a hole", async (t) => {
