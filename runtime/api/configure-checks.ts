@@ -50,9 +50,11 @@ function assertDefaults(defaults: unknown): void {
       `${WHERE}: defaults cannot set onFail: what a woven method does on failure is compiled into it; set it in the tag or the plugin's defaults`,
     );
   }
+  // One place for the runtime's prefix: configure({ prefix }). Two would leave which one wins to be guessed.
+  if ('prefix' in defaults) throw new TypeError(`${WHERE}: the prefix is configure({ prefix }), not a default`);
   checkKeys(
     defaults,
-    Object.keys(DEFAULT_LOCK_OPTIONS).filter((key) => key !== 'onFail'),
+    Object.keys(DEFAULT_LOCK_OPTIONS).filter((key) => key !== 'onFail' && key !== 'prefix'),
     `${WHERE}: defaults`,
     'a lock option',
   );

@@ -7,10 +7,12 @@
 // (a store's lifetime).
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import { LockError } from '../base/errors';
+import { plainCopy } from '../base/redis-options';
 import { assertJestModulesWoven } from '../base/weave-mark';
 import { guardedLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
 import { assertConfigureOptions } from './configure-checks';
+import { claimConfigured } from './runtime-copies';
 import { settings, type ConfigureOptions } from './settings';
 import { createRedlockStore, createStore } from './store-factory';
 import { StoreSlot, type StoreUse } from './store-slot';
@@ -29,13 +31,17 @@ export type { StoreUse } from './store-slot';
 export function configure(options: ConfigureOptions): void {
   // Validated before anything changes: a refused call leaves the settings as they were.
   assertConfigureOptions(options);
-  const merged: ConfigureOptions = { ...settings.options, ...options };
-  if (options.redlock) merged.redlock = Object.freeze([...options.redlock]); // the caller's array changing later changes nothing
   const names = (key: keyof ConfigureOptions) => Object.hasOwn(options, key);
+  const merged: ConfigureOptions = { ...settings.options, ...options };
+  // Defaults merge one by one: a module that tunes waitTime must not take away another's redlock: true
+  // (its locks would move to the one Redis) or fencing: true.
+  if (names('defaults')) merged.defaults = { ...settings.options.defaults, ...plainCopy(options.defaults) };
+  if (options.redlock) merged.redlock = Object.freeze([...options.redlock]); // the caller's array changing later changes nothing
   const newConnection = names('redis') || names('store');
+  if (newConnection) claimConfigured();
   // Both from the call that names one (a new `redis` must not stay behind an earlier `store`, which
   // takes precedence), and otherwise both from the settings: never undefined for "the default".
-  merged.redis = newConnection ? options.redis : settings.options.redis;
+  merged.redis = newConnection ? plainCopy(options.redis) : settings.options.redis;
   merged.store = newConnection ? options.store : settings.options.store;
   const mergedDefaults = mergeOptions(DEFAULT_LOCK_OPTIONS, merged.defaults as Partial<LockOptions> | undefined, {
     prefix: merged.prefix,

@@ -17,6 +17,8 @@ import {
   type StoreUse,
 } from './configure';
 import { mergeOptions, type LockOptions } from '../base/options';
+import { OPTION_NAMES } from '../base/option-table';
+import { checkKeys } from '../base/redis-options';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
 import { acquireChannel, observedLogger, type AcquireTrace, type LockLabel } from '../lock/observe';
@@ -318,7 +320,12 @@ function checkSignal(signal: unknown): void {
     );
 }
 
+/** What defineLock() reads. Woven code writes only these; a hand-written misspelling (redLock, prefx) would lock elsewhere. */
+const DEFINE_LOCK_KEYS: readonly string[] = ['site', 'businessFlag', ...OPTION_NAMES];
+
 /** One lock definition per tagged method, made at module load; see SkippedBy for its type. */
 export function defineLock<const O extends DefineLockOptions>(options: O): MethodLock<SkippedBy<O>> {
+  if (typeof options === 'object' && options !== null)
+    checkKeys(options, DEFINE_LOCK_KEYS, `lockweave: defineLock(${options.site ?? ''})`, 'a lock option');
   return new MethodLock<SkippedBy<O>>(options);
 }

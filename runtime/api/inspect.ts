@@ -6,7 +6,10 @@
 import type { LockOptions } from '../base/options';
 import type { KeyState } from '../store/lock-store';
 import { MethodLock } from './define-lock';
-import { requestedKey, type LockTarget } from './lock-request';
+import { checkRequestKeys, requestedKey, type LockTarget } from './lock-request';
+
+/** What inspect() reads: the lock's name, and the options that choose its key and server. */
+const INSPECT_KEYS: readonly string[] = ['businessFlag', 'key', 'keyless', 'prefix', 'redlock'];
 
 /** The lock to inspect: named as withLock() names it, with the options that choose its key and server. */
 export interface InspectRequest extends LockTarget, Partial<Pick<LockOptions, 'prefix' | 'redlock'>> {}
@@ -18,6 +21,7 @@ export interface LockState extends KeyState {
 
 export function inspect(request: InspectRequest): Promise<LockState> {
   try {
+    checkRequestKeys(request, 'inspect()', INSPECT_KEYS);
     const { businessFlag, prefix, redlock } = request;
     const requested = requestedKey(request);
     return new MethodLock({ businessFlag, prefix, redlock }).inspect(requested.keyOf);

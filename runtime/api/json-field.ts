@@ -17,8 +17,12 @@ export function readJsonField(json: unknown, field: string): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
-  } catch (error) {
-    throw new LockKeyError(`the key's JSON text does not parse (${(error as Error).message}); no lock was taken`, '');
+  } catch {
+    // Not V8's message: it quotes the text, which is the caller's data (a token, a password).
+    throw new LockKeyError(
+      `the key's JSON text (${json.length} characters) does not parse as JSON; no lock was taken`,
+      '',
+    );
   }
   if (parsed === null || typeof parsed !== 'object') return undefined;
   return (parsed as Record<string, unknown>)[field];

@@ -6,6 +6,9 @@
 // lock for every order — where it meant one order's. A `key` that is there but undefined is the key
 // value's error (LockKeyError), as in a woven method.
 import type { LockOptions } from '../base/options';
+import { OPTION_NAMES } from '../base/option-table';
+import { checkKeys } from '../base/redis-options';
+import { describeValue } from '../base/redis-address';
 import type { AnyLease } from '../lock/lease';
 import { compositeLockKey, keylessLockKey, lockKey } from '../lock/key';
 import type { FailureClass, MethodLock } from './define-lock';
@@ -35,6 +38,20 @@ export interface LockRequest extends LockTarget, Partial<Omit<LockOptions, 'onFa
 export interface RequestedKey {
   acquire(lock: MethodLock, onFail: FailureClass | undefined, signal?: AbortSignal): Promise<AnyLease | undefined>;
   keyOf(prefix: string, businessFlag: string): string;
+}
+
+/**
+ * What withLock() and lock() read from a request. Any other key is refused: a misspelt option —
+ * `redLock: true`, `prefx` — would lock on another server or another key, with no error.
+ */
+const REQUEST_KEYS: readonly string[] = ['businessFlag', 'key', 'keyless', 'keys', 'signal', ...OPTION_NAMES];
+
+export function checkRequestKeys(request: unknown, where: string, known = REQUEST_KEYS): void {
+  if (typeof request !== 'object' || request === null)
+    throw new TypeError(
+      `lockweave: ${where} takes a request object ({ businessFlag, key, … }); got ${describeValue(request)}`,
+    );
+  checkKeys(request, known, `lockweave: ${where}`, 'a request key or a lock option');
 }
 
 /** `keys` beside `key` or `keyless`: which was meant cannot be told. */

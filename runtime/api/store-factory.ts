@@ -13,6 +13,7 @@ import type { NodeRedisCluster } from '../store/node-redis-cluster';
 import { NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
 import { RedlockStore } from '../store/redlock-store';
+import { claimDefault } from './runtime-copies';
 import { clusterSetup, isClusterConfig } from './cluster-config';
 import { ownedClientOptions, ownedClusterOptions } from './owned-connection';
 import type { ConfigureOptions, RedlockServer } from './settings';
@@ -31,11 +32,14 @@ export function createStore(options: ConfigureOptions): LockStore {
   if (options.store) return options.store;
   // Without configure({ redis }): REDIS_URL, read (and checked like any URL) when the first lock needs it.
   if (options.redis === undefined) {
+    claimDefault();
     const fromEnv = process.env.REDIS_URL;
+    // Set but empty (a secret that did not render, `REDIS_URL=` in a file) names no server: the
+    // default would be one nobody named. Only an unset variable means the default.
     return singleStore(
-      fromEnv || DEFAULT_URL,
+      fromEnv ?? DEFAULT_URL,
       options.releaseChannel,
-      fromEnv ? 'lockweave: REDIS_URL' : 'lockweave: the default URL',
+      fromEnv !== undefined ? 'lockweave: REDIS_URL' : 'lockweave: the default URL',
     );
   }
   return singleStore(options.redis, options.releaseChannel, 'lockweave: configure({ redis })');

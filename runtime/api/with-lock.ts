@@ -6,12 +6,13 @@
 import { MethodLock, runAcquired, type FailureClass } from './define-lock';
 import type { AnyLease } from '../lock/lease';
 import type { MultiLease } from '../lock/multi-lease';
-import { refuseMixedKeys, requestedKey, type EachKeyRequest, type LockRequest } from './lock-request';
+import { checkRequestKeys, refuseMixedKeys, requestedKey, type EachKeyRequest, type LockRequest } from './lock-request';
 
 export type { EachKeyRequest, LockRequest, LockTarget } from './lock-request';
 
 function acquireFor(request: LockRequest | EachKeyRequest): Promise<AnyLease | MultiLease | undefined> {
   try {
+    checkRequestKeys(request, 'withLock() / lock()');
     refuseMixedKeys(request);
     const {
       key: _key,

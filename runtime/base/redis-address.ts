@@ -39,6 +39,7 @@ const ENCODE_HINT = 'a user name or password holding / ? # @ : or % must be perc
 export function parseRedisUrl(text: unknown, where: string): RedisUrl {
   if (typeof text !== 'string')
     throw new TypeError(`${where} must be a redis:// or rediss:// URL; got ${describeValue(text)}`);
+  if (text.trim() === '') throw new TypeError(`${where} is empty: name a server (redis://host:port)`);
   let url: URL;
   try {
     url = new URL(text);
@@ -135,5 +136,7 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === 'object') return `an instance of ${value.constructor?.name || 'an unknown class'}`;
   if (typeof value === 'string') return `a string of ${value.length} character(s)`;
-  return typeof value === 'number' || typeof value === 'boolean' ? `${typeof value} ${String(value)}` : typeof value;
+  // A number too may be a secret: a password read from YAML or Number(env).
+  if (typeof value === 'number') return Number.isFinite(value) ? 'a number' : String(value);
+  return typeof value === 'boolean' ? `boolean ${String(value)}` : typeof value;
 }

@@ -216,6 +216,17 @@ export function serverOptions(redis: unknown, where: string): Record<string, unk
   return { ...(redis as object) };
 }
 
+/**
+ * A copy of options given as plain data — objects and arrays, all the way down — taken when they
+ * are checked: the caller's object changing later must not move locks to a server never checked.
+ * Anything else (a client, a Buffer, a function) is kept as it is.
+ */
+export function plainCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(plainCopy) as T;
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, plainCopy(entry)])) as T;
+}
+
 export function isPlainObject(value: unknown): value is object {
   if (typeof value !== 'object' || value === null) return false;
   const proto = Object.getPrototypeOf(value);

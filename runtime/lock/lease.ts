@@ -64,12 +64,15 @@ export class Lease implements HeldLock, AsyncDisposable {
   readonly token: string;
   /** The fencing token of the grant (the `fencing` option); undefined without fencing. */
   readonly fence: number | undefined;
-  private readonly store: LockStore;
+  // JavaScript's own private fields, not TypeScript's: the store leads to the client and its
+  // options, password and all, which util.inspect or a logger's circular-safe JSON of a lease
+  // would otherwise print (a lease is in the user's hands and in the acquire channel's message).
+  readonly #store: LockStore;
   private readonly settings: LeaseSettings;
   private readonly logger: LockLogger | undefined;
   /** When the acquiring command was sent: Redis started the lease no earlier, so we count from here. */
   private readonly acquiredAt: number;
-  private readonly use: StoreUse | undefined;
+  readonly #use: StoreUse | undefined;
   private readonly label: LockLabel | undefined;
   private state: 'held' | 'released' | 'lost' = 'held';
   /** When the key expires unless renewed: the last moment we know it is ours. */
@@ -109,11 +112,11 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.key = parts.key;
     this.token = parts.token;
     this.fence = parts.fence;
-    this.store = store;
+    this.#store = store;
     this.settings = settings;
     this.logger = parts.logger;
     this.acquiredAt = acquiredAt;
-    this.use = parts.use;
+    this.#use = parts.use;
     this.label = parts.label;
     this.leaseMs = settings.lockTime;
     const { grant } = parts;
@@ -136,12 +139,12 @@ export class Lease implements HeldLock, AsyncDisposable {
    * lost within that.
    */
   private validFor(leaseMs: number): number {
-    return leaseMs - (this.store.clockDriftMs?.(leaseMs) ?? 0);
+    return leaseMs - (this.#store.clockDriftMs?.(leaseMs) ?? 0);
   }
 
   /** How long a grant or renewal of `leaseMs` may last at most, from when it was answered: its lease plus the drift. */
   private lastsAtMostFor(leaseMs: number): number {
-    return leaseMs + (this.store.clockDriftMs?.(leaseMs) ?? 0);
+    return leaseMs + (this.#store.clockDriftMs?.(leaseMs) ?? 0);
   }
 
   /** The latest the key may last (see ownMayLastUntil). */
@@ -201,6 +204,20 @@ export class Lease implements HeldLock, AsyncDisposable {
     return this.settings.redlock === true;
   }
 
+  /** What JSON (a logger's) shows of a lease: its key, its fence and whether it is held; nothing of where. */
+  toJSON(): { key: string; fence: number | undefined; state: 'held' | 'released' | 'lost' } {
+    return { key: this.key, fence: this.fence, state: this.state };
+  }
+
+  /** What util.inspect and console.log show: the same. */
+  [Symbol.for('nodejs.util.inspect.custom')](
+    _depth: number,
+    options: object,
+    inspect?: (value: unknown, options: object) => string,
+  ): string {
+    return `Lease ${inspect ? inspect(this.toJSON(), options) : JSON.stringify(this.toJSON())}`;
+  }
+
   /**
    * Runs the locked body, recorded as its chain's innermost lock (currentLock()); with reentrancy
    * on, nested calls in it see the key as held.
@@ -239,20 +256,20 @@ export class Lease implements HeldLock, AsyncDisposable {
     const heldMs = Date.now() - this.acquiredAt;
     if (!this.settings.autoUnlock) {
       // The key stays held, by nobody's body: this process's turn at it ends (Waiters.setTurn).
-      waitersOf(this.store).setTurn(this.key, false);
+      waitersOf(this.#store).setTurn(this.key, false);
       await this.leaveLineUnreleased();
       this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
-      this.use?.end();
+      this.#use?.end();
       return;
     }
     const holdLeftMs = (this.settings.minHold ?? 0) - heldMs;
     if (holdLeftMs > 0 && !alreadyLost) return this.keepForMinHold(holdLeftMs, heldMs);
     // Who gets the key next is succession.ts's decision; this carries it out.
-    const waiters = waitersOf(this.store);
+    const waiters = waitersOf(this.#store);
     const succession = decideSuccession(
       {
         key: this.key,
-        store: this.store,
+        store: this.#store,
         expiresAt: this.expiresAt,
         mayLastUntil: this.mayLastUntilWithRenewalsOut(),
         lost: alreadyLost,
@@ -273,12 +290,12 @@ export class Lease implements HeldLock, AsyncDisposable {
           expiresAt: this.expiresAt,
         },
       });
-      this.use?.end();
+      this.#use?.end();
       return;
     }
     const sentAt = Date.now();
     try {
-      const released = await this.store.release(this.key, this.token, succession.request);
+      const released = await this.#store.release(this.key, this.token, succession.request);
       noteSuccession(waiters, this.key, succession, released);
       if (released === 'not-ours') {
         successor?.unreserve(false);
@@ -290,7 +307,7 @@ export class Lease implements HeldLock, AsyncDisposable {
         if (released === 'handed') successor!.succeed({ sentAt });
         else successor?.unreserve(released === 'freed');
       }
-      this.use?.end();
+      this.#use?.end();
     } catch (error) {
       // Where the key went is not known: this process's turn ends (Waiters.setTurn).
       waiters.setTurn(this.key, false);
@@ -308,7 +325,7 @@ export class Lease implements HeldLock, AsyncDisposable {
    * answer, the key keeps its lease, which ends no sooner (minHold ≤ lockTime, counted from the same start).
    */
   private async keepForMinHold(leftMs: number, heldMs: number): Promise<void> {
-    waitersOf(this.store).setTurn(this.key, false); // the key goes to nobody here (Waiters.setTurn)
+    waitersOf(this.#store).setTurn(this.key, false); // the key goes to nobody here (Waiters.setTurn)
     const sentAt = Date.now();
     try {
       const stillOurs = await this.sendRenewal(leftMs);
@@ -319,7 +336,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     } catch (error) {
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
     } finally {
-      this.use?.end();
+      this.#use?.end();
     }
   }
 
@@ -330,7 +347,7 @@ export class Lease implements HeldLock, AsyncDisposable {
   private async leaveLineUnreleased(): Promise<void> {
     const leaving = leavingLineOf(this.shared?.leavingLine);
     if (leaving)
-      await Promise.all(leaving.map((waiterToken) => this.store.leave(this.key, waiterToken).catch(() => undefined)));
+      await Promise.all(leaving.map((waiterToken) => this.#store.leave(this.key, waiterToken).catch(() => undefined)));
   }
 
   /**
@@ -341,17 +358,17 @@ export class Lease implements HeldLock, AsyncDisposable {
    */
   private retryRelease(): void {
     sendAgain<Released>({
-      store: this.store,
+      store: this.#store,
       until: () => this.mayLastUntil,
       send: () => {
         const leavingLine = leavingLineOf(this.shared?.leavingLine);
-        return this.store.release(this.key, this.token, leavingLine && { leavingLine });
+        return this.#store.release(this.key, this.token, leavingLine && { leavingLine });
       },
       done: (released) => {
         // not-ours: the key is gone already (the first release did run, or Redis restarted empty).
         if (released !== undefined && released !== 'not-ours')
           this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs: Date.now() - this.acquiredAt });
-        this.use?.end();
+        this.#use?.end();
       },
     });
   }
@@ -455,11 +472,11 @@ export class Lease implements HeldLock, AsyncDisposable {
       throw error;
     };
     const leaving = leavingLineOf(this.shared?.leavingLine);
-    if (!leaving) return this.store.renew(this.key, this.token, leaseMs).then(answered, failed);
+    if (!leaving) return this.#store.renew(this.key, this.token, leaseMs).then(answered, failed);
     const { leavingLine } = this.shared!;
     return Promise.all(
       leaving.map((waiterToken) =>
-        this.store.takeOver!(this.key, this.token, leaseMs, waiterToken).then((stillOurs) => {
+        this.#store.takeOver!(this.key, this.token, leaseMs, waiterToken).then((stillOurs) => {
           leavingLine.delete(waiterToken); // out of the line, whatever the key holds
           return stillOurs;
         }),

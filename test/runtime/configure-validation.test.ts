@@ -188,6 +188,7 @@ const refusals: Array<[string, ConfigureOptions, RegExp]> = [
     /lockTme is not a lock option; did you mean lockTime\?/,
   ],
   ['onFail among the defaults', { defaults: { onFail: 'skip' } } as never, /defaults cannot set onFail/],
+  ['a prefix among the defaults', { defaults: { prefix: 'APP_' } } as never, /the prefix is configure\(\{ prefix \}\)/],
   ['a logger that is not a function', { logger: 'x' as never }, /logger must be a function/],
   ['an empty releaseChannel', { releaseChannel: '' }, /releaseChannel must be a non-empty string/],
   ['a store that is not one', { store: {} as never }, /store must be a LockStore/],
@@ -223,7 +224,8 @@ test.serial(
   'without configure(), a REDIS_URL that cannot work fails the first lock with a TypeError, not "unreachable"',
   async (t) => {
     const program = join(__dirname, 'programs', 'fail-and-exit.js');
-    for (const url of ['redis://127.0.0.1:99999', 'http://127.0.0.1:6379', 'not a url']) {
+    // An empty REDIS_URL too (a secret that did not render): it names no server, and is not the default.
+    for (const url of ['redis://127.0.0.1:99999', 'http://127.0.0.1:6379', 'not a url', '']) {
       const { stdout } = await run(process.execPath, [program], {
         env: { ...process.env, REDIS_URL: url },
         timeout: 20_000,
@@ -232,6 +234,27 @@ test.serial(
     }
   },
 );
+
+test.serial(
+  'the options object changing after configure() moves no lock: the server checked is the server used',
+  async (t) => {
+    const options = { host: '127.0.0.1', port: named.port };
+    configure({ redis: options });
+    options.port = fallback.port; // the caller's object, changed later (a shared config object, a test's setup)
+    t.is(await whereLocks('changed-after'), 'named');
+    await close(); // a new connection is made from what configure() took, not from the object now
+    t.is(await whereLocks('changed-after-close'), 'named');
+  },
+);
+
+test.serial('a later configure({ defaults }) changes the defaults it names and keeps the others', async (t) => {
+  configure({ redis: named.url, defaults: { fencing: true, lockTime: 6_000 } });
+  configure({ defaults: { waitTime: 2_000 } }); // another module tunes the wait
+  const fence = await withLock({ businessFlag: 'defaults-kept', key: uniqueId('fence') }, (lease) => lease.fence);
+  t.is(typeof fence, 'number', 'fencing: true is still a default');
+  configure({ defaults: { fencing: false } });
+  t.is(await withLock({ businessFlag: 'defaults-kept', key: uniqueId('fence') }, (lease) => lease.fence), undefined);
+});
 
 test.serial('what names a server is taken (no connection is opened before the first lock)', (t) => {
   const accepted: ConfigureOptions[] = [

@@ -1,7 +1,7 @@
 // Options from code are checked where they are given, with one rule for every store: what Redis
 // would refuse, MemoryLockStore refuses too, so a unit test fails where production would.
 import test from 'ava';
-import { configure, lock, MemoryLockStore, withLock } from 'lockweave';
+import { configure, defineLock, inspect, lock, MemoryLockStore, withLock } from 'lockweave';
 import { createClient, createCluster } from 'redis';
 
 test.serial(
@@ -90,3 +90,39 @@ test.serial('configure({ redis }) refuses a client it does not understand instea
   t.notThrows(() => configure({ redis: 'redis://127.0.0.1:1' }));
   configure({ store: new MemoryLockStore() });
 });
+
+test.serial(
+  'a misspelt option of withLock(), lock(), defineLock() or inspect() is refused, naming the one it likely meant',
+  async (t) => {
+    const store = new MemoryLockStore();
+    configure({ store });
+    // Each would have locked on the one Redis (redLock), under LOCK_ (prefx), or with the default lease.
+    const misspelt: Array<[Record<string, unknown>, RegExp]> = [
+      [{ redLock: true }, /redLock is not a request key or a lock option; did you mean redlock\?/],
+      [{ prefx: 'APP_' }, /prefx is not a request key or a lock option; did you mean prefix\?/],
+      [{ lockTme: 100 }, /lockTme is not a request key or a lock option; did you mean lockTime\?/],
+    ];
+    for (const [extra, message] of misspelt) {
+      const request = { businessFlag: 'opts', key: 'typo', ...extra } as never;
+      await t.throwsAsync(
+        withLock(request, () => 'ran'),
+        { instanceOf: TypeError, message },
+        JSON.stringify(extra),
+      );
+      await t.throwsAsync(lock(request), { instanceOf: TypeError, message });
+    }
+    t.is(await store.holder('LOCK_opts_typo'), undefined, 'nothing was locked');
+    t.throws(() => defineLock({ site: 'Orders.pay', businessFlag: 'opts', redLock: true } as never), {
+      instanceOf: TypeError,
+      message: /defineLock\(Orders\.pay\): redLock is not a lock option; did you mean redlock\?/,
+    });
+    await t.throwsAsync(inspect({ businessFlag: 'opts', key: 'typo', redLock: true } as never), {
+      instanceOf: TypeError,
+      message: /inspect\(\): redLock is not a request key or a lock option; did you mean redlock\?/,
+    });
+    await t.throwsAsync(
+      withLock(null as never, () => 'ran'),
+      { instanceOf: TypeError, message: /takes a request object/ },
+    );
+  },
+);

@@ -6,7 +6,18 @@
 import test from 'ava';
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
-import { close, configure, defineLock, describeEvent, LockAcquireError, type LockEvent } from 'lockweave';
+import { tracingChannel } from 'node:diagnostics_channel';
+import {
+  close,
+  configure,
+  defineLock,
+  describeEvent,
+  LockAcquireError,
+  lock,
+  readJsonField,
+  withLock,
+  type LockEvent,
+} from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 
 /** The servers' password, and wrong ones with every character that breaks a URL. */
@@ -141,6 +152,53 @@ test.serial('Redlock servers with a wrong password: the no-majority error names 
   assertNoSecret(t, exposed(error), WRONG, WRONG_PIECES);
   assertNoSecret(t, exposed(events) + events.map(describeEvent).join('\n'), WRONG, WRONG_PIECES);
   await close();
+});
+
+test.serial(
+  "a lease and the acquire channel's message, printed whole: nothing of them leads to the client and its password",
+  async (t) => {
+    const messages: unknown[] = [];
+    const channel = tracingChannel('lockweave:acquire');
+    const subscriber = {
+      start() {},
+      end() {},
+      asyncStart() {},
+      error() {},
+      asyncEnd: (message: unknown) => void messages.push(message),
+    };
+    channel.subscribe(subscriber);
+    const rightUrl = (server: RedisServer) => `redis://:${RIGHT}@127.0.0.1:${server.port}`;
+    try {
+      configure({ redis: rightUrl(servers[0]!), redlock: servers.map(rightUrl) });
+      await withLock({ businessFlag: 'secret-lease', key: 'A' }, async (lease) => {
+        t.regex(inspect(lease), /^Lease \{ key: 'LOCK_secret-lease_A', fence: undefined, state: 'held' \}$/);
+        assertNoSecret(t, exposed(lease), RIGHT);
+      });
+      const leases = await lock({ businessFlag: 'secret-lease', keys: ['B', 'C'], redlock: true });
+      assertNoSecret(t, exposed(leases), RIGHT);
+      await leases.release();
+      t.true(messages.length > 0);
+      assertNoSecret(t, exposed(messages), RIGHT);
+    } finally {
+      channel.unsubscribe(subscriber);
+    }
+  },
+);
+
+test('a password given as a number, and JSON text holding the key, are not printed in the errors about them', async (t) => {
+  const secret = 73519462;
+  for (const options of [
+    { redis: { host: '127.0.0.1', port: 7000, password: secret } },
+    { redis: { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', sentinelPassword: secret } },
+    { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: { redisOptions: { password: secret } } } },
+  ]) {
+    const error = t.throws(() => configure(options as never), { instanceOf: TypeError });
+    t.false(exposed(error).includes(String(secret)), error?.message);
+  }
+  // V8's JSON.parse message quotes the text: the caller's data, never the error's.
+  const error = t.throws(() => readJsonField('password=S3cr3tQuokka', 'orderNo'));
+  t.regex(error!.message, /does not parse as JSON/);
+  t.false(exposed(error).includes('S3cr3tQuokka'));
 });
 
 test('refused configuration never prints a password: raw / @ : % # ? in URLs, Cluster nodes with a password, duplicate Redlock servers', (t) => {
