@@ -19,8 +19,9 @@ export function mayHoldTag(code: string): boolean {
 }
 
 /**
- * Every `@redisLock` in any letter case (`@RedisLock`, the Java original's spelling, `@redislock`):
- * a tag the compiler would ignore because of its case is an error, not a comment.
+ * Every `@redisLock` in any letter case (`@RedisLock`, the Java original's spelling, `@redislock`),
+ * and every near miss that starts a word (`@redis-lock`, `@redis_lock`, `@redisLocks`,
+ * `@RedisLocked`): a tag the compiler would ignore for its spelling is an error, not a comment.
  */
 export function tagMentions(text: string): number[] {
   const found: number[] = [];
@@ -29,10 +30,11 @@ export function tagMentions(text: string): number[] {
   return found;
 }
 
-const MENTION = /@redislock(?![A-Za-z0-9_$])/gi;
+const MENTION = /@redislock(?![A-Za-z0-9_$])|(?<![\w$])@redis[-_.]?lock[\w$]*/gi;
 
+/** `@redisLock` itself, not the start of a longer name (`@redisLocks`). */
 export function isExactTag(text: string, at: number): boolean {
-  return text.startsWith(TAG_TEXT, at);
+  return text.startsWith(TAG_TEXT, at) && !/[\w$]/.test(text.charAt(at + TAG_TEXT.length));
 }
 
 /** True when some position p (sorted) has start <= p < end. */

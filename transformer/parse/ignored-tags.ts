@@ -60,11 +60,17 @@ export function findIgnoredTags(
 const TAG = '@redisLock';
 
 function misspelled(text: string, position: number, span: Span): LockweaveDiagnostic {
-  const written = text.slice(position, position + TAG.length);
+  const written = /@[\w$.-]*/y;
+  written.lastIndex = position;
+  const name = written.exec(text)![0].replace(/\.$/, '');
+  const why =
+    name.toLowerCase() === TAG.toLowerCase()
+      ? 'tag names are case-sensitive, so the compiler ignores this one'
+      : 'the compiler reads it as a tag of another name';
   return new LockweaveDiagnostic(
     Code.NotTheTag,
-    `${written} is not ${TAG}: tag names are case-sensitive, so the compiler ignores this one and nothing would be locked; write ${TAG}`,
-    span,
+    `${name} is not ${TAG}: ${why} and nothing would be locked; write ${TAG}`,
+    { ...span, length: name.length },
   );
 }
 

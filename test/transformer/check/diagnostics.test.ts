@@ -41,6 +41,16 @@ const INLINE: Record<string, { source: string; code: number; at: string }> = {
     code: Code.NotTheTag,
     at: '@RedisLock',
   },
+  ...Object.fromEntries(
+    ['@redis-lock', '@redis_lock', '@redis.lock', '@redisLocks', '@RedisLocked', '@redislockTime'].map((name) => [
+      `a near miss, ${name}`,
+      {
+        source: `export class S {\n  /** ${name} businessFlag=a keyName=x */\n  async m(x: string): Promise<void> { void x; }\n}\n`,
+        code: Code.NotTheTag,
+        at: name,
+      },
+    ]),
+  ),
   'a line comment': {
     source:
       'export class S {\n  // @redisLock businessFlag=a keyName=x\n  async m(x: string): Promise<void> { void x; }\n}\n',
@@ -117,6 +127,21 @@ test('every function a fixture error stands on is refused, and none of them is p
 });
 
 test('misuses outside the fixtures: another spelling, a tag in a comment, two tags on one method, onFail=skip on a return type without undefined', (t) => {
+  const nearMiss = checkedFile(
+    'export class S {\n  /** @redis-lock businessFlag=a keyName=x */\n  async m(x: string): Promise<void> { void x; }\n}\n',
+  );
+  t.regex(
+    analyseFile(tsApi, nearMiss.checker, nearMiss.file, {}).errors[0]!.message,
+    /^@redisLock: @redis-lock is not @redisLock: the compiler reads it as a tag of another name and nothing would be locked/,
+  );
+  // Inside a word (an e-mail address) a near miss is prose; starting one, the compiler reads a tag there.
+  const source =
+    'export class S {\n  /** Mail ops@redis-lock.example, see @redis-lock/core. */\n  async m(x: string): Promise<void> { void x; }\n}\n';
+  const prose = checkedFile(source);
+  t.deepEqual(
+    analyseFile(tsApi, prose.checker, prose.file, {}).errors.map((e) => e.span.start),
+    [source.indexOf('@redis-lock/core')],
+  );
   for (const [what, { source, code, at }] of Object.entries(INLINE)) {
     const { file, checker } = checkedFile(source);
     const { errors, plans, refused } = analyseFile(tsApi, checker, file, {});

@@ -12,8 +12,9 @@ import {
 import { jsDocView } from '../../../transformer/parse/jsdoc-view';
 import { parsedFile, tsApi } from '../../helpers/in-memory-program';
 
-test('the exact tag among tagMentions (any letter case) by isExactTag', (t) => {
-  const text = '/** @redisLock a=b */ /** @RedisLock a=b */ /** @redisLockX a=b */ /** @redislock */';
+test('the exact tag among tagMentions (any letter case, near misses that start a word) by isExactTag', (t) => {
+  const text =
+    '/** @redisLock a=b */ /** @RedisLock a=b */ /** @redisLockX a=b */ /** @redislock */ /** @redis-lock @redis_lock ops@redis-lock.example */';
   t.deepEqual(
     tagMentions(text).filter((at) => isExactTag(text, at)),
     [text.indexOf('@redisLock ')],
@@ -21,9 +22,13 @@ test('the exact tag among tagMentions (any letter case) by isExactTag', (t) => {
   t.deepEqual(tagMentions(text), [
     text.indexOf('@redisLock '),
     text.indexOf('@RedisLock'),
+    text.indexOf('@redisLockX'),
     text.lastIndexOf('@redislock'),
+    text.indexOf('@redis-lock'),
+    text.indexOf('@redis_lock'),
   ]);
   t.true(mayHoldTag('x @REDISLOCK y'));
+  t.true(mayHoldTag('x @redis-lock y'));
   t.false(mayHoldTag('export const redisLock = 1;'));
 });
 
