@@ -169,6 +169,14 @@ export interface LockStore {
    */
   clockDriftMs?(leaseMs: number): number;
   /**
+   * Which server answers this store's commands, the same for every address it is reached by: a
+   * Redis server's `run_id` (INFO server), new at each start of the server process. Redlock uses it
+   * to find one server named under two addresses (redlock-store.ts). Undefined when the server
+   * will not say (INFO refused by an ACL, or without a run_id); rejects when it could not be asked
+   * (the connection is down): ask again later. A store without it cannot be told apart but by address.
+   */
+  serverId?(): Promise<string | undefined>;
+  /**
    * The error for an attempt that got no answer within `waitedMs` (its caller gave up on it), naming
    * the server and what is known of why. A store without one gets a generic error.
    */

@@ -10,6 +10,7 @@ import {
 } from './node-redis-client';
 import { nodeRedisClusterSender, nodeRedisClusterSubscriber, type NodeRedisCluster } from './node-redis-cluster';
 import { RedisHealth } from './redis-health';
+import { serverIdFrom } from './redis-store';
 import { RedisNotices } from './redis-notices';
 import { releaseChannels } from './release-channel';
 import { DEFAULT_RELEASE_CHANNEL, ScriptedLockStore } from './scripted-lock-store';
@@ -34,14 +35,20 @@ export class NodeRedisLockStore extends ScriptedLockStore {
         : nodeRedisSubscriber(client as NodeRedisClient, () => notices.listening),
       channels,
     );
-    super({
-      channels,
-      cluster: cluster !== undefined,
-      notices,
-      sender: cluster ? nodeRedisClusterSender(cluster) : nodeRedisSender(client as NodeRedisClient),
-      // Never owned: a client the user connected is the user's to stop.
-      health: new RedisHealth(client, false, () => void notices.close()),
-    });
+    const sender = cluster ? nodeRedisClusterSender(cluster) : nodeRedisSender(client as NodeRedisClient);
+    // Never owned: a client the user connected is the user's to stop.
+    const health = new RedisHealth(client, false, () => void notices.close());
+    super({ channels, cluster: cluster !== undefined, notices, sender, health });
+    // A cluster is many servers: none of them is the store's (it is never one of Redlock's).
+    this.askServerId = cluster
+      ? () => Promise.resolve(undefined)
+      : () => serverIdFrom(health.send(() => sender.send('info', ['server'])));
+  }
+
+  private readonly askServerId: () => Promise<string | undefined>;
+
+  serverId(): Promise<string | undefined> {
+    return this.askServerId();
   }
 }
 

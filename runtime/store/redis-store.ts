@@ -6,6 +6,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { COMMAND_TIMEOUT_MS, commandSender } from './command-batch';
 import { commandTimeoutOf, connectionOptions, isCluster } from './ioredis-client';
+import { RedisConnectionError } from '../base/errors';
 import { ConnectionRef, quitConnection } from './connection-ref';
 import { ioredisSubscriber } from './ioredis-subscriber';
 import { RedisHealth } from './redis-health';
@@ -32,24 +33,62 @@ export class RedisLockStore extends ScriptedLockStore {
     const ref = options.ownsClient ? new ConnectionRef(client) : undefined;
     if (!options.ownsClient) warnAboutSettings(client);
     const health = new RedisHealth(client, options.ownsClient === true, () => void notices.close());
-    super({
-      channels,
-      cluster: isCluster(client),
-      notices,
-      sender: commandSender(client, commandTimeoutOf(client) ? undefined : COMMAND_TIMEOUT_MS),
-      health,
-      track: ref && ((command) => ref.track(command)),
-    });
+    const sender = commandSender(client, commandTimeoutOf(client) ? undefined : COMMAND_TIMEOUT_MS);
+    const track = ref && (<T>(command: Promise<T>) => ref.track(command));
+    super({ channels, cluster: isCluster(client), notices, sender, health, track });
     this.recentlyUsed = () => health.recentlyUsed;
+    // A Cluster is many servers: none of them is the store's (it is never one of Redlock's).
+    this.askServerId = isCluster(client)
+      ? () => Promise.resolve(undefined)
+      : () => {
+          const info = health.send(() => sender.send('info', ['server']));
+          return serverIdFrom(track ? track(info) : info);
+        };
   }
 
   /** Whether a command was sent lately (see RedisHealth.recentlyUsed). */
   readonly recentlyUsed: () => boolean;
 
+  private readonly askServerId: () => Promise<string | undefined>;
+
+  serverId(): Promise<string | undefined> {
+    return this.askServerId();
+  }
+
   override async close(): Promise<void> {
     await super.close();
     if (this.options.ownsClient) await quitConnection(this.client);
   }
+}
+
+/**
+ * The server's run_id from its INFO reply (LockStore.serverId). INFO refused by an ACL (NOPERM) or
+ * renamed away (unknown command) means the server will not say: undefined, as for an INFO without
+ * run_id. Any other failure — the connection's, a timeout, a passing error reply such as LOADING —
+ * says nothing about the server: it rejects, and it is asked again later.
+ */
+export function serverIdFrom(info: Promise<unknown>): Promise<string | undefined> {
+  return info.then(
+    (reply) => /^run_id:(\w+)/m.exec(String(reply))?.[1],
+    (error: unknown) => {
+      if (isErrorReply(error) && /^(NOPERM|ERR unknown command)/.test(error.message)) return undefined;
+      throw error;
+    },
+  );
+}
+
+/** The server's error reply: ioredis's ReplyError, node-redis's ErrorReply (and its subclasses), by class name. */
+function isErrorReply(error: unknown): error is Error {
+  if (!(error instanceof Error) || error instanceof RedisConnectionError) return false;
+  for (
+    let proto = Object.getPrototypeOf(error);
+    proto && proto !== Error.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
+    const name = (proto as { constructor?: { name?: string } }).constructor?.name;
+    if (name === 'ReplyError' || name === 'ErrorReply') return true;
+  }
+  return false;
 }
 
 /** Clients already told about (a warning per client, however often configure() is called). */

@@ -35,6 +35,18 @@
 // counts), and a waiter the gate refused asks every node at once at its next attempt when no
 // notice came meanwhile — a grant left on the first node alone (a caller that died mid-attempt)
 // bars the gate, not the majority.
+//
+// A server counts once. One redis-server can be named under several addresses (127.0.0.1,
+// localhost, ::1, a forwarded port), which configure() cannot tell apart by their spelling; each
+// would vote, and one server would make the majority alone. So each node is asked which server it
+// is (LockStore.serverId: the run_id, new at each start of a server process), and a node's answers
+// count only once that is known: two nodes found to be one server make every verb fail (fatal: the
+// configuration is wrong, trying again cannot help). The first verb asks every node at once and
+// waits as a vote waits — until a majority answered, or the node bound — so a minority down or
+// paused costs nothing here either; a node that did not answer is asked again in the background
+// (at most once per node bound) and does not count until it has, nor after its connection was lost
+// and made again (its server may have restarted as another's twin) until it has answered again.
+// Once every node is known, an attempt costs what it did: no command, no await.
 import { FencingUnavailableError, isFatal, RedisConnectionError } from '../base/errors';
 import type { KeyState, LockStore, Notice, PlaceInLine, Regranted, Released, SuccessionRequest } from './lock-store';
 import { setTimer } from '../base/timer-delay';
@@ -80,6 +92,9 @@ interface Listener {
  */
 type Outcome = 'took' | 'held' | 'gate-refused' | 'split' | 'unreachable';
 
+/** A node's answer does not count until its server is known (see the top of this file). */
+const NOT_IDENTIFIED = 'not yet known to be a server of its own (it has not answered INFO since it connected)';
+
 /** What one node said, or undefined while it has not. */
 type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
 
@@ -93,6 +108,26 @@ export class RedlockStore implements LockStore {
   private readonly refusedAtGate = new Map<string, number>();
   /** The gate is skipped until then: its node was slower than GATE_MS (paused, or far). */
   private gateSkippedUntil = 0;
+  /**
+   * Per node, the server it is once known: `run_id:…`, or `address:host:port` for a server that will
+   * not say (and a store without serverId), which is told apart from the others by its address only.
+   */
+  private readonly servers: Array<string | undefined>;
+  /** How many nodes' servers are not known. */
+  private unknown: number;
+  /** Per node: its serverId() is out. */
+  private readonly asking: boolean[];
+  /** Per node: not asked again before then (its last ask failed). */
+  private readonly askAgainAt: number[];
+  /** Per node: stops watching its reconnects. */
+  private readonly unwatch: Array<() => void> = [];
+  /** The first round of asking: verbs wait for it while it is undecided (see identified). */
+  private firstRound: Promise<void> | undefined;
+  private firstRoundDone = false;
+  /** Told when a node's ask settles (the first round's decision). */
+  private onAnswered: (() => void) | undefined;
+  /** Two nodes are one server: every verb fails with this. */
+  private sameServer: RedisConnectionError | undefined;
 
   constructor(
     private readonly nodes: readonly RedlockNode[],
@@ -101,6 +136,13 @@ export class RedlockStore implements LockStore {
     if (nodes.length < 3)
       throw new TypeError(`lockweave: Redlock needs at least 3 independent Redis servers, got ${nodes.length}`);
     this.quorum = Math.floor(nodes.length / 2) + 1;
+    this.servers = nodes.map(({ store, address }) => (store.serverId ? undefined : `address:${address}`));
+    this.unknown = this.servers.filter((server) => server === undefined).length;
+    this.asking = nodes.map(() => false);
+    this.askAgainAt = nodes.map(() => 0);
+    nodes.forEach(({ store }, index) => {
+      if (store.serverId && store.onceReconnected) this.watchReconnects(index);
+    });
   }
 
   /** The clocks' drift over one lease, by which a grant lasts less than the lease (the Redlock paper's). */
@@ -133,11 +175,14 @@ export class RedlockStore implements LockStore {
    * is lost (and its re-grants are undone, as a failed attempt's grants are).
    */
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const identifying = this.identified();
+    if (identifying) await identifying;
     const startedAt = Date.now();
     const validMs = leaseMs - this.clockDriftMs(leaseMs);
     const renew = (node: LockStore, index: number) =>
       this.inTurn(token, index, () => regrantOn(node, key, token, leaseMs)).then((outcome) => outcome === 'renewed');
     const { verdict, answers } = await this.vote(renew, Math.min(this.nodeBoundMs, validMs));
+    if (this.sameServer) throw this.sameServer;
     if (verdict === 'no') {
       this.undo(
         key,
@@ -162,6 +207,15 @@ export class RedlockStore implements LockStore {
    * and the lease sends the release again (it is token-checked).
    */
   async release(key: string, token: string, _succession?: SuccessionRequest): Promise<Released> {
+    if (this.sameServer) {
+      // A grant made before the twins were found goes now, not at its TTL (token-checked: only ours).
+      this.nodes.forEach(({ store }, index) =>
+        this.inTurn(token, index, () => store.release(key, token)).catch(() => undefined),
+      );
+      throw this.sameServer;
+    }
+    const identifying = this.identified();
+    if (identifying) await identifying;
     // Its own notices wake nobody here: the lease wakes its successor itself when the key is freed.
     const { verdict, answers } = await this.busyWith(key, () =>
       this.vote(
@@ -186,11 +240,18 @@ export class RedlockStore implements LockStore {
    * A key held on fewer than a majority is free to a new caller: not held.
    */
   async inspect(key: string): Promise<KeyState> {
+    const identifying = this.identified();
+    if (identifying) await identifying;
     const settled = await Promise.allSettled(
-      this.nodes.map(({ store }) =>
-        store.inspect ? store.inspect(key) : Promise.reject(new TypeError('this server cannot be inspected')),
+      this.nodes.map(({ store }, index) =>
+        !store.inspect
+          ? Promise.reject(new TypeError('this server cannot be inspected'))
+          : this.servers[index] === undefined
+            ? Promise.reject(new Error(NOT_IDENTIFIED))
+            : store.inspect(key),
       ),
     );
+    if (this.sameServer) throw this.sameServer;
     const answers: Answer<boolean>[] = settled.map((answer) =>
       answer.status === 'fulfilled' ? { ok: true, value: true } : { ok: false, error: answer.reason },
     );
@@ -219,7 +280,10 @@ export class RedlockStore implements LockStore {
       listener.heard++;
       if (listener.busy === 0) notice(key, undefined, missed);
     };
+    const identifying = this.identified();
+    if (identifying) await identifying;
     const { verdict, answers } = await this.vote((node) => node.listen(key, heard).then(() => true), this.nodeBoundMs);
+    if (this.sameServer) throw this.sameServer;
     if (verdict !== 'yes') throw this.unreachable('listen', key, answers);
   }
 
@@ -243,6 +307,7 @@ export class RedlockStore implements LockStore {
   }
 
   async close(): Promise<void> {
+    for (const stop of this.unwatch.splice(0)) stop?.();
     await Promise.all(this.nodes.map(({ store }) => store.close().catch(() => undefined)));
   }
 
@@ -318,6 +383,8 @@ export class RedlockStore implements LockStore {
   }
 
   private async attemptOnAll(key: string, token: string, leaseMs: number, gated: boolean): Promise<Outcome> {
+    const identifying = this.identified();
+    if (identifying) await identifying;
     const startedAt = Date.now();
     const validMs = leaseMs - this.clockDriftMs(leaseMs);
     let undone = false;
@@ -352,6 +419,7 @@ export class RedlockStore implements LockStore {
       token,
       answers.map((answer) => answer?.ok === true && answer.value === false),
     );
+    if (this.sameServer) throw this.sameServer;
     if (verdict === 'unreachable') throw this.unreachable('acquire', key, answers);
     const othersHold = answers.filter((answer) => answer?.ok && answer.value === false).length >= this.quorum;
     return othersHold ? 'held' : 'split';
@@ -382,10 +450,11 @@ export class RedlockStore implements LockStore {
       let done = false;
       const decide = (final: boolean) => {
         if (done) return;
+        const counted = this.counted(answers);
         let yes = 0;
         let no = 0;
         let silent = 0;
-        for (const answer of answers) {
+        for (const answer of counted) {
           if (answer === undefined) silent++;
           else if (answer.ok && answer.value) yes++;
           else if (answer.ok) no++;
@@ -401,7 +470,7 @@ export class RedlockStore implements LockStore {
         if (!verdict) return;
         done = true;
         clearTimeout(timer);
-        resolve({ verdict, answers: [...answers] });
+        resolve({ verdict, answers: counted === answers ? [...answers] : counted });
       };
       const timer = setTimer(() => decide(true), withinMs);
       timer.unref();
@@ -420,6 +489,121 @@ export class RedlockStore implements LockStore {
           .then(() => decide(answers.every((answer) => answer !== undefined)));
       });
     });
+  }
+
+  /**
+   * The answers as they count towards a majority: a node's only once its server is known, and
+   * none once two nodes turned out to be one server (the verb then fails: see attemptOnAll).
+   * The answers themselves when every node is known (the usual case: nothing to copy).
+   */
+  private counted(answers: Answer<boolean>[]): Answer<boolean>[] {
+    if (this.unknown === 0 && !this.sameServer) return answers;
+    return answers.map((answer, index) =>
+      answer?.ok && (this.sameServer || this.servers[index] === undefined)
+        ? { ok: false, error: this.sameServer ?? new Error(NOT_IDENTIFIED) }
+        : answer,
+    );
+  }
+
+  /**
+   * Undefined when a verb may go on at once: every node's server is known (the usual case). Else
+   * asks the nodes not known (one whose last ask failed, once the node bound has passed), and
+   * returns the first round of asking while it is undecided; rejects once two nodes are one server.
+   */
+  private identified(): Promise<void> | undefined {
+    if (this.sameServer) return Promise.reject(this.sameServer);
+    if (this.unknown === 0) return undefined;
+    const now = Date.now();
+    this.nodes.forEach((_, index) => {
+      if (this.servers[index] === undefined && now >= this.askAgainAt[index]!) this.ask(index);
+    });
+    this.firstRound ??= this.firstRoundDecided();
+    if (this.firstRoundDone) return undefined;
+    // Twins found in the first round are refused before any command is sent.
+    return this.firstRound.then(() => {
+      if (this.sameServer) throw this.sameServer;
+    });
+  }
+
+  /**
+   * Resolves as a vote is decided: once a majority of the nodes are known (or two are one server),
+   * once a majority can no longer be (the attempt then fails as a vote without a majority does),
+   * or after the node bound — a paused node holds no one up longer than its vote would.
+   */
+  private firstRoundDecided(): Promise<void> {
+    return new Promise((resolve) => {
+      const decide = (final: boolean) => {
+        const known = this.nodes.length - this.unknown;
+        const asking = this.asking.filter(Boolean).length;
+        if (!final && !this.sameServer && known < this.quorum && known + asking >= this.quorum) return;
+        clearTimeout(timer);
+        this.onAnswered = undefined;
+        this.firstRoundDone = true;
+        resolve();
+      };
+      const timer = setTimer(() => decide(true), this.nodeBoundMs);
+      timer.unref();
+      this.onAnswered = () => decide(false);
+      decide(false);
+    });
+  }
+
+  /** Asks node `index` which server it is, unless that is out already. Not awaited: see identified. */
+  private ask(index: number): void {
+    if (this.asking[index]) return;
+    this.asking[index] = true;
+    const { store, address } = this.nodes[index]!;
+    const settled = (server: string | undefined) => {
+      this.asking[index] = false;
+      if (server === undefined) this.askAgainAt[index] = Date.now() + this.nodeBoundMs;
+      else this.learn(index, server);
+      this.onAnswered?.();
+    };
+    store.serverId!().then(
+      (runId) => settled(runId === undefined ? `address:${address}` : `run_id:${runId}`),
+      () => settled(undefined),
+    );
+  }
+
+  /** Node `index` is `server`; when another node is too, both are one server, and every verb fails from now on. */
+  private learn(index: number, server: string): void {
+    if (this.servers[index] !== undefined) return;
+    this.servers[index] = server;
+    this.unknown--;
+    const twin = this.servers.findIndex((other, at) => at !== index && other === server);
+    if (twin !== -1) this.sameServer ??= this.twins(Math.min(twin, index), Math.max(twin, index), server);
+  }
+
+  /**
+   * A node whose connection was lost and made again may reach another server process now (a restart,
+   * a failover, an address that points elsewhere): it does not count until it has said which. (An
+   * ask out at that moment was either answered on the old connection already, before it closed, or
+   * goes out on the new one.)
+   */
+  private watchReconnects(index: number): void {
+    this.unwatch[index] = this.nodes[index]!.store.onceReconnected!(() => {
+      if (this.servers[index] !== undefined) {
+        this.servers[index] = undefined;
+        this.unknown++;
+      }
+      this.askAgainAt[index] = 0;
+      this.ask(index);
+      this.watchReconnects(index);
+    });
+  }
+
+  /** The fatal error of two nodes that are one server, naming both (the run_id only by its start). */
+  private twins(first: number, second: number, server: string): RedisConnectionError {
+    const a = this.nodes[first]!.address;
+    const b = this.nodes[second]!.address;
+    const runId = server.startsWith('run_id:')
+      ? ` (run_id ${server.slice('run_id:'.length, 'run_id:'.length + 8)}…)`
+      : '';
+    return new RedisConnectionError(
+      `Redlock: server ${first} (${a}) and server ${second} (${b}) are the same Redis server${runId}: Redlock's servers must be independent`,
+      `${a},${b}`,
+      true,
+    );
   }
 
   /** Why a majority could not answer, naming the nodes that did not and what they said. */
