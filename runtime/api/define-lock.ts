@@ -19,6 +19,7 @@ import {
 import { mergeOptions, type LockOptions } from '../base/options';
 import { OPTION_NAMES } from '../base/option-table';
 import { checkKeys } from '../base/redis-options';
+import { noteDefiningModule } from '../base/weave-mark';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
 import { acquireChannel, observedLogger, type AcquireTrace, type LockLabel } from '../lock/observe';
@@ -327,5 +328,6 @@ const DEFINE_LOCK_KEYS: readonly string[] = ['site', 'businessFlag', ...OPTION_N
 export function defineLock<const O extends DefineLockOptions>(options: O): MethodLock<SkippedBy<O>> {
   if (typeof options === 'object' && options !== null)
     checkKeys(options, DEFINE_LOCK_KEYS, `lockweave: defineLock(${options.site ?? ''})`, 'a lock option');
+  noteDefiningModule(defineLock);
   return new MethodLock<SkippedBy<O>>(options);
 }

@@ -42,27 +42,60 @@ const JEST_TRANSFORM_CHANNEL = 'lockweave:jest-transform';
 /** Asked on the channel by the runtime in a test context, answered by the transformer in the worker's. */
 interface JestHandedQuery {
   readonly file: string;
+  /** Only a transformer that knows which files it was handed may answer (not ts-jest's vouch). */
+  readonly strict: boolean;
   handed: boolean;
 }
 
 /**
  * Called by lockweave/jest and lockweave/ts-jest when jest loads them into a worker. jest loads
  * every transformer of its config, and one whose pattern comes first takes the files it matches:
- * lockweave/jest says which files jest handed it (`handed`); ts-jest, which hands lockweave/ts-jest
- * every file it compiles, vouches for all.
+ * lockweave/jest says which files jest handed it (`handed`); ts-jest, which compiles nothing on a
+ * warm jest cache, cannot say, and vouches for all but a strict question.
  */
 export function markJestWeaving(handed?: (file: string) => boolean): void {
   diagnosticsChannel.subscribe(JEST_TRANSFORM_CHANNEL, (message) => {
     const query = message as JestHandedQuery;
-    if (!handed || handed(query.file)) query.handed = true;
+    if (handed ? handed(query.file) : !query.strict) query.handed = true;
   });
 }
 
-/** True when a lockweave transformer in this worker was handed `file`. */
-function handedToLockweave(file: string): boolean {
-  const query: JestHandedQuery = { file, handed: false };
+/** True when a lockweave transformer in this worker was handed `file` (`strict`: and knows it). */
+function handedToLockweave(file: string, strict = false): boolean {
+  const query: JestHandedQuery = { file, strict, handed: false };
   diagnosticsChannel.channel(JEST_TRANSFORM_CHANNEL).publish(query);
   return query.handed;
+}
+
+/** Modules of this jest test context that defined a lock as they loaded: woven, by whichever lockweave transformer. */
+const definedLocksIn = new Set<string>();
+
+/**
+ * Called by defineLock(), which woven code calls at the top of the module as it loads: in a jest
+ * test context, the module calling (`definer`'s caller) is woven (see assertJestModulesWoven). Not
+ * asked elsewhere: reading the stack costs microseconds, once per tagged method.
+ */
+export function noteDefiningModule(definer: (...args: never[]) => unknown): void {
+  if (!inJestEnvironment()) return;
+  const file = callerFile(definer);
+  if (file !== undefined) definedLocksIn.add(file);
+  assertJestModulesWoven();
+}
+
+/** The file of the code that called `callee`, from V8's structured stack. */
+function callerFile(callee: (...args: never[]) => unknown): string | undefined {
+  const original = Error.prepareStackTrace;
+  try {
+    Error.prepareStackTrace = (_error, frames) => frames;
+    const holder: { stack?: NodeJS.CallSite[] } = {};
+    Error.captureStackTrace(holder, callee);
+    const frames = holder.stack;
+    return Array.isArray(frames) ? (frames[0]?.getFileName() ?? undefined) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    Error.prepareStackTrace = original;
+  }
 }
 
 /** jest's environments keep its own Promise under this name in each test context (jest-util's installCommonGlobals). */
@@ -88,8 +121,10 @@ function assertJestWoven(): void {
   if (
     diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL) &&
     (testPath === undefined || !requiredTypeScript().includes(testPath) || handedToLockweave(testPath))
-  )
+  ) {
+    checkOnceImportsLoaded();
     return assertJestModulesWoven();
+  }
   const file = testPath === undefined ? 'a setup file' : testPath.split(/[\\/]/).pop();
   throw new Error(
     `lockweave: jest is running TypeScript (${file}) without a lockweave transformer, so its tagged methods would run unlocked. ` +
@@ -98,18 +133,51 @@ function assertJestWoven(): void {
   );
 }
 
+/** What jest-circus keeps of the test file it runs (its state, on each test context's globalThis). */
+interface CircusState {
+  readonly hasStarted?: boolean;
+  readonly currentlyRunningTest?: unknown;
+}
+
 /**
- * In a jest test context with a lockweave transformer: every TypeScript module jest loaded that
- * holds a tag must have been handed to it. The test file is not all: a config whose patterns give
- * lockweave the tests and another transformer the code they import — from outside the rootDir
- * too, where the transformer's own look at the config does not reach (routes/jest-routing.ts) —
- * leaves that code's methods unlocked. jest loads modules with no hook to ask, so this runs when
- * the runtime loads and again when it makes its store for the first lock (api/configure.ts), by
- * which time the test file's imports have loaded. Elsewhere it does nothing.
+ * While jest still collects the test file, a beforeAll hook: it runs once the file's imports have
+ * loaded, the ones after the runtime too — an unwoven tagged method calls nothing of lockweave that
+ * could ask later — and an afterAll hook, for what the tests imported as they ran (the file fails,
+ * late but loudly). Not once tests run (jest would fail the test that added them): checked as it goes then.
+ */
+function checkOnceImportsLoaded(): void {
+  // jest-circus keys its state by a Symbol of its own (not Symbol.for): found by its description.
+  const key = Object.getOwnPropertySymbols(globalThis).find((symbol) => symbol.description === 'JEST_STATE_SYMBOL');
+  const state = key && (globalThis as Record<symbol, CircusState | undefined>)[key];
+  const { beforeAll, afterAll } = globalThis as { beforeAll?: unknown; afterAll?: unknown };
+  if (!state || state.hasStarted || state.currentlyRunningTest) return;
+  if (typeof beforeAll !== 'function' || typeof afterAll !== 'function') return;
+  beforeAll(() => assertJestModulesWoven());
+  afterAll(() => assertJestModulesWoven());
+}
+
+/** Files of jest's registry found woven or without tags: asked once each. */
+const jestModulesSeen = new Set<string>();
+
+/**
+ * In a jest test context with a lockweave transformer: every TypeScript module jest loaded whose
+ * JSDoc holds a tag must be woven — it defined its locks as it loaded (noteDefiningModule), or was
+ * handed to lockweave/jest. The test file is not all: a config whose patterns give lockweave the
+ * tests and another transformer the code they import — from outside the rootDir too, where the
+ * transformer's own look at the config does not reach (routes/jest-routing.ts) — or a second jest
+ * project sharing the worker, leaves that code's methods unlocked. jest loads modules with no hook
+ * to ask, so this runs when the runtime loads, as each woven module loads, and when the runtime
+ * makes its store for the first lock (api/configure.ts), by which time the test file's imports
+ * have loaded. Elsewhere it does nothing.
  */
 export function assertJestModulesWoven(): void {
   if (!inJestEnvironment() || !diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL)) return;
-  const file = requiredTypeScript().find((loaded) => !handedToLockweave(loaded) && holdsTag(loaded));
+  const file = requiredTypeScript().find((loaded) => {
+    if (jestModulesSeen.has(loaded) || definedLocksIn.has(loaded) || handedToLockweave(loaded, true)) return false;
+    if (holdsTagInJsDoc(loaded)) return true;
+    jestModulesSeen.add(loaded);
+    return false;
+  });
   if (file === undefined) return;
   throw new Error(
     `lockweave: jest gave ${file}, which holds @redisLock tags, to a transformer other than lockweave's, so its tagged methods would run unlocked. ` +
@@ -185,6 +253,17 @@ function markOf(): true | ReadonlySet<string> | undefined {
 function wove(file: string): boolean {
   const mark = markOf();
   return mark === true || mark?.has(file) === true;
+}
+
+/** A tag's text inside a `/**` block: what a woven file's module defines a lock for (text in a string is not). */
+const TAG_IN_JSDOC = new RegExp(`/\\*\\*(?:(?!\\*/)[\\s\\S])*?${MAY_HOLD_TAG.source}`, 'i');
+
+function holdsTagInJsDoc(file: string): boolean {
+  try {
+    return TAG_IN_JSDOC.test(readFileSync(file, 'utf8'));
+  } catch {
+    return true; // unreadable: what it held cannot be shown harmless
+  }
 }
 
 function holdsTag(file: string): boolean {

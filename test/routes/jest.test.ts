@@ -167,20 +167,22 @@ for (const [name, config] of [
   });
 }
 
-test('lockweave/jest given the test files, plain ts-jest tagged code outside the rootDir: the first lock is refused, naming the file', async (t) => {
-  // rootDir tests/: lockweave/jest's look at the config does not reach ../src; the runtime asks jest's registry.
-  const result = await jest(
-    NODES['Node 24'],
-    ['-c', '../jest.split.config.cjs', 'outside-root'],
-    [],
-    path.join(PROJECT, 'tests'),
-  );
-  t.not(result.status, 0);
-  t.regex(
-    result.output,
-    /lockweave: jest gave \S*src\/payments\.ts, which holds @redisLock tags, to a transformer other than lockweave's/,
-  );
-});
+for (const [name, config, file] of [
+  ['lockweave/jest', 'jest.split.config.cjs', 'outside-root.test.ts'],
+  ['lockweave/jest, no lock taken,', 'jest.split.config.cjs', 'outside-root-nolock.test.ts'],
+  ['ts-jest with lockweave/ts-jest', 'jest.ts-jest-other.config.cjs', 'outside-root.test.ts'],
+]) {
+  test(`${name} given the test files, plain ts-jest tagged code outside the rootDir (${file}): the test file is refused, naming it`, async (t) => {
+    // rootDir tests/: the transformers' look at the config does not reach ../src; the runtime asks
+    // jest's registry (before the tests, at each woven module and at the first lock).
+    const result = await jest(NODES['Node 24'], ['-c', `../${config}`, file], [], path.join(PROJECT, 'tests'));
+    t.not(result.status, 0);
+    t.regex(
+      result.output,
+      /lockweave: jest gave \S*src\/payments\.ts, which holds @redisLock tags, to a transformer other than lockweave's/,
+    );
+  });
+}
 
 test('the routing check: ts-jest with lockweave/ts-jest weaves, transformIgnorePatterns are not transformed, any other transformer is named', (t) => {
   const { misroutedTags } = require(

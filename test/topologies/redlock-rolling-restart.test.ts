@@ -2,7 +2,7 @@
 // renewal grants it the key again (token-checked, only where the key is absent), so when a second
 // server then stops, the lease still stands on a majority — not lost, and nobody else takes the key.
 import test from 'ava';
-import { configure, defineLock, LockAcquireError, type LockEvent } from 'lockweave';
+import { configure, defineLock, LockAcquireError, RedisLockStore, RedlockStore, type LockEvent } from 'lockweave';
 import { usePrimaries } from '../helpers/redis-primaries';
 import { sleep, until } from '../helpers/time';
 
@@ -29,10 +29,11 @@ test.serial(
     // The key expired everywhere (the lease ended), and a third party holds it on one server.
     await Promise.all(clients.map((client) => client.del(lease.key)));
     await clients[2]!.set(lease.key, 'someone-else', 'PX', 60_000);
-    // The renewal the watchdog would make, made now, through the lease's own (Redlock) store.
-    const { store } = lease as unknown as {
-      store: { renew(key: string, token: string, ms: number): Promise<boolean> };
-    };
+    // The renewal the watchdog would make, made now, through a Redlock store over the same servers
+    // (the lease's own is private to it).
+    const store = new RedlockStore(
+      clients.map((client, index) => ({ store: new RedisLockStore(client), address: `server ${index}` })),
+    );
     const renewed = await store.renew(lease.key, lease.token, LOCK_TIME);
     t.false(renewed, 'no server held the token: the lease had ended, and is not taken again');
     t.is(await clients[2]!.get(lease.key), 'someone-else', "another's token is untouched");
