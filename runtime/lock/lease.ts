@@ -59,6 +59,12 @@ export interface TakeOverParts extends Omit<LeaseParts, 'token' | 'acquiredAt' |
   readonly inLine: boolean;
 }
 
+/** Why a lease the watchdog could not renew is lost. */
+const LAPSED = 'the lease ended while Redis could not be reached';
+
+/** The least wait before the watchdog renews again after a failed renewal (see retryDelay). */
+const RETRY_MS = 250;
+
 export class Lease implements HeldLock, AsyncDisposable {
   readonly key: string;
   readonly token: string;
@@ -92,6 +98,12 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** The watchdog renews the lease: the `watchdog` setting, until stopRenewal(). */
   private renewing: boolean;
   private renewTimer: NodeJS.Timeout | undefined;
+  /**
+   * Set for `expiresAt` while the watchdog waits on a renewal that is out or has failed: the lease
+   * is lost then, unless a renewal confirmed a later end first (see armLapse). A body that ends
+   * before its first renewal — nearly every body — never sets it.
+   */
+  private lapseTimer: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
   /** Set when the lock is found lost; `signal` aborts with it. */
   private lostWith: LockLostError | undefined;
@@ -253,7 +265,8 @@ export class Lease implements HeldLock, AsyncDisposable {
     const alreadyLost = this.state === 'lost';
     this.state = 'released';
     this.stopWatchdog();
-    const heldMs = Date.now() - this.acquiredAt;
+    const endedAt = Date.now();
+    const heldMs = endedAt - this.acquiredAt;
     if (!this.settings.autoUnlock) {
       // The key stays held, by nobody's body: this process's turn at it ends (Waiters.setTurn).
       waitersOf(this.#store).setTurn(this.key, false);
@@ -313,6 +326,13 @@ export class Lease implements HeldLock, AsyncDisposable {
       waiters.setTurn(this.key, false);
       successor?.unreserve(false);
       this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
+      // A body that ran past the last moment the key was known ours (the watchdog off, or the lapse
+      // due but not yet run) has no answer to say the key stayed ours: reported lost, as a release
+      // answered "not ours" is — before this release resolves, so the caller's logger has it first.
+      if (!alreadyLost && endedAt >= this.expiresAt)
+        this.reportLost(
+          'its lease had ended before the release, and Redis did not answer whether the key was still ours',
+        );
       this.retryRelease();
     }
   }
@@ -399,7 +419,7 @@ export class Lease implements HeldLock, AsyncDisposable {
       stillOurs = await this.sendRenewal(ms);
     } catch (error) {
       this.renewFailed(error);
-      this.resumeWatchdog();
+      this.resumeWatchdog(this.retryDelay());
       throw error;
     }
     if (!stillOurs) {
@@ -411,8 +431,8 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 
   /** The watchdog's next renewal, a third of the lease from now, unless it is stopped or one is due already. */
-  private resumeWatchdog(): void {
-    if (this.renewing && this.state === 'held' && !this.renewTimer) this.scheduleRenewal();
+  private resumeWatchdog(delayMs?: number): void {
+    if (this.renewing && this.state === 'held' && !this.renewTimer) this.scheduleRenewal(delayMs);
   }
 
   /** The watchdog stops: the lease runs out at its TTL, unless released or extended before. */
@@ -429,7 +449,8 @@ export class Lease implements HeldLock, AsyncDisposable {
   }
 
   private scheduleRenewal(delayMs = this.leaseMs / 3): void {
-    // A third of the lease: two renewals can fail (a slow or restarting Redis) before it ends.
+    // A third of the lease: two renewals can fail (a restarting Redis, a reset connection) before it
+    // ends. Not two that stall to their command timeout: the lapse timer (armLapse) bounds those.
     this.renewTimer = setTimer(() => {
       this.renewTimer = undefined;
       void this.renew();
@@ -441,13 +462,25 @@ export class Lease implements HeldLock, AsyncDisposable {
   private async renew(): Promise<void> {
     const startedAt = Date.now();
     const leaseMs = this.leaseMs;
+    let delayMs: number | undefined;
     try {
       this.renewed(await this.sendRenewal(leaseMs), startedAt, leaseMs);
     } catch (error) {
       this.renewFailed(error);
+      delayMs = this.retryDelay();
     }
     // Not again after stopRenewal(), nor beside a timer extend() set while this renewal was out.
-    this.resumeWatchdog();
+    this.resumeWatchdog(delayMs);
+  }
+
+  /**
+   * When to renew again after a renewal failed: a third of the lease would often come after the
+   * lease's end (a stalled renewal fails only at its command timeout, 2 s after it was sent), when
+   * no renewal can save it. Halfway to the end instead, so one more try lands while the lease
+   * lasts; no sooner than RETRY_MS, so a Redis that refuses at once is not asked in a burst.
+   */
+  private retryDelay(): number {
+    return Math.min(this.leaseMs / 3, Math.max(RETRY_MS, (this.expiresAt - Date.now()) / 2));
   }
 
   /**
@@ -457,6 +490,7 @@ export class Lease implements HeldLock, AsyncDisposable {
    */
   private sendRenewal(leaseMs: number): Promise<boolean> {
     this.renewalsOut++;
+    this.armLapse();
     this.renewalOutMs = Math.max(this.renewalOutMs, leaseMs);
     // Its answer raises the bound the grant's releases are retried to, in the same step, so no
     // decision reads neither; also when this lease was released meanwhile — its grant may have been
@@ -489,19 +523,50 @@ export class Lease implements HeldLock, AsyncDisposable {
     if (this.state !== 'held') return;
     if (!stillOurs) return this.reportLost('the watchdog found the key no longer ours');
     this.expiresAt = sentAt + this.validFor(leaseMs);
+    // The lease's end moved: nothing left to wait on, or a renewal still out waits for the new end.
+    this.clearLapse();
+    if (this.renewalsOut > 0) this.armLapse();
     this.logger?.({ type: 'renewed', key: this.key, token: this.token });
   }
 
   private renewFailed(error: unknown): void {
     if (this.state !== 'held') return;
     this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'renew', error: error as Error });
-    // We cannot know it is ours past the last confirmed expiry.
-    if (Date.now() >= this.expiresAt) this.reportLost('the lease ended while Redis could not be reached');
+    // We cannot know it is ours past the last confirmed expiry. Before it, the lapse timer
+    // (armed when this renewal was sent) stays set for it, unless a later renewal is confirmed.
+    if (Date.now() >= this.expiresAt) this.reportLost(LAPSED);
+  }
+
+  /**
+   * Sets the lapse timer for `expiresAt`, when the watchdog renews and none is set. A renewal on a
+   * stalled connection (a partition: no reset, nothing passes) settles only at its command timeout,
+   * and the next one comes a third of a lease after that: without this timer the lease was found
+   * lost seconds after another process could hold the key, or never when the body ended first.
+   */
+  private armLapse(): void {
+    if (this.lapseTimer || !this.renewing || this.state !== 'held') return;
+    this.lapseTimer = setTimer(() => {
+      this.lapseTimer = undefined;
+      if (this.state !== 'held') return;
+      // A timer may fire a millisecond before Date.now() gets there (timers run on the loop's
+      // monotonic clock); `held` reads Date.now(), and so does this.
+      if (Date.now() < this.expiresAt) return this.armLapse();
+      this.reportLost(LAPSED);
+    }, this.expiresAt - Date.now());
+    // The body keeps the process alive while it works; the watchdog alone must not.
+    this.lapseTimer.unref();
+  }
+
+  private clearLapse(): void {
+    if (!this.lapseTimer) return;
+    clearTimeout(this.lapseTimer);
+    this.lapseTimer = undefined;
   }
 
   private stopWatchdog(): void {
     clearTimeout(this.renewTimer);
     this.renewTimer = undefined;
+    this.clearLapse();
   }
 
   private reportLost(reason: string): void {
