@@ -143,7 +143,8 @@ export function leavingLineOf(leavingLine: ReadonlySet<string> | undefined): rea
  */
 function mayTakeOver({ store, expiresAt, mayLastUntil, leavingLine }: Outgoing, successor: Waiter): boolean {
   if (!successor.takesOver || store.takeOver === undefined) return false;
-  // The cohort count starts again when this process's waiters all go; the grant's chain must not grow with it.
+  // The cohort bounds a grant's chain of take-overs too; this bounds the names its release sends even
+  // should the count end mid-chain (another lease here on the key, one that lost it, released meanwhile).
   if ((leavingLine?.size ?? 0) >= MAX_COHORT) return false;
   const now = Date.now();
   const { leaseMs } = successor;
@@ -167,11 +168,16 @@ export function takesOverGrants(settings: {
  * After a release: the cohort — a take-over, or a hand-over that went ahead of the line, adds to it;
  * anything else (the key went to the first in line, whoever it was, or nowhere) ends it — and this
  * process's turn at the key (Waiters.turnRunsHere), which runs on while the key goes to a waiter
- * here. `released` is undefined for a take-over.
+ * here. `released` is undefined for a take-over. Only these successions and the end of a turn end a
+ * cohort (Waiters, cohorts), so the count runs across moments when this process has no waiter.
  */
 export function noteSuccession(waiters: Waiters, key: string, succession: Succession, released?: Released): void {
   const staysHere = succession.successor !== undefined && (succession.kind === 'take-over' || released === 'handed');
-  const wentAhead = staysHere && (succession.kind === 'take-over' || succession.request?.goesAhead === true);
-  waiters.setCohort(key, wentAhead ? waiters.cohortOf(key) + 1 : 0);
+  if (staysHere) {
+    // A hand-over that did not go ahead went to the first in line: the line chose this process, and a new cohort starts.
+    const wentAhead = succession.kind === 'take-over' || succession.request?.goesAhead === true;
+    waiters.setCohort(key, wentAhead ? waiters.cohortOf(key) + 1 : 0);
+  }
+  // A key that left ends the cohort with the turn.
   waiters.setTurn(key, staysHere);
 }

@@ -202,7 +202,15 @@ export class Waiter implements PlaceInLine {
 /** The waiters of one store in this process, by key, oldest first; they hear the store's notices. */
 export class Waiters {
   private readonly byKey = new Map<string, Waiter[]>();
-  /** Successions in a row, by key, that went ahead of the line (succession.ts, noteSuccession). */
+  /**
+   * Successions in a row, by key, that went ahead of the line (succession.ts, noteSuccession). A
+   * count ends only when the key leaves this process, or may have: a succession that did not go
+   * ahead (noteSuccession), or the end of the turn (setTurn). Not when this process briefly has no
+   * waiter for the key (remove): two callers that take turns have none at every succession, one
+   * holding and the other between its calls; a count that started again then never reached
+   * MAX_COHORT, the key never went to the line, and other processes' waiters starved at its head.
+   * It cannot grow past MAX_COHORT either: a succession at the cap does not go ahead, and ends it.
+   */
   private readonly cohorts = new Map<string, number>();
   /** The keys this process's turn runs at (turnRunsHere). */
   private readonly turns = new Set<string>();
@@ -266,13 +274,15 @@ export class Waiters {
   /**
    * Whether the key stays here after a succession (succession.ts, noteSuccession). The turn ends
    * when it went to the line or nowhere, or may have (a release not answered, a lease kept to
-   * lapse): the waiters that took no place stood on the turn, and wake to take one.
+   * lapse): the waiters that took no place stood on the turn, and wake to take one. The cohort
+   * ends with it: the key has left this process (see cohorts).
    */
   setTurn(key: string, runs: boolean): void {
     if (runs) {
       this.turns.add(key);
       return;
     }
+    this.cohorts.delete(key);
     if (!this.turns.delete(key)) return;
     for (const waiter of this.byKey.get(key) ?? []) if (!waiter.inLine) waiter.look();
   }
@@ -319,7 +329,7 @@ export class Waiters {
     if (index >= 0) list.splice(index, 1);
     if (list.length > 0) return;
     this.byKey.delete(waiter.key);
-    this.cohorts.delete(waiter.key);
+    // The cohort stays: a lease here may still hold the key, and its release counts on (see cohorts).
     this.turns.delete(waiter.key);
     this.unwatchClaim(waiter.key);
     this.store.unlisten(waiter.key);

@@ -1,8 +1,10 @@
 // Fairness across processes: callers in every process get the key in their turn, so none waits
 // past its bound while callers elsewhere keep coming back for the same key.
 import test from 'ava';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
-import { assertTookTurns, runHotKeyCallers } from './hot-key-callers';
+import { assertTookTurns, type CallerReport, runHotKeyCallers } from './hot-key-callers';
 
 const fixture = useRedis(test);
 
@@ -19,4 +21,75 @@ test('3 processes x 4 callers on one hot key for 8 s: every call gets the key wi
     ),
   );
   assertTookTurns(t, reports, Number(await fixture.redis.get(counterKey)));
+});
+
+/**
+ * Starts one process of test/runtime/programs/cohort-callers.js per entry of `argsOfEach`, lets all
+ * their callers go at once (each waits for a line on stdin after it connects, so no process has
+ * the key alone while the others still load), and returns what each reports.
+ */
+async function runCohortCallers(redisUrl: string, argsOfEach: readonly string[][]): Promise<CallerReport[]> {
+  const children = argsOfEach.map((args) => {
+    const child = spawn(process.execPath, [join(__dirname, 'programs', 'cohort-callers.js'), ...args], {
+      cwd: __dirname,
+      env: { ...process.env, REDIS_URL: redisUrl },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    const ready = new Promise<void>((resolve) => {
+      child.stdout!.on('data', (data) => {
+        out += data;
+        if (out.startsWith('ready\n')) resolve();
+      });
+    });
+    const report = new Promise<CallerReport>((resolve, reject) => {
+      const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.once('exit', (code) => {
+        clearTimeout(killer);
+        if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()!) as CallerReport);
+        else reject(new Error(`cohort-callers exited ${code}: ${out}`));
+      });
+    });
+    return { child, ready: Promise.race([ready, report.then(() => undefined)]), report };
+  });
+  try {
+    await Promise.all(children.map(({ ready }) => ready));
+  } catch (error) {
+    // One could not start: the others would wait for their line until killed.
+    for (const { child } of children) child.kill('SIGKILL');
+    throw error;
+  }
+  for (const { child } of children) child.stdin!.end('go\n');
+  return Promise.all(children.map(({ report }) => report));
+}
+
+// 2 processes x 2 callers on one key, 20 ms sections, each caller pausing 5 ms between calls: while
+// one caller of a process holds the key and the other pauses, that process has no waiter for it.
+// The cohort (at most 8 successions in a row kept in one process) must count on through those
+// moments, or the process that first has the key keeps it by take-overs while the other's callers
+// wait at the head of the line until their bound (3 x 500 ms) runs out. Served in turn, each process
+// gets about half the sections, a caller waits for a cohort of the other process (8 x 20 ms) and
+// its own partner; a quarter is a bound that a loaded machine still keeps.
+test('2 processes x 2 callers pausing between calls: the cohort counts on, each process gets its share, no call fails', async (t) => {
+  const flag = uniqueId('cohort');
+  const counterKey = uniqueId('cohort-counter');
+  const args = [flag, 'K', '2', '2500', '20', '5', '3', '500', counterKey];
+  const reports = await runCohortCallers(fixture.server.url, [args, args]);
+  const sections = reports.map((r) => r.sections);
+  const total = sections.reduce((a, b) => a + b);
+  const summary = reports
+    .map((r, i) => `P${i + 1}: ${r.sections} sections, ${r.failed} failed, max wait ${r.maxWaitMs} ms`)
+    .join('; ');
+  t.deepEqual(
+    reports.map((r) => r.otherErrors),
+    [[], []],
+  );
+  t.deepEqual(
+    reports.map((r) => r.failed),
+    [0, 0],
+    summary,
+  );
+  t.is(Number(await fixture.redis.get(counterKey)), total, `no section overlapped another: ${summary}`);
+  t.true(Math.min(...sections) >= total / 4, `shares: ${summary}`);
+  t.log(summary);
 });
