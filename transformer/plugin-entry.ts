@@ -7,8 +7,16 @@
 
 export type PluginEntry = Record<string, unknown>;
 
+/**
+ * `lockweave`, `lockweave/transformer`, or a path to the transformer's file, which ts-patch takes as
+ * well (`./node_modules/lockweave/dist/transformer/index.js`): an entry read by tspc but not by the
+ * routes would have them lock other keys.
+ */
+const TRANSFORM =
+  /^lockweave(?:\/transformer)?$|(?:^|[\\/])lockweave[\\/](?:dist[\\/])?transformer(?:[\\/]index(?:\.[cm]?[jt]s)?)?$/;
+
 export function isLockweaveTransform(specifier: unknown): boolean {
-  return typeof specifier === 'string' && /^lockweave(\/transformer)?$/.test(specifier);
+  return typeof specifier === 'string' && TRANSFORM.test(specifier);
 }
 
 function lockweaveEntries(plugins: unknown): PluginEntry[] {

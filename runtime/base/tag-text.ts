@@ -1,7 +1,7 @@
 // The one test for "this text may hold a tag", shared by the routes (which skip a file without
 // one before loading the weaver) and the runtime (which asks it of TypeScript files a process ran
-// without a route). Any letter case, and near misses (`@redis-lock`, `@redis_lock`, `@redisLocks`):
-// a tag the compiler would ignore for its spelling is still one the user meant, and an error.
+// without a route). Any letter case, and near misses (redis-lock, redis_lock, redisLocks after the
+// @): a tag the compiler would ignore for its spelling is still one the user meant, and an error.
 // Spelled in two parts: the runtime runs from its TypeScript source in the repo's own tests, and
 // would find the tag's text in this file.
 

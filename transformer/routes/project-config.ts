@@ -15,25 +15,117 @@ import { ownTypeScript } from '../typescript';
 export interface ProjectConfig {
   /** Absolute path of the tsconfig read; undefined when there is none up to the root. */
   readonly configFile: string | undefined;
+  /** Whether it (or its `extends` chain) has a lockweave plugin entry. */
+  readonly hasEntry: boolean;
+  /** The tsconfig files of the projects it references (`references`). */
+  readonly references: readonly string[];
   /** That file and every file its `extends` chain read: what the options depend on. */
   readonly configFiles: readonly string[];
+  /**
+   * Where a package an `extends` names is not, and would be found first if it appeared (a
+   * node_modules nearer than the one it was found in): what the options depend on too.
+   */
+  readonly shadowedBy: readonly string[];
   /** The weaving entry's `prefix` and `defaults`, as written (weaveSource checks them). */
   readonly plugin: { readonly prefix?: unknown; readonly defaults?: unknown };
   readonly compilerOptions: ts.CompilerOptions;
 }
 
-const NO_PROJECT: ProjectConfig = { configFile: undefined, configFiles: [], plugin: {}, compilerOptions: {} };
+const NO_PROJECT: ProjectConfig = {
+  configFile: undefined,
+  hasEntry: false,
+  references: [],
+  configFiles: [],
+  shadowedBy: [],
+  plugin: {},
+  compilerOptions: {},
+};
 
 const nearestByDir = new Map<string, string | undefined>();
 const byConfigFile = new Map<string, ProjectConfig>();
 
-/** The project of a source file: `configFile` when given, else the nearest tsconfig.json above the file. */
+const byNearest = new Map<string, ProjectConfig>();
+
+/**
+ * The project of a source file: `configFile` when given, else the nearest tsconfig.json above the
+ * file — and with it, the configs tspc may have been given instead, whose plugin entry would then
+ * be the one that counts: the projects it references (a solution-style tsconfig.json, as vite's
+ * template has, whose entry is in tsconfig.app.json) and the tsconfig.*.json beside it
+ * (tsconfig.build.json). Where those carry a lockweave entry, they must agree: which one tspc is
+ * run with cannot be known here, and two would lock different keys. Else it is an error that
+ * names them, and the route's `tsconfig` option says which.
+ */
 export function projectConfigFor(fileName: string, configFile?: string): ProjectConfig {
-  const found = configFile ? path.resolve(configFile) : nearestTsconfigOf(fileName);
-  if (!found) return NO_PROJECT;
-  let config = byConfigFile.get(found);
-  if (!config) byConfigFile.set(found, (config = readProjectConfig(found)));
+  if (configFile) return readCached(path.resolve(configFile));
+  const nearest = nearestTsconfigOf(fileName);
+  if (!nearest) return NO_PROJECT;
+  let config = byNearest.get(nearest);
+  if (!config) byNearest.set(nearest, (config = agreedConfig(nearest)));
   return config;
+}
+
+/** The names of the tsconfig files in the nearest one's directory, for the woven-file cache's key. */
+export function tsconfigNamesBeside(nearest: string): string {
+  return siblingConfigs(nearest)
+    .map((file) => path.basename(file))
+    .join(',');
+}
+
+function readCached(configFile: string): ProjectConfig {
+  let config = byConfigFile.get(configFile);
+  if (!config) byConfigFile.set(configFile, (config = readProjectConfig(configFile)));
+  return config;
+}
+
+function agreedConfig(nearest: string): ProjectConfig {
+  const own = readCached(nearest);
+  const others = [...new Set([...own.references, ...siblingConfigs(nearest)])]
+    .filter((file) => file !== nearest)
+    .flatMap((file) => {
+      try {
+        return [readCached(file)];
+      } catch {
+        return []; // one tspc cannot read either (a missing base): it builds nothing with it
+      }
+    });
+  const entries = [own, ...others].filter((config) => config.hasEntry);
+  const settings = (config: ProjectConfig) => JSON.stringify([config.plugin.prefix, config.plugin.defaults]);
+  const differing = entries.filter((config) => settings(config) !== settings(entries[0]!));
+  if (differing.length > 0)
+    throw new Error(
+      `lockweave: the lockweave plugin entries of ${entries.map((config) => `${config.configFile} (prefix ${JSON.stringify(config.plugin.prefix ?? 'LOCK_')}, defaults ${JSON.stringify(config.plugin.defaults ?? {})})`).join(' and ')} differ, ` +
+        "and which one tspc builds with cannot be told from here: the methods would lock other keys than tspc's. " +
+        "Give them the same prefix and defaults, or name the tsconfig in the route's options ({ tsconfig: 'tsconfig.app.json' }).",
+    );
+  // The configs it was read from are what it depends on: a change in any of them weaves again.
+  const read = [own, ...others];
+  const configFiles = [...new Set(read.flatMap((config) => config.configFiles))];
+  const shadowedBy = [...new Set(read.flatMap((config) => config.shadowedBy))];
+  // An entry only elsewhere (a solution-style tsconfig.json): that project's entry and compiler options.
+  const base = own.hasEntry || entries.length === 0 ? own : entries[0]!;
+  return { ...base, configFiles, shadowedBy };
+}
+
+const siblingsByDir = new Map<string, string[]>();
+
+/** tsconfig.*.json beside the nearest tsconfig.json (read once per process, as the nearest one is found once). */
+function siblingConfigs(nearest: string): string[] {
+  const dir = path.dirname(nearest);
+  let siblings = siblingsByDir.get(dir);
+  if (!siblings) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      // an unreadable directory has no siblings to read either
+    }
+    siblings = names
+      .filter((name) => /^tsconfig\..+\.json$/.test(name))
+      .sort()
+      .map((name) => path.join(dir, name));
+    siblingsByDir.set(dir, siblings);
+  }
+  return siblings;
 }
 
 /** The tsconfig.json nearest above a file, found without loading TypeScript. */
@@ -78,10 +170,43 @@ function readProjectConfig(configFile: string): ProjectConfig {
   const entry = optionsEntry(parsed.options.plugins);
   return {
     configFile,
+    hasEntry: entry !== undefined,
+    references: (parsed.projectReferences ?? []).map(({ path: reference }) =>
+      reference.endsWith('.json') ? reference : path.join(reference, 'tsconfig.json'),
+    ),
     configFiles,
+    shadowedBy: shadowingPackages(tsApi, configFiles),
     plugin: entry ? { prefix: entry.prefix, defaults: entry.defaults } : {},
     compilerOptions: parsed.options,
   };
+}
+
+/**
+ * For each config of the chain that extends a package (`"extends": "@org/tsconfig/base.json"`):
+ * the node_modules/<package> directories between the config and the node_modules it was found in,
+ * none of which exists now — one installed there later would be the base TypeScript reads.
+ */
+function shadowingPackages(tsApi: typeof ts, chain: readonly string[]): string[] {
+  const shadows: string[] = [];
+  for (const config of chain) {
+    const extended: unknown = tsApi.readConfigFile(config, tsApi.sys.readFile).config?.extends;
+    const specifiers = (Array.isArray(extended) ? extended : [extended]).filter(
+      (specifier): specifier is string =>
+        typeof specifier === 'string' && !specifier.startsWith('.') && !path.isAbsolute(specifier),
+    );
+    for (const specifier of specifiers) {
+      const parts = specifier.split('/');
+      const name = parts.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+      const marker = `${path.sep}node_modules${path.sep}${name.split('/').join(path.sep)}${path.sep}`;
+      const found = chain.find((file) => file.includes(marker));
+      const foundIn = found?.slice(0, found.lastIndexOf(marker));
+      for (let dir = path.dirname(config); dir !== foundIn; dir = path.dirname(dir)) {
+        shadows.push(path.join(dir, 'node_modules', name));
+        if (path.dirname(dir) === dir) break;
+      }
+    }
+  }
+  return shadows;
 }
 
 function flatten(tsApi: typeof ts, diagnostic: ts.Diagnostic): string {

@@ -7,7 +7,7 @@
 // route locks the same key. A tag error throws LockweaveBuildError: the route fails loudly.
 import * as path from 'node:path';
 import { weaver } from './lazy-weaver';
-import { nearestTsconfigOf, projectConfigFor } from './project-config';
+import { nearestTsconfigOf, projectConfigFor, tsconfigNamesBeside } from './project-config';
 import type { CachedWeave, WovenCache } from './woven-cache';
 
 export interface CachedWeaveOptions {
@@ -25,7 +25,7 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
   if (cache === undefined)
     cache = (require('./woven-cache') as typeof import('./woven-cache')).WovenCache.open() ?? null;
   const { format, tsconfig } = options;
-  const key = cache?.key(file, code, format, tsconfig ? path.resolve(tsconfig) : nearestTsconfigOf(file));
+  const key = cache?.key(file, code, format, tsconfig ? path.resolve(tsconfig) : projectKeyOf(file));
   const cached = key ? cache!.read(key) : undefined;
   if (cached) return cached;
   const project = projectConfigFor(file, tsconfig);
@@ -38,6 +38,12 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
     locked: woven.locked,
     configFiles: project.configFiles,
   };
-  if (key) cache!.write(key, result, project.configFiles);
+  if (key) cache!.write(key, result, project.configFiles, project.shadowedBy);
   return result;
+}
+
+/** The nearest tsconfig and the names of those beside it (projectConfigFor reads them all): one appearing weaves again. */
+function projectKeyOf(file: string): string | undefined {
+  const nearest = nearestTsconfigOf(file);
+  return nearest && `${nearest}|${tsconfigNamesBeside(nearest)}`;
 }

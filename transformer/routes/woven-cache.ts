@@ -6,7 +6,8 @@
 // its compiled transformer files' sizes and times: a rebuilt lockweave weaves afresh) and
 // TypeScript's version, the file's path and text, the module format, which tsconfig.json is nearest — and is
 // used only while every config file it was woven with (the tsconfig and its `extends` chain, where
-// `prefix` and `defaults` come from) still has the text it had. Only successful weaves are
+// `prefix` and `defaults` come from) still has the text it had, and no package an `extends` names
+// has appeared nearer than where it was found (it would be read instead). Only successful weaves are
 // stored: a tag error is found again on every start.
 //
 // A cache must never change what runs: a poisoned entry would run someone else's code, or a
@@ -42,6 +43,8 @@ interface Entry {
   readonly locked: readonly string[];
   /** Config file → sha256 of its text when the entry was written. */
   readonly configs: Record<string, string>;
+  /** Paths that did not exist, and would be read instead if they did (a package an `extends` names, nearer). */
+  readonly absent?: readonly string[];
 }
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
@@ -101,6 +104,7 @@ export class WovenCache {
       for (const [config, hash] of Object.entries(entry.configs)) {
         if (sha256(fs.readFileSync(config, 'utf8')) !== hash) return undefined;
       }
+      if (entry.absent?.some((shadow) => fs.existsSync(shadow))) return undefined;
       return {
         code: entry.code,
         map: entry.map ?? undefined,
@@ -112,7 +116,7 @@ export class WovenCache {
     }
   }
 
-  write(key: string, woven: CachedWeave, configFiles: readonly string[]): void {
+  write(key: string, woven: CachedWeave, configFiles: readonly string[], absent: readonly string[] = []): void {
     try {
       const configs = Object.fromEntries(
         configFiles.map((config) => [config, sha256(fs.readFileSync(config, 'utf8'))]),
@@ -122,6 +126,7 @@ export class WovenCache {
         map: woven.map ?? null,
         locked: woven.locked,
         configs,
+        absent,
       } satisfies Entry);
       writePrivateFile(this.entryPath(key), `${this.mac(key, body).toString('hex')}\n${body}`);
     } catch {

@@ -1,0 +1,102 @@
+// Which plugin entry the routes read (Node's loader, jest, the bundler plugins), against the one
+// tspc builds with: a solution-style tsconfig.json whose entry is in a referenced project, an entry
+// that names the transformer by path, a tsconfig.build.json beside the nearest one that sets other
+// options, and a base config of a package found elsewhere once a nearer one is installed. Each would
+// have the route lock other keys than tspc's, with no error.
+import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT } from '../helpers/fixture-projects';
+
+type ProjectConfigModule = typeof import('../../transformer/routes/project-config');
+const DIST = path.join(ROOT, 'dist', 'transformer', 'routes');
+const { projectConfigFor } = require(path.join(DIST, 'project-config.js')) as ProjectConfigModule;
+const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'project-config');
+
+/** A directory of files (path → JSON or text) under TMP, made afresh. */
+function project(name: string, files: Record<string, unknown>): string {
+  const dir = path.join(TMP, name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), typeof content === 'string' ? content : JSON.stringify(content));
+  }
+  return dir;
+}
+
+const entry = (options: Record<string, unknown>, transform = 'lockweave/transformer') => ({
+  compilerOptions: { plugins: [{ transform, ...options }] },
+});
+const SOURCE = 'export class Pay {}\n';
+
+test('a solution-style tsconfig.json: the entry of the project it references', (t) => {
+  const dir = project('solution', {
+    'tsconfig.json': { files: [], references: [{ path: './tsconfig.app.json' }, { path: './tsconfig.node.json' }] },
+    'tsconfig.app.json': { ...entry({ prefix: 'shop:', defaults: { lockTime: '60s' } }), include: ['src'] },
+    'tsconfig.node.json': { include: ['vite.config.ts'] },
+    'src/pay.ts': SOURCE,
+  });
+  const config = projectConfigFor(path.join(dir, 'src', 'pay.ts'));
+  t.deepEqual(config.plugin, { prefix: 'shop:', defaults: { lockTime: '60s' } });
+  t.true(config.configFiles.includes(path.join(dir, 'tsconfig.app.json')));
+});
+
+test('an entry that names the transformer by path, as ts-patch takes it', (t) => {
+  const dir = project('path-entry', {
+    'tsconfig.json': entry({ prefix: 'shop:' }, './node_modules/lockweave/dist/transformer/index.js'),
+    'pay.ts': SOURCE,
+  });
+  t.is(projectConfigFor(path.join(dir, 'pay.ts')).plugin.prefix, 'shop:');
+});
+
+test('a tsconfig.*.json beside the nearest one: the same options are taken, other ones are an error naming both', (t) => {
+  const agree = project('siblings-agree', {
+    'tsconfig.json': entry({ prefix: 'shop:' }),
+    'tsconfig.build.json': { extends: './tsconfig.json', exclude: ['test'] },
+    'pay.ts': SOURCE,
+  });
+  t.is(projectConfigFor(path.join(agree, 'pay.ts')).plugin.prefix, 'shop:');
+  const differ = project('siblings-differ', {
+    'tsconfig.json': entry({ prefix: 'dev:' }),
+    'tsconfig.build.json': { extends: './tsconfig.json', ...entry({ prefix: 'prod:' }) },
+    'pay.ts': SOURCE,
+  });
+  const error = t.throws(() => projectConfigFor(path.join(differ, 'pay.ts')));
+  t.regex(error!.message, /tsconfig\.json \(prefix "dev:".*tsconfig\.build\.json \(prefix "prod:".* differ/);
+  t.regex(error!.message, /name the tsconfig in the route's options/);
+  // Named by the route, the tsconfig is the one read.
+  t.is(projectConfigFor(path.join(differ, 'pay.ts'), path.join(differ, 'tsconfig.build.json')).plugin.prefix, 'prod:');
+});
+
+test('a woven file cached under a base config of a package: a nearer install of that package weaves it again', (t) => {
+  const root = project('extends-shadow', {
+    'node_modules/@org/tsconfig/package.json': { name: '@org/tsconfig' },
+    'node_modules/@org/tsconfig/base.json': entry({ prefix: 'v1:' }),
+    'app/tsconfig.json': { extends: '@org/tsconfig/base.json' },
+    'app/pay.ts':
+      'export class Pay {\n  /** @redisLock businessFlag=pay keyName=no */\n  async pay(no: string) { return no; }\n}\n',
+  });
+  const app = path.join(root, 'app');
+  const weave = () =>
+    execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `const { weaveCached } = require(${JSON.stringify(path.join(DIST, 'weave-cached.js'))});
+         const file = ${JSON.stringify(path.join(app, 'pay.ts'))};
+         process.stdout.write(weaveCached(file, require('node:fs').readFileSync(file, 'utf8'), {}).code);`,
+      ],
+      { env: { ...process.env, LOCKWEAVE_CACHE_DIR: path.join(root, 'cache') }, encoding: 'utf8' },
+    );
+  t.regex(weave(), /prefix: "v1:"/);
+  t.regex(weave(), /prefix: "v1:"/, 'from the cache');
+  // A nearer @org/tsconfig, as TypeScript (and tspc) now reads it.
+  fs.mkdirSync(path.join(app, 'node_modules', '@org', 'tsconfig'), { recursive: true });
+  fs.writeFileSync(path.join(app, 'node_modules', '@org', 'tsconfig', 'package.json'), '{ "name": "@org/tsconfig" }');
+  fs.writeFileSync(
+    path.join(app, 'node_modules', '@org', 'tsconfig', 'base.json'),
+    JSON.stringify(entry({ prefix: 'v2:' })),
+  );
+  t.regex(weave(), /prefix: "v2:"/);
+});
