@@ -48,6 +48,50 @@ const mentions =
   (...specifiers: string[]) =>
   (use: Use) =>
     specifiers.some((s) => use.config.includes(s));
+
+/** Transformers that compile TypeScript for jest without weaving (ts-jest: unless given lockweave/ts-jest). */
+const JEST_NOT_WEAVING = ['ts-jest', '@swc/jest', 'babel-jest', 'esbuild-jest', 'sucrase-jest', 'esbuild-runner/jest'];
+/** Paths a tagged file could have: a config whose patterns give one of them to JEST_NOT_WEAVING leaves it unlocked. */
+const JEST_PROBES = ['/p/src/orders.ts', '/p/src/orders.tsx', '/p/src/orders.mts', '/p/test/orders.test.ts'];
+/** `'pattern': 'transformer'` or `'pattern': ['transformer', …`, as a jest config's transform writes them. */
+const TRANSFORM_ENTRY = /(['"])((?:\\.|(?!\1)[^\\])*)\1\s*:\s*(\[\s*)?(['"])([^'"]+)\4/g;
+
+/**
+ * A split such as { '\\.test\\.ts$': 'lockweave/jest', '\\.ts$': 'ts-jest' }: the transformer that
+ * does not weave which jest, taking the first pattern that matches, would give a TypeScript file
+ * to. Read from the config's text (check runs nothing); entries it cannot read are left out.
+ */
+function otherJestTransformer(config: string): string | undefined {
+  const routes = [...config.matchAll(TRANSFORM_ENTRY)].flatMap((match) => {
+    const [, , literal, array, , transformer] = match;
+    const lockweave =
+      transformer === 'lockweave/jest' ||
+      (transformer === 'ts-jest' &&
+        array !== undefined &&
+        optionsAfter(config, match.index + match[0].length).includes('lockweave/ts-jest'));
+    if (!lockweave && !JEST_NOT_WEAVING.includes(transformer)) return [];
+    try {
+      return [{ pattern: new RegExp(literal.replace(/\\(.)/g, '$1')), transformer, lockweave }];
+    } catch {
+      return [];
+    }
+  });
+  for (const probe of JEST_PROBES) {
+    const route = routes.find(({ pattern }) => pattern.test(probe));
+    if (route && !route.lockweave) return route.transformer;
+  }
+  return undefined;
+}
+
+/** The text of an entry's options, from after its transformer's name to the `]` that closes the entry. */
+function optionsAfter(config: string, from: number): string {
+  let depth = 1;
+  for (let at = from; at < config.length; at++) {
+    if (config[at] === '[') depth++;
+    else if (config[at] === ']' && --depth === 0) return config.slice(from, at);
+  }
+  return config.slice(from);
+}
 /** `tsc --noEmit` only type-checks: it writes nothing that could run. */
 const writesNothing = (command: string) => /(?:^|\s)--noEmit(?!\s+false)(?=\s|$)/.test(command);
 const REGISTER = 'lockweave/register';
@@ -239,11 +283,14 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     // ts-patch's compiler given to ts-jest weaves on some of ts-jest's paths and not others
     // (isolatedModules with a Node module kind; a warm cache runs none), so lockweave's runtime
     // accepts a jest worker only with one of these two (runtime/base/weave-mark.ts).
-    safe: mentions('lockweave/jest', 'lockweave/ts-jest'),
+    safe: (use) =>
+      mentions('lockweave/jest', 'lockweave/ts-jest')(use) && otherJestTransformer(use.config) === undefined,
     runsUnlocked: (use) =>
-      use.config.includes('ts-patch/compiler')
-        ? "ts-jest is given ts-patch's compiler, which it skips in isolatedModules mode with a Node module kind: lockweave's runtime refuses these jest workers, so the tests that load it fail"
-        : `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: lockweave's runtime refuses these jest workers, and a test that never loads it calls tagged methods unlocked`,
+      mentions('lockweave/jest', 'lockweave/ts-jest')(use)
+        ? `the jest config also gives files to ${otherJestTransformer(use.config)}, which does not weave: a tagged file its pattern takes runs unlocked (lockweave/jest and the runtime fail the tests that load such a file under jest's rootDir or with a lockweave module, but a test that loads nothing of lockweave passes)`
+        : use.config.includes('ts-patch/compiler')
+          ? "ts-jest is given ts-patch's compiler, which it skips in isolatedModules mode with a Node module kind: lockweave's runtime refuses these jest workers, so the tests that load it fail"
+          : `jest transforms TypeScript with ${/ts-jest/.test(use.config) ? 'ts-jest' : /@swc\/jest/.test(use.config) ? '@swc/jest' : 'babel-jest (its default) or the transform configured'}, which does not weave: lockweave's runtime refuses these jest workers, and a test that never loads it calls tagged methods unlocked`,
     fix: "jest config: transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }  (or keep ts-jest: ['ts-jest', { astTransformers: { before: ['lockweave/ts-jest'] } }])",
   },
   {

@@ -84,6 +84,14 @@ test("check reads the jest config: ts-patch's compiler alone is a hole, lockweav
   t.is(ast.status, 0, ast.output);
 });
 
+test("check reads the jest config's patterns: a split that gives TypeScript to plain ts-jest is a hole, babel-jest for JavaScript is not", async (t) => {
+  const split = await check(path.join(FIXTURES, 'jest-split', 'tsconfig.json'));
+  t.is(split.status, 1, split.output);
+  t.regex(split.stderr, /the jest config also gives files to ts-jest, which does not weave/);
+  const babel = await check(path.join(FIXTURES, 'jest-babel-js', 'tsconfig.json'));
+  t.is(babel.status, 0, babel.output);
+});
+
 test('check: lockweave/jest under package.json\'s "jest" key is what the `jest` script runs, no hole', async (t) => {
   const result = await check(path.join(FIXTURES, 'jest-key', 'tsconfig.json'));
   t.is(result.status, 0, result.output);
