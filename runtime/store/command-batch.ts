@@ -46,6 +46,22 @@
 // when the connection is back (lock/acquire.ts), a release is sent again (lock/clean-up.ts). A
 // command still waiting to be written (the client was not ready) stays queued: ioredis writes it
 // on the new connection.
+//
+// And a command given up on while its connection stays up is not only a lost answer: Redis answers
+// in order, and ioredis pairs each reply with the oldest command waiting for one. A reply that never
+// comes (dropped by a proxy or middlebox in front of Redis) leaves the command in ioredis's queue on
+// a connection still `ready`, and every later reply goes to the command sent before it — a SET NX on
+// a key another process holds would be answered with another SET's "OK", for good. So such a
+// connection is dropped and made again (reconnectUnpaired): every command written on it fails as on
+// a cut, above, and is made or sent again on the new one. A command that is merely slow (a loaded
+// server, CLIENT PAUSE, a long script) looks the same here, and its reply would still have been
+// paired right: the reconnect then costs a round of commands made again, no more; and it is done at
+// most once per COMMAND_TIMEOUT_MS for a connection, so the other commands that time out in the same
+// stall cost no more reconnects. The same for the caller's client as for the runtime's own: its
+// replies, its user's commands' too, are no longer paired right, and ioredis makes the connection
+// again as after a cut, with its options, its database, its subscriptions (autoResubscribe), its
+// name. Commands written between the lost reply and its bound may still get a neighbour's reply:
+// nothing in a reply says which command it answers, and only the bound tells that one was lost.
 import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
 import { commandTimeoutOf, isCluster } from './ioredis-client';
@@ -67,6 +83,43 @@ interface Queued {
   readonly args: readonly (string | number)[];
   readonly resolve: (reply: Reply) => void;
   readonly reject: (error: unknown) => void;
+  /** The ioredis Command it was written as (none when sent through call() or a pipeline). */
+  command?: object;
+}
+
+/** What the store reads of an ioredis connection's queue of commands written and waiting for replies. */
+interface ReplyQueue {
+  readonly length: number;
+  toArray(): Array<{ command: object }>;
+}
+
+/** When each connection was last made again for a lost reply (reconnectUnpaired). */
+const reconnectedAt = new WeakMap<Redis, number>();
+
+/**
+ * Whether `connection`, still up, waits for a reply to a command of `batch` (to any command, when the
+ * batch's were not built here): a reply lost, or late. A connection made again since has a new queue.
+ */
+function awaitsReply(connection: Redis, batch: readonly Queued[]): boolean {
+  const queue = (connection as unknown as { commandQueue?: ReplyQueue }).commandQueue;
+  if (connection.status !== 'ready' || !queue || queue.length === 0) return false;
+  const commands = new Set(batch.map((queued) => queued.command));
+  if (commands.has(undefined)) return true;
+  return queue.toArray().some((entry) => commands.has(entry.command));
+}
+
+/**
+ * Drops the connection so that ioredis makes it again, as after a cut (see above), at most once per
+ * command bound: the commands of the same stall that time out after it were on the connection dropped.
+ * Its socket is destroyed rather than ended: an ended one still reads the replies already on their
+ * way, which ioredis would pair one off until the close.
+ */
+function reconnectUnpaired(connection: Redis): void {
+  const now = Date.now();
+  if (now - (reconnectedAt.get(connection) ?? Number.NEGATIVE_INFINITY) < COMMAND_TIMEOUT_MS) return;
+  reconnectedAt.set(connection, now);
+  if (connection.stream) connection.stream.destroy();
+  else connection.disconnect(true);
 }
 
 export interface CommandSender {
@@ -83,9 +136,13 @@ export function commandSender(client: Redis | Cluster, timeoutMs?: number): Comm
   return new CommandBatch(client, timeoutMs);
 }
 
-/** Rejects the commands of one write once `ms` passed; the returned timer is cleared when they settle. */
-function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number): NodeJS.Timeout {
+/**
+ * Rejects the commands of one write once `ms` passed; the returned timer is cleared when they settle.
+ * `gaveUp` runs first: a connection it drops takes no command its callers make again.
+ */
+function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number, gaveUp: () => void): NodeJS.Timeout {
   const timer = setTimer(() => {
+    gaveUp();
     // Worded as the clients word it, so redis-health.ts explains it as an unreachable server.
     const error = new Error(`Command timed out after ${ms} ms`);
     for (const reject of rejects) reject(error);
@@ -176,6 +233,7 @@ class CommandBatch implements CommandSender {
       ? rejectLate(
           batch.map((command) => command.reject),
           this.timeoutMs,
+          () => this.gaveUp(batch),
         )
       : undefined;
     // On a Cluster, the client's own redirections and retries deal with a closed node connection.
@@ -190,6 +248,12 @@ class CommandBatch implements CommandSender {
         clearTimeout(timer);
         if (onWire) this.answered(batch);
       });
+  }
+
+  /** The batch went unanswered within its bound: a connection still waiting for its replies is made again (see above). */
+  private gaveUp(batch: readonly Queued[]): void {
+    const connections = isCluster(this.client) ? this.client.nodes() : [this.client];
+    for (const connection of connections) if (awaitsReply(connection, batch)) reconnectUnpaired(connection);
   }
 
   /**
@@ -221,7 +285,9 @@ class CommandBatch implements CommandSender {
     const options = this.client.options.showFriendlyErrorStack
       ? { ...this.commandOptions, errorStack: new Error() }
       : this.commandOptions;
-    return this.client.sendCommand(new this.Command(command.name, command.args, options) as never) as Promise<Reply>;
+    const written = new this.Command(command.name, command.args, options);
+    command.command = written;
+    return this.client.sendCommand(written as never) as Promise<Reply>;
   }
 
   private sendPipeline(batch: readonly Queued[]): Promise<unknown> {

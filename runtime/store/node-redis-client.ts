@@ -3,6 +3,8 @@
 //
 // Described by shape, not imported: `redis` is an optional peer, and a user without it must
 // be able to compile against lockweave's types and load it.
+import { randomUUID } from 'node:crypto';
+import { RedisConnectionError } from '../base/errors';
 import { holdProcess } from '../base/process-hold';
 import { hasMethods } from './client-shape';
 import { COMMAND_TIMEOUT_MS, type CommandSender } from './command-batch';
@@ -61,19 +63,126 @@ function hasClientShape(value: unknown): value is NodeRedisClient {
 // Each command gets the runtime's bound (COMMAND_TIMEOUT_MS). node-redis keeps a command sent while
 // the connection is down in its offline queue until it reconnects (v5 has no timeout by default),
 // and a lock attempt must fail rather than hang past its caller's wait bound. A timed-out command
-// that was not written yet is taken out of the queue, so it is never sent late; one whose answer
-// was lost is handled like any lost answer (the caller's next attempt finds the key its own).
+// that was not written yet is taken out of the queue, so it is never sent late. A written one
+// node-redis waits for without a bound (it drops its timeout at the write): ReplyPairing bounds it.
 
 /**
  * Sends each command alone: node-redis writes the commands of one tick together by itself.
  * Its arguments are strings (it refuses numbers), and a timeout error of v5 has no message, so
  * it is given one the health check (redis-health.ts) reads as a lost connection.
  */
-export function nodeRedisSender(client: NodeRedisClient): CommandSender {
+export function nodeRedisSender(client: NodeRedisClient, address: string): CommandSender {
   const options = { timeout: COMMAND_TIMEOUT_MS };
+  const pairing = new ReplyPairing(client, address);
   return {
-    send: (name, args) => client.sendCommand([name, ...args.map(String)], options).catch(explainTimeout),
+    send: (name, args) => {
+      const refusal = pairing.refusal;
+      if (refusal) return Promise.reject(refusal);
+      return pairing.bound(client.sendCommand([name, ...args.map(String)], options)).catch(explainTimeout);
+    },
   };
+}
+
+/**
+ * Whether replies on the client's connection still answer the commands they are paired with.
+ *
+ * node-redis pairs each reply with the oldest written command waiting for one. A reply that never
+ * comes on a connection that stays up (dropped by a proxy or middlebox in front of Redis) leaves its
+ * command waiting, and every later reply goes to the command sent before it: a SET NX on a key
+ * another process holds would be answered with another SET's "OK", for good. On an ioredis client the
+ * store makes such a connection again (command-batch.ts); a node-redis client offers no reconnect
+ * that keeps it open (close() and connect() end its users' commands and subscriptions, and its
+ * socket is private), and the store never owns one. So a command unanswered within the bound on the
+ * connection it was written on stops the store's commands on that connection, until either:
+ *   - it is shown that replies still pair: a PING with a nonce, sent after it, answered with its own
+ *     nonce. The command was only slow (a loaded server, CLIENT PAUSE, a long script): the store goes
+ *     on. One more PING each bound while none is answered: with k replies lost, the (k+1)th PING gets
+ *     the first one's nonce;
+ *   - it is shown that they do not: a PING answered with anything else. Then every command fails
+ *     with a fatal RedisConnectionError that says why, until the connection is made again (a cut,
+ *     or the user's disconnect and connect): a new connection pairs from its first reply.
+ * Meanwhile commands fail at once with a RedisConnectionError that is not fatal: callers try again
+ * on their schedule. Commands written between the lost reply and its bound may still get a
+ * neighbour's reply: nothing in a reply says which command it answers, and only the bound tells.
+ */
+class ReplyPairing {
+  /** How many times the connection was made; a command is judged against the one it was written on. */
+  private connection = 0;
+  /** Set while a reply is overdue on the connection and the PINGs have not settled whether replies pair. */
+  private overdue: RedisConnectionError | undefined;
+  /** Set once a PING was answered with another command's reply, until the connection is made again. */
+  private unpaired: RedisConnectionError | undefined;
+
+  constructor(
+    private readonly client: NodeRedisClient,
+    private readonly address: string,
+  ) {
+    // node-redis fails every command waiting for a reply when a connection is lost: a new one starts even.
+    client.on('ready', () => {
+      this.connection++;
+      this.overdue = undefined;
+      this.unpaired = undefined;
+    });
+  }
+
+  /** The error a command must fail with at once, if any. */
+  get refusal(): RedisConnectionError | undefined {
+    return this.unpaired ?? this.overdue;
+  }
+
+  /** `sent`, rejected once unanswered for the bound; if it was on the open connection, the PINGs start. */
+  bound<T>(sent: Promise<T>): Promise<T> {
+    const connection = this.connection;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimer(() => {
+        if (this.client.isReady && connection === this.connection) this.replyOverdue();
+        reject(new Error(`Command timed out after ${COMMAND_TIMEOUT_MS} ms`));
+      }, COMMAND_TIMEOUT_MS);
+      timer.unref();
+      sent.then(resolve, reject).finally(() => clearTimeout(timer));
+    });
+  }
+
+  private replyOverdue(): void {
+    if (this.overdue || this.unpaired) return;
+    this.overdue = new RedisConnectionError(
+      `Redis at ${this.address} is unreachable: a reply is overdue on the node-redis client's open connection; ` +
+        'lock commands wait until it is known whether its later replies still answer their own commands',
+      this.address,
+      false,
+    );
+    this.ping(this.connection);
+  }
+
+  private ping(connection: number): void {
+    const nonce = `lockweave-pairing-${randomUUID()}`;
+    this.client.sendCommand(['PING', nonce]).then(
+      (reply) => {
+        if (connection !== this.connection || !this.overdue) return;
+        const echoed = Array.isArray(reply) ? reply[1] : reply; // ['pong', nonce] in RESP2 subscriber mode
+        if (String(echoed) === nonce) this.overdue = undefined;
+        else this.unpaired = this.misrouted();
+      },
+      () => undefined, // the connection was lost: 'ready' starts the next one even
+    );
+    const again = setTimer(() => {
+      if (connection === this.connection && this.overdue && !this.unpaired && this.client.isReady)
+        this.ping(connection);
+    }, COMMAND_TIMEOUT_MS);
+    again.unref();
+  }
+
+  private misrouted(): RedisConnectionError {
+    return new RedisConnectionError(
+      `Redis at ${this.address}: a reply was lost on the node-redis client's connection, which stayed open ` +
+        '(a proxy or middlebox in front of Redis dropped it): node-redis now answers each command with the ' +
+        'reply to the one sent before it, so lockweave sends no lock command on that connection until it is ' +
+        'made again. lockweave cannot reconnect a client it did not create: disconnect and connect the client ' +
+        '(or pass configure() a URL, whose connection the runtime makes again by itself)',
+      this.address,
+      true,
+    );
+  }
 }
 
 /** node-redis's timeout error (v5's has no message) as one the health check reads as a lost connection. */

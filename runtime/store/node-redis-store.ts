@@ -35,9 +35,11 @@ export class NodeRedisLockStore extends ScriptedLockStore {
         : nodeRedisSubscriber(client as NodeRedisClient, () => notices.listening),
       channels,
     );
-    const sender = cluster ? nodeRedisClusterSender(cluster) : nodeRedisSender(client as NodeRedisClient);
     // Never owned: a client the user connected is the user's to stop.
     const health = new RedisHealth(client, false, () => void notices.close());
+    const sender = cluster
+      ? nodeRedisClusterSender(cluster)
+      : nodeRedisSender(client as NodeRedisClient, health.address);
     super({ channels, cluster: cluster !== undefined, notices, sender, health });
     // A cluster is many servers: none of them is the store's (it is never one of Redlock's).
     this.askServerId = cluster

@@ -1,0 +1,162 @@
+// Fault kind: one reply lost on a connection that stays open (a proxy or middlebox in front of Redis
+// drops it; the fault proxy's dropNextReply). Redis answers in order and the clients pair each reply
+// with the oldest command waiting for one, so after it every later reply would answer the command
+// sent before it: a SET NX on a key another process holds got another SET's "OK", and the body ran
+// beside the holder — for good, on that connection. The store must never read a reply of such a
+// connection as an answer to a lock command: the runtime's own ioredis connection and a user's
+// ioredis client are made again (command-batch.ts); a user's node-redis client, which the store
+// cannot make again, is refused with a fatal error that says why until it is (node-redis-client.ts).
+// In each case the held key is never entered, and free keys lock again within a bound.
+import test from 'ava';
+import { Redis } from 'ioredis';
+import { close, configure, LockAcquireError, withLock } from 'lockweave';
+import { createClient } from 'redis';
+import { createClient as createClient5 } from 'redis5';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { eventually, sleep } from '../helpers/time';
+
+const HOLDERS_TOKEN = 'other-holders-token';
+const RECOVERY_MS = 10_000;
+
+let server: RedisServer;
+let direct: Redis;
+
+test.before(async () => {
+  server = await startRedisServer();
+  direct = new Redis(server.url);
+});
+
+test.after.always(async () => {
+  await close();
+  direct?.disconnect();
+  await server?.stop();
+});
+
+interface Client {
+  /** What configure() is given: the proxy's URL, or a client connected through the proxy. */
+  redis: unknown;
+  /** Makes the client's command connection again, as its user would (undefined: not needed). */
+  reconnect?: () => Promise<void>;
+  end(): Promise<void>;
+}
+
+const clients: Record<string, (proxy: FaultProxy) => Promise<Client>> = {
+  "the runtime's own ioredis": async (proxy) => ({ redis: proxy.url, end: async () => undefined }),
+  "a user's ioredis": async (proxy) => {
+    const client = new Redis(proxy.url, { autoResendUnfulfilledCommands: false });
+    return { redis: client, end: async () => client.disconnect() };
+  },
+  "a user's ioredis that re-sends unanswered commands": async (proxy) => {
+    const client = new Redis(proxy.url);
+    return { redis: client, end: async () => client.disconnect() };
+  },
+  ...Object.fromEntries(
+    (
+      [
+        ['redis', createClient],
+        ['redis5', createClient5],
+      ] as const
+    ).map(([name, create]) => [
+      `a user's node-redis (${name})`,
+      async (proxy: FaultProxy): Promise<Client> => {
+        // Typed as v6's: v5's takes the same options.
+        const client = (create as typeof createClient)({ url: proxy.url });
+        client.on('error', () => undefined);
+        await client.connect();
+        return {
+          redis: client,
+          // A cut: node-redis makes the connection again by itself, as after its user's disconnect and connect.
+          reconnect: async () => {
+            for (const connection of proxy.carrying(/^SET$/)) connection.reset();
+          },
+          end: async () => void (client.isOpen ? client.destroy() : undefined),
+        };
+      },
+    ]),
+  ),
+};
+
+for (const [label, open] of Object.entries(clients)) {
+  test.serial(`${label}: after a lost reply a held key is never entered, and free keys lock again`, async (t) => {
+    const proxy = await startFaultProxy({ host: server.host, port: server.port });
+    const client = await open(proxy);
+    t.teardown(async () => {
+      await close();
+      await client.end();
+      await proxy.close();
+    });
+    configure({ redis: client.redis as string });
+    const tag = `${label.replace(/\W+/g, '-')}-${process.pid}`;
+    const businessFlag = 'lost-reply';
+    const request = (key: string) => ({ businessFlag, key: `${key}-${tag}`, lockTime: 10_000, retries: 0 });
+    const outcome = (call: Promise<unknown>) =>
+      call.then(
+        (value) => `resolved ${String(value)}`,
+        (error: Error) => `${error.name}: ${error.message} ${String((error.cause as Error | undefined)?.message)}`,
+      );
+
+    t.is(await outcome(withLock(request('warm-up'), async () => 'ok')), 'resolved ok');
+    const heldKey = `LOCK_${businessFlag}_held-${tag}`;
+    await direct.set(heldKey, HOLDERS_TOKEN, 'PX', 30_000);
+
+    // The next reply on the connection that carries the store's commands is lost.
+    const commandConnections = proxy.carrying(/^SET$/);
+    t.is(commandConnections.length, 1, 'one connection carries the lock commands');
+    commandConnections[0]!.dropNextReply();
+    const lost = await outcome(withLock(request('lost'), async () => 'ok'));
+    t.log(`the call whose reply was lost: ${lost}`);
+    t.regex(lost, /^LockAcquireError/);
+    await sleep(300);
+
+    // A key another process holds and a free one, in one tick.
+    let heldBodyRan = false;
+    const [held, free] = await Promise.all([
+      outcome(
+        withLock(request('held'), async () => {
+          heldBodyRan = true;
+          return 'held';
+        }),
+      ),
+      outcome(withLock(request('free'), async () => 'free')),
+    ]);
+    t.log(`held key: ${held}; free key: ${free}`);
+    t.false(heldBodyRan, 'the body on the held key did not run');
+    t.regex(held, /^LockAcquireError/);
+    t.is(await direct.get(heldKey), HOLDERS_TOKEN, "the holder's token is untouched");
+
+    if (client.reconnect) {
+      // The store cannot make this client's connection again: it says why, fatally, until its user does.
+      const refused = await eventually(
+        async () => /reply was lost/.test(await outcome(withLock(request('refused'), async () => 'ok'))),
+        { timeoutMs: RECOVERY_MS, everyMs: 200 },
+      );
+      t.true(refused, 'lock commands are refused with an error that says a reply was lost');
+      const error = await withLock(request('refused'), async () => 'ok').catch((caught: unknown) => caught);
+      t.true(error instanceof LockAcquireError);
+      await client.reconnect();
+    }
+
+    let round = 0;
+    const recovered = await eventually(
+      async () => (await outcome(withLock(request(`after-${round++}`), async () => 'ok'))) === 'resolved ok',
+      { timeoutMs: RECOVERY_MS, everyMs: 100 },
+    );
+    t.true(recovered, `a free key locked again within ${RECOVERY_MS} ms`);
+    t.is(await direct.get(heldKey), HOLDERS_TOKEN, "the holder's token is still untouched");
+    // The connection pairs replies again: a held key is refused, a free one granted, side by side.
+    heldBodyRan = false;
+    const [heldAgain, freeAgain] = await Promise.all([
+      outcome(
+        withLock(request('held'), async () => {
+          heldBodyRan = true;
+          return 'held';
+        }),
+      ),
+      outcome(withLock(request('free-again'), async () => 'free')),
+    ]);
+    t.false(heldBodyRan);
+    t.regex(heldAgain, /^LockAcquireError/);
+    t.is(freeAgain, 'resolved free');
+  });
+}
