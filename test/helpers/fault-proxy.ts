@@ -45,6 +45,11 @@ export interface FaultProxy {
   swallowNext(rule: SwallowRule): void;
   /** Stalls the next connection a client opens for `ms` from its start (its handshake held, as on a loaded machine). */
   stallNextConnection(ms: number): void;
+  /**
+   * A partition for `ms`: every open connection stalls, and so does every one opened meanwhile (a
+   * client that reconnects gets no further). resetAll() ends it.
+   */
+  partition(ms: number): void;
   /** How many chunks the rules swallowed so far. */
   readonly swallowed: number;
   /** Resets every open connection; returns how many. */
@@ -71,6 +76,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
   let nextId = 1;
   let swallowed = 0;
   let stallNextMs = 0;
+  let partitionedUntil = 0;
   const later = (ms: number, run: () => void) => {
     const timer = setTimeout(() => {
       timers.delete(timer);
@@ -175,6 +181,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     open.add(connection);
     if (stallNextMs > 0) connection.stall(stallNextMs);
     stallNextMs = 0;
+    if (Date.now() < partitionedUntil) connection.stall(partitionedUntil - Date.now());
   });
   const { port, url } = await listenOnLoopback(server);
   return {
@@ -186,10 +193,15 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     stallNextConnection: (ms) => {
       stallNextMs = ms;
     },
+    partition: (ms) => {
+      partitionedUntil = Date.now() + ms;
+      for (const connection of open) connection.stall(ms);
+    },
     get swallowed() {
       return swallowed;
     },
     resetAll: () => {
+      partitionedUntil = 0;
       const connections = [...open];
       connections.forEach((connection) => connection.reset());
       return connections.length;
