@@ -13,10 +13,47 @@
 //     out an ES module compiled from TypeScript: it costs tens of milliseconds once.
 // What cannot be asked is reported as such, and the caller refuses: an unknown is not a clean bill.
 import * as nodeModule from 'node:module';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * The source files a build weaves, by extension (regular-expression text): TypeScript, and the
+ * JavaScript of a project with `allowJs`, which tspc weaves as it weaves TypeScript. Every route
+ * and check asks these two, not a list of its own.
+ */
+export const SOURCE_EXTENSIONS = { typescript: '\\.[cm]?tsx?', javascript: '\\.[cm]?jsx?' } as const;
 /** A file name a TypeScript transpiler compiles: .ts, .mts, .cts, .tsx. */
-export const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+export const TYPESCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.typescript}$`);
+/** A JavaScript file name: .js, .mjs, .cjs, .jsx. */
+export const JAVASCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.javascript}$`);
+const DECLARATION_FILE = new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}$`);
+/** Packages ship JavaScript built (woven, if at all, when they were built); a look at each would cost every build and start. */
+export const PACKAGE_FILE = /[\\/]node_modules[\\/]/;
+
+/**
+ * lockweave's own code, whose comments quote the tag: the package's dist/ above this file
+ * (dist/runtime/base as compiled, dist/runtime once bundled into the runtime's one file), wherever
+ * a link (npm link, a workspace) puts it outside node_modules. Not found when this runs from source
+ * (its own files are TypeScript then) or inside a user's bundle (no __dirname, or none under a
+ * dist/): nothing is set aside then.
+ */
+const OWN_DIST = ((): string | undefined => {
+  if (typeof __dirname !== 'string') return undefined;
+  const parent = path.dirname(__dirname);
+  const dist = [parent, path.dirname(parent)].find((dir) => path.basename(dir) === 'dist');
+  return dist && dist + path.sep;
+})();
+
+/**
+ * A file a route weaves: TypeScript wherever it lives (a workspace package, a package that ships
+ * .ts), declaration files aside (no bodies); JavaScript only as a project's own source.
+ */
+export function isWovenSource(file: string): boolean {
+  if (TYPESCRIPT_FILE.test(file)) return !DECLARATION_FILE.test(file);
+  return (
+    JAVASCRIPT_FILE.test(file) && !PACKAGE_FILE.test(file) && (OWN_DIST === undefined || !file.startsWith(OWN_DIST))
+  );
+}
 const TYPE_STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
 const ASYNC_LOADER_HOOKS = 'NativeModule internal/modules/esm/hooks';
 /** Command-line ways to add a loader; a loader added with module.registerHooks leaves no other trace. */
@@ -83,10 +120,19 @@ function parsedTypeScriptModules(): string[] | undefined {
  * and a require hook of another loader compiles past Node's hooks: both are seen here, late.
  */
 export function requiredTypeScript(): string[] {
+  return requiredFiles().filter((file) => TYPESCRIPT_FILE.test(file));
+}
+
+/** The source files a route weaves (isWovenSource) in require.cache: jest's registry, in a jest test context. */
+export function requiredSources(): string[] {
+  return requiredFiles().filter(isWovenSource);
+}
+
+function requiredFiles(): string[] {
   // A CommonJS module that an ES module imports gets a require without .cache (Node 22): the
   // cache itself is the module system's.
   const cache = require.cache ?? (nodeModule as { _cache?: NodeJS.Dict<unknown> })._cache ?? {};
-  return Object.keys(cache).filter((file) => TYPESCRIPT_FILE.test(file));
+  return Object.keys(cache);
 }
 
 /**

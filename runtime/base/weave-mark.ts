@@ -21,7 +21,13 @@
 // kind, and on a warm jest cache nothing of it runs, so its mark would come and go between runs.
 import * as diagnosticsChannel from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
-import { TYPESCRIPT_FILE, checkLaterTypeScript, loadedTypeScript, requiredTypeScript } from './loaded-typescript';
+import {
+  TYPESCRIPT_FILE,
+  checkLaterTypeScript,
+  loadedTypeScript,
+  requiredSources,
+  requiredTypeScript,
+} from './loaded-typescript';
 import { MAY_HOLD_TAG } from './tag-text';
 
 /**
@@ -160,8 +166,9 @@ function checkOnceImportsLoaded(): void {
 const jestModulesSeen = new Set<string>();
 
 /**
- * In a jest test context with a lockweave transformer: every TypeScript module jest loaded whose
- * JSDoc holds a tag must be woven — it defined its locks as it loaded (noteDefiningModule), or was
+ * In a jest test context with a lockweave transformer: every module jest loaded whose JSDoc holds
+ * a tag — TypeScript, or a project's own JavaScript (allowJs: tspc weaves it, and a `tsx?` pattern
+ * hands it elsewhere) — must be woven — it defined its locks as it loaded (noteDefiningModule), or was
  * handed to lockweave/jest. The test file is not all: a config whose patterns give lockweave the
  * tests and another transformer the code they import — from outside the rootDir too, where the
  * transformer's own look at the config does not reach (routes/jest-routing.ts) — or a second jest
@@ -172,7 +179,7 @@ const jestModulesSeen = new Set<string>();
  */
 export function assertJestModulesWoven(): void {
   if (!inJestEnvironment() || !diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL)) return;
-  const file = requiredTypeScript().find((loaded) => {
+  const file = requiredSources().find((loaded) => {
     if (jestModulesSeen.has(loaded) || definedLocksIn.has(loaded) || handedToLockweave(loaded, true)) return false;
     if (holdsTagInJsDoc(loaded)) return true;
     jestModulesSeen.add(loaded);

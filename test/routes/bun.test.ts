@@ -85,6 +85,17 @@ test('Bun.build with lockweave/bun: the bundle, run by bun, holds every key', as
   assertLocked(t, await bun([path.join('out', 'app', 'app.js')]));
 });
 
+test('Bun.build with lockweave/bun: a tagged method in a .js file (allowJs) fails the build, naming the file and the fix, and leaves no bundle', async (t) => {
+  const out = path.join('out', 'js-app');
+  const built = await bun(['build-bun.ts'], { ENTRIES: 'js-app', OUT: out });
+  t.not(built.status, 0, built.output);
+  t.regex(
+    built.output,
+    /src\/refunds\.js holds @redisLock tags, but lockweave's esbuild and Bun plugins weave TypeScript files only[^\n]*Rename it to \.ts/,
+  );
+  t.false(fs.existsSync(path.join(APP_DIR, out, 'js-app.js')), 'a bundle was left');
+});
+
 test("Bun.build: a plugin before lockweave's that loads .ts files without the tag comments fails the build, naming them, and leaves no bundle", async (t) => {
   for (const strip of ['plugin', 'one']) {
     const out = path.join('out', `strip-${strip}`);

@@ -161,6 +161,39 @@ for (const [name, bundler] of Object.entries(BUNDLERS)) {
   );
 }
 
+// An allowJs project's tagged JavaScript (src/refunds.js), which tspc weaves: every route locks it
+// too, but esbuild's, whose plugin loads TypeScript only (its onLoad filter cannot leave node_modules
+// out): its build fails naming the file and the fix, and writes nothing.
+for (const [name, bundler] of Object.entries(BUNDLERS)) {
+  const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
+  const out = path.join('out', `${name}-js`);
+  if (name === 'esbuild') {
+    register('esbuild: a tagged method in a .js file fails the build, naming the file and the fix', async (t) => {
+      const built = await spawnTool(bundler.node, bundler.args, { ENTRIES: 'js-app', OUT: out });
+      t.not(built.status, 0, built.output);
+      t.regex(
+        built.output,
+        /src\/refunds\.js holds @redisLock tags, but lockweave's esbuild and Bun plugins weave TypeScript files only[^\n]*Rename it to \.ts/,
+      );
+      t.false(fs.existsSync(path.join(APP_DIR, out, 'js-app.mjs')), 'a bundle was written');
+    });
+    continue;
+  }
+  register(`${name}: a tagged method in a .js file (allowJs) holds its key, one body at a time`, async (t) => {
+    const built = await spawnTool(bundler.node, bundler.args, { ENTRIES: 'js-app', OUT: out });
+    t.is(built.status, 0, built.output);
+    const ran = await spawnTool(NODE20, [path.join(out, `js-app.${bundler.ext}`)], { RUN_ID: `${name}-js-${++runs}` });
+    t.is(ran.status, 0, ran.output);
+    const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as {
+      results: { refunds: string[] };
+      most: { refunds: number };
+    };
+    t.is(printed.results.refunds.length, 3);
+    for (const token of printed.results.refunds) t.regex(token, /^[0-9a-f-]{36}$/);
+    t.is(printed.most.refunds, 1);
+  });
+}
+
 for (const name of ['webpack', 'rspack']) {
   const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
   const args = BUNDLERS[name].args;
@@ -292,6 +325,12 @@ test('vitest: a test of the tagged service passes, its 3 calls at once each hold
   t.regex(ran.output, /Tests\s+1 passed/);
 });
 
+test('vitest: a tagged method in a .js file (allowJs) holds its key, one body at a time', async (t) => {
+  const ran = await spawnTool(NODE24, VITEST, { VITEST_INCLUDE: 'tests/refunds.test.ts', RUN_ID: `vitest-${++runs}` });
+  t.is(ran.status, 0, ran.output);
+  t.regex(ran.output, /Tests\s+1 passed/);
+});
+
 test('vitest: a test file that loads a bad tag fails with each error', async (t) => {
   const ran = await spawnTool(NODE24, VITEST, { VITEST_INCLUDE: 'tests/bad-tag.test.ts' });
   t.not(ran.status, 0, ran.output);
@@ -342,7 +381,7 @@ test('require() of each entry point is the plugin factory itself, and its .defau
   }
 });
 
-test('weaves .ts, .mts, .cts and .tsx sources, with or without a query, under node_modules too; not declarations, virtual modules or ?raw text', (t) => {
+test("weaves .ts, .mts, .cts and .tsx sources, with or without a query, under node_modules too, and the project's own JavaScript; not declarations, virtual modules, ?raw text, nor a package's or lockweave's own JavaScript", (t) => {
   const { isWeavable } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'bundler-hooks.js')) as {
     isWeavable: (id: string) => boolean;
   };
@@ -354,10 +393,32 @@ test('weaves .ts, .mts, .cts and .tsx sources, with or without a query, under no
     '/p/a.ts?v=3f2a',
     '/p/a.ts?import&t=1',
     '/p/node_modules/lib/a.ts',
+    '/p/a.js',
+    '/p/a.mjs',
+    '/p/a.cjs',
+    '/p/a.jsx',
+    '/p/a.js?v=3f2a',
   ])
     t.true(isWeavable(id), id);
-  for (const id of ['/p/a.d.ts', '/p/a.d.mts', '\0virtual:a.ts', '/p/a.ts?raw', '/p/a.ts?url', '/p/a.js', '/p/a.mjs'])
+  for (const id of [
+    '/p/a.d.ts',
+    '/p/a.d.mts',
+    '\0virtual:a.ts',
+    '\0virtual:a.js',
+    '/p/a.ts?raw',
+    '/p/a.js?raw',
+    '/p/node_modules/lib/a.js',
+    '/p/node_modules/lib/a.mjs?v=3f2a',
+    '/p/a.json',
+  ])
     t.false(isWeavable(id), id);
+  // lockweave's own dist where a link puts it outside node_modules (npm link, a workspace): its
+  // comments quote the tag, and it is no project's source.
+  const linked = require(path.join(ROOT, 'dist', 'transformer', 'routes', 'bundler-hooks.js')) as {
+    isWeavable: (id: string) => boolean;
+  };
+  t.false(linked.isWeavable(path.join(ROOT, 'dist', 'runtime', 'index.js')));
+  t.true(linked.isWeavable(path.join(ROOT, 'src', 'a.js')));
 });
 
 test('TypeScript is loaded for a tagged file only, and not again once the woven file is cached', async (t) => {

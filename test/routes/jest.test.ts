@@ -63,6 +63,22 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
   });
 }
 
+test("lockweave/jest given JavaScript too ('^.+\\.[jt]sx?$', allowJs): a tagged method in a .js file holds its key, one body at a time", async (t) => {
+  const result = await jest(NODES['Node 24'], ['-c', 'jest.allow-js.config.cjs', 'tests/refunds']);
+  t.is(result.status, 0, result.output);
+  t.regex(result.output, /✓ a tagged method in a \.js file holds its key in Redis, one body at a time/);
+});
+
+test("lockweave/jest given TypeScript only ('^.+\\.tsx?$'): a test that loads a tagged .js file is refused, naming it", async (t) => {
+  const result = await jest(NODES['Node 24'], ['tests/refunds']);
+  t.not(result.status, 0);
+  t.regex(
+    result.output,
+    /lockweave: jest gave \S*src\/refunds\.js, which holds @redisLock tags, to a transformer other than lockweave's/,
+  );
+  t.notRegex(result.output, /is not in Redis while the body runs/);
+});
+
 test('Node 24, lockweave/jest with native ES modules (supportsStaticESM): the method holds its key', async (t) => {
   const result = await jest(
     NODES['Node 24'],

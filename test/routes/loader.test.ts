@@ -89,6 +89,17 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
       t.deepEqual(printed.results.cancelled, ['gone']);
     });
 
+    test(`${nodeName}, ${routeName}: tagged methods in .js (an ES module) and required .cjs files hold their keys, one body at a time`, async (t) => {
+      const result = await node(binary, route.args('js-app.ts'), { ...route.env, RUN_ID: `run${++runs}` });
+      t.is(result.status, 0, result.output);
+      const printed = lastReport(result);
+      for (const site of ['js', 'cjs']) {
+        t.is(printed.results[site].length, 3, site);
+        for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
+      }
+      t.deepEqual(printed.most, { js: 1, cjs: 1 });
+    });
+
     for (const entry of ['bad-tag.ts', 'bad-tag.cts']) {
       test(`${nodeName}, ${routeName}: a bad tag in ${entry} stops the start with file:line:col`, async (t) => {
         const result = await node(binary, route.args(entry), route.env);

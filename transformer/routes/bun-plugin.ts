@@ -1,7 +1,8 @@
 // lockweave's Bun plugin, behind lockweave/bun (bun.ts) and lockweave/bun/register (bun-register.ts).
 import * as path from 'node:path';
 import type { LockweaveBundlerOptions } from './bundler-hooks';
-import { loadWoven, strippedInputs, TYPESCRIPT_FILE, type LoadedTypeScript, type Metafile } from './load-step';
+import { TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
+import { loadWoven, strippedInputs, type LoadedTypeScript, type Metafile } from './load-step';
 
 /** The part of Bun's plugin API this plugin uses (Bun is not a dependency). */
 export interface BunPlugin {

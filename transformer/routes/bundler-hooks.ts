@@ -6,6 +6,9 @@
 // It hands each TypeScript file to weaveSource before the tool strips the types (enforce 'pre'),
 // and returns the woven TypeScript with its source map, so the tool's own TypeScript handling
 // (esbuild, oxc, swc, ts-loader) compiles the locked methods and maps them back to the source.
+// A project's own JavaScript (allowJs: tspc weaves .js files too) is woven the same way; the
+// JavaScript of packages (node_modules) is not looked at: they ship it built, and a look at each
+// file would cost every build.
 //
 // One set of hooks (`lockweaveHooks`), in the form of a rollup, rolldown or vite plugin: those
 // three take it as it is; esbuild and Bun get an onLoad step around the same weave (load-step.ts),
@@ -24,6 +27,7 @@
 // woven file (webpack's and rspack's persistent caches, watch modes), and vitest's module cache,
 // keyed on the file's text and the plugin names only, is given the woven text's hash.
 import * as crypto from 'node:crypto';
+import { isWovenSource, PACKAGE_FILE, SOURCE_EXTENSIONS } from '../../runtime/base/loaded-typescript';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 import { mayHoldTag } from '../parse/find-tags';
 import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
@@ -36,15 +40,25 @@ export interface LockweaveBundlerOptions {
   readonly tsconfig?: string;
 }
 
-/** TypeScript sources; the query of a vite id (`?v=…`) is not part of the file name. */
-const TYPESCRIPT_ID = /\.[cm]?tsx?(?:\?.*)?$/;
+/** The end of a module id: the query of a vite id (`?v=…`) is not part of the file name. */
+const ID_END = '(?:\\?.*)?$';
+/** Source files by their id: TypeScript, and JavaScript (isWovenSource says which of it). */
+const SOURCE_IDS = [
+  new RegExp(`${SOURCE_EXTENSIONS.typescript}${ID_END}`),
+  new RegExp(`${SOURCE_EXTENSIONS.javascript}${ID_END}`),
+];
 /**
  * Not code to weave: declaration files (no bodies), virtual modules (`\0…`, no file and no
  * tsconfig), and a file imported as text or as a URL (`?raw`, `?url`), whose tags are data.
  */
 const VIRTUAL = /^\0/;
-const DECLARATION_OR_DATA = [/\.d\.[cm]?tsx?(?:\?.*)?$/, /\?(?:.*&)?(?:raw|url)(?:&|=|$)/];
+const DECLARATION_OR_DATA = [
+  new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}${ID_END}`),
+  /\?(?:.*&)?(?:raw|url)(?:&|=|$)/,
+];
 const NOT_SOURCE = [...DECLARATION_OR_DATA, VIRTUAL];
+/** A package's JavaScript, in the filter, so that rolldown and vite leave it out without calling JavaScript. */
+const PACKAGE_JAVASCRIPT_ID = new RegExp(`${PACKAGE_FILE.source}[^?]*${SOURCE_EXTENSIONS.javascript}${ID_END}`);
 
 /**
  * How the plugin learns of a file a plugin before it handed on without its tags:
@@ -59,7 +73,7 @@ export type StrippedCheck = 'build-end' | 'each-file';
  * The transform's filters: every TypeScript source, or only those whose text may hold a tag. A
  * virtual module is let through, so that one with tag text fails the build instead of running unlocked.
  */
-const SOURCE_FILTER = { id: { include: TYPESCRIPT_ID, exclude: DECLARATION_OR_DATA } };
+const SOURCE_FILTER = { id: { include: SOURCE_IDS, exclude: [...DECLARATION_OR_DATA, PACKAGE_JAVASCRIPT_ID] } };
 const TAGGED_FILTER = { ...SOURCE_FILTER, code: MAY_HOLD_TAG };
 
 /** The plugin, as rollup, rolldown and vite take it (and webpack-like.ts runs its transform). */
@@ -98,7 +112,7 @@ function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () =
         return woven.code === code ? undefined : { code: woven.code, map: woven.map ?? null };
       },
     },
-    // The transform never saw a file handed on without tag text: every TypeScript module of the
+    // The transform never saw a file handed on without tag text: every source module of the
     // build it did not handle is read once here, and one whose text on disk has tags fails the build.
     buildEnd(this: BuildContext, error?: Error): void {
       if (error || check() !== 'build-end') return;
@@ -199,8 +213,9 @@ export function weave(file: string, code: string, options: LockweaveBundlerOptio
   return weaveCached(file, code, { format: formatOf(file), tsconfig: options?.tsconfig });
 }
 
+/** A module id of a file the plugin weaves (isWovenSource), not a virtual module nor one imported as data. */
 export function isWeavable(id: string): boolean {
-  return TYPESCRIPT_ID.test(id) && !NOT_SOURCE.some((pattern) => pattern.test(id));
+  return !NOT_SOURCE.some((pattern) => pattern.test(id)) && isWovenSource(fileOf(id));
 }
 
 /** The file of a module id: a vite id without its query (`?v=…`). */
@@ -208,9 +223,12 @@ function fileOf(id: string): string {
   return id.replace(/\?.*$/, '');
 }
 
-/** `.mts` and `.cts` say how the runtime is imported; for `.ts` and `.tsx` weaveSource reads the file. */
+/**
+ * `.mts`, `.mjs`, `.cts` and `.cjs` say how the runtime is imported; for the others weaveSource
+ * reads the file (import/export, or require and module.exports).
+ */
 function formatOf(file: string): 'esm' | 'cjs' | undefined {
-  if (/\.mtsx?$/.test(file)) return 'esm';
-  if (/\.ctsx?$/.test(file)) return 'cjs';
+  if (/\.m[jt]sx?$/.test(file)) return 'esm';
+  if (/\.c[jt]sx?$/.test(file)) return 'cjs';
   return undefined;
 }

@@ -1,7 +1,10 @@
 // lockweave/jest — a jest transformer that weaves and compiles TypeScript:
 //
 //   // jest.config.js
-//   transform: { '^.+\\.tsx?$': 'lockweave/jest' }
+//   transform: { '^.+\\.tsx?$': 'lockweave/jest' }     ('^.+\\.[jt]sx?$' with allowJs)
+//
+// It weaves and compiles whatever jest hands it: JavaScript too (TypeScript transpiles it as
+// tspc does an allowJs project's files).
 //
 // Each file is woven (weaveSource), then transpiled by lockweave's own TypeScript 6 with the
 // project's compiler options (the nearest tsconfig.json, or `['lockweave/jest', { tsconfig }]`):

@@ -3,6 +3,9 @@
 //   node --import lockweave/register app.ts                 (Node's own type stripping)
 //   node --import lockweave/register --import tsx app.ts    (tsx: lockweave FIRST)
 //
+// And a project's own JavaScript (allowJs: tspc weaves .js files too), outside node_modules:
+// the same tag locks the same key whichever extension its file has.
+//
 // One synchronous load hook (module.registerHooks, in the loading thread) serves `import` and
 // Node's own `require`. It hands the woven file on still as TypeScript, in the format Node
 // reported, so whatever strips types next (Node, or tsx's hook registered after ours) strips the
@@ -16,6 +19,7 @@
 // registered before us hands us JavaScript without comments) throws too, naming the fix.
 import * as nodeModule from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isWovenSource } from '../../runtime/base/loaded-typescript';
 import { markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { cancelWovenRead, weaveRequiredTypeScript } from './register-require';
@@ -49,7 +53,7 @@ const handled = new Set<string>();
 registerHooks({
   load(url, context, nextLoad) {
     const file = url.startsWith('file:') ? fileURLToPath(url.replace(/[?#].*$/, '')) : undefined;
-    if (!file || !isWeavable(file)) return nextLoad(url, context);
+    if (!file || !isWovenSource(file)) return nextLoad(url, context);
     cancelWovenRead(file);
     const loaded = nextLoad(url, context);
     if (loaded.source == null) return loaded;
@@ -81,7 +85,7 @@ registerHooks({
 
 weaveRequiredTypeScript({
   handled,
-  isWeavable,
+  isWeavable: isWovenSource,
   weave: (file, source) =>
     mayHoldTag(source) ? weave(file, source, undefined) : { code: source, map: undefined, locked: [] },
   strippedError,
@@ -95,19 +99,10 @@ function weave(file: string, source: string, format: 'esm' | 'cjs' | undefined):
 }
 
 /**
- * TypeScript sources wherever they live — node_modules too (a workspace package, a linked
- * library, a package that ships .ts): a tagged method runs unlocked wherever its file is. Not
- * declaration files (no bodies). Files without a tag cost one cheap look (mayHoldTag).
- */
-function isWeavable(file: string): boolean {
-  return /\.[cm]?tsx?$/.test(file) && !/\.d\.[cm]?tsx?$/.test(file);
-}
-
-/**
- * Node says which module system a .ts file is (`module-typescript`, `commonjs-typescript`); the
- * runtime import must match it. A plain `module`/`commonjs` means another loader already made the
- * file JavaScript but kept the tag comments; the woven text is JavaScript then too. Anything else
- * (tsx's .tsx): weaveSource decides from the file.
+ * Node says which module system a file is (`module-typescript`, `commonjs-typescript` for a .ts
+ * file; `module`, `commonjs` for a .js one, by its extension and package.json "type", or another
+ * loader that already made a .ts file JavaScript but kept the tag comments); the runtime import
+ * must match it. Anything else (tsx's .tsx): weaveSource decides from the file.
  */
 function moduleFormat(format: string | null | undefined): 'esm' | 'cjs' | undefined {
   if (format === 'module' || format === 'module-typescript') return 'esm';

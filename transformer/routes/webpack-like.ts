@@ -6,8 +6,8 @@
 //
 // webpack and rspack call a rule's loader for every file the rule takes, whatever its text, and a
 // loader call costs more than a look at the file (in rspack, a call from Rust into JavaScript): so
-// the rule takes only TypeScript files whose text on disk may hold a tag. A file that cannot be
-// read is taken.
+// the rule takes only source files (TypeScript, the project's own JavaScript) whose text on disk
+// may hold a tag. A file that cannot be read is taken.
 //
 // The rule goes last: of the 'pre' loaders, both tools run the last rule's first, so lockweave's
 // loader is handed the file as it is on disk — a user's 'pre' loader that drops comments (and the
@@ -84,7 +84,7 @@ function mayHoldTagOnDisk(file: string): boolean {
   }
 }
 
-/** A TypeScript module that lockweave's loader did not see (rspack names a loader with its options: `path??ident`). */
+/** A source module (isWeavable) that lockweave's loader did not see (rspack names a loader with its options: `path??ident`). */
 function builtWithoutLoader(module: BuiltModule): boolean {
   return (
     typeof module.resource === 'string' &&
