@@ -25,7 +25,7 @@ import { findHeld } from '../lock/held-locks';
 import { acquireChannel, observedLogger, type AcquireTrace, type LockLabel } from '../lock/observe';
 import { compositeLockKey, keylessLockKey, lockKey } from '../lock/key';
 import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
-import { LockAcquireError, LockKeyError } from '../base/errors';
+import { FencingUnavailableError, LockAcquireError, LockKeyError } from '../base/errors';
 import { MultiLease } from '../lock/multi-lease';
 import { businessFlagProblem } from '../base/key-names';
 import type { LockState } from './inspect';
@@ -226,8 +226,17 @@ export class MethodLock<Skipped extends undefined = undefined> {
     if (settings.reentrant) {
       const held = findHeld(key, settings.redlock);
       if (held) {
-        observedLogger(logger, label)?.({ type: 'reentered', key, site: this.options.site });
         const outer = held instanceof NestedLease ? held.outer : (held as Lease);
+        // A nested call runs under the outer grant, whose fencing number it gets: a grant taken
+        // without one has none to give, and a fenced write must not go ahead without it.
+        if (settings.fencing && outer.fence === undefined)
+          return Promise.reject(
+            new FencingUnavailableError(
+              `lockweave: ${this.options.site ?? key} asks for fencing, but is nested in a hold of ${key} taken without it (a nested call runs under the outer grant); take the outer lock with fencing too`,
+              key,
+            ),
+          );
+        observedLogger(logger, label)?.({ type: 'reentered', key, site: this.options.site });
         return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, settings, onFail, signal)));
       }
     }

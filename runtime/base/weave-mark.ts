@@ -187,7 +187,7 @@ export function assertJestModulesWoven(): void {
   });
   if (file === undefined) return;
   throw new Error(
-    `lockweave: jest gave ${file}, which holds @redisLock tags, to a transformer other than lockweave's, so its tagged methods would run unlocked. ` +
+    `lockweave: jest gave ${file}, which holds @${'redisLock'} tags, to a transformer other than lockweave's, so its tagged methods would run unlocked. ` +
       "Let lockweave/jest's pattern take every TypeScript file (transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }), " +
       "or give the ts-jest that takes it astTransformers: { before: ['lockweave/ts-jest'] }.",
   );

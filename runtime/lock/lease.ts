@@ -235,6 +235,8 @@ export class Lease implements HeldLock, AsyncDisposable {
    * on, nested calls in it see the key as held.
    */
   run<T>(body: () => Promise<T>): Promise<T> {
+    // A released or lost lease runs nothing: the body would run beside the key's next holder.
+    if (this.state !== 'held') return Promise.reject(this.notHeld('run a body under'));
     if (this.label && holdChannel.hasSubscribers) {
       const trace: HoldTrace = { ...this.label, key: this.key };
       return holdChannel.tracePromise(() => runHolding(this, body, this.settings.reentrant), trace) as Promise<T>;
@@ -253,6 +255,10 @@ export class Lease implements HeldLock, AsyncDisposable {
     // (bounded by the store's command bound; a retry after that runs in the background, unheld).
     const letGo = holdProcess();
     try {
+      // Nested calls the body started and did not await hold the key through this grant: it is
+      // kept (and renewed) until they end, or they would run beside its next holder.
+      if (this.gate?.busy) await this.gate.idle();
+      if (this.ended) return; // released meanwhile, by another call of release()
       await this.releaseHeld();
     } finally {
       letGo();

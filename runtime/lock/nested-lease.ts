@@ -1,5 +1,6 @@
 // A nested reentrant call's lease: the outer lease, entered through its reentry gate, which only
 // the outermost exit releases (see reentry-gate.ts, held-locks.ts).
+import { LockLostError } from '../base/errors';
 import { runHolding, type HeldLock } from './held-locks';
 import type { Lease } from './lease';
 
@@ -21,7 +22,7 @@ export class NestedLease implements HeldLock, AsyncDisposable {
   constructor(
     readonly outer: Lease,
     /** The hold the calling chain is in: the outer lease, or the nested call it runs inside. */
-    private readonly parent: HeldLock,
+    readonly within: HeldLock,
     private readonly entry: NestedEntry,
   ) {}
   get key(): string {
@@ -51,13 +52,30 @@ export class NestedLease implements HeldLock, AsyncDisposable {
   stopRenewal(): void {
     this.outer.stopRenewal();
   }
+  /**
+   * Runs the body once its turn comes, under the outer grant — never after it: a call whose turn
+   * comes when the outer lease is no longer held (lost, or released) fails with LockLostError.
+   */
   run<T>(body: () => Promise<T>): Promise<T> {
+    if (!this.outer.held) return Promise.reject(this.notHeld());
     const gate = this.outer.reentryGate;
-    return gate.enter(this.parent, this, this.entry.waitMs, this.entry.onTimeout, this.entry.signal).then(() =>
-      runHolding(this, body).finally(() => {
-        this.bodyEnded = true;
-        gate.leave(this);
-      }),
+    const leave = () => {
+      this.bodyEnded = true;
+      gate.leave(this);
+    };
+    return gate.enter(this.within, this, this.entry.waitMs, this.entry.onTimeout, this.entry.signal).then(() => {
+      if (!this.outer.held) {
+        leave();
+        throw this.notHeld();
+      }
+      return runHolding(this, body).finally(leave);
+    });
+  }
+
+  private notHeld(): LockLostError {
+    return new LockLostError(
+      `the lock on ${this.key} this call is nested in was no longer held when its turn came; the body did not run`,
+      this.key,
     );
   }
   release(): Promise<void> {

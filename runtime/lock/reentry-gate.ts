@@ -12,11 +12,17 @@
 //   - any other nested call (a sibling of the one running) waits, in arrival order, for its parent
 //     to be `current` again — at most its wait bound, as a call waiting on Redis would.
 // So a call nested in a nested call still enters at once, and siblings run one at a time.
+//
+// A body may start nested calls and not await them. They hold the key through the lease's grant,
+// so the lease's release waits until the gate is idle — no nested call running or waiting — and a
+// call waiting for a nested call that ended waits for the nearest hold still running instead.
 import { setTimer } from '../base/timer-delay';
 
 export interface Hold {
   readonly key: string;
   readonly held: boolean;
+  /** For a nested call: the hold its chain was in when it started. */
+  readonly within?: Hold;
 }
 
 interface Waiting {
@@ -30,6 +36,8 @@ export class ReentryGate {
   private readonly waiting: Waiting[] = [];
   /** The parent of each nested call that entered and has not ended. */
   private readonly parents = new Map<Hold, Hold>();
+  /** Release calls waiting for the gate to be idle. */
+  private idleWaiters: Array<() => void> = [];
 
   constructor(root: Hold) {
     this.current = root;
@@ -51,6 +59,7 @@ export class ReentryGate {
         signal?.removeEventListener('abort', onAbort);
         this.waiting.splice(this.waiting.indexOf(entry), 1);
         reject(error);
+        this.notifyIfIdle();
       };
       const onAbort = () => stop(signal!.reason);
       const entry: Waiting = {
@@ -84,12 +93,40 @@ export class ReentryGate {
       current = parent;
     }
     this.current = current;
-    const next = this.waiting.findIndex((entry) => entry.parent === current);
+    // A call whose parent ended before its turn (a nested call that did not await it) waits for
+    // the nearest hold around that parent still running.
+    const next = this.waiting.findIndex((entry) => liveHold(entry.parent) === current);
     if (next >= 0) this.waiting.splice(next, 1)[0].admit();
+    else this.notifyIfIdle();
+  }
+
+  /** Nested calls run or wait: the lease is not to be released yet. */
+  get busy(): boolean {
+    return this.parents.size > 0 || this.waiting.length > 0;
+  }
+
+  /** Resolves once no nested call runs or waits. */
+  idle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private notifyIfIdle(): void {
+    if (this.busy || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   private admit(parent: Hold, child: Hold): void {
     this.parents.set(child, parent);
     this.current = child;
   }
+}
+
+/** `hold`, or — when it has ended — the nearest hold around it that has not. */
+function liveHold(hold: Hold): Hold {
+  let live = hold;
+  while (!live.held && live.within) live = live.within;
+  return live;
 }

@@ -154,14 +154,17 @@ function mayTakeOver({ store, expiresAt, mayLastUntil, leavingLine }: Outgoing, 
 /**
  * Whether a waiter with these settings may take over a holder's grant: a grant taken over is
  * renewed by the watchdog, and is not a new grant — no new fencing token, no new write for
- * replicas to acknowledge. Waiters that need those get their own grant from the store.
+ * replicas to acknowledge, no lease of the waiter's own length set when it is taken. Waiters that
+ * need those get their own grant from the store: `autoUnlock=false` leaves the key to run out its
+ * lease after the body, which must then be the waiter's lockTime, not what the holder's had left.
  */
 export function takesOverGrants(settings: {
   readonly watchdog: boolean;
   readonly fencing?: boolean;
   readonly replicas: number;
+  readonly autoUnlock: boolean;
 }): boolean {
-  return settings.watchdog && settings.fencing !== true && !(settings.replicas > 0);
+  return settings.watchdog && settings.autoUnlock && settings.fencing !== true && !(settings.replicas > 0);
 }
 
 /**
