@@ -268,8 +268,10 @@ test('getCacheKey changes with the source, the path, the jest config and the tsc
   t.not(transformer.getCacheKey(source, path.join(PROJECT, 'src', 'other.ts'), options), key);
   t.not(transformer.getCacheKey(source, file, { ...options, configString: '{"a":2}' }), key);
   t.not(transformer.getCacheKey(source, file, { ...options, supportsStaticESM: true }), key);
-  // Another tsconfig (another prefix) must compile again: the woven key differs.
-  const other = path.join(PROJECT, 'tsconfig.prefix.json');
+  // Another tsconfig (another prefix) must compile again: the woven key differs. Not beside the
+  // project's tsconfig.json, where every route would read it too and refuse the two prefixes.
+  fs.mkdirSync(path.join(PROJECT, 'other-config'), { recursive: true });
+  const other = path.join(PROJECT, 'other-config', 'tsconfig.json');
   fs.writeFileSync(
     other,
     JSON.stringify({ compilerOptions: { plugins: [{ transform: 'lockweave/transformer', prefix: 'SHOP_' }] } }),
