@@ -357,12 +357,17 @@ function isNamespaceImport(tsApi: typeof ts, sourceFile: ts.SourceFile, name: st
   );
 }
 
-/** `<name> = <initializer>` when the statement declares exactly that one plain name. */
+/**
+ * `const <name> = <initializer>` when the statement declares exactly that one plain name, as a weave
+ * writes it: not `declare` (erased: the name would be whatever the global scope holds), not
+ * `export` (another module could replace it), not `let` or `var`.
+ */
 function singleDeclaration(
   tsApi: typeof ts,
   statement: ts.Statement,
 ): { name: string; initializer: ts.Expression | undefined } | undefined {
   if (!tsApi.isVariableStatement(statement) || statement.declarationList.declarations.length !== 1) return undefined;
+  if (statement.modifiers?.length || !(statement.declarationList.flags & tsApi.NodeFlags.Const)) return undefined;
   const declaration = statement.declarationList.declarations[0];
   if (!tsApi.isIdentifier(declaration.name) || declaration.exclamationToken) return undefined;
   return { name: declaration.name.text, initializer: declaration.initializer };

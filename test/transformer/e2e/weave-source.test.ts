@@ -142,6 +142,15 @@ test("a body that looks woven but is not lockweave's lock, exactly as the tag sa
     'an acquire not awaited': woven.replace('const lease_1 = await pay_lock_1', 'const lease_1 = pay_lock_1'),
     'a run not awaited': woven.replace('return await lease_1.run(', 'return lease_1.run('),
     'the lease let, not const': woven.replace('const lease_1 =', 'let lease_1 ='),
+    // Type stripping erases a declared lock: the method would call whatever the global scope holds.
+    'a lock declared, not defined': woven.replace('const pay_lock_1 =', 'declare const pay_lock_1 ='),
+    'a lock exported': woven.replace('const pay_lock_1 =', 'export const pay_lock_1 ='),
+    'a lock let': woven.replace('const pay_lock_1 =', 'let pay_lock_1 ='),
+    'a lock var': woven.replace('const pay_lock_1 =', 'var pay_lock_1 ='),
+    'a runtime declared': woven.replace(
+      'import * as lockweave_1 from "lockweave/runtime";',
+      'declare const lockweave_1 = require("lockweave/runtime");',
+    ),
     'the body releasing the lease early': woven.replace(
       'async () => { return orderNo; }',
       'async () => { await lease_1.release(); return orderNo; }',
