@@ -365,3 +365,22 @@ test('the woven-file cache is used on a second start and follows a change to the
   t.is(Object.keys(rewoven).length, 3);
   for (const name of Object.keys(entries)) t.not(rewoven[name], entries[name], `${name} was woven again`);
 });
+
+test("tsx told to compile with another tsconfig (--tsconfig): lockweave/register reads that config's plugin entry, as tspc -p would", async (t) => {
+  const prod = path.join(APP_DIR, 'prod');
+  fs.mkdirSync(prod, { recursive: true });
+  fs.writeFileSync(
+    path.join(prod, 'tsconfig.json'),
+    JSON.stringify({
+      extends: '../tsconfig.json',
+      compilerOptions: { plugins: [{ transform: 'lockweave/transformer', prefix: 'PROD_' }] },
+    }),
+  );
+  const result = await node(NODES['Node 24'], [TSX_CLI, '--tsconfig', 'prod/tsconfig.json', 'app.ts'], {
+    NODE_OPTIONS: '--import lockweave/register',
+    RUN_ID: `run${++runs}`,
+    EXPECT_PREFIX: 'PROD_',
+  });
+  t.is(result.status, 0, result.output);
+  t.deepEqual(lastReport(result).most, ONE_EACH);
+});

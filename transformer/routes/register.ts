@@ -18,6 +18,7 @@
 // a method without its lock; and a file whose tags another loader stripped before we saw it (tsx
 // registered before us hands us JavaScript without comments) throws too, naming the fix.
 import * as nodeModule from 'node:module';
+import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isWovenSource } from '../../runtime/base/loaded-typescript';
 import { markWeaving } from '../../runtime/base/weave-mark';
@@ -93,7 +94,7 @@ weaveRequiredTypeScript({
 
 /** The woven text of a file that may hold tags (the source itself when nothing is locked); throws on tag errors. */
 function weave(file: string, source: string, format: 'esm' | 'cjs' | undefined): CachedWeave {
-  const woven = weaveCached(file, source, { format });
+  const woven = weaveCached(file, source, { format, tsconfig: tsxTsconfig() });
   handled.add(file);
   return woven;
 }
@@ -119,4 +120,13 @@ function strippedError(file: string): Error {
       '`NODE_OPTIONS="--import lockweave/register" tsx app.ts`). A loader that reads files its own way cannot be woven: ' +
       'build with tspc or a lockweave bundler plugin instead.',
   );
+}
+
+/**
+ * The tsconfig tsx was told to compile with (`tsx --tsconfig <file>`, which sets this variable for
+ * the process it runs): its plugin entry is the one tspc is run with then, not the nearest's.
+ */
+function tsxTsconfig(): string | undefined {
+  const named = process.env.TSX_TSCONFIG_PATH;
+  return named ? path.resolve(named) : undefined;
 }
