@@ -273,6 +273,73 @@ for (const name of ['webpack', 'rspack']) {
   );
 }
 
+// A query that is vite's way of saying data (`?url`, `?raw`) means nothing of its own to webpack and
+// rspack: their TypeScript loader compiles `./orders.ts?url` as it compiles `./orders.ts`, so the
+// file is code, and its methods lock (src/query-app.ts); built without lockweave's loader, it fails
+// the compilation. Data is what a rule makes it: `?raw` made an asset/source module is the file's
+// text as it is on disk, tags and all, neither woven nor failing the build (build-raw-asset.cjs).
+for (const name of ['webpack', 'rspack']) {
+  const register = name === 'rspack' && !HAS_RSPACK ? test.skip : test;
+
+  register(
+    `${name}: tagged files imported with ?url and ?raw, which it compiles as code, hold their keys`,
+    async (t) => {
+      const out = path.join('out', `${name}-query`);
+      const built = await spawnTool(NODE20, BUNDLERS[name].args, { ENTRIES: 'query-app', OUT: out });
+      t.is(built.status, 0, built.output);
+      const ran = await spawnTool(NODE20, [path.join(out, 'query-app.cjs')], { RUN_ID: `${name}-query-${++runs}` });
+      t.is(ran.status, 0, ran.output);
+      const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as {
+        results: Record<string, string[]>;
+        most: Record<string, number>;
+      };
+      for (const site of ['orders', 'cancellable']) {
+        t.is(printed.results[site].length, 3, site);
+        for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
+      }
+      t.deepEqual(printed.most, { orders: 1, cancellable: 1 });
+    },
+  );
+
+  register(
+    `${name}: tagged files imported with ?url and ?raw and built without lockweave's loader fail the compilation, naming the files`,
+    async (t) => {
+      const out = path.join('out', `${name}-query-strip-rules`);
+      const built = await spawnTool(NODE20, BUNDLERS[name].args, {
+        ENTRIES: 'query-app',
+        OUT: out,
+        STRIP_COMMENTS: 'rules',
+      });
+      t.not(built.status, 0, built.output);
+      t.regex(built.output, STRIPPED);
+      t.regex(built.output, /src\/jobs\.ts/);
+      t.regex(built.output, /src\/orders\.ts/);
+      t.false(fs.existsSync(path.join(APP_DIR, out, 'query-app.cjs')), 'a bundle was written');
+    },
+  );
+
+  register(
+    `${name}: a rule that makes ?raw an asset/source bundles the tagged file's text as it is on disk, unwoven, and ?url of it still locks`,
+    async (t) => {
+      const out = path.join('out', `${name}-raw-asset`);
+      const built = await spawnTool(NODE20, ['build-raw-asset.cjs', name], { ENTRIES: 'raw-asset', OUT: out });
+      t.is(built.status, 0, built.output);
+      t.notRegex(built.output, /lockweave|redisLock/i);
+      const ran = await spawnTool(NODE20, [path.join(out, 'raw-asset.cjs')], { RUN_ID: `${name}-raw-${++runs}` });
+      t.is(ran.status, 0, ran.output);
+      const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as {
+        text: string;
+        results: { orders: string[] };
+        most: { orders: number };
+      };
+      t.is(printed.text, fs.readFileSync(path.join(FIXTURE, 'src', 'orders.ts'), 'utf8'));
+      t.is(printed.results.orders.length, 3);
+      for (const token of printed.results.orders) t.regex(token, /^[0-9a-f-]{36}$/);
+      t.is(printed.most.orders, 1);
+    },
+  );
+}
+
 test("rollup: a build handed the last one's cache and a new plugin weaves its cached tagged modules, and the app locks", async (t) => {
   const out = path.join('out', 'rollup-cached');
   const built = await spawnTool(NODE20, ['build-rollup-cached.mjs'], { OUT: out });
@@ -419,6 +486,22 @@ test("weaves .ts, .mts, .cts and .tsx sources, with or without a query, under no
   };
   t.false(linked.isWeavable(path.join(ROOT, 'dist', 'runtime', 'index.js')));
   t.true(linked.isWeavable(path.join(ROOT, 'src', 'a.js')));
+});
+
+test("webpack's and rspack's route takes a source file whatever its query (the module's type says what is data); not declarations, virtual modules, nor a package's JavaScript", (t) => {
+  const { isWeavableFile } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'bundler-hooks.js')) as {
+    isWeavableFile: (file: string) => boolean;
+  };
+  const { isDataModule } = require(path.join(INSTALLED, 'dist', 'transformer', 'routes', 'webpack-like.js')) as {
+    isDataModule: (module: { type?: unknown } | undefined) => boolean;
+  };
+  for (const file of ['/p/a.ts', '/p/a.mts', '/p/a.tsx', '/p/node_modules/lib/a.ts', '/p/a.js'])
+    t.true(isWeavableFile(file), file);
+  for (const file of ['/p/a.d.ts', '\0virtual:a.ts', '/p/node_modules/lib/a.js', '/p/a.json'])
+    t.false(isWeavableFile(file), file);
+  for (const type of ['asset', 'asset/source', 'asset/resource', 'asset/inline']) t.true(isDataModule({ type }), type);
+  for (const module of [{ type: 'javascript/auto' }, { type: 'javascript/esm' }, { type: 'assets' }, {}, undefined])
+    t.false(isDataModule(module), JSON.stringify(module));
 });
 
 test('TypeScript is loaded for a tagged file only, and not again once the woven file is cached', async (t) => {

@@ -50,6 +50,9 @@ const SOURCE_IDS = [
 /**
  * Not code to weave: declaration files (no bodies), virtual modules (`\0…`, no file and no
  * tsconfig), and a file imported as text or as a URL (`?raw`, `?url`), whose tags are data.
+ * That query is vite's (and its plugins', under rollup and rolldown) meaning only: webpack and
+ * rspack give it none, and compile `./pay.ts?raw` as code unless a rule says otherwise, so their
+ * route asks the module's type instead (isWeavableFile, webpack-like.ts).
  */
 const VIRTUAL = /^\0/;
 const DECLARATION_OR_DATA = [
@@ -216,6 +219,15 @@ export function weave(file: string, code: string, options: LockweaveBundlerOptio
 /** A module id of a file the plugin weaves (isWovenSource), not a virtual module nor one imported as data. */
 export function isWeavable(id: string): boolean {
   return !NOT_SOURCE.some((pattern) => pattern.test(id)) && isWovenSource(fileOf(id));
+}
+
+/**
+ * A file (a path, no query) the plugin weaves when the tool compiles it as code, whatever the query
+ * it was imported with: webpack's and rspack's route, where a rule's module type, not the query,
+ * says whether a module is data (webpack-like.ts).
+ */
+export function isWeavableFile(file: string): boolean {
+  return !VIRTUAL.test(file) && isWovenSource(file);
 }
 
 /** The file of a module id: a vite id without its query (`?v=…`). */

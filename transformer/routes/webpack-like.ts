@@ -9,6 +9,13 @@
 // the rule takes only source files (TypeScript, the project's own JavaScript) whose text on disk
 // may hold a tag. A file that cannot be read is taken.
 //
+// Code or data is what the tool makes of the module, not its query: webpack and rspack give
+// `?raw` or `?url` no meaning of their own (that is vite's convention), and their TypeScript
+// loader compiles `./pay.ts?url` as it compiles `./pay.ts`. So the rule takes a source file
+// whatever its query, and the module's type decides: one a rule made an asset (`type:
+// 'asset/source'`, `'asset/resource'`, …) is data, its text handed on as it is, tags and all;
+// any other type is code, woven or the build fails.
+//
 // The rule goes last: of the 'pre' loaders, both tools run the last rule's first, so lockweave's
 // loader is handed the file as it is on disk — a user's 'pre' loader that drops comments (and the
 // tags with them) runs after the weave, not before. A rule a later plugin adds after ours would
@@ -17,21 +24,20 @@
 //
 // And a module built without lockweave's loader at all — a later plugin that rewrote the rules
 // without ours, an inline `!!loader!./file.ts` request (it skips every configured rule) — is found
-// once the modules are built: one whose file on disk has tags fails the compilation before
-// anything is emitted (an error thrown there stops it; one merely reported would still be emitted
-// outside production mode).
+// once the modules are built: one that is code (not an asset), whatever its query, whose file on
+// disk has tags fails the compilation before anything is emitted (an error thrown there stops it;
+// one merely reported would still be emitted outside production mode).
 import * as fs from 'node:fs';
 import { mayHoldTag } from '../parse/find-tags';
-import { isWeavable, strippedError, type LockweaveBundlerOptions } from './bundler-hooks';
+import { isWeavableFile, strippedError, type LockweaveBundlerOptions } from './bundler-hooks';
 import { tagsWeaveOnDisk } from './tags-on-disk';
 
 /** The loader, resolved as this file is (dist's .js, or the source's .ts where TypeScript runs it). */
 const LOADER = require.resolve('./webpack-loader');
 
-/** What webpack and rspack hand a rule's `use` function. */
+/** What webpack and rspack hand a rule's `use` function: the file, its query apart (`resourceQuery`). */
 interface RuleData {
   readonly resource?: string;
-  readonly resourceQuery?: string;
 }
 
 /** The part of webpack's and rspack's compiler the plugin touches. */
@@ -46,10 +52,19 @@ interface Hook<Args extends unknown[]> {
   tap(name: string, callback: (...args: Args) => void): void;
 }
 
-/** A module as finishModules hands it: a NormalModule has a resource (with its query) and its loaders. */
-interface BuiltModule {
+/**
+ * A module as finishModules hands it: a NormalModule has a resource (with its query and fragment),
+ * the file it resolved to, its loaders, and its type (a loader's `this._module` is the same module).
+ */
+interface BuiltModule extends TypedModule {
   readonly resource?: unknown;
+  readonly resourceResolveData?: { readonly path?: unknown };
   readonly loaders?: readonly { readonly loader?: unknown }[];
+}
+
+/** A module's type, as webpack and rspack say it: `javascript/auto`, `asset/source`, … */
+export interface TypedModule {
+  readonly type?: unknown;
 }
 
 export function webpackLikePlugin(options: LockweaveBundlerOptions | undefined) {
@@ -60,9 +75,8 @@ export function webpackLikePlugin(options: LockweaveBundlerOptions | undefined) 
       compiler.options.module.rules.push({
         enforce: 'pre',
         use: (data: RuleData) => {
-          if (data.resource == null) return [];
-          const id = data.resource + (data.resourceQuery ?? '');
-          if (!isWeavable(id) || !mayHoldTagOnDisk(data.resource)) return [];
+          // Whatever the query: the rules' module type is not known yet, the loader reads it.
+          if (data.resource == null || !isWeavableFile(data.resource) || !mayHoldTagOnDisk(data.resource)) return [];
           return [{ loader: LOADER, options: loaderOptions, ident: 'lockweave' }];
         },
       });
@@ -84,15 +98,30 @@ function mayHoldTagOnDisk(file: string): boolean {
   }
 }
 
-/** A source module (isWeavable) that lockweave's loader did not see (rspack names a loader with its options: `path??ident`). */
+/**
+ * True for a module the rules made data: an asset (`asset`, `asset/source`, `asset/resource`,
+ * `asset/inline`), whose text is the file's, not code that runs. Any other type, or none known,
+ * is code: a tagged file compiled without the weave would run its methods unlocked.
+ */
+export function isDataModule(module: TypedModule | undefined): boolean {
+  return typeof module?.type === 'string' && /^asset(?:\/|$)/.test(module.type);
+}
+
+/**
+ * A source module built as code (not an asset), whatever its query, that lockweave's loader did
+ * not see (rspack names a loader with its options: `path??ident`).
+ */
 function builtWithoutLoader(module: BuiltModule): boolean {
   return (
     typeof module.resource === 'string' &&
-    isWeavable(module.resource) &&
+    isWeavableFile(fileOfModule(module)) &&
+    !isDataModule(module) &&
     !module.loaders?.some((used) => typeof used.loader === 'string' && used.loader.startsWith(LOADER))
   );
 }
 
+/** The module's file: the path it resolved to, or its resource without the query and fragment. */
 function fileOfModule(module: BuiltModule): string {
-  return String(module.resource).replace(/\?.*$/, '');
+  const resolved = module.resourceResolveData?.path;
+  return typeof resolved === 'string' ? resolved : String(module.resource).replace(/[?#].*$/, '');
 }
