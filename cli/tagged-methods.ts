@@ -6,12 +6,18 @@ import { analyseFile, type FileAnalysis } from '../transformer/check/analyse';
 import { lockOrder, type LockOrder } from '../transformer/check/lock-order';
 import { toTsDiagnostic } from '../transformer/diagnostics';
 import { readPluginOptions } from '../transformer/plugin-config';
+import { OPTION_NAMES } from '../runtime/base/option-table';
 
 export interface TaggedMethod {
   /** As woven into `defineLock({ site: "OrderService.pay", … })`. */
   readonly site: string;
   /** `src/order-service.ts:12:3`, relative to the working directory. */
   readonly where: string;
+  /**
+   * What the weave passes to defineLock() for it (transformer/weave/define-lock-call.ts): site,
+   * businessFlag and each option the tag or the plugin's defaults set.
+   */
+  readonly spec: Readonly<Record<string, string | number | boolean>>;
 }
 
 export interface TagReport {
@@ -48,9 +54,15 @@ export function tagReport(
     const analysis = analyse(file);
     for (const plan of analysis.plans) {
       const { line, character } = file.getLineAndCharacterOfPosition(plan.target.node.getStart(file));
+      const spec: Record<string, string | number | boolean> = {
+        site: plan.target.site,
+        businessFlag: plan.businessFlag,
+      };
+      for (const name of OPTION_NAMES) if (plan.options[name] !== undefined) spec[name] = plan.options[name];
       methods.push({
         site: plan.target.site,
         where: `${path.relative(process.cwd(), file.fileName)}:${line + 1}:${character + 1}`,
+        spec,
       });
     }
     errors.push(...analysis.errors.map((e) => toTsDiagnostic(tsApi, e)));

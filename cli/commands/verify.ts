@@ -1,20 +1,25 @@
 // `lockweave verify <output…>`: did the build really weave? Every tagged method of the project's
-// sources leaves `defineLock({ site: "OrderService.pay", … })` in what a weaving build writes —
-// tspc, lockweave build, the bundler plugins, ESM or CommonJS (`lockweave_1.defineLock(…)`).
-// Bundlers merge files and minifiers rename identifiers, but neither changes a string literal, so
-// each tagged method is looked up by its site among the lock specs the output's JavaScript really
-// creates (lock-sites.ts: parsed calls, never text in a comment or a string), one call per method.
+// sources leaves `defineLock({ site: "OrderService.pay", businessFlag: "payOrder", … })` in what a
+// weaving build writes — tspc, lockweave build, the bundler plugins, ESM or CommonJS
+// (`lockweave_1.defineLock(…)`). Bundlers merge files and minifiers rename identifiers, but neither
+// changes the values of literals, so each tagged method is looked up by the whole spec its tag
+// implies — site, businessFlag and every option the tag or the plugin's defaults set (prefix,
+// lockTime, retries, …) — among the lock specs the output's JavaScript really creates
+// (lock-sites.ts: parsed calls, never text in a comment or a string), one call per method. The site
+// alone is short and collides (`Class.method`, a bare function name): a bundled dependency's own
+// woven `OrderService.pay`, or a stale build's spec with another prefix, must not stand in.
 //
 // What it proves: each tagged method's lock spec is created by the output, as often as the method
 // is tagged. What it cannot: that the method's body calls that lock (a minifier renames methods),
-// or that the files checked are the ones deployed. The weave itself decides what a body holds.
+// or that the files checked are the ones deployed; a spec equal in every value (a bundled package's
+// lock of the same site, flag and options) still stands in. The weave itself decides what a body holds.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ownTypeScript } from '../../transformer/typescript';
 import { CliError } from '../cli-error';
 import { PROJECT_FLAG, type Command, type ParsedArgs } from '../command';
 import { formatDiagnostics, plural, pluginOptions, readProject, tsconfigPath } from '../project';
-import { lockSitesIn } from '../lock-sites';
+import { lockSpecsIn, specKey, type LockSpec, type SpecValue } from '../lock-sites';
 import { tagReport, type TaggedMethod } from '../tagged-methods';
 import { printArgument } from '../without-credentials';
 
@@ -26,10 +31,11 @@ export const verify: Command = {
   operands: { min: 1, max: Infinity, name: '<output dir or file>' },
   details: [
     "Finds the tagged methods of the tsconfig's sources (ignored and erroneous tags are not locks) and",
-    'looks up each one by its site ("Class.method") among the lock specs that the JavaScript files',
-    '(.js .mjs .cjs .jsx) under the given directories and files create: parsed `defineLock({ site: … })`',
-    'calls, one per tagged method; text in comments and strings does not count. .map, .d.ts and other',
-    'files are ignored.',
+    'looks up each one among the lock specs that the JavaScript files (.js .mjs .cjs .jsx) under the',
+    'given directories and files create: parsed `defineLock({ site: … })` calls whose values are the ones',
+    'its tag implies (site "Class.method", businessFlag, and every option the tag or the plugin\'s defaults',
+    'set: prefix, lockTime, retries, …), one call per tagged method; a spec with another businessFlag or',
+    'option does not count, nor does text in comments and strings. .map, .d.ts and other files are ignored.',
     'Works on tsc/tspc output, bundles and minified bundles. A tsconfig that lists sources a bundle does',
     'not include reports them missing: point -p at a tsconfig for that bundle.',
     '',
@@ -56,23 +62,38 @@ function runVerify(args: ParsedArgs): number {
   const outputs = args.operands.flatMap((operand) => javaScriptFiles(path.resolve(operand), operand));
   if (outputs.length === 0)
     throw new CliError(`no JavaScript file (.js .mjs .cjs .jsx) in ${args.operands.map(printArgument).join(', ')}`);
+  // Found specs by their values, and by site for telling why a method's site did not match.
   const found = new Map<string, number>();
+  const bySite = new Map<string, LockSpec[]>();
   for (const file of outputs) {
-    for (const site of lockSitesIn(tsApi, file, fs.readFileSync(file, 'utf8')))
-      found.set(site, (found.get(site) ?? 0) + 1);
+    for (const spec of lockSpecsIn(tsApi, file, fs.readFileSync(file, 'utf8'))) {
+      if (spec.options) found.set(specKey(spec.options), (found.get(specKey(spec.options)) ?? 0) + 1);
+      bySite.set(spec.site, [...(bySite.get(spec.site) ?? []), spec]);
+    }
   }
 
+  // Two methods with one spec (one site, the same tag) need two calls.
   const missing: TaggedMethod[] = [];
   const expected = new Map<string, TaggedMethod[]>();
-  for (const method of tags.methods) expected.set(method.site, [...(expected.get(method.site) ?? []), method]);
-  for (const [site, methods] of expected) missing.push(...methods.slice(found.get(site) ?? 0));
+  for (const method of tags.methods) {
+    const key = specKey(method.spec);
+    expected.set(key, [...(expected.get(key) ?? []), method]);
+  }
+  for (const [key, methods] of expected) missing.push(...methods.slice(found.get(key) ?? 0));
 
   if (tags.errors.length) console.error(formatDiagnostics(tsApi, tags.errors));
   if (missing.length) {
     console.error(
       `lockweave verify: ${plural(missing.length, 'tagged method')} NOT woven into ${args.operands.map(printArgument).join(', ')} — the build that wrote it runs them unlocked:`,
     );
-    for (const method of missing) console.error(`  ${method.where} - ${method.site}`);
+    for (const method of missing) {
+      console.error(`  ${method.where} - ${method.site}`);
+      const other = (bySite.get(method.site) ?? []).find(
+        (spec) => !spec.options || specKey(spec.options) !== specKey(method.spec),
+      );
+      if (other)
+        console.error(`      the output's lock spec of that site is another: ${difference(other, method.spec)}`);
+    }
     console.error(
       'Build with a lockweave route (tspc with the plugin entry, lockweave build, a lockweave bundler plugin); `lockweave check` shows which part of the toolchain skips it.',
     );
@@ -82,6 +103,17 @@ function runVerify(args: ParsedArgs): number {
     `lockweave verify: ${woven} of ${plural(tags.methods.length, 'tagged method')} woven, in ${plural(outputs.length, 'JavaScript file')}`,
   );
   return missing.length > 0 || tags.errors.length > 0 ? 1 : 0;
+}
+
+/** `businessFlag "acmePay" (the tag: "payOrder"), prefix unset (the tag: "CLI_")`. */
+function difference(spec: LockSpec, wanted: Readonly<Record<string, SpecValue>>): string {
+  if (!spec.options) return 'a value that is not a literal';
+  const options = spec.options;
+  const show = (value: SpecValue | undefined) => (value === undefined ? 'unset' : JSON.stringify(value));
+  return [...new Set([...Object.keys(wanted), ...Object.keys(options)])]
+    .filter((name) => options[name] !== wanted[name])
+    .map((name) => `${name} ${show(options[name])} (the tag: ${show(wanted[name])})`)
+    .join(', ');
 }
 
 function javaScriptFiles(target: string, operand: string): string[] {

@@ -4,7 +4,8 @@
 // their key in Redis, one body at a time, and a bad tag fails the build with its location);
 // `check`'s toolchain audit (one project with every hole, one with none, one whose scripts carry a
 // password, printed hidden); `verify` on tspc output (woven), plain tsc output and an esbuild
-// bundle without the plugin (not woven).
+// bundle without the plugin (not woven), and lock specs that only share the site — a bundled
+// dependency's, a stale build's — which do not count.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -377,6 +378,159 @@ test('verify counts only lock specs the output really creates: woven code quoted
   t.is(plain.status, 1, plain.output);
   t.regex(plain.stderr, /2 tagged methods NOT woven into out-tsc/);
   t.regex(plain.stdout, /0 of 2 tagged methods woven/);
+});
+
+/** esbuild's API, and lockweave/esbuild as the package the copies under test/.tmp load. */
+const esbuildApi = () => require(path.join(ROOT, 'node_modules', 'esbuild')) as typeof import('esbuild');
+const esbuildPlugin = () =>
+  (
+    require(
+      path.join(ROOT, 'test', '.tmp', 'node_modules', 'lockweave', 'dist', 'transformer', 'routes', 'esbuild.js'),
+    ) as () => import('esbuild').Plugin
+  )();
+
+test("verify: a bundled dependency's woven lock of the same site, with another businessFlag, does not stand in for the app's unwoven method", async (t) => {
+  const dir = path.join(TMP, 'verify-collision');
+  fs.cpSync(path.join(FIXTURE, 'verify-collision'), dir, { recursive: true });
+  // @acme/orders, built with lockweave: its own OrderService.pay is woven, businessFlag "acmePay".
+  const acme = path.join(dir, 'node_modules', '@acme', 'orders');
+  fs.mkdirSync(acme, { recursive: true });
+  fs.copyFileSync(path.join(dir, 'acme', 'package.json'), path.join(acme, 'package.json'));
+  const tspc = await run(TSPC, ['-p', path.join('acme', 'tsconfig.json'), '--outDir', path.join(acme, 'dist')], dir);
+  t.is(tspc.status, 0, tspc.output);
+  t.regex(
+    fs.readFileSync(path.join(acme, 'dist', 'index.js'), 'utf8'),
+    /defineLock\(\{ site: "OrderService\.pay", businessFlag: "acmePay" \}\)/,
+  );
+
+  // The app bundled without the plugin (the mistake verify exists to catch): only acme's spec is in it.
+  const esbuild = esbuildApi();
+  for (const minify of [false, true]) {
+    const out = `out-plain${minify ? '-min' : ''}`;
+    await esbuild.build({
+      entryPoints: [path.join(dir, 'src', 'main.ts')],
+      absWorkingDir: dir,
+      bundle: true,
+      minify,
+      platform: 'node',
+      outfile: path.join(dir, out, 'bundle.js'),
+      external: ['lockweave'],
+      logLevel: 'silent',
+    });
+    t.regex(fs.readFileSync(path.join(dir, out, 'bundle.js'), 'utf8'), /acmePay/, 'the dependency is bundled');
+    const result = await lockweave(['verify', path.join(out, 'bundle.js'), '-p', 'tsconfig.json'], dir);
+    t.is(result.status, 1, result.output);
+    t.regex(result.stdout, /0 of 1 tagged method woven/);
+    t.regex(result.stderr, /^ {2}src\/pay\.ts:3:3 - OrderService\.pay$/m);
+    t.regex(result.stderr, /lock spec of that site is another: businessFlag "acmePay" \(the tag: "payOrder"\)/);
+  }
+
+  // With the plugin, the app's own spec is in the bundle beside acme's: woven.
+  await esbuild.build({
+    entryPoints: [path.join(dir, 'src', 'main.ts')],
+    absWorkingDir: dir,
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    outfile: path.join(dir, 'out-woven', 'bundle.js'),
+    external: ['lockweave'],
+    plugins: [esbuildPlugin()],
+    logLevel: 'silent',
+  });
+  const woven = await lockweave(['verify', 'out-woven', '-p', 'tsconfig.json'], dir);
+  t.is(woven.status, 0, woven.output);
+  t.regex(woven.stdout, /1 of 1 tagged method woven/);
+});
+
+test('verify: a spec of the same site and businessFlag with another prefix or lockTime than the tag implies (a stale build) does not count', async (t) => {
+  const dir = appCopy('verify-stale');
+  const tspc = await run(TSPC, ['-p', 'tsconfig.json', '--outDir', 'out-tspc'], dir);
+  t.is(tspc.status, 0, tspc.output);
+  t.is((await lockweave(['verify', 'out-tspc'], dir)).status, 0);
+
+  // The plugin's default prefix changed since the build: both specs say "CLI_", the tags now "NEW_".
+  const tsconfig = path.join(dir, 'tsconfig.json');
+  const original = fs.readFileSync(tsconfig, 'utf8');
+  fs.writeFileSync(tsconfig, original.replace('"prefix": "CLI_"', '"prefix": "NEW_"'));
+  const prefix = await lockweave(['verify', 'out-tspc'], dir);
+  t.is(prefix.status, 1, prefix.output);
+  t.regex(prefix.stdout, /0 of 2 tagged methods woven/);
+  t.regex(prefix.stderr, /^ {2}src\/orders\.ts:9:3 - OrderService\.pay$/m);
+  t.regex(prefix.stderr, /^ {2}src\/orders\.ts:15:1 - ship$/m);
+  t.regex(prefix.stderr, /prefix "CLI_" \(the tag: "NEW_"\)/);
+  fs.writeFileSync(tsconfig, original);
+
+  // pay's tag now asks for lockTime=60s, which the built spec does not carry.
+  const orders = path.join(dir, 'src', 'orders.ts');
+  fs.writeFileSync(
+    orders,
+    fs
+      .readFileSync(orders, 'utf8')
+      .replace(
+        'businessFlag=payOrder keyName=order.orderNo',
+        'businessFlag=payOrder keyName=order.orderNo lockTime=60s',
+      ),
+  );
+  const lockTime = await lockweave(['verify', 'out-tspc'], dir);
+  t.is(lockTime.status, 1, lockTime.output);
+  t.regex(lockTime.stdout, /1 of 2 tagged methods woven/);
+  t.regex(lockTime.stderr, /^ {2}src\/orders\.ts:9:3 - OrderService\.pay$/m);
+  t.notRegex(lockTime.stderr, / - ship$/m);
+  t.regex(lockTime.stderr, /lockTime unset \(the tag: 60000\)/);
+});
+
+test('verify: a woven bundle whose spec carries numbers and booleans passes, as esbuild and terser minify them (6e4, !0, !1)', async (t) => {
+  const dir = appCopy('verify-minified');
+  const orders = path.join(dir, 'src', 'orders.ts');
+  fs.writeFileSync(
+    orders,
+    fs
+      .readFileSync(orders, 'utf8')
+      .replace(
+        'businessFlag=payOrder keyName=order.orderNo',
+        'businessFlag=payOrder keyName=order.orderNo lockTime=60s retries=0 fencing=true watchdog=false',
+      ),
+  );
+  const esbuild = esbuildApi();
+  for (const minify of [false, true]) {
+    const outfile = path.join(dir, `out-${minify ? 'min' : 'plain'}`, 'main.js');
+    await esbuild.build({
+      entryPoints: [path.join(dir, 'src', 'main.ts')],
+      absWorkingDir: dir,
+      bundle: true,
+      minify,
+      platform: 'node',
+      outfile,
+      external: ['ioredis', 'lockweave'],
+      plugins: [esbuildPlugin()],
+      logLevel: 'silent',
+    });
+  }
+  const minified = fs.readFileSync(path.join(dir, 'out-min', 'main.js'), 'utf8');
+  t.regex(minified, /lockTime:6e4/);
+  t.regex(minified, /fencing:!0/);
+  t.regex(minified, /watchdog:!1/);
+  // terser over the unminified bundle.
+  const terser = require(path.join(ROOT, 'node_modules', 'terser')) as {
+    minify(code: string, options: object): Promise<{ code?: string }>;
+  };
+  const tersed = await terser.minify(fs.readFileSync(path.join(dir, 'out-plain', 'main.js'), 'utf8'), {
+    compress: true,
+    mangle: true,
+  });
+  fs.mkdirSync(path.join(dir, 'out-terser'));
+  fs.writeFileSync(path.join(dir, 'out-terser', 'main.js'), tersed.code!);
+  t.regex(tersed.code!, /lockTime:6e4/);
+  for (const out of ['out-plain', 'out-min', 'out-terser']) {
+    const result = await lockweave(['verify', out], dir);
+    t.is(result.status, 0, `${out}: ${result.output}`);
+    t.regex(result.stdout, /2 of 2 tagged methods woven/, out);
+  }
+  // The same bundle checked against a tag that asks for fencing=false: not this spec.
+  fs.writeFileSync(orders, fs.readFileSync(orders, 'utf8').replace('fencing=true', 'fencing=false'));
+  const changed = await lockweave(['verify', 'out-terser'], dir);
+  t.is(changed.status, 1, changed.output);
+  t.regex(changed.stderr, /fencing true \(the tag: false\)/);
 });
 
 test('show --route tspc prints woven JavaScript; --route source the woven TypeScript the bundler and loader routes see', async (t) => {
