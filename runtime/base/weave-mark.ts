@@ -186,9 +186,13 @@ export function assertJestModulesWoven(): void {
     return false;
   });
   if (file === undefined) return;
+  // A tagged JavaScript file (allowJs) needs a pattern that takes JavaScript too.
+  const [kind, pattern] = TYPESCRIPT_FILE.test(file)
+    ? ['TypeScript file', "'^.+\\\\.tsx?$'"]
+    : ['TypeScript and JavaScript file', "'^.+\\\\.[jt]sx?$'"];
   throw new Error(
     `lockweave: jest gave ${file}, which holds @${'redisLock'} tags, to a transformer other than lockweave's, so its tagged methods would run unlocked. ` +
-      "Let lockweave/jest's pattern take every TypeScript file (transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }), " +
+      `Let lockweave/jest's pattern take every ${kind} (transform: { ${pattern}: 'lockweave/jest' }), ` +
       "or give the ts-jest that takes it astTransformers: { before: ['lockweave/ts-jest'] }.",
   );
 }
