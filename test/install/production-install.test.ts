@@ -222,7 +222,7 @@ test('the bundler plugins and lockweave/jest without their glue: the build fails
     [
       '-e',
       attempt(
-        `let out; require(${JSON.stringify(path.join(routes, 'webpack-loader.js'))}).call({ resource: ${JSON.stringify(file)}, getOptions: () => ({}), addDependency() {}, callback(error, code) { if (error) throw error; out = code; } }, code)`,
+        `let out; require(${JSON.stringify(path.join(routes, 'webpack-loader.js'))}).call({ resource: ${JSON.stringify(file)}, resourcePath: ${JSON.stringify(file)}, getOptions: () => ({}), addDependency() {}, callback(error, code) { if (error) throw error; out = code; } }, code)`,
       ),
     ],
   );
