@@ -269,6 +269,7 @@ export class MethodLock<Skipped extends undefined = undefined> {
     return {
       waitMs,
       signal,
+      watchdog: settings.watchdog,
       onTimeout: () => {
         observedLogger(
           currentLogger(),

@@ -97,6 +97,8 @@ export class Lease implements HeldLock, AsyncDisposable {
   private leaseMs: number;
   /** The watchdog renews the lease: the `watchdog` setting, until stopRenewal(). */
   private renewing: boolean;
+  /** Nested calls asking for the watchdog that run in a lease taken without it (renewWhile). */
+  private renewedFor = 0;
   private renewTimer: NodeJS.Timeout | undefined;
   /**
    * Set for `expiresAt` while the watchdog waits on a renewal that is out or has failed: the lease
@@ -444,7 +446,27 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** The watchdog stops: the lease runs out at its TTL, unless released or extended before. */
   stopRenewal(): void {
     this.renewing = false;
+    this.renewedFor = 0;
     this.stopWatchdog();
+  }
+
+  /**
+   * Runs `work` with the lease renewed meanwhile, whatever its own `watchdog`: a nested call that asks
+   * for the watchdog (nested-lease.ts), inside a lease taken without it, would otherwise outlast the
+   * lock. The first renewal comes when two thirds of a lease are left, at once if less is.
+   */
+  renewWhile<T>(work: () => Promise<T>): Promise<T> {
+    if (this.state !== 'held' || (this.renewing && this.renewedFor === 0)) return work();
+    if (this.renewedFor++ === 0) {
+      this.renewing = true;
+      const validMs = this.validFor(this.leaseMs);
+      this.resumeWatchdog(Math.max(0, this.expiresAt - Date.now() - (validMs - this.leaseMs / 3)));
+    }
+    return work().finally(() => {
+      if (this.renewedFor === 0 || --this.renewedFor > 0) return; // stopRenewal() came between
+      this.renewing = false;
+      this.stopWatchdog();
+    });
   }
 
   /** Why an operation on the lease cannot be done: it was released, or lost. */

@@ -8,6 +8,8 @@ import type { Lease } from './lease';
 export interface NestedEntry {
   readonly waitMs: number;
   readonly onTimeout: () => unknown;
+  /** The nested call's own `watchdog`: it keeps the outer lease renewed while it runs, if that lease is not. */
+  readonly watchdog: boolean;
   /** The caller's: an abort while it waits for a sibling rejects with its reason. */
   readonly signal?: AbortSignal;
 }
@@ -68,7 +70,8 @@ export class NestedLease implements HeldLock, AsyncDisposable {
         leave();
         throw this.notHeld();
       }
-      return runHolding(this, body).finally(leave);
+      const run = () => runHolding(this, body);
+      return (this.entry.watchdog ? this.outer.renewWhile(run) : run()).finally(leave);
     });
   }
 

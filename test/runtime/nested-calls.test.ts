@@ -98,3 +98,21 @@ test.serial(
     await fixture.redis.del(redisKey);
   },
 );
+
+test.serial(
+  'a nested call that asks for the watchdog keeps a lease taken without it renewed while it runs',
+  async (t) => {
+    const key = uniqueId('watchdog');
+    const redisKey = `LOCK_nested_${key}`;
+    await withLock({ businessFlag: 'nested', key, lockTime: 1_000, watchdog: false }, async (outer) => {
+      const token = (outer as Lease).token;
+      // The nested call (watchdog on, the default) outlasts the outer lease's 1 s twice over.
+      const seen = await withLock({ businessFlag: 'nested', key }, async (lease) => {
+        await sleep(2_500);
+        return { token: await fixture.redis.get(redisKey), held: lease.held };
+      });
+      t.deepEqual(seen, { token, held: true });
+    });
+    t.is(await fixture.redis.exists(redisKey), 0, 'released');
+  },
+);
