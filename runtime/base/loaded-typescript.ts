@@ -123,16 +123,27 @@ export function requiredTypeScript(): string[] {
   return requiredFiles().filter((file) => TYPESCRIPT_FILE.test(file));
 }
 
-/** The source files a route weaves (isWovenSource) in require.cache: jest's registry, in a jest test context. */
+/**
+ * The source files a route weaves (isWovenSource) in require.cache — jest's registry, in a jest test
+ * context — whose modules have run to their end. One still loading may not have defined its locks
+ * yet: tspc's emit (lockweave/ts-jest) defines them after the module's imports, which may be woven
+ * modules themselves.
+ */
 export function requiredSources(): string[] {
-  return requiredFiles().filter(isWovenSource);
+  const cache = moduleCache();
+  return Object.keys(cache).filter(
+    (file) => isWovenSource(file) && (cache[file] as { loaded?: unknown } | undefined)?.loaded !== false,
+  );
 }
 
 function requiredFiles(): string[] {
+  return Object.keys(moduleCache());
+}
+
+function moduleCache(): NodeJS.Dict<unknown> {
   // A CommonJS module that an ES module imports gets a require without .cache (Node 22): the
   // cache itself is the module system's.
-  const cache = require.cache ?? (nodeModule as { _cache?: NodeJS.Dict<unknown> })._cache ?? {};
-  return Object.keys(cache);
+  return require.cache ?? (nodeModule as { _cache?: NodeJS.Dict<unknown> })._cache ?? {};
 }
 
 /**

@@ -183,6 +183,16 @@ for (const [name, config] of [
   });
 }
 
+for (const [name, config] of [
+  ['lockweave/jest', 'jest.config.cjs'],
+  ['ts-jest with lockweave/ts-jest', 'jest.ts-jest.config.cjs'],
+]) {
+  test(`${name}: a woven module that imports a woven module locks (its locks are defined after its imports)`, async (t) => {
+    const result = await jest(NODES['Node 24'], ['-c', config, 'tests/chained']);
+    t.is(result.status, 0, result.output);
+  });
+}
+
 for (const [name, config, file] of [
   ['lockweave/jest', 'jest.split.config.cjs', 'outside-root.test.ts'],
   ['lockweave/jest, no lock taken,', 'jest.split.config.cjs', 'outside-root-nolock.test.ts'],
