@@ -144,7 +144,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.renewing = settings.watchdog;
     // The first renewal comes when two thirds of a lease are left, as every later one does: a third
     // of the lease from a new grant, sooner for a grant taken over that has less left.
-    if (this.renewing) this.scheduleRenewal(Math.max(0, this.expiresAt - now - (validMs - this.leaseMs / 3)));
+    if (this.renewing) this.scheduleRenewal(this.untilTwoThirdsLeft(now));
   }
 
   /**
@@ -159,6 +159,11 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** How long a grant or renewal of `leaseMs` may last at most, from when it was answered: its lease plus the drift. */
   private lastsAtMostFor(leaseMs: number): number {
     return leaseMs + (this.#store.clockDriftMs?.(leaseMs) ?? 0);
+  }
+
+  /** From `now` until two thirds of a lease are left before `expiresAt`: when a first renewal is due (0 if past). */
+  private untilTwoThirdsLeft(now: number): number {
+    return Math.max(0, this.expiresAt - now - (this.validFor(this.leaseMs) - this.leaseMs / 3));
   }
 
   /** The latest the key may last (see ownMayLastUntil). */
@@ -459,8 +464,7 @@ export class Lease implements HeldLock, AsyncDisposable {
     if (this.state !== 'held' || (this.renewing && this.renewedFor === 0)) return work();
     if (this.renewedFor++ === 0) {
       this.renewing = true;
-      const validMs = this.validFor(this.leaseMs);
-      this.resumeWatchdog(Math.max(0, this.expiresAt - Date.now() - (validMs - this.leaseMs / 3)));
+      this.resumeWatchdog(this.untilTwoThirdsLeft(Date.now()));
     }
     return work().finally(() => {
       if (this.renewedFor === 0 || --this.renewedFor > 0) return; // stopRenewal() came between

@@ -110,16 +110,20 @@ for (const [label, open] of Object.entries(clients)) {
     await sleep(300);
 
     // A key another process holds and a free one, in one tick.
-    let heldBodyRan = false;
-    const [held, free] = await Promise.all([
-      outcome(
-        withLock(request('held'), async () => {
-          heldBodyRan = true;
-          return 'held';
-        }),
-      ),
-      outcome(withLock(request('free'), async () => 'free')),
-    ]);
+    const heldAndFree = async (freeKey: string) => {
+      let heldBodyRan = false;
+      const [held, free] = await Promise.all([
+        outcome(
+          withLock(request('held'), async () => {
+            heldBodyRan = true;
+            return 'held';
+          }),
+        ),
+        outcome(withLock(request(freeKey), async () => 'free')),
+      ]);
+      return { held, free, heldBodyRan };
+    };
+    const { held, free, heldBodyRan } = await heldAndFree('free');
     t.log(`held key: ${held}; free key: ${free}`);
     t.false(heldBodyRan, 'the body on the held key did not run');
     t.regex(held, /^LockAcquireError/);
@@ -145,17 +149,8 @@ for (const [label, open] of Object.entries(clients)) {
     t.true(recovered, `a free key locked again within ${RECOVERY_MS} ms`);
     t.is(await direct.get(heldKey), HOLDERS_TOKEN, "the holder's token is still untouched");
     // The connection pairs replies again: a held key is refused, a free one granted, side by side.
-    heldBodyRan = false;
-    const [heldAgain, freeAgain] = await Promise.all([
-      outcome(
-        withLock(request('held'), async () => {
-          heldBodyRan = true;
-          return 'held';
-        }),
-      ),
-      outcome(withLock(request('free-again'), async () => 'free')),
-    ]);
-    t.false(heldBodyRan);
+    const { held: heldAgain, free: freeAgain, heldBodyRan: heldBodyRanAgain } = await heldAndFree('free-again');
+    t.false(heldBodyRanAgain);
     t.regex(heldAgain, /^LockAcquireError/);
     t.is(freeAgain, 'resolved free');
   });
