@@ -60,7 +60,8 @@ export class ClusterPrimaries {
 export const CLUSTER_READY_WAIT_MS = 3_000;
 
 /**
- * Resolves when the Cluster is ready; rejects after CLUSTER_READY_WAIT_MS. A command is sent only
+ * Resolves when the Cluster is ready; rejects CLUSTER_READY_WAIT_MS after the first command that
+ * waits for it began to (later ones share its wait, and the next one starts another). A command is sent only
  * then: ioredis would hold it in its offline queue with no bound, and send it whenever the cluster
  * came back — an attempt its caller had given up on could then take the key.
  */
@@ -68,16 +69,28 @@ export function clusterReady(cluster: Cluster): Promise<void> {
   if (cluster.status === 'ready') return Promise.resolve();
   // A Cluster made with `lazyConnect` connects on its first command, which is sent only after this.
   if (cluster.status === 'wait') cluster.connect().catch(() => undefined);
-  return new Promise((resolve, reject) => {
+  // One wait, and one listener, for all commands while the Cluster is not ready: a listener each
+  // would pile up in an outage, and past ten Node warns with the Cluster (its options, passwords
+  // included) as the warning's `emitter`. See pastHandshake in ioredis-client.ts.
+  const waiting = readyWaits.get(cluster);
+  if (waiting) return waiting;
+  const wait = new Promise<void>((resolve, reject) => {
     const timer = setTimer(() => {
       cluster.off('ready', ready);
+      readyWaits.delete(cluster);
       reject(new Error(`Redis Cluster not ready after ${CLUSTER_READY_WAIT_MS} ms (status ${cluster.status})`));
     }, CLUSTER_READY_WAIT_MS);
     timer.unref();
     const ready = () => {
       clearTimeout(timer);
+      readyWaits.delete(cluster);
       resolve();
     };
     cluster.once('ready', ready);
   });
+  readyWaits.set(cluster, wait);
+  return wait;
 }
+
+/** The wait of each Cluster that is not ready (clusterReady). */
+const readyWaits = new WeakMap<Cluster, Promise<void>>();

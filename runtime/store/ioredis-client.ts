@@ -52,16 +52,29 @@ export const SUBSCRIBER_OPTIONS: RedisOptions = { autoResubscribe: false };
  * connection — and the subscription answered on it is gone without a word (found on a loaded
  * machine: a waiter that never heard its release). So such a command waits for the handshake's end
  * (or the connection's); before and after it, ioredis queues or writes it as it should.
+ *
+ * Every command asked during one handshake waits on the same promise, with one 'ready' and one
+ * 'close' listener on the connection: a listener for each would pile up while a paused Redis holds
+ * the handshake (one SUBSCRIBE per waiting key), and past ten Node warns with the connection itself
+ * as the warning's `emitter` — its options, password included, in whatever logs the warning.
  */
 export function pastHandshake(connection: Redis): Promise<void> {
   if (connection.status !== 'connect') return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      connection.off('ready', done);
-      connection.off('close', done);
+  const waiting = handshakes.get(connection);
+  if (waiting) return waiting;
+  const done = new Promise<void>((resolve) => {
+    const settle = () => {
+      connection.off('ready', settle);
+      connection.off('close', settle);
+      handshakes.delete(connection);
       resolve();
     };
-    connection.once('ready', done);
-    connection.once('close', done);
+    connection.once('ready', settle);
+    connection.once('close', settle);
   });
+  handshakes.set(connection, done);
+  return done;
 }
+
+/** The handshake each connection is in, while commands wait for its end (pastHandshake). */
+const handshakes = new WeakMap<Redis, Promise<void>>();
