@@ -340,6 +340,32 @@ for (const name of ['webpack', 'rspack']) {
   );
 }
 
+// vite reads `?raw` and `?url` as data by its own tests (`(\?|&)raw(?:&|$)`), so `?raw=1` and `?url=1`
+// are code to it: compiled as TypeScript, woven, and their methods lock (src/vite-query-app.ts,
+// tests/query.test.ts).
+test('vite: tagged files imported with ?raw=1 and ?url=1, which vite compiles as code, hold their keys', async (t) => {
+  const out = path.join('out', 'vite-query');
+  const built = await spawnTool(BUNDLERS.vite.node, BUNDLERS.vite.args, { ENTRIES: 'vite-query-app', OUT: out });
+  t.is(built.status, 0, built.output);
+  const ran = await spawnTool(NODE20, [path.join(out, 'vite-query-app.mjs')], { RUN_ID: `vite-query-${++runs}` });
+  t.is(ran.status, 0, ran.output);
+  const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as {
+    results: Record<string, string[]>;
+    most: Record<string, number>;
+  };
+  for (const site of ['orders', 'cancellable']) {
+    t.is(printed.results[site].length, 3, site);
+    for (const token of printed.results[site]) t.regex(token, /^[0-9a-f-]{36}$/, site);
+  }
+  t.deepEqual(printed.most, { orders: 1, cancellable: 1 });
+});
+
+test('vitest: a tagged file imported with ?raw=1, which vite compiles as code, holds its key, one body at a time', async (t) => {
+  const ran = await spawnTool(NODE24, VITEST, { VITEST_INCLUDE: 'tests/query.test.ts', RUN_ID: `vitest-${++runs}` });
+  t.is(ran.status, 0, ran.output);
+  t.regex(ran.output, /1 passed/);
+});
+
 test("rollup: a build handed the last one's cache and a new plugin weaves its cached tagged modules, and the app locks", async (t) => {
   const out = path.join('out', 'rollup-cached');
   const built = await spawnTool(NODE20, ['build-rollup-cached.mjs'], { OUT: out });
@@ -465,6 +491,12 @@ test("weaves .ts, .mts, .cts and .tsx sources, with or without a query, under no
     '/p/a.cjs',
     '/p/a.jsx',
     '/p/a.js?v=3f2a',
+    // Not vite's data queries, which it tests as `(\?|&)raw(?:&|$)` and `(\?|&)url(?:&|$)`: code to vite.
+    '/p/a.ts?raw=1',
+    '/p/a.ts?url=1',
+    '/p/a.ts?x=1&raw=',
+    '/p/a.ts?rawx',
+    '/p/a.ts?urls',
   ])
     t.true(isWeavable(id), id);
   for (const id of [
@@ -474,6 +506,10 @@ test("weaves .ts, .mts, .cts and .tsx sources, with or without a query, under no
     '\0virtual:a.js',
     '/p/a.ts?raw',
     '/p/a.js?raw',
+    '/p/a.ts?url',
+    '/p/a.ts?raw&v=3f2a',
+    '/p/a.ts?import&raw',
+    '/p/a.ts?url&inline',
     '/p/node_modules/lib/a.js',
     '/p/node_modules/lib/a.mjs?v=3f2a',
     '/p/a.json',

@@ -50,14 +50,17 @@ const SOURCE_IDS = [
 /**
  * Not code to weave: declaration files (no bodies), virtual modules (`\0…`, no file and no
  * tsconfig), and a file imported as text or as a URL (`?raw`, `?url`), whose tags are data.
- * That query is vite's (and its plugins', under rollup and rolldown) meaning only: webpack and
- * rspack give it none, and compile `./pay.ts?raw` as code unless a rule says otherwise, so their
- * route asks the module's type instead (isWeavableFile, webpack-like.ts).
+ * Data exactly when vite's asset plugin loads it as data, by vite's own tests (its `rawRE` and
+ * `urlRE`): `?raw=1` or `?url=1` is not one of them, and vite compiles that file as code, so it is
+ * woven like any other. That query is vite's (and its plugins', under rollup and rolldown) meaning
+ * only: webpack and rspack give it none, and compile `./pay.ts?raw` as code unless a rule says
+ * otherwise, so their route asks the module's type instead (isWeavableFile, webpack-like.ts).
  */
 const VIRTUAL = /^\0/;
 const DECLARATION_OR_DATA = [
   new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}${ID_END}`),
-  /\?(?:.*&)?(?:raw|url)(?:&|=|$)/,
+  /(\?|&)raw(?:&|$)/,
+  /(\?|&)url(?:&|$)/,
 ];
 const NOT_SOURCE = [...DECLARATION_OR_DATA, VIRTUAL];
 /** A package's JavaScript, in the filter, so that rolldown and vite leave it out without calling JavaScript. */
@@ -86,7 +89,11 @@ export function lockweaveHooks(options: LockweaveBundlerOptions | undefined, che
 
 /** The hooks, with the check the tool's mode says (read as the tool reads the filter: vite knows its mode late). */
 function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () => StrippedCheck) {
-  /** Files the transform was handed with tag text, in this build or one before it (watch mode keeps them). */
+  /**
+   * Module ids the transform was handed with tag text, in this build or one before it (watch mode
+   * keeps them). By id, not file: one file imported twice (`./pay.ts`, `./pay.ts?raw=1`) is two
+   * modules, and the one compiled past lockweave must not pass for the one it wove.
+   */
   const handled = new Set<string>();
   return {
     name: 'lockweave',
@@ -107,7 +114,7 @@ function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () =
           if (check() === 'each-file' && tagsWeaveOnDisk(file)) throw strippedError(file);
           return undefined; // else buildEnd looks, or (without filters: rollup < 4.38) nothing to weave
         }
-        handled.add(file);
+        handled.add(id);
         const woven = weave(file, code, options);
         if (lostTags(file, code, woven.locked)) throw strippedError(file);
         for (const config of woven.configFiles ?? []) this.addWatchFile(config);
@@ -120,19 +127,20 @@ function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () =
     buildEnd(this: BuildContext, error?: Error): void {
       if (error || check() !== 'build-end') return;
       const stripped = [...this.getModuleIds()]
-        .filter((id) => isWeavable(id) && !handled.has(fileOf(id)))
+        .filter((id) => isWeavable(id) && !handled.has(id))
         .map(fileOf)
         .filter(tagsWeaveOnDisk);
-      if (stripped.length > 0) this.error(strippedError(...stripped));
+      if (stripped.length > 0) this.error(strippedError(...new Set(stripped)));
     },
     // A changed file is transformed again, or not (its new text may have lost its tags on the way).
-    watchChange(id: string): void {
-      handled.delete(fileOf(id));
+    watchChange(changed: string): void {
+      const file = fileOf(changed);
+      for (const id of handled) if (fileOf(id) === file) handled.delete(id);
     },
     // rollup's `cache` (a build handed the last one's) skips the transform of a module it loaded
     // unchanged: one with tag text goes through it again, so this plugin knows it wove it.
     shouldTransformCachedModule({ id, code }: { id: string; code: string }): boolean {
-      return isWeavable(id) && !handled.has(fileOf(id)) && mayHoldTag(code);
+      return isWeavable(id) && !handled.has(id) && mayHoldTag(code);
     },
   };
 }
