@@ -6,7 +6,13 @@
 import type { ClusterNode, ClusterOptions } from 'ioredis';
 import { printable } from '../base/printable';
 import { checkHost, checkPort, describeValue, parseRedisUrl, printAddress, type RedisUrl } from '../base/redis-address';
-import { checkClusterOptions, CLUSTER_OPTION_KEYS, isPlainObject, REDIS_OPTION_KEYS } from '../base/redis-options';
+import {
+  checkClusterOptions,
+  CLUSTER_OPTION_KEYS,
+  isPlainObject,
+  REDIS_OPTION_KEYS,
+  refuseUndefined,
+} from '../base/redis-options';
 
 export interface ClusterConfig {
   /** The startup nodes: any few of the cluster's nodes; the others are found from them. */
@@ -60,7 +66,8 @@ export function isClusterConfig(redis: unknown): redis is readonly string[] | Cl
     throw new TypeError(
       `${WHERE}: \`cluster\` must be a list of node URLs or { host, port }; got ${describeValue(cluster)}`,
     );
-  checkClusterOptions(clusterOptions, `${WHERE}: clusterOptions`);
+  refuseUndefined(redis, WHERE, 'to take the defaults');
+  if (clusterOptions !== undefined) checkClusterOptions(clusterOptions, `${WHERE}: clusterOptions`);
   checkNodes(cluster, '`cluster`');
   clusterSetup(redis as ClusterConfig);
   return true;

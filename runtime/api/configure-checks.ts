@@ -2,9 +2,10 @@
 // were. Configuration that names no server, names it wrongly or has unknown keys is a TypeError
 // here, not a connection to 127.0.0.1:6379 found out at the first lock. Messages name the option
 // and what is wrong with it, and never print a URL's credentials or an options object's values.
-import { DEFAULT_LOCK_OPTIONS } from '../base/options';
+import { prefixProblem } from '../base/key-names';
+import { OPTION_NAMES, valueProblem, type OptionName } from '../base/option-table';
 import { describeValue } from '../base/redis-address';
-import { checkKeys, isPlainObject, serverOptions } from '../base/redis-options';
+import { checkKeys, isPlainObject, refuseUndefined, serverOptions } from '../base/redis-options';
 import { isGlideClient } from '../store/glide-client';
 import { assertOpenGlideClient } from '../store/glide-store';
 import { isIORedisClient } from '../store/ioredis-client';
@@ -19,7 +20,13 @@ const WHERE = 'lockweave: configure()';
 export function assertConfigureOptions(options: unknown): asserts options is ConfigureOptions {
   if (!isPlainObject(options)) throw new TypeError(`${WHERE} takes an options object; got ${describeValue(options)}`);
   checkKeys(options, CONFIGURE_KEYS, WHERE, 'an option of configure()');
-  const { redis, store, logger, releaseChannel, defaults } = options as ConfigureOptions;
+  const { redis, store, logger, releaseChannel, defaults, prefix } = options as ConfigureOptions;
+  // `{ prefix: process.env.LOCK_PREFIX }` with the variable unset names no prefix; read as "the
+  // default", it would move every lock to other keys (LOCK_…) beside the ones other processes hold.
+  // The same for the defaults and the release channel. A logger left undefined is none; `redlock:
+  // undefined` takes the Redlock servers away, and a lock that asks for Redlock then fails loudly.
+  const { logger: _logger, redlock: _redlock, redis: _redis, store: _store, ...named } = options as ConfigureOptions;
+  refuseUndefined(named, WHERE, 'to keep what an earlier configure() set');
   // `{ redis: process.env.REDIS_URL }` with the variable unset names nothing; read as "the
   // default", it would move locks to a server nobody named.
   if (('redis' in options || 'store' in options) && redis === undefined && store === undefined) {
@@ -39,7 +46,11 @@ export function assertConfigureOptions(options: unknown): asserts options is Con
   if (releaseChannel !== undefined && (typeof releaseChannel !== 'string' || releaseChannel === '')) {
     throw new TypeError(`${WHERE}: releaseChannel must be a non-empty string; got ${describeValue(releaseChannel)}`);
   }
-  if (defaults !== undefined) assertDefaults(defaults);
+  if (prefix !== undefined) {
+    const problem = prefixProblem(prefix);
+    if (problem) throw new TypeError(`${WHERE}: prefix: ${problem}`);
+  }
+  if (Object.hasOwn(options, 'defaults')) assertDefaults(defaults);
 }
 
 function assertDefaults(defaults: unknown): void {
@@ -54,10 +65,17 @@ function assertDefaults(defaults: unknown): void {
   if ('prefix' in defaults) throw new TypeError(`${WHERE}: the prefix is configure({ prefix }), not a default`);
   checkKeys(
     defaults,
-    Object.keys(DEFAULT_LOCK_OPTIONS).filter((key) => key !== 'onFail' && key !== 'prefix'),
+    OPTION_NAMES.filter((key) => key !== 'onFail' && key !== 'prefix'),
     `${WHERE}: defaults`,
     'a lock option',
   );
+  // `defaults: { redlock: cfg.redlock }` with the setting missing must not turn off another
+  // module's redlock: true (its locks would move to the one Redis), nor fencing, nor replicas.
+  refuseUndefined(defaults, `${WHERE}: defaults`, 'to keep what an earlier configure() set');
+  for (const [name, value] of Object.entries(defaults)) {
+    const problem = valueProblem(name as OptionName, value);
+    if (problem) throw new TypeError(`${WHERE}: defaults: ${problem}`);
+  }
 }
 
 /** A LockStore by the verbs every store has: anything else would fail at the first lock. */

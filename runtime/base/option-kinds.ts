@@ -25,6 +25,15 @@ export interface OptionKind<T> {
   readonly problem: (name: string, value: unknown) => string | undefined;
 }
 
+/**
+ * A value user code passed, for a message: a string quoted and called one, since `false` and
+ * `"false"` (read from an environment variable) print alike and mean opposite things. Lock options
+ * are not secrets; a long string is cut.
+ */
+export function shownValue(value: unknown): string {
+  return typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : String(value);
+}
+
 /** `20` (seconds), `1500ms`, `20s`, `2m` → milliseconds. */
 export function readDuration(value: JsonScalar): Result<number> {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(String(value));
@@ -79,7 +88,7 @@ export const KINDS = {
     // store, so MemoryLockStore in unit tests fails where Redis in production would.
     problem: (name, value) =>
       typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0
-        ? `${name} must be a whole number of milliseconds > 0, got ${String(value)}`
+        ? `${name} must be a whole number of milliseconds > 0, got ${shownValue(value)}`
         : undefined,
   } satisfies OptionKind<number>,
   // A duration that 0 turns off (minHold): `0`, or what a duration reads.
@@ -88,7 +97,7 @@ export const KINDS = {
     jsonProblem: (value) => (typeof value === 'boolean' ? `${value} is not a duration` : undefined),
     problem: (name, value) =>
       typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0
-        ? `${name} must be a whole number of milliseconds >= 0 (0: off), got ${String(value)}`
+        ? `${name} must be a whole number of milliseconds >= 0 (0: off), got ${shownValue(value)}`
         : undefined,
   } satisfies OptionKind<number>,
   count: {
@@ -96,14 +105,14 @@ export const KINDS = {
     jsonProblem: (value) => (typeof value === 'boolean' ? `${value} is not a number` : undefined),
     problem: (name, value) =>
       typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0
-        ? `${name} must be a whole number >= 0, got ${String(value)}`
+        ? `${name} must be a whole number >= 0, got ${shownValue(value)}`
         : undefined,
   } satisfies OptionKind<number>,
   boolean: {
     read: readBoolean,
     jsonProblem: (value) => (typeof value === 'number' ? `${value} is not true or false` : undefined),
     problem: (name, value) =>
-      typeof value !== 'boolean' ? `${name} must be true or false, got ${String(value)}` : undefined,
+      typeof value !== 'boolean' ? `${name} must be true or false, got ${shownValue(value)}` : undefined,
   } satisfies OptionKind<boolean>,
   prefix: {
     read: readPrefix,
@@ -122,7 +131,7 @@ export const KINDS = {
         : bad(`${JSON.stringify(value)} must be "throw" or "skip" (a class can only be named in a tag)`),
     jsonProblem: () => undefined,
     problem: (name, value) =>
-      value !== 'throw' && value !== 'skip' ? `${name} must be "throw" or "skip", got ${String(value)}` : undefined,
+      value !== 'throw' && value !== 'skip' ? `${name} must be "throw" or "skip", got ${shownValue(value)}` : undefined,
   } satisfies OptionKind<'throw' | 'skip'>,
 } as const;
 

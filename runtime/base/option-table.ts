@@ -11,11 +11,6 @@ interface OptionRow<K extends KindName, T> {
   readonly default: T;
   /** How a message writes a good value of this option as a tag attribute. */
   readonly example: string;
-  /**
-   * The runtime takes any value and reads it as truthy: it refused none before the table existed,
-   * and refusing `0` or `'yes'` now would break callers that ran. A tag still takes only true/false.
-   */
-  readonly looseAtRunTime?: true;
 }
 
 type Rows = { readonly [N in keyof LockOptions]: OptionRow<KindName, LockOptions[N]> };
@@ -27,9 +22,9 @@ export const OPTION_TABLE = {
   retries: { kind: 'count', default: 3, example: 'retries=3' },
   waitTime: { kind: 'duration', default: 5_000, example: 'waitTime=5s' },
   onFail: { kind: 'onFail', default: 'throw', example: 'onFail=skip' },
-  autoUnlock: { kind: 'boolean', default: true, example: 'autoUnlock=false', looseAtRunTime: true },
-  watchdog: { kind: 'boolean', default: true, example: 'watchdog=false', looseAtRunTime: true },
-  reentrant: { kind: 'boolean', default: true, example: 'reentrant=false', looseAtRunTime: true },
+  autoUnlock: { kind: 'boolean', default: true, example: 'autoUnlock=false' },
+  watchdog: { kind: 'boolean', default: true, example: 'watchdog=false' },
+  reentrant: { kind: 'boolean', default: true, example: 'reentrant=false' },
   prefix: { kind: 'prefix', default: 'LOCK_', example: 'prefix=LOCK_' },
   fencing: { kind: 'boolean', default: false, example: 'fencing=true' },
   replicas: { kind: 'count', default: 0, example: 'replicas=1' },
@@ -97,14 +92,22 @@ export function optionsProblem(options: LockOptions): string | undefined {
 /** Each value by its kind: what a tag's reading of one attribute must never produce. */
 export function valuesProblem(options: LockOptions): string | undefined {
   for (const name of OPTION_NAMES) {
-    const row: OptionRow<KindName, unknown> = OPTION_TABLE[name];
-    if (row.looseAtRunTime) continue;
-    const problem =
-      KINDS[row.kind].problem(name, options[name]) ??
-      (row.kind === 'duration' ? tooLong(name, options[name] as number) : undefined);
-    if (problem) return `option ${problem}`;
+    const problem = valueProblem(name, options[name]);
+    if (problem) return problem;
   }
   return undefined;
+}
+
+/**
+ * What is wrong with one option's value by its kind (the message after `lockweave: `), or undefined.
+ * Booleans too: `autoUnlock: 'false'` (a value read from an environment variable or a settings file)
+ * read as truthy would release the key the caller asked to keep.
+ */
+export function valueProblem(name: OptionName, value: unknown): string | undefined {
+  const { kind } = OPTION_TABLE[name] as OptionRow<KindName, unknown>;
+  const problem =
+    KINDS[kind].problem(name, value) ?? (kind === 'duration' ? tooLong(name, value as number) : undefined);
+  return problem && `option ${problem}`;
 }
 
 function combinationProblem(options: LockOptions): string | undefined {

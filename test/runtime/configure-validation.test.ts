@@ -130,7 +130,11 @@ const refusals: Array<[string, ConfigureOptions, RegExp]> = [
     /hots is not an ioredis option; did you mean host\?/,
   ],
   ['{ port } alone', { redis: { port: 6380 } }, /names no server.*host: '127\.0\.0\.1'/],
-  ['{ host: undefined, port } (an unset variable)', { redis: { host: undefined, port: 6380 } }, /names no server/],
+  [
+    '{ host: undefined, port } (an unset variable)',
+    { redis: { host: undefined, port: 6380 } },
+    /redis: host is undefined, which names nothing/,
+  ],
   ['an empty host', { redis: { host: '', port: 6380 } }, /host must be a host name/],
   ['a URL as host', { redis: { host: 'redis://127.0.0.1:6379' } }, /host is a URL, not a host name/],
   ['port 0', { redis: { host: '127.0.0.1', port: 0 } }, /port must be a port from 1 to 65535; got 0/],
@@ -177,6 +181,115 @@ const refusals: Array<[string, ConfigureOptions, RegExp]> = [
     { redis: 'redis://127.0.0.1:6379/?conectTimeout=5' },
     /conectTimeout is not an ioredis option; did you mean connectTimeout\?/,
   ],
+  // A key given undefined names nothing (an unset environment variable): never "the default".
+  ['{ prefix: undefined }', { prefix: undefined }, /configure\(\): prefix is undefined, which names nothing/],
+  ['{ defaults: undefined }', { defaults: undefined }, /configure\(\): defaults is undefined, which names nothing/],
+  [
+    '{ releaseChannel: undefined }',
+    { releaseChannel: undefined },
+    /configure\(\): releaseChannel is undefined, which names nothing/,
+  ],
+  [
+    '{ defaults: { redlock: undefined } }',
+    { defaults: { waitTime: 1_000, redlock: undefined } },
+    /defaults: redlock is undefined, which names nothing/,
+  ],
+  ['{ defaults: { fencing: undefined } }', { defaults: { fencing: undefined } }, /defaults: fencing is undefined/],
+  ['{ defaults: { replicas: undefined } }', { defaults: { replicas: undefined } }, /defaults: replicas is undefined/],
+  [
+    'a port that is undefined',
+    { redis: { host: '127.0.0.1', port: undefined } },
+    /redis: port is undefined, which names nothing/,
+  ],
+  ['a db that is undefined', { redis: { host: '127.0.0.1', db: undefined } }, /redis: db is undefined/],
+  [
+    'a password that is undefined',
+    { redis: { host: '127.0.0.1', password: undefined } },
+    /redis: password is undefined/,
+  ],
+  [
+    'a Sentinel port that is undefined',
+    { redis: { sentinels: [{ host: '127.0.0.1', port: undefined }], name: 'mymaster' } },
+    /sentinels\[0\]: port is undefined/,
+  ],
+  [
+    'clusterOptions that are undefined',
+    { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: undefined } },
+    /clusterOptions is undefined/,
+  ],
+  [
+    'a Cluster node option that is undefined',
+    { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: { redisOptions: { password: undefined } } } },
+    /redisOptions: password is undefined/,
+  ],
+  // A value of the wrong type would reach ioredis, and throw there, outside any caller.
+  [
+    'connectTimeout as a string',
+    { redis: { host: '127.0.0.1', connectTimeout: '3000' as never } },
+    /redis: connectTimeout must be a number; got a string/,
+  ],
+  [
+    'reconnectOnError: true',
+    { redis: { host: '127.0.0.1', reconnectOnError: true as never } },
+    /redis: reconnectOnError must be a function or null; got boolean true/,
+  ],
+  [
+    'a retryStrategy that is no function',
+    { redis: { host: '127.0.0.1', retryStrategy: 100 as never } },
+    /retryStrategy must be a function/,
+  ],
+  [
+    'enableReadyCheck as a string',
+    { redis: { host: '127.0.0.1', enableReadyCheck: 'false' as never } },
+    /enableReadyCheck must be true or false; got a string/,
+  ],
+  [
+    'a negative commandTimeout',
+    { redis: { host: '127.0.0.1', commandTimeout: -1 } },
+    /commandTimeout must be a number >= 0/,
+  ],
+  [
+    'a Cluster option of the wrong type',
+    { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: { slotsRefreshTimeout: '1000' as never } } },
+    /clusterOptions: slotsRefreshTimeout must be a number/,
+  ],
+  [
+    'a Cluster node option of the wrong type',
+    {
+      redis: {
+        cluster: ['redis://127.0.0.1:7000'],
+        clusterOptions: { redisOptions: { reconnectOnError: 1 as never } },
+      },
+    },
+    /redisOptions: reconnectOnError must be a function or null/,
+  ],
+  [
+    'a URL query naming a function-typed option',
+    { redis: 'redis://127.0.0.1:6379?reconnectOnError=1' },
+    /the query parameter reconnectOnError cannot be given in a URL: it takes a function or null/,
+  ],
+  [
+    'a URL query whose number is not one',
+    { redis: 'redis://127.0.0.1:6379?connectTimeout=3s' },
+    /the query parameter connectTimeout must be a number/,
+  ],
+  [
+    'a URL query whose flag is not one',
+    { redis: 'redis://127.0.0.1:6379?enableReadyCheck=no' },
+    /the query parameter enableReadyCheck must be true or false \(or 1 or 0\)/,
+  ],
+  ['a URL query with an unknown family', { redis: 'redis://127.0.0.1:6379?family=5' }, /family must be one of 0, 4, 6/],
+  [
+    'a boolean lock default given as a string',
+    { defaults: { autoUnlock: 'false' as never } },
+    /configure\(\): defaults: option autoUnlock must be true or false, got the string "false"/,
+  ],
+  [
+    'watchdog given as 0',
+    { defaults: { watchdog: 0 as never } },
+    /defaults: option watchdog must be true or false, got 0/,
+  ],
+  ['a prefix that is not one', { prefix: 'shop order:' }, /configure\(\): prefix: "shop order:" is not a valid prefix/],
   [
     'an unknown key of configure()',
     { redsi: 'redis://127.0.0.1:6379' } as never,
@@ -261,7 +374,7 @@ test.serial('what names a server is taken (no connection is opened before the fi
     { redis: 'redis://127.0.0.1:6390' },
     { redis: 'rediss://user:p%40ss%2Fw%3Ard@redis.internal:6390/3' },
     { redis: 'redis://[::1]:6390/2?family=6&connectionName=x' },
-    { redis: { host: 'redis.internal', port: '6390' as never, db: '2' as never, password: undefined } },
+    { redis: { host: 'redis.internal', port: '6390' as never, db: '2' as never } },
     { redis: { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', natMap: {} } },
     { redis: { path: '/tmp/redis.sock' } },
     { redis: ['redis://127.0.0.1:7000', 'redis://127.0.0.1:7001'] },
