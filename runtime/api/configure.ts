@@ -12,9 +12,9 @@ import { assertJestModulesWoven } from '../base/weave-mark';
 import { guardedLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
 import { assertConfigureOptions } from './configure-checks';
-import { claimConfigured } from './runtime-copies';
+import { assertCopiesAgree, claimConfigured } from './runtime-copies';
 import { settings, type ConfigureOptions } from './settings';
-import { createRedlockStore, createStore } from './store-factory';
+import { copyPlacement, createRedlockStore, createStore } from './store-factory';
 import { StoreSlot, type StoreUse } from './store-slot';
 
 export { currentDefaults, currentLogger, settingsVersion, type ConfigureOptions, type RedlockServer } from './settings';
@@ -26,7 +26,8 @@ export type { StoreUse } from './store-slot';
  * to one this call names (`redis` or `store`, both then taken from this call); a call that names
  * neither — a releaseChannel, a logger — keeps the server, and a new release channel is opened on
  * it. The store a call replaces serves the acquisitions and leases already under way and closes
- * when the last of them ends.
+ * when the last of them ends. A key given `undefined` names nothing and is refused
+ * (configure-checks.ts); any call configures this copy of the runtime (runtime-copies.ts).
  */
 export function configure(options: ConfigureOptions): void {
   // Validated before anything changes: a refused call leaves the settings as they were.
@@ -38,7 +39,6 @@ export function configure(options: ConfigureOptions): void {
   if (names('defaults')) merged.defaults = { ...settings.options.defaults, ...plainCopy(options.defaults) };
   if (options.redlock) merged.redlock = Object.freeze([...options.redlock]); // the caller's array changing later changes nothing
   const newConnection = names('redis') || names('store');
-  if (newConnection) claimConfigured();
   // Both from the call that names one (a new `redis` must not stay behind an earlier `store`, which
   // takes precedence), and otherwise both from the settings: never undefined for "the default".
   merged.redis = newConnection ? plainCopy(options.redis) : settings.options.redis;
@@ -46,6 +46,9 @@ export function configure(options: ConfigureOptions): void {
   const mergedDefaults = mergeOptions(DEFAULT_LOCK_OPTIONS, merged.defaults as Partial<LockOptions> | undefined, {
     prefix: merged.prefix,
   });
+  // Any call, not only one that names the server: a copy configured only with a prefix or
+  // `redlock: true` locks under other keys or elsewhere than a copy never configured beside it.
+  claimConfigured(copyPlacement(merged, mergedDefaults));
   const channelChanged = names('releaseChannel') && options.releaseChannel !== settings.options.releaseChannel;
   // A store passed in has its own channels: a new releaseChannel does not replace it.
   if (settings.slot && (newConnection ? settings.slot.store !== merged.store : channelChanged && !merged.store)) {
@@ -86,6 +89,7 @@ function newSlot(create: () => LockStore): StoreSlot {
 }
 
 export function useCurrentStore(): StoreUse {
+  assertCopiesAgree();
   return currentSlot().use();
 }
 
@@ -94,6 +98,7 @@ export function useCurrentStore(): StoreUse {
  * never the single Redis instead, which would not be the lock the method asked for.
  */
 export function useRedlockStore(key: string, site: string | undefined): StoreUse {
+  assertCopiesAgree();
   const servers = settings.options.redlock;
   if (!servers) {
     throw new LockError(

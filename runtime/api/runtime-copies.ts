@@ -1,16 +1,34 @@
 // Two copies of lockweave's runtime in one process — a library that brought its own, a bundle
 // with one per chunk — each keep their own settings. The app's configure() reaches one of them;
-// the other would lock on the default Redis (REDIS_URL, else 127.0.0.1:6379), a server nobody
-// named for it, with no error. So the copies see each other through a registry on globalThis,
-// and the mix is refused, whichever comes first: a copy never configured does not take the
-// default while another copy is configured, and configure() is refused while another copy locks
-// on the default. Copies that are all configured, or none of them, are left alone.
+// the other would lock on the default Redis (REDIS_URL, else 127.0.0.1:6379) under the default
+// prefix, with no error — or, configured by its library, on another server or under another
+// prefix: the same business locked under two keys, both bodies running. So the copies see each
+// other through a registry on globalThis, and a mix is refused, whichever comes first:
+//   - a copy never configured does not lock on the default while another copy is configured, and
+//     configure() — any call — is refused while another copy, never configured, locks on the default;
+//   - copies that are all configured lock only while they agree on what decides a lock's key and
+//     server (the server and its database and key prefix, the prefix, the Redlock servers and the
+//     redlock default). A lock in a copy that disagrees with another is refused, naming both.
+// Copies none of which was ever configured agree by construction, and are left alone.
+
+/** What decides where a copy's locks go and under which keys, as configure() left it. */
+export interface Placement {
+  /** The server, as text that names no credential; `object` when only its identity tells (a store, a client). */
+  readonly server: { readonly text: string; readonly object?: object };
+  readonly prefix: string;
+  /** The Redlock servers, as text; undefined when none are configured. */
+  readonly redlockServers: string | undefined;
+  /** The redlock default. */
+  readonly redlock: boolean;
+}
 
 /** One copy of the runtime: where it is loaded from, and how it chose its server. */
 interface Copy {
   readonly where: string;
   configured: boolean;
   onDefault: boolean;
+  /** Set by configure() (older copies have none: they marked a copy configured only for `redis` or `store`). */
+  placement?: Placement;
 }
 
 const REGISTRY: unique symbol = Symbol.for('lockweave.runtimeCopies');
@@ -28,27 +46,82 @@ function others(): Copy[] {
 }
 
 const FIX =
-  'Install one copy (`npm ls lockweave`, then `npm dedupe` or align the versions), or call configure() in each copy';
+  'Install one copy (`npm ls lockweave`, then `npm dedupe` or align the versions), or configure each copy the same way';
 
-/** Called by a configure() that names the server (`redis` or `store`), before it changes anything. */
-export function claimConfigured(): void {
-  const onDefault = others().find((copy) => copy.onDefault);
+/** Called by every configure(), before it changes anything, with what the call leaves the settings at. */
+export function claimConfigured(placement: Placement): void {
+  const onDefault = others().find((copy) => copy.onDefault && !copy.configured);
   if (onDefault)
     throw new Error(
-      `lockweave: another copy of lockweave (${onDefault.where}) already locks on the default Redis, never configured; ` +
-        `configuring this one (${self.where}) would leave the two on different servers. ${FIX}.`,
+      `lockweave: another copy of lockweave (${onDefault.where}) already locks on the default Redis, never configured (with the default prefix); ` +
+        `configuring this one (${self.where}) would leave the two locking the same business on different keys or servers. ${FIX}.`,
     );
   self.configured = true;
   self.onDefault = false;
+  self.placement = placement;
 }
 
-/** Called when this copy, never configured, is about to lock on the default Redis. */
+/** Called when this copy is about to lock on the default Redis: refused if it was never configured and another was. */
 export function claimDefault(): void {
+  if (self.configured) return; // compared by its placement instead (assertCopiesAgree)
   const configured = others().find((copy) => copy.configured);
   if (configured)
     throw new Error(
       `lockweave: this copy of lockweave (${self.where}) was never configured, and would lock on the default Redis ` +
-        `(REDIS_URL, else 127.0.0.1:6379), while another copy (${configured.where}) was configured. ${FIX}.`,
+        `(REDIS_URL, else 127.0.0.1:6379) under the default prefix, while another copy (${configured.where}) was configured` +
+        `${configured.placement ? ` (${describePlacement(configured.placement)})` : ''}. ${FIX}.`,
     );
   self.onDefault = true;
+}
+
+/**
+ * Called before each lock (and inspect()): this copy and every other agree on what decides a
+ * lock's key and server, or the lock is refused. One copy alone — the common case — costs one
+ * comparison.
+ */
+export function assertCopiesAgree(): void {
+  if (!Array.isArray(copies) || copies.length < 2) return;
+  if (!self.configured) return claimDefault();
+  const mine = self.placement!;
+  for (const other of others()) {
+    if (!other.configured) {
+      // Only a copy that skipped the checks here (an older lockweave) gets here: a newer one, never
+      // configured, refuses to lock beside a configured copy, and the other way round.
+      if (other.onDefault)
+        throw new Error(
+          `lockweave: another copy of lockweave (${other.where}) locks on the default Redis, never configured (with the default prefix), ` +
+            `while this one (${self.where}) is configured. ${FIX}.`,
+        );
+      continue;
+    }
+    const difference = other.placement
+      ? placementDifference(mine, other.placement)
+      : 'that copy is an older lockweave, which does not say which prefix and server it locks with';
+    if (difference)
+      throw new Error(
+        `lockweave: two copies of lockweave in this process are configured differently — this one (${self.where}) and ` +
+          `another (${other.where}): ${difference}. The same business would be locked under two keys or on two servers. ${FIX}.`,
+      );
+  }
+}
+
+/** How two placements differ, said for a message (no credentials: the texts name none), or undefined. */
+function placementDifference(here: Placement, there: Placement): string | undefined {
+  const differences: string[] = [];
+  const sameServer =
+    here.server.object || there.server.object
+      ? here.server.object === there.server.object
+      : here.server.text === there.server.text;
+  if (!sameServer) differences.push(`the server is ${here.server.text} here, ${there.server.text} there`);
+  if (here.prefix !== there.prefix)
+    differences.push(`the prefix is ${JSON.stringify(here.prefix)} here, ${JSON.stringify(there.prefix)} there`);
+  if (here.redlockServers && there.redlockServers && here.redlockServers !== there.redlockServers)
+    differences.push(`the Redlock servers are ${here.redlockServers} here, ${there.redlockServers} there`);
+  if (here.redlock !== there.redlock)
+    differences.push(`the redlock default is ${here.redlock} here, ${there.redlock} there`);
+  return differences.length ? differences.join('; ') : undefined;
+}
+
+function describePlacement(placement: Placement): string {
+  return `on ${placement.server.text}, prefix ${JSON.stringify(placement.prefix)}${placement.redlock ? ', redlock by default' : ''}`;
 }

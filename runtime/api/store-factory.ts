@@ -2,18 +2,19 @@
 // (left open), a URL or options become a client the runtime opens (and closes).
 import type * as IORedis from 'ioredis';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import { printAddress, parseRedisUrl } from '../base/redis-address';
-import { serverOptions } from '../base/redis-options';
+import type { LockOptions } from '../base/options';
+import { DEFAULT_SENTINEL_PORT, printAddress, parseRedisUrl } from '../base/redis-address';
+import { isPlainObject, serverOptions } from '../base/redis-options';
 import type { LockStore } from '../store/lock-store';
 import { isGlideClient } from '../store/glide-client';
 import { GlideLockStore } from '../store/glide-store';
-import { isIORedisClient } from '../store/ioredis-client';
+import { isCluster, isIORedisClient } from '../store/ioredis-client';
 import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClient } from '../store/node-redis-client';
 import type { NodeRedisCluster } from '../store/node-redis-cluster';
 import { NodeRedisLockStore } from '../store/node-redis-store';
 import { RedisLockStore } from '../store/redis-store';
 import { RedlockStore } from '../store/redlock-store';
-import { claimDefault } from './runtime-copies';
+import { claimDefault, type Placement } from './runtime-copies';
 import { clusterSetup, isClusterConfig } from './cluster-config';
 import { ownedClientOptions, ownedClusterOptions } from './owned-connection';
 import type { ConfigureOptions, RedlockServer } from './settings';
@@ -107,4 +108,58 @@ export function serverAddress(server: RedlockServer): string {
     host: options?.host ?? options?.socket?.host,
     port: options?.port ?? options?.socket?.port,
   });
+}
+
+/**
+ * What decides where locks configured so go and under which keys, for comparing copies of the
+ * runtime (runtime-copies.ts): the server as its address, database and key prefix (never its
+ * credentials), or as the object itself where nothing else tells (a store, a Cluster or GLIDE
+ * client); the prefix; the Redlock servers and the redlock default.
+ */
+export function copyPlacement(options: ConfigureOptions, defaults: LockOptions): Placement {
+  return {
+    server: serverPlace(options),
+    prefix: defaults.prefix,
+    redlockServers: options.redlock?.map(serverAddress).sort().join(', '),
+    redlock: defaults.redlock,
+  };
+}
+
+function serverPlace({ redis, store }: ConfigureOptions): Placement['server'] {
+  if (store) return { text: `a ${store.constructor?.name || 'store'} passed in`, object: store };
+  if (redis === undefined) return { text: 'the default Redis (REDIS_URL, else 127.0.0.1:6379)' };
+  if (isClusterConfig(redis)) {
+    const { startupNodes, clusterOptions } = clusterSetup(redis);
+    const nodes = startupNodes.map((node) => printAddress(node as { host: string; port: number }));
+    return { text: `the Redis Cluster of ${nodes.sort().join(', ')}${keyPrefixText(clusterOptions.keyPrefix)}` };
+  }
+  if (typeof redis === 'string' || isPlainObject(redis as unknown))
+    return optionsPlace(serverOptions(redis, 'lockweave: configure({ redis })') as RedisOptions);
+  if (isIORedisClient(redis) && !isCluster(redis)) return optionsPlace(redis.options);
+  if (isNodeRedisClient(redis)) {
+    const { options } = redis as { options?: { url?: string; database?: number } };
+    try {
+      const db = options?.database ?? (options?.url ? parseRedisUrl(options.url, 'a client').db : 0);
+      return { text: `${serverAddress(redis as RedlockServer)}, database ${db}` };
+    } catch {
+      // A URL node-redis took and lockweave's stricter reading does not: the client itself tells.
+    }
+  }
+  return { text: `a ${(redis as object).constructor?.name || 'client'} passed in`, object: redis as object };
+}
+
+function optionsPlace(options: RedisOptions): Placement['server'] {
+  if (options.Connector) return { text: 'a custom Connector', object: options.Connector };
+  const server = options.sentinels
+    ? `the primary ${options.name} of the Sentinels ${options.sentinels
+        .map((sentinel) => printAddress({ host: sentinel.host, port: sentinel.port ?? DEFAULT_SENTINEL_PORT }))
+        .sort()
+        .join(', ')}`
+    : printAddress({ host: options.host, port: options.port, path: options.path });
+  return { text: `${server}, database ${options.db ?? 0}${keyPrefixText(options.keyPrefix)}` };
+}
+
+/** A client's keyPrefix puts every key under it: a part of the key, as the prefix is. */
+function keyPrefixText(keyPrefix: string | undefined): string {
+  return keyPrefix ? `, keyPrefix ${JSON.stringify(keyPrefix)}` : '';
 }
