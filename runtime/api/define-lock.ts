@@ -227,17 +227,10 @@ export class MethodLock<Skipped extends undefined = undefined> {
       const held = findHeld(key, settings.redlock);
       if (held) {
         const outer = held instanceof NestedLease ? held.outer : (held as Lease);
-        // A nested call runs under the outer grant, whose fencing number it gets: a grant taken
-        // without one has none to give, and a fenced write must not go ahead without it.
-        if (settings.fencing && outer.fence === undefined)
-          return Promise.reject(
-            new FencingUnavailableError(
-              `lockweave: ${this.options.site ?? key} asks for fencing, but is nested in a hold of ${key} taken without it (a nested call runs under the outer grant); take the outer lock with fencing too`,
-              key,
-            ),
-          );
+        const refused = this.nestedRefusal(key, settings, outer);
+        if (refused) return Promise.reject(refused);
         observedLogger(logger, label)?.({ type: 'reentered', key, site: this.options.site });
-        return Promise.resolve(new NestedLease(outer, held, this.nestedEntry(key, settings, onFail, signal)));
+        return NestedLease.enter(outer, held, this.nestedEntry(key, settings, onFail, signal));
       }
     }
     const use: StoreUse = settings.redlock ? useRedlockStore(key, this.options.site) : useCurrentStore();
@@ -256,6 +249,42 @@ export class MethodLock<Skipped extends undefined = undefined> {
           AnyLease | undefined
         >)
       : acquireLease(key, settings, context);
+  }
+
+  /**
+   * Why a nested call cannot run under `outer`'s grant, if it asks for more than that grant gives: a
+   * nested call gets the outer grant and its release, so what it asks of its own grant would not hold.
+   * Refused rather than run without it:
+   *   - fencing: a grant taken without a number has none to give, and a fenced write must not go
+   *     ahead without it;
+   *   - replicas: the outer grant was acknowledged by fewer replicas (a failover could hand the key
+   *     to a second caller while this body runs), as at top level the call would fail;
+   *   - autoUnlock=false or minHold: the outer release would delete the key sooner than this call
+   *     asked it kept (another instance's timer would find it free and run the job again).
+   */
+  private nestedRefusal(key: string, settings: LockOptions, outer: Lease): Error | undefined {
+    const terms = outer.grantTerms;
+    const who = this.options.site ?? key;
+    const why = `(a nested call runs under the outer grant and its release)`;
+    if (settings.fencing && !terms.fenced)
+      return new FencingUnavailableError(
+        `lockweave: ${who} asks for fencing, but is nested in a hold of ${key} taken without it ${why}; take the outer lock with fencing too`,
+        key,
+      );
+    if (settings.replicas > terms.replicas)
+      return new LockAcquireError(key, 1, 0, {
+        cause: new Error(
+          `${who} asks for replicas=${settings.replicas}, but is nested in a hold of ${key} that ${terms.replicas} replica(s) acknowledged ${why}; take the outer lock with replicas=${settings.replicas} too`,
+        ),
+      });
+    const keptFor = settings.autoUnlock ? settings.minHold : Number.POSITIVE_INFINITY;
+    if (keptFor > terms.keptFor)
+      return new LockAcquireError(key, 1, 0, {
+        cause: new Error(
+          `${who} asks for the key kept after its body (${settings.autoUnlock ? `minHold=${settings.minHold}ms` : 'autoUnlock=false'}), but is nested in a hold of ${key} whose release keeps it ${terms.keptFor > 0 ? `only ${terms.keptFor} ms from its start` : 'no longer'} ${why}; take the outer lock with the same autoUnlock and minHold`,
+        ),
+      });
+    return undefined;
   }
 
   /** A nested call that waits for a sibling's turn waits as long as a call waiting on Redis would. */

@@ -47,6 +47,26 @@ export function runHolding<T>(lock: HeldLock, body: () => T, reentrant = true): 
   return context.run({ lock, outer: context.getStore(), reentrant }, body);
 }
 
+/**
+ * runHolding() for a user's body, as a promise whatever the body does: one that throws before it
+ * returns, or returns a plain value, settles it like an async body would. Callers chain their own
+ * end of the hold (a gate's turn, a renewal) on it: a throw past them would skip that end, and the
+ * lease would wait for ever for a body long gone. No promise more for a body that returns one.
+ */
+export function runBody<T>(lock: HeldLock, body: () => T | PromiseLike<T>, reentrant = true): Promise<T> {
+  return runHolding(
+    lock,
+    () => {
+      try {
+        return Promise.resolve(body());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    reentrant,
+  );
+}
+
 export function findHeld(key: string, redlock: boolean): HeldLock | undefined {
   for (let frame = context.getStore(); frame; frame = frame.outer) {
     if (frame.reentrant && frame.lock.key === key && frame.lock.redlock === redlock && frame.lock.held)

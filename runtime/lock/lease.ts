@@ -6,7 +6,7 @@
 import { LockLostError } from '../base/errors';
 import type { LockLogger } from './events';
 import { holdChannel, type HoldTrace, type LockLabel } from './observe';
-import { runHolding, type HeldLock } from './held-locks';
+import { runBody, type HeldLock } from './held-locks';
 import { holdProcess } from '../base/process-hold';
 import { ReentryGate } from './reentry-gate';
 import type { LockStore, Released } from '../store/lock-store';
@@ -30,6 +30,8 @@ export interface LeaseSettings {
   readonly redlock?: boolean;
   /** The least time the key stays after acquiredAt (0 or absent: off); see keepForMinHold. */
   readonly minHold?: number;
+  /** The replicas that acknowledged the grant before it was handed out (acquire.ts); 0 or absent: none asked. */
+  readonly replicas?: number;
 }
 
 /** What a lease is made of: its grant, and where and how it is held. */
@@ -97,8 +99,8 @@ export class Lease implements HeldLock, AsyncDisposable {
   private leaseMs: number;
   /** The watchdog renews the lease: the `watchdog` setting, until stopRenewal(). */
   private renewing: boolean;
-  /** Nested calls asking for the watchdog that run in a lease taken without it (renewWhile). */
-  private renewedFor = 0;
+  /** Nested calls asking for the watchdog that hold a turn in a lease taken without it (keepRenewed). */
+  private readonly renewedFor = new Set<object>();
   private renewTimer: NodeJS.Timeout | undefined;
   /**
    * Set for `expiresAt` while the watchdog waits on a renewal that is out or has failed: the lease
@@ -241,14 +243,28 @@ export class Lease implements HeldLock, AsyncDisposable {
    * Runs the locked body, recorded as its chain's innermost lock (currentLock()); with reentrancy
    * on, nested calls in it see the key as held.
    */
-  run<T>(body: () => Promise<T>): Promise<T> {
+  run<T>(body: () => T | PromiseLike<T>): Promise<T> {
     // A released or lost lease runs nothing: the body would run beside the key's next holder.
     if (this.state !== 'held') return Promise.reject(this.notHeld('run a body under'));
     if (this.label && holdChannel.hasSubscribers) {
       const trace: HoldTrace = { ...this.label, key: this.key };
-      return holdChannel.tracePromise(() => runHolding(this, body, this.settings.reentrant), trace) as Promise<T>;
+      return holdChannel.tracePromise(() => runBody(this, body, this.settings.reentrant), trace) as Promise<T>;
     }
-    return runHolding(this, body, this.settings.reentrant);
+    return runBody(this, body, this.settings.reentrant);
+  }
+
+  /**
+   * What the grant was taken with, that a call nested in it cannot add (api/define-lock.ts refuses
+   * one that asks for more): a nested call runs under this grant and its release.
+   */
+  get grantTerms(): { readonly fenced: boolean; readonly replicas: number; readonly keptFor: number } {
+    const { settings } = this;
+    return {
+      fenced: this.fence !== undefined,
+      replicas: settings.replicas ?? 0,
+      // How long past its start the release keeps the key: its whole lease without autoUnlock.
+      keptFor: settings.autoUnlock ? (settings.minHold ?? 0) : Number.POSITIVE_INFINITY,
+    };
   }
 
   /** Where nested calls of this lease take turns (see reentry-gate.ts). */
@@ -262,9 +278,10 @@ export class Lease implements HeldLock, AsyncDisposable {
     // (bounded by the store's command bound; a retry after that runs in the background, unheld).
     const letGo = holdProcess();
     try {
-      // Nested calls the body started and did not await hold the key through this grant: it is
-      // kept (and renewed) until they end, or they would run beside its next holder.
-      if (this.gate?.busy) await this.gate.idle();
+      // Nested calls the body started and did not await, and nested leases not yet released, hold
+      // the key through this grant: it is kept (and renewed) until they end, or they would run
+      // beside its next holder. Again until idle at once: one may enter as the wait ends.
+      for (let gate = this.gate; gate?.busy; ) await gate.idle();
       if (this.ended) return; // released meanwhile, by another call of release()
       await this.releaseHeld();
     } finally {
@@ -451,26 +468,30 @@ export class Lease implements HeldLock, AsyncDisposable {
   /** The watchdog stops: the lease runs out at its TTL, unless released or extended before. */
   stopRenewal(): void {
     this.renewing = false;
-    this.renewedFor = 0;
+    this.renewedFor.clear();
     this.stopWatchdog();
   }
 
   /**
-   * Runs `work` with the lease renewed meanwhile, whatever its own `watchdog`: a nested call that asks
-   * for the watchdog (nested-lease.ts), inside a lease taken without it, would otherwise outlast the
-   * lock. The first renewal comes when two thirds of a lease are left, at once if less is.
+   * Keeps the lease renewed, whatever its own `watchdog`, until the function it returns is called:
+   * a nested call that asks for the watchdog (nested-lease.ts), holding its turn inside a lease taken
+   * without it, would otherwise outlast the lock. The first renewal comes when two thirds of a lease
+   * are left, at once if less is. A stopRenewal() meanwhile stops it for good.
    */
-  renewWhile<T>(work: () => Promise<T>): Promise<T> {
-    if (this.state !== 'held' || (this.renewing && this.renewedFor === 0)) return work();
-    if (this.renewedFor++ === 0) {
+  keepRenewed(): () => void {
+    if (this.state !== 'held' || (this.renewing && this.renewedFor.size === 0)) return () => undefined;
+    const call = {};
+    this.renewedFor.add(call);
+    if (this.renewedFor.size === 1) {
       this.renewing = true;
       this.resumeWatchdog(this.untilTwoThirdsLeft(Date.now()));
     }
-    return work().finally(() => {
-      if (this.renewedFor === 0 || --this.renewedFor > 0) return; // stopRenewal() came between
+    return () => {
+      // Not this call's to end after a stopRenewal(), nor twice; the last one out stops the watchdog.
+      if (!this.renewedFor.delete(call) || this.renewedFor.size > 0) return;
       this.renewing = false;
       this.stopWatchdog();
-    });
+    };
   }
 
   /** Why an operation on the lease cannot be done: it was released, or lost. */

@@ -31,9 +31,13 @@ export class MultiLease implements AsyncDisposable {
    * Runs the body holding every key: each lease's run() around the next, so a nested call for any of
    * the keys is reentrant, and currentLock() in the body is the last key's.
    */
-  run<T>(body: () => Promise<T>): Promise<T> {
-    const nested = this.leases.reduceRight<() => Promise<T>>((inner, lease) => () => lease.run(inner), body);
-    return nested();
+  run<T>(body: () => T | PromiseLike<T>): Promise<T> {
+    // Each run() returns a promise that settles whatever its body does — throws before it returns,
+    // returns a plain value (held-locks.ts, runBody) — so no nested key's turn is left behind.
+    const nested = this.leases.reduceRight<() => T | PromiseLike<T>>((inner, lease) => () => lease.run(inner), body);
+    return this.leases.length > 0
+      ? (nested() as Promise<T>)
+      : Promise.reject(new TypeError('lockweave: a MultiLease of no keys holds nothing'));
   }
 
   /** Every key's release, the last taken first; like each release, never throws. */

@@ -1,14 +1,20 @@
 // A nested reentrant call's lease: the outer lease, entered through its reentry gate, which only
 // the outermost exit releases (see reentry-gate.ts, held-locks.ts).
+//
+// The turn is taken when the lease is handed out and given back by its release, whichever way the
+// call is made: a woven method and withLock() run their body between the two, and lock() hands the
+// lease to code that runs between them itself (`const l = await lock(…); …; await l.release()`).
+// Taken only in run(), two such sections nested in one holder's body ran side by side, and one the
+// body did not await ran on after the outer release, beside the key's next holder.
 import { LockLostError } from '../base/errors';
-import { runHolding, type HeldLock } from './held-locks';
+import { runBody, type HeldLock } from './held-locks';
 import type { Lease } from './lease';
 
 /** How long a nested call waits for a sibling's turn to end, and what it fails with then. */
 export interface NestedEntry {
   readonly waitMs: number;
   readonly onTimeout: () => unknown;
-  /** The nested call's own `watchdog`: it keeps the outer lease renewed while it runs, if that lease is not. */
+  /** The nested call's own `watchdog`: it keeps the outer lease renewed while it holds its turn, if that lease is not. */
   readonly watchdog: boolean;
   /** The caller's: an abort while it waits for a sibling rejects with its reason. */
   readonly signal?: AbortSignal;
@@ -16,16 +22,39 @@ export interface NestedEntry {
 
 /**
  * What a nested reentrant call gets: the outer lease, which only the outermost exit releases.
- * Its body runs when no sibling nested call of the same lease is running (see reentry-gate.ts).
+ * It holds a turn at the outer lease's reentry gate from when it is handed out until its release:
+ * no sibling nested call of the same lease runs meanwhile, and the outer release waits for it.
  */
 export class NestedLease implements HeldLock, AsyncDisposable {
-  private bodyEnded = false;
+  private released = false;
+  /** Ends the outer lease's renewal for this call (Lease.keepRenewed), when it asked for the watchdog. */
+  private endRenewal: (() => void) | undefined;
 
-  constructor(
+  /**
+   * Waits for the turn of a call nested in `within` (the hold its chain is in: the outer lease, or
+   * a nested call it runs inside), at most `entry.waitMs`, and resolves its lease holding it. Never
+   * after the outer grant: a call whose turn comes when the outer lease is no longer held (lost, or
+   * released) fails with LockLostError.
+   */
+  static enter(outer: Lease, within: HeldLock, entry: NestedEntry): Promise<NestedLease> {
+    if (!outer.held) return Promise.reject(notHeldWhenTurnCame(outer.key));
+    // `this`, not the class's name: a self-reference makes the bundler rename the class (`_NestedLease`).
+    const lease = new this(outer, within);
+    return outer.reentryGate.enter(within, lease, entry.waitMs, entry.onTimeout, entry.signal).then(() => {
+      if (!outer.held) {
+        lease.end();
+        throw notHeldWhenTurnCame(outer.key);
+      }
+      if (entry.watchdog) lease.endRenewal = outer.keepRenewed();
+      return lease;
+    });
+  }
+
+  /** Made by enter(): a nested lease holds its turn from the start. */
+  private constructor(
     readonly outer: Lease,
     /** The hold the calling chain is in: the outer lease, or the nested call it runs inside. */
     readonly within: HeldLock,
-    private readonly entry: NestedEntry,
   ) {}
   get key(): string {
     return this.outer.key;
@@ -34,12 +63,12 @@ export class NestedLease implements HeldLock, AsyncDisposable {
   get fence(): number | undefined {
     return this.outer.fence;
   }
-  /** False once its body has ended: a callback it left running falls back to the hold around it. */
+  /** False once released: a callback its body left running falls back to the hold around it. */
   get held(): boolean {
-    return !this.bodyEnded && this.outer.held;
+    return !this.released && this.outer.held;
   }
   get ended(): boolean {
-    return this.bodyEnded;
+    return this.released;
   }
   get signal(): AbortSignal {
     return this.outer.signal;
@@ -55,38 +84,46 @@ export class NestedLease implements HeldLock, AsyncDisposable {
     this.outer.stopRenewal();
   }
   /**
-   * Runs the body once its turn comes, under the outer grant — never after it: a call whose turn
-   * comes when the outer lease is no longer held (lost, or released) fails with LockLostError.
+   * Runs the body in this call's turn, recorded as its chain's innermost lock: a call nested in it
+   * enters at once. Nothing once released, or once the outer lease is gone: it rejects with LockLostError.
    */
-  run<T>(body: () => Promise<T>): Promise<T> {
-    if (!this.outer.held) return Promise.reject(this.notHeld());
-    const gate = this.outer.reentryGate;
-    const leave = () => {
-      this.bodyEnded = true;
-      gate.leave(this);
-    };
-    return gate.enter(this.within, this, this.entry.waitMs, this.entry.onTimeout, this.entry.signal).then(() => {
-      if (!this.outer.held) {
-        leave();
-        throw this.notHeld();
-      }
-      const run = () => runHolding(this, body);
-      return (this.entry.watchdog ? this.outer.renewWhile(run) : run()).finally(leave);
-    });
+  run<T>(body: () => T | PromiseLike<T>): Promise<T> {
+    if (this.released)
+      return Promise.reject(
+        new LockLostError(`cannot run a body under the lock on ${this.key}: this nested lease was released`, this.key),
+      );
+    if (!this.outer.held)
+      return Promise.reject(
+        new LockLostError(
+          `cannot run a body under the lock on ${this.key}: the lease it is nested in is no longer held`,
+          this.key,
+        ),
+      );
+    return runBody(this, body);
   }
 
-  private notHeld(): LockLostError {
-    return new LockLostError(
-      `the lock on ${this.key} this call is nested in was no longer held when its turn came; the body did not run`,
-      this.key,
-    );
-  }
+  /** Gives the turn back: the next sibling nested call may enter, and the outer release no longer waits for this one. */
   release(): Promise<void> {
+    this.end();
     return Promise.resolve();
   }
   [Symbol.asyncDispose](): Promise<void> {
-    return Promise.resolve();
+    return this.release();
   }
+
+  private end(): void {
+    if (this.released) return;
+    this.released = true;
+    this.endRenewal?.();
+    this.outer.reentryGate.leave(this);
+  }
+}
+
+function notHeldWhenTurnCame(key: string): LockLostError {
+  return new LockLostError(
+    `the lock on ${key} this call is nested in was no longer held when its turn came; the body did not run`,
+    key,
+  );
 }
 
 /** What a call gets: its own lease, or, nested in a lease its chain holds, that lease's nested one. */

@@ -11,7 +11,9 @@
 //     `current`; when it ends, its parent is `current` again;
 //   - any other nested call (a sibling of the one running) waits, in arrival order, for its parent
 //     to be `current` again — at most its wait bound, as a call waiting on Redis would.
-// So a call nested in a nested call still enters at once, and siblings run one at a time.
+// So a call nested in a nested call still enters at once, and siblings run one at a time. A nested
+// call holds its turn from when its lease is handed out to its release (nested-lease.ts): for a
+// lease from lock(), the code between the two is the body.
 //
 // A body may start nested calls and not await them. They hold the key through the lease's grant,
 // so the lease's release waits until the gate is idle — no nested call running or waiting — and a
@@ -45,7 +47,8 @@ export class ReentryGate {
 
   /**
    * Resolves when `child` (started in `parent`'s chain) may run; rejects with `onTimeout()` if its
-   * turn has not come within `waitMs`.
+   * turn has not come within `waitMs` (or with what onTimeout() threw: an onFail class whose
+   * constructor throws).
    */
   enter(parent: Hold, child: Hold, waitMs: number, onTimeout: () => unknown, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -73,7 +76,7 @@ export class ReentryGate {
         },
       };
       // waitMs is retries × waitTime, which options.ts keeps within what a timer can keep.
-      const timer = setTimer(() => stop(onTimeout()), waitMs);
+      const timer = setTimer(() => stop(failure(onTimeout)), waitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(entry);
     });
@@ -121,6 +124,19 @@ export class ReentryGate {
   private admit(parent: Hold, child: Hold): void {
     this.parents.set(child, parent);
     this.current = child;
+  }
+}
+
+/**
+ * What a wait that timed out rejects with. onTimeout() makes the caller's error — an `onFail` class
+ * of the user's among them — in a timer callback: a throw there would end the process, so what it
+ * throws is the rejection instead, as it is for a call that fails on Redis.
+ */
+function failure(onTimeout: () => unknown): unknown {
+  try {
+    return onTimeout();
+  } catch (error) {
+    return error;
   }
 }
 
