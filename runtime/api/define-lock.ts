@@ -23,7 +23,7 @@ import { noteDefiningModule } from '../base/weave-mark';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
 import { acquireChannel, observedLogger, type AcquireTrace, type LockLabel } from '../lock/observe';
-import { compositeLockKey, keylessLockKey, lockKey } from '../lock/key';
+import { compositeLockKey, keylessLockKey, lockKey, mapEach } from '../lock/key';
 import { NestedLease, type AnyLease, type Lease, type NestedEntry } from '../lock/lease';
 import { FencingUnavailableError, LockAcquireError, LockKeyError } from '../base/errors';
 import { MultiLease } from '../lock/multi-lease';
@@ -151,7 +151,7 @@ export class MethodLock<Skipped extends undefined = undefined> {
           `${settings.prefix}${businessFlag}_`,
         );
       }
-      const keys = [...new Set(values.map((value) => lockKey(settings.prefix, businessFlag, value)))].sort();
+      const keys = [...new Set(mapEach(values, (value) => lockKey(settings.prefix, businessFlag, value)))].sort();
       return this.acquireKeys(keys, settings, onFail, signal) as Promise<MultiLease | Skipped>;
     } catch (error) {
       return Promise.reject(error);

@@ -56,8 +56,20 @@ export function compositeLockKey(prefix: string, businessFlag: string, values: r
       `${prefix}${businessFlag}_`,
     );
   }
-  const parts = values.map((value, index) => quoted(keyText(prefix, businessFlag, value, index)));
+  const parts = mapEach(values, (value, index) => quoted(keyText(prefix, businessFlag, value, index)));
   return checkedLength(`${prefix}${businessFlag}_[${parts.join(',')}]`);
+}
+
+/**
+ * map() over a list the caller gave, by index: a hole in a sparse array (`[, 'a']`, `new Array(2)`)
+ * is the value undefined there, refused as `[undefined, 'a']` is. Array.prototype.map and its kin
+ * skip holes: `[, 'a']` as a composite key wrote the hole as nothing (`["a"]` is another key), and as
+ * keys locked `a` alone. The first value refused ends it, however long the list says it is.
+ */
+export function mapEach<T>(values: readonly unknown[], each: (value: unknown, index: number) => T): T[] {
+  const mapped: T[] = [];
+  for (let index = 0; index < values.length; index++) mapped.push(each(values[index], index));
+  return mapped;
 }
 
 /** Written as it is: not empty, no brace, and not starting as the other two forms do. */
