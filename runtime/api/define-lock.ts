@@ -142,7 +142,7 @@ export class MethodLock<Skipped extends undefined = undefined> {
   acquireEach(values: readonly unknown[], onFail?: FailureClass, signal?: AbortSignal): Promise<MultiLease | Skipped> {
     try {
       checkSignal(signal);
-      const settings = this.resolve();
+      const settings = this.callSettings();
       const { businessFlag } = this.options;
       if (!Array.isArray(values) || values.length === 0) {
         const what = Array.isArray(values) ? 'an empty list' : 'not a list';
@@ -187,7 +187,7 @@ export class MethodLock<Skipped extends undefined = undefined> {
    * lock would take it on: the current one, or the Redlock servers for a lock with `redlock`.
    */
   async inspect(keyOf: (prefix: string, businessFlag: string) => string): Promise<LockState> {
-    const settings = this.resolve();
+    const settings = this.callSettings();
     const key = keyOf(settings.prefix, this.options.businessFlag);
     const use = settings.redlock ? useRedlockStore(key, this.options.site) : useCurrentStore();
     try {
@@ -208,7 +208,7 @@ export class MethodLock<Skipped extends undefined = undefined> {
     // that cannot be used — rejects instead: callers of a Promise-returning method expect that.
     try {
       checkSignal(signal);
-      const settings = this.resolve();
+      const settings = this.callSettings();
       return this.acquireKey(keyOf(settings.prefix, this.options.businessFlag, value), settings, onFail, signal);
     } catch (error) {
       return Promise.reject(error);
@@ -316,6 +316,18 @@ export class MethodLock<Skipped extends undefined = undefined> {
     };
   }
 
+  /**
+   * The settings a call locks with. A programmatic call for a business that a tagged method locks
+   * under another prefix — the plugin entry's `prefix`, or the tag's — would lock another key than
+   * the method's, and the two would not exclude each other: refused (see checkSamePrefix).
+   */
+  private callSettings(): LockOptions {
+    const settings = this.resolve();
+    const woven = wovenPrefixes.get(this.options.businessFlag);
+    if (woven && !wovenLocks.has(this)) checkSamePrefix(this.options.businessFlag, settings.prefix, woven);
+    return settings;
+  }
+
   private resolve(): LockOptions {
     const version = settingsVersion();
     if (this.resolvedFor !== version) {
@@ -363,10 +375,54 @@ function checkSignal(signal: unknown): void {
 /** What defineLock() reads. Woven code writes only these; a hand-written misspelling (redLock, prefx) would lock elsewhere. */
 const DEFINE_LOCK_KEYS: readonly string[] = ['site', 'businessFlag', ...OPTION_NAMES];
 
+/**
+ * The prefixes the tagged methods of each business were woven with, as defineLock() got them:
+ * the plugin entry's or the tag's, or undefined for one that takes configure()'s. Each with the
+ * first method that named it, for the error. Bounded by the tagged methods a program has.
+ */
+const wovenPrefixes = new Map<string, Map<string | undefined, string>>();
+
+/** The locks defineLock() made: a tagged method's own calls are not programmatic ones. */
+const wovenLocks = new WeakSet<MethodLock<undefined>>();
+
+function noteWoven(lock: MethodLock<undefined>): void {
+  wovenLocks.add(lock);
+  const { businessFlag, prefix, site } = lock.options;
+  let prefixes = wovenPrefixes.get(businessFlag);
+  if (!prefixes) wovenPrefixes.set(businessFlag, (prefixes = new Map()));
+  if (!prefixes.has(prefix)) prefixes.set(prefix, site ?? 'a tagged method');
+}
+
+/**
+ * A programmatic call uses the same locks and keys as a tagged method of its business: refused
+ * with a TypeError when the tagged methods of `businessFlag` loaded so far lock under other
+ * prefixes than `prefix` — a plugin entry's `"prefix": "shop:"` reaches only the methods it wove,
+ * and withLock() would lock `LOCK_payOrder_O1` beside a method holding `shop:payOrder_O1`.
+ */
+function checkSamePrefix(businessFlag: string, prefix: string, woven: ReadonlyMap<string | undefined, string>): void {
+  const configured = currentDefaults().prefix;
+  let other: [string, string] | undefined;
+  for (const [own, site] of woven) {
+    const wovenWith = own ?? configured;
+    if (wovenWith === prefix) return;
+    other ??= [wovenWith, site];
+  }
+  if (!other) return;
+  const [wovenWith, site] = other;
+  throw new TypeError(
+    `lockweave: this call locks ${businessFlag} under the prefix ${JSON.stringify(prefix)}, but the tagged method ` +
+      `${site} locks it under ${JSON.stringify(wovenWith)} (the prefix of its plugin entry or tag): the two would ` +
+      `take different keys and not exclude each other. Call configure({ prefix: ${JSON.stringify(wovenWith)} }) to ` +
+      `match the plugin entry, or pass prefix: ${JSON.stringify(wovenWith)} in this request`,
+  );
+}
+
 /** One lock definition per tagged method, made at module load; see SkippedBy for its type. */
 export function defineLock<const O extends DefineLockOptions>(options: O): MethodLock<SkippedBy<O>> {
   if (typeof options === 'object' && options !== null)
     checkKeys(options, DEFINE_LOCK_KEYS, `lockweave: defineLock(${options.site ?? ''})`, 'a lock option');
   noteDefiningModule(defineLock);
-  return new MethodLock<SkippedBy<O>>(options);
+  const lock = new MethodLock<SkippedBy<O>>(options);
+  noteWoven(lock as MethodLock<undefined>);
+  return lock;
 }
