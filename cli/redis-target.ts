@@ -2,9 +2,11 @@
 // REDIS_URL, else redis://127.0.0.1:6379, as the runtime reads them), with --cluster for a Redis
 // Cluster the URL is one node of. Opened as the runtime opens its own connection, so a command
 // talks to the server the locks go to, with the same checks of the URL; printed as host:port
-// only, never with its credentials.
+// only, never with its credentials, and what the server says is quoted without them (safeText:
+// a server without AUTH echoes the password in its "unknown command" reply).
 import type { Cluster, Redis } from 'ioredis';
 import { printUrlAddress } from '../runtime/base/redis-address';
+import { type Credentials, credentialsOf, safeText } from '../runtime/base/safe-error';
 import { createStore } from '../runtime/api/store-factory';
 import { holdProcess } from '../runtime/base/process-hold';
 import type { RedisLockStore } from '../runtime/store/redis-store';
@@ -24,6 +26,8 @@ export interface RedisTarget {
   readonly store: RedisLockStore;
   /** host:port, for output. */
   readonly address: string;
+  /** The URL's and the connection's credentials, hidden in what is printed of the server's errors. */
+  readonly credentials: Credentials;
   /** The clients to SCAN: the one server, or a Cluster's primaries. */
   primaries(): Promise<Redis[]>;
   close(): Promise<void>;
@@ -35,12 +39,14 @@ export function openTarget(flags: Readonly<Record<string, string>>): RedisTarget
   try {
     store = createStore({ redis: flags.cluster ? [url] : url }) as RedisLockStore;
   } catch (error) {
-    throw new CliError(`--redis: ${(error as Error).message.replace(/^lockweave: /, '')}`);
+    const message = safeText((error as Error).message, credentialsOf(url));
+    throw new CliError(`--redis: ${message.replace(/^lockweave: /, '')}`);
   }
   const client = store.client;
   return {
     store,
     address: printUrlAddress(url),
+    credentials: credentialsOf(url, client.options),
     async primaries() {
       if (!client.isCluster) return [client as Redis];
       const cluster = client as Cluster;
@@ -59,9 +65,9 @@ export async function talkingTo<T>(target: RedisTarget, work: () => Promise<T>):
     return await work();
   } catch (error) {
     // A bug is a TypeError or ReferenceError, and keeps its stack; anything else came from the server
-    // or the way to it (refused, timed out, a reply error). Messages of both hold no credentials.
+    // or the way to it (refused, timed out, a reply error), and is printed without the credentials.
     if (error instanceof Error && !(error instanceof TypeError || error instanceof ReferenceError))
-      throw new CliError(`${target.address}: ${error.message}`);
+      throw new CliError(`${target.address}: ${safeText(error.message, target.credentials)}`);
     throw error;
   } finally {
     await target.close().catch(() => undefined);

@@ -1,11 +1,13 @@
 // The errors a caller of a locked method can see. Each sets `name` to its class name (so it
 // survives minification and reads well in logs) and carries the Redis key it is about.
 // A `cause` is kept without what a client attached to it (safe-error.ts): a JSON logger of errors
-// prints the whole chain, and an ioredis ReplyError carries its command's arguments.
+// prints the whole chain, and an ioredis ReplyError carries its command's arguments. Its text, and
+// the text of a RedisConnectionError, lose any echo of command arguments a server put in them
+// (safeText); the store has hidden its connection's credentials before (redis-health.ts).
 // A message is one printable line (printable.ts): it holds key values, and a key with a newline
 // would otherwise forge a line wherever `error.message` is logged. `key` keeps the key as it is.
 import { printable } from './printable';
-import { withoutSecrets } from './safe-error';
+import { safeText, withoutSecrets } from './safe-error';
 
 export class LockError extends Error {
   override name = 'LockError';
@@ -27,8 +29,9 @@ export class LockAcquireError extends LockError {
     readonly waitedMs: number,
     options?: { cause?: unknown },
   ) {
-    const reason = options?.cause instanceof Error ? `; last error: ${options.cause.message}` : '';
-    super(`could not acquire ${key} after ${attempts} attempt(s) in ${waitedMs} ms${reason}`, key, options);
+    const safe = safeOptions(options);
+    const reason = safe?.cause instanceof Error ? `; last error: ${safe.cause.message}` : '';
+    super(`could not acquire ${key} after ${attempts} attempt(s) in ${waitedMs} ms${reason}`, key, safe);
   }
 }
 
@@ -65,7 +68,7 @@ export class RedisConnectionError extends Error {
     readonly fatal: boolean,
     options?: { cause?: unknown },
   ) {
-    super(printable(message), safeOptions(options));
+    super(printable(safeText(message)), safeOptions(options));
   }
 }
 

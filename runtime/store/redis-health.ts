@@ -13,12 +13,15 @@
 //     cannot keep the process alive;
 //   - errors without what the client attached to them: an ioredis ReplyError carries its command's
 //     arguments (AUTH's are the password), and every error that leaves here, or is a cause of one,
-//     is a copy without them (base/safe-error.ts). Addresses are host:port (base/redis-address.ts).
+//     is a copy without them (base/safe-error.ts). Their text, and what is quoted of it here, lose a
+//     server's echo of a command's arguments and every credential the client is configured with:
+//     a server without AUTH answers it with "unknown command 'auth', with args beginning with:"
+//     and the password. Addresses are host:port (base/redis-address.ts).
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster } from './ioredis-client';
 import { RedisConnectionError } from '../base/errors';
 import { DEFAULT_SENTINEL_PORT, printAddress, printUrlAddress } from '../base/redis-address';
-import { withoutSecrets } from '../base/safe-error';
+import { type Credentials, credentialsOf, withoutSecrets } from '../base/safe-error';
 import { clusterReady, ClusterPrimaries } from './cluster-primaries';
 import type { GlideClient } from './glide-client';
 import type { NodeRedisClient } from './node-redis-client';
@@ -145,15 +148,35 @@ export class RedisHealth {
   }
 
   private explain(error: unknown): unknown {
-    if (error instanceof RedisConnectionError || !(error instanceof Error)) return withoutSecrets(error);
+    if (error instanceof RedisConnectionError || !(error instanceof Error)) return this.safe(error);
     if (this.fatalError) return this.fatalError;
-    return CONNECTION_GONE.test(error.message)
-      ? this.unreachable(this.downWith ?? error, error)
-      : withoutSecrets(error);
+    return CONNECTION_GONE.test(error.message) ? this.unreachable(this.downWith ?? error, error) : this.safe(error);
   }
 
-  private unreachable(cause: Error, command?: Error): RedisConnectionError {
-    let detail = command && command !== cause ? `${cause.message} (${command.message})` : cause.message;
+  /**
+   * The credentials the client is configured with, read when an error is explained: a client of the
+   * user's may have been given a new password since (options.password, a node-redis cluster's
+   * defaults, GLIDE's credentials).
+   */
+  private get credentials(): Credentials {
+    const client = this.client as {
+      options?: unknown;
+      _options?: unknown;
+      startupNodes?: unknown;
+      config?: unknown;
+    };
+    return credentialsOf(client.options, client._options, client.startupNodes, client.config);
+  }
+
+  /** `error` as it may leave here: see base/safe-error.ts. */
+  private safe<T>(error: T): T {
+    return withoutSecrets(error, this.credentials) as T;
+  }
+
+  private unreachable(raw: Error, rawCommand?: Error): RedisConnectionError {
+    const cause = this.safe(raw);
+    const command = rawCommand && rawCommand !== raw ? this.safe(rawCommand) : undefined;
+    let detail = command ? `${cause.message} (${command.message})` : cause.message;
     // ioredis says this when a round of Sentinels gave no primary that answered, though the Sentinels
     // may have answered (in a failover they name the dead primary until the promotion); and a Sentinel
     // client the runtime opened does retry, through its reconnects (store/connection-ref.ts).
@@ -188,7 +211,8 @@ export class RedisHealth {
     return this.fatal(`it has no database ${databaseOf(this.client)}`, error);
   }
 
-  private fatal(what: string, error: Error): RedisConnectionError {
+  private fatal(what: string, raw: Error): RedisConnectionError {
+    const error = this.safe(raw);
     return new RedisConnectionError(`Redis at ${this.address}: ${what}: ${error.message}`, this.address, true, {
       cause: error,
     });
