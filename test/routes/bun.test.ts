@@ -109,6 +109,17 @@ test("Bun.build: a plugin before lockweave's that loads .ts files without the ta
   }
 });
 
+test("Bun.build: tagged TypeScript a plugin before lockweave's serves from memory, in a namespace of its own, fails the build and leaves no bundle", async (t) => {
+  const out = path.join('out', 'virtual');
+  const built = await bun(['build-bun.ts'], { OUT: out, VIRTUAL: '1', ENTRIES: 'virtual-entry' });
+  t.not(built.status, 0, built.output);
+  t.regex(
+    built.output,
+    /the build bundled virtual:orders\.ts, TypeScript that a plugin loaded in a namespace of its own/,
+  );
+  t.false(fs.existsSync(path.join(APP_DIR, out, 'virtual-entry.js')), 'a bundle was left');
+});
+
 test("a preload before lockweave's whose plugin loads .ts files without the tag comments: bun run is refused, naming a file (Bun shows it late: after start-up)", async (t) => {
   const ran = await bun(['--config=bunfig.stripped.toml', 'run', 'src/app.ts']);
   t.not(ran.status, 0, ran.output);

@@ -366,6 +366,38 @@ test('vitest: a tagged file imported with ?raw=1, which vite compiles as code, h
   t.regex(ran.output, /1 passed/);
 });
 
+// esbuild's stdin is handed to no plugin: lockweave weaves it before the build. TypeScript a plugin
+// serves from memory in a namespace of its own has no file lockweave could read: the build fails.
+test("esbuild: a tagged app handed as stdin (loader 'ts') is woven, and its method holds its key, one body at a time", async (t) => {
+  const out = path.join('out', 'esbuild-stdin');
+  const built = await spawnTool(NODE20, ['build-esbuild-stdin.mjs'], { STDIN: 'ts', OUT: out });
+  t.is(built.status, 0, built.output);
+  const ran = await spawnTool(NODE20, [path.join(out, 'stdin-app.mjs')], { RUN_ID: `esbuild-stdin-${++runs}` });
+  t.is(ran.status, 0, ran.output);
+  const printed = JSON.parse(ran.stdout.trim().split('\n').pop()!) as {
+    results: { stdin: string[] };
+    most: { stdin: number };
+  };
+  t.is(printed.results.stdin.length, 3);
+  for (const token of printed.results.stdin) t.regex(token, /^[0-9a-f-]{36}$/);
+  t.is(printed.most.stdin, 1);
+});
+
+test('esbuild: tagged stdin read as JavaScript, and tagged TypeScript a plugin serves from memory, fail the build', async (t) => {
+  const js = await spawnTool(NODE20, ['build-esbuild-stdin.mjs'], { STDIN: 'js', OUT: path.join('out', 'stdin-js') });
+  t.not(js.status, 0, js.output);
+  t.regex(js.output, /the build's stdin \(stdin-app\.ts\) holds @redisLock tags, but esbuild reads it as js/);
+  t.false(fs.existsSync(path.join(APP_DIR, 'out', 'stdin-js', 'stdin-app.mjs')), 'a bundle was written');
+  const out = path.join('out', 'stdin-virtual');
+  const virtual = await spawnTool(NODE20, ['build-esbuild-stdin.mjs'], { STDIN: 'virtual', OUT: out });
+  t.not(virtual.status, 0, virtual.output);
+  t.regex(
+    virtual.output,
+    /the build bundled virtual:orders\.ts, TypeScript that a plugin loaded in a namespace of its own/,
+  );
+  t.false(fs.existsSync(path.join(APP_DIR, out, 'stdin-app.mjs')), 'a bundle was written');
+});
+
 test("rollup: a build handed the last one's cache and a new plugin weaves its cached tagged modules, and the app locks", async (t) => {
   const out = path.join('out', 'rollup-cached');
   const built = await spawnTool(NODE20, ['build-rollup-cached.mjs'], { OUT: out });

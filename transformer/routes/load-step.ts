@@ -18,8 +18,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
 import { mayHoldTag } from '../parse/find-tags';
-import { isWeavable, strippedError, weave, type LockweaveBundlerOptions } from './bundler-hooks';
+import { isWeavable, isWeavableFile, strippedError, weave, type LockweaveBundlerOptions } from './bundler-hooks';
 import { tagsWeaveOnDisk } from './tags-on-disk';
+import type { CachedWeave } from './woven-cache';
 
 /**
  * esbuild's plugin, written for esbuild directly: through unplugin it cost a plain build of 85 ms
@@ -35,14 +36,19 @@ export function esbuildPlugin(options: LockweaveBundlerOptions | undefined): Esb
     setup(build) {
       /** Files lockweave's onLoad read (esbuild's incremental rebuilds may answer from their cache). */
       const loaded = new Set<string>();
+      const dir = build.initialOptions.absWorkingDir ?? process.cwd();
       build.initialOptions.metafile = true;
+      const stdin = weaveStdin(build.initialOptions.stdin, dir, options);
+      if (stdin !== undefined) loaded.add(stdin);
       build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => {
+        // A module of another plugin's namespace is that plugin's to load: its path need not be a
+        // file, nor its text the file's. The build's end judges it (strippedInputs).
+        if (args.namespace !== undefined && args.namespace !== 'file') return undefined;
         loaded.add(args.path);
         return loadWoven(args.path, options);
       });
       build.onEnd((result) => {
         if (result.errors.length > 0) return;
-        const dir = build.initialOptions.absWorkingDir ?? process.cwd();
         const error = strippedInputs(
           result.metafile,
           loaded,
@@ -70,7 +76,8 @@ export interface Metafile {
  * onLoad callbacks in order and takes the first answer: a plugin listed before lockweave's that
  * loads TypeScript files answers for them, and lockweave's is never asked. Every source input
  * (isWovenSource) lockweave's onLoad did not load — TypeScript another plugin loaded first, or the
- * project's own JavaScript, which it does not load — is read once; if one has tags on disk, the
+ * project's own JavaScript, which it does not load — is read once, and TypeScript another plugin
+ * served in its own namespace with no file to read counts as tagged (its text is unknown); if one has tags, the
  * files the build wrote under `outputDir` (both tools write before the end callbacks run;
  * undefined when they wrote nothing) are removed — as the tools write nothing on errors of their
  * own — and the error naming the inputs is returned.
@@ -84,10 +91,15 @@ export function strippedInputs(
   // Asked for by the plugin's setup: without it, the tool could not say what it bundled.
   if (!metafile)
     return new Error('lockweave: the build kept no metafile, so lockweave cannot check that it wove every tagged file');
-  const unwoven = Object.keys(metafile.inputs)
-    .map((input) => inputFile(inputDir, input))
-    .filter((file) => isWeavable(file) && !loaded.has(file) && tagsWeaveOnDisk(file));
-  if (unwoven.length === 0) return undefined;
+  const inputs = Object.keys(metafile.inputs).map((input) => inputOf(inputDir, input));
+  const unwoven = inputs
+    .map((input) => input.file)
+    .filter((file) => isWeavableFile(file) && !loaded.has(file) && tagsWeaveOnDisk(file));
+  // TypeScript another plugin made in its own namespace, with no file to read: what it held is unknown.
+  const unread = inputs
+    .filter((input) => input.namespace !== undefined && TYPESCRIPT_FILE.test(input.file) && !readable(input.file))
+    .map((input) => input.name);
+  if (unwoven.length === 0 && unread.length === 0) return undefined;
   if (outputDir !== undefined)
     for (const output of Object.keys(metafile.outputs)) fs.rmSync(path.resolve(outputDir, output), { force: true });
   const stripped = unwoven.filter((file) => TYPESCRIPT_FILE.test(file));
@@ -95,8 +107,28 @@ export function strippedInputs(
   const errors = [
     ...(stripped.length > 0 ? [strippedError(...stripped)] : []),
     ...(javaScript.length > 0 ? [unwovenJavaScript(javaScript)] : []),
+    ...(unread.length > 0 ? [unreadTypeScript(unread)] : []),
   ];
   return errors.length === 1 ? errors[0] : new Error(errors.map((error) => error.message).join('\n'));
+}
+
+/** The error of TypeScript modules a plugin loaded from elsewhere than a file: lockweave cannot see their tags. */
+function unreadTypeScript(names: readonly string[]): Error {
+  const [them, their] = names.length > 1 ? ['them', 'their'] : ['it', 'its'];
+  return new Error(
+    `lockweave: the build bundled ${names.join(', ')}, TypeScript that a plugin loaded in a namespace of its own from no file on disk, ` +
+      `so lockweave could not read ${them} to weave ${their} @redisLock tags, and ${their} tagged methods would run unlocked. ` +
+      'Have that plugin resolve such modules to their files (the `file` namespace), or write the text it makes to a .ts file and import that.',
+  );
+}
+
+/** True when `file` is a file that can be read (a plugin's namespace path may name none). */
+function readable(file: string): boolean {
+  try {
+    return path.isAbsolute(file) && fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The error of tagged JavaScript files the build bundled: these plugins load TypeScript only (above). */
@@ -109,10 +141,52 @@ function unwovenJavaScript(files: readonly string[]): Error {
   );
 }
 
-/** The file of a metafile input: a path relative to the working directory, or `namespace:path`. */
-function inputFile(dir: string, input: string): string {
-  const namespaced = /^[a-z][\w-]*:(.*)$/i.exec(input);
-  return namespaced ? namespaced[1] : path.resolve(dir, input);
+/**
+ * A metafile input: a path relative to the working directory (the `file` namespace), or
+ * `namespace:path` (another plugin's), its suffix (`?raw`, `#x`) aside: the tool gives a query no
+ * meaning of its own (the loader decides), so `./pay.ts?raw` is the file, code like any other.
+ */
+function inputOf(dir: string, name: string): { name: string; file: string; namespace?: string } {
+  const namespaced = /^([a-z][\w-]*):(.*)$/i.exec(name);
+  if (namespaced && namespaced[1] !== 'file')
+    return { name, file: namespaced[2].replace(/[?#].*$/, ''), namespace: namespaced[1] };
+  return { name, file: path.resolve(dir, (namespaced ? namespaced[2] : name).replace(/[?#].*$/, '')) };
+}
+
+/**
+ * esbuild's stdin: no plugin loads it, so lockweave weaves it here, before the build starts, as
+ * the file it names (`sourcefile` in `resolveDir`: its tsconfig gives the lock's settings). Returns
+ * that file, for the build's end; undefined when stdin holds no tag text. Tag text in stdin that
+ * esbuild reads as JavaScript (its default loader) fails the build: these plugins weave TypeScript.
+ */
+function weaveStdin(
+  stdin: EsbuildStdin | undefined,
+  dir: string,
+  options: LockweaveBundlerOptions | undefined,
+): string | undefined {
+  if (!stdin || stdin.contents === undefined) return undefined;
+  const code = typeof stdin.contents === 'string' ? stdin.contents : Buffer.from(stdin.contents).toString('utf8');
+  if (!mayHoldTag(code)) return undefined;
+  const name = stdin.sourcefile ?? '<stdin>';
+  if (stdin.loader !== 'ts' && stdin.loader !== 'tsx') {
+    throw new Error(
+      `lockweave: the build's stdin (${name}) holds @${'redisLock'} tags, but esbuild reads it as ${stdin.loader ?? 'js'}, and lockweave's esbuild plugin ` +
+        "weaves TypeScript only, so its methods would run unlocked. Give stdin loader: 'ts', or write it to a .ts file and build that.",
+    );
+  }
+  // esbuild names stdin in the metafile by this path (relative to the working directory).
+  const base = path.resolve(dir, stdin.resolveDir ?? '.', name);
+  const file = TYPESCRIPT_FILE.test(base) ? base : `${base}.${stdin.loader}`;
+  const woven = weave(file, code, options);
+  if (woven.code !== code) stdin.contents = woven.code + inlineMap(woven.map);
+  return base;
+}
+
+/** A woven text's map as an inline comment, which the tool composes into its own. */
+function inlineMap(map: CachedWeave['map']): string {
+  return map
+    ? `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`
+    : '';
 }
 
 export interface LoadedTypeScript {
@@ -140,10 +214,11 @@ export function loadWoven(
   if (!weavable || !mayHoldTag(code))
     return asRead ? { contents: code, loader: loaderOf(file), watchFiles: [] } : undefined;
   const woven = weave(file, code, options);
-  const map =
-    woven.map &&
-    `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(woven.map)).toString('base64')}\n`;
-  return { contents: woven.code + (map ?? ''), loader: loaderOf(file), watchFiles: [...(woven.configFiles ?? [])] };
+  return {
+    contents: woven.code + inlineMap(woven.map),
+    loader: loaderOf(file),
+    watchFiles: [...(woven.configFiles ?? [])],
+  };
 }
 
 function loaderOf(file: string): 'ts' | 'tsx' {
@@ -154,10 +229,27 @@ function loaderOf(file: string): 'ts' | 'tsx' {
 interface EsbuildPlugin {
   name: string;
   setup(build: {
-    readonly initialOptions: { metafile?: boolean; absWorkingDir?: string; logLevel?: string; write?: boolean };
-    onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => LoadedTypeScript | undefined): void;
+    readonly initialOptions: {
+      metafile?: boolean;
+      absWorkingDir?: string;
+      logLevel?: string;
+      write?: boolean;
+      stdin?: EsbuildStdin;
+    };
+    onLoad(
+      options: { filter: RegExp },
+      callback: (args: { path: string; namespace?: string }) => LoadedTypeScript | undefined,
+    ): void;
     onEnd(callback: (result: EsbuildResult) => void): void;
   }): void;
+}
+
+/** esbuild's `stdin` option: the entry's text, handed to no plugin. */
+interface EsbuildStdin {
+  contents?: string | Uint8Array;
+  loader?: string;
+  sourcefile?: string;
+  resolveDir?: string;
 }
 
 /** The part of esbuild's build result the end callback reads. */
