@@ -13,7 +13,8 @@
 //              process, as a claim (CLAIM_MS, store/lock-store.ts) and PUBLISHes its token; that
 //              waiter's next attempt makes the key its own, full lease, before its body starts
 //              (store/scripts/acquire-in-turn.ts). A claim nobody takes up frees the key when it ends.
-//   free       Nobody waits: the script deletes the key and PUBLISHes an empty notice; the oldest
+//   free       Nobody waits: the script deletes the key (announced only where waiters take no place
+//              in line, Redlock: store/scripts/release.ts says why); on a notice the oldest
 //              sleeper of each listening process tries (lock/waiters.ts).
 // A lease with autoUnlock off is not released at all: its key lapses at the end of its lease.
 // (MemoryLockStore makes the script's choice in TypeScript; docs/protocol.md has the whole protocol.)

@@ -5,7 +5,8 @@
 // waiters in the store (first come, first served). What this file decides is how a notice reaches
 // the right sleeper:
 // - passed to a token: only the waiter holding that token wakes, to confirm the key with one attempt;
-// - freed (nobody was in line when it was released): the oldest sleeper of this process wakes and
+// - freed (a Redlock release, an operator's forced unlock; a release on one Redis that finds the line
+//   empty announces nothing: store/scripts/release.ts): the oldest sleeper of this process wakes and
 //   tries; the others sleep on, so they do not all race for one key;
 // - passed to a waiter of another process: the oldest sleeper here watches the claim. If no later
 //   notice for the key comes within CLAIM_FIRM_MS, that process has not used the key — stalled, its

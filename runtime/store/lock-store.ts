@@ -53,6 +53,8 @@ export interface SuccessionRequest {
    * have been applied yet.
    */
   readonly leavingLine?: readonly string[];
+  /** Announce a freed key even though nobody stands in its line (Redlock's waiters take no place). */
+  readonly announceFree?: boolean;
 }
 
 /**

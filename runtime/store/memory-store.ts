@@ -156,7 +156,8 @@ export class MemoryLockStore implements LockStore {
     // Nobody in line: the successor, in line or not, is the only one waiting.
     if (!first || first.token === successor?.token) {
       if (!successor) {
-        this.free(key);
+        // As the release script: announced only when asked (lock-store.ts, SuccessionRequest).
+        this.free(key, succession?.announceFree === true);
         return 'freed';
       }
       this.leaveLine(key, successor.token);
@@ -281,10 +282,10 @@ export class MemoryLockStore implements LockStore {
     return holder;
   }
 
-  private free(key: string): void {
+  private free(key: string, announce = true): void {
     clearTimeout(this.holders.get(key)?.timer);
     this.holders.delete(key);
-    this.listeners.get(key)?.(key, undefined);
+    if (announce) this.listeners.get(key)?.(key, undefined);
   }
 
   /** The first waiter whose place has not lapsed; lapsed ones are dropped from the whole line, as the scripts drop them. */

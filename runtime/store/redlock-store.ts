@@ -51,6 +51,12 @@ import { FencingUnavailableError, isFatal, RedisConnectionError } from '../base/
 import type { KeyState, LockStore, Notice, PlaceInLine, Regranted, Released, SuccessionRequest } from './lock-store';
 import { setTimer } from '../base/timer-delay';
 
+/**
+ * What each node's release asks for: the free key announced though nobody stands in its line — on
+ * Redlock nobody does (above), and the notices are how waiters here and elsewhere learn of it.
+ */
+const ANNOUNCED: SuccessionRequest = { announceFree: true };
+
 /** The longest a verb waits for a node that does not answer (a paused node, a client without timeouts). */
 export const REDLOCK_NODE_BOUND_MS = 1_000;
 
@@ -210,7 +216,7 @@ export class RedlockStore implements LockStore {
     if (this.sameServer) {
       // A grant made before the twins were found goes now, not at its TTL (token-checked: only ours).
       this.nodes.forEach(({ store }, index) =>
-        this.inTurn(token, index, () => store.release(key, token)).catch(() => undefined),
+        this.inTurn(token, index, () => store.release(key, token, ANNOUNCED)).catch(() => undefined),
       );
       throw this.sameServer;
     }
@@ -220,7 +226,9 @@ export class RedlockStore implements LockStore {
     const { verdict, answers } = await this.busyWith(key, () =>
       this.vote(
         (node, index) =>
-          this.inTurn(token, index, () => node.release(key, token)).then((released) => released !== 'not-ours'),
+          this.inTurn(token, index, () => node.release(key, token, ANNOUNCED)).then(
+            (released) => released !== 'not-ours',
+          ),
         this.nodeBoundMs,
       ),
     );

@@ -45,6 +45,37 @@ test('a release passes the key to the first waiter in line, over waiters that ca
   await store.close();
 });
 
+test('a release that finds the line empty publishes nothing, unless it asks to (Redlock); a pass names its waiter', async (t) => {
+  const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
+  const key = `LOCK_${flag('quiet')}`;
+  const channel = `lockweave:released:${key}`;
+  const listener = new Redis(fixture.server.url);
+  const heard: string[] = [];
+  listener.on('message', (_channel: string, message: string) => heard.push(message));
+  await listener.subscribe(channel);
+  // Messages on one channel arrive in the order Redis published them: a marker published after a
+  // release comes after any notice that release published.
+  const heardUpTo = async (marker: string) => {
+    await fixture.redis.publish(channel, marker);
+    await until(() => heard.includes(marker), { timeoutMs: 10_000, what: `the marker ${marker}` });
+  };
+  t.true(await store.tryAcquire(key, 'alone', 10_000));
+  t.is(await store.release(key, 'alone'), 'freed');
+  await heardUpTo('marker-1');
+  t.deepEqual(heard, ['marker-1'], 'nobody in line: nothing published');
+  t.true(await store.tryAcquire(key, 'redlock-node', 10_000));
+  t.is(await store.release(key, 'redlock-node', { announceFree: true }), 'freed');
+  await heardUpTo('marker-2');
+  t.deepEqual(heard, ['marker-1', '', 'marker-2'], 'asked: an empty notice');
+  t.true(await store.tryAcquire(key, 'holder', 10_000));
+  t.false(await store.tryAcquireInTurn(key, place('waiter', 10_000)));
+  t.is(await store.release(key, 'holder'), 'passed');
+  await heardUpTo('marker-3');
+  t.deepEqual(heard, ['marker-1', '', 'marker-2', 'waiter', 'marker-3'], 'a pass is announced to its waiter');
+  listener.disconnect();
+  await store.close();
+});
+
 test('a place that lapses (its waiter died) is passed over; a waiter that comes back keeps its place', async (t) => {
   const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
   const key = `LOCK_${flag('lapse')}`;

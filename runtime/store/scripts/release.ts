@@ -28,9 +28,17 @@ export interface ReleaseCall {
  *   (acquire-in-turn.ts). The claim's mark beside the key (waiting-line.ts) says the key is a claim
  *   until then: one left unconfirmed a while may be taken by the next in line (acquire-in-turn.ts),
  *   and one nobody takes up (the waiter's process died) frees the key when it ends;
- * - free: to nobody when the line is empty: the key is deleted and an empty notice PUBLISHed — unless
- *   a successor is named: then nobody else waits, and it is handed over to it, in line or not (a
- *   waiter that came during its process's turn takes no place: lock/waiters.ts, turnRunsHere).
+ * - free: to nobody when the line is empty: the key is deleted — unless a successor is named: then
+ *   nobody else waits, and it is handed over to it, in line or not (a waiter that came during its
+ *   process's turn takes no place: lock/waiters.ts, turnRunsHere). Nothing is PUBLISHed unless the
+ *   release asks (`announce_free`): an empty line means nobody sleeps on the key. A caller whose
+ *   first SET finds the key held takes its place in line before it sleeps (acquire-in-turn.ts), and
+ *   a waiter of the releaser's own process without one is named successor. The only sleepers
+ *   without a place are waiters whose place lapsed or whose attempt to take one failed — their
+ *   process stalled past the place's grace, or Redis was unreachable — and those look at their next
+ *   scheduled attempt or when the connection is back (lock/acquire.ts), which an empty notice only
+ *   ran ahead of. Not publishing took 5–9% off Redis's CPU for an uncontended lock (a SET and
+ *   its release: bench/history.md), and on a Cluster or with replicas a notice is replicated too. Redlock asks for it: its waiters take no place in any line (redlock-store.ts).
  * First, the waiters in `leavingLine` (they took the releaser's grant over, and their take-over
  * script may not have run yet) and, for a waiter giving up, the releaser leave the line; a waiter
  * giving up a claim passed to it takes its mark away with it.
@@ -40,9 +48,9 @@ export interface ReleaseCall {
 const SOURCE = `${LINE_HELPERS}${FENCE_HELPERS}
 local key, line, lapses, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local token, channel, claim_ms, successor, successor_lease_ms = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local leaving, goes_ahead, publish, successor_fenced = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local leaving, goes_ahead, publish, successor_fenced, announce_free = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 if leaving == '1' then leave(line, lapses, token) end
-for i = 10, #ARGV do leave(line, lapses, ARGV[i]) end
+for i = 11, #ARGV do leave(line, lapses, ARGV[i]) end
 if redis.call('get', key) ~= token then return 0 end
 if leaving == '1' then redis.call('del', claim) end
 -- The common case, nobody waiting, stays as cheap as a plain compare-and-delete.
@@ -53,7 +61,7 @@ if redis.call('exists', line) == 1 then
 end
 if not first and successor == '' then
   redis.call('del', key)
-  redis.call(publish, channel, '')
+  if announce_free == '1' then redis.call(publish, channel, '') end
   return 1
 end
 -- Nobody in line: the successor, in line or not, is the only one waiting.
@@ -96,6 +104,7 @@ export const RELEASE = luaScript<ReleaseCall, Released>({
       flag(succession?.goesAhead),
       channels.publish,
       flag(successor?.fenced),
+      flag(succession?.announceFree),
       ...(succession?.leavingLine ?? NONE),
     ];
   },
