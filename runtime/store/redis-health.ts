@@ -10,7 +10,9 @@
 //     caller's attempts keep their schedule and its error comes within its wait bound;
 //   - a fatal error for what retrying cannot fix (TLS, auth, database): every command fails with
 //     it, acquire gives up at once, and a connection the runtime owns stops reconnecting, so it
-//     cannot keep the process alive;
+//     cannot keep the process alive. A client of the user's goes on reconnecting by its own
+//     settings, and a credential refused for a while (a password rotated, an ACL user turned off and
+//     on) is not refused for good: once that client is ready again, its commands go out again;
 //   - errors without what the client attached to them: an ioredis ReplyError carries its command's
 //     arguments (AUTH's are the password), and every error that leaves here, or is a cause of one,
 //     is a copy without them (base/safe-error.ts). Their text, and what is quoted of it here, lose a
@@ -40,12 +42,26 @@ type WatchedClient = Redis | Cluster | NodeRedisClient | NodeRedisCluster | Glid
  */
 const CONNECTION_GONE =
   /max retries per request|Connection is closed|Cluster not ready|Stream isn't writeable|Command timed out|connect ETIMEDOUT|The client is (closed|offline)|Socket closed unexpectedly|Connection timeout|^timed out$|Connection error|FatalReceiveError|broken pipe|connection reset/i;
-/** What retrying cannot fix, by what the server or TLS said. */
+/**
+ * What retrying cannot fix, by what the server said. Read on the error's message with the server's
+ * host names taken out (withoutHosts): a host name is not a diagnosis ("redis-tls.internal" in a DNS
+ * failure, "redis-noauth" in a refused connection).
+ */
 const FATAL = {
-  tls: /SSL|TLS|wrong version number|EPROTO|certificate|self.signed/i,
+  tls: /SSL|TLS|wrong version number|certificate|self.signed/i,
   credentials: /WRONGPASS|NOAUTH|invalid (user|password)|AUTH failed|invalid username-password/i,
   database: /DB index is out of range|invalid DB index/i,
 };
+/**
+ * A failed TLS handshake, by Node's and OpenSSL's error codes: a protocol mismatch (a rediss:// URL
+ * for a plain server), a certificate not trusted, expired or for another name. Not a handshake that
+ * timed out: a loaded server may answer the next one.
+ */
+const TLS_CODES =
+  /^(EPROTO|ERR_SSL_\w+|ERR_OSSL_\w+|ERR_TLS_(?!HANDSHAKE_TIMEOUT)\w+|CERT_\w+|CRL_\w+|UNABLE_TO_\w+|ERROR_IN_(CERT|CRL)_\w+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH_EXCEEDED|HOSTNAME_MISMATCH)$/;
+/** The network or the name service failing for now: never fatal, whatever the message says beside the code. */
+const TRANSIENT_CODES =
+  /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|ENETRESET|EPIPE|EADDRNOTAVAIL|ENOTFOUND|EAI_\w+)$/;
 
 /** How long after its last command an owned Cluster keeps trying to reconnect. */
 const RECONNECT_WHILE_USED_MS = 10_000;
@@ -80,6 +96,13 @@ export class RedisHealth {
     events.on('error', (error: Error) => this.onError(error));
     events.on('ready', () => {
       this.downWith = undefined;
+      // The user's client connected again by itself, so what it was refused is granted now (a
+      // password rotated, an ACL user turned on again): its commands go out again. An owned
+      // connection was stopped at its fatal error and comes back only through a new configure().
+      if (!this.owned && this.fatalError) {
+        this.fatalError = undefined;
+        this.databaseChecked = undefined;
+      }
       this.tellReconnected();
     });
     if ('status' in client && isCluster(client))
@@ -194,10 +217,10 @@ export class RedisHealth {
   }
 
   private onError(error: Error): void {
-    const said = `${(error as { code?: string }).code ?? ''} ${error.message}`;
-    if (FATAL.database.test(said)) return this.fail(this.noDatabase(error));
-    if (FATAL.credentials.test(said)) return this.fail(this.fatal('it refused the credentials', error));
-    if (FATAL.tls.test(said))
+    const kind = this.fatalKind(error);
+    if (kind === 'database') return this.fail(this.noDatabase(error));
+    if (kind === 'credentials') return this.fail(this.fatal('it refused the credentials', error));
+    if (kind === 'tls')
       return this.fail(
         this.fatal(
           'the TLS handshake failed (a rediss:// URL for a server without TLS, or a certificate it does not trust?)',
@@ -205,6 +228,22 @@ export class RedisHealth {
         ),
       );
     if (!isReady(this.client)) this.downWith = error;
+  }
+
+  /**
+   * Which fatal failure `error` is, if any. A socket or DNS failure never is. A TLS failure is
+   * told by its code; an error without a code (a server's reply) by its message, host names taken out.
+   */
+  private fatalKind(error: Error): keyof typeof FATAL | undefined {
+    const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+    if (typeof code === 'string' && TRANSIENT_CODES.test(code)) return undefined;
+    if (syscall === 'getaddrinfo') return undefined;
+    if (typeof code === 'string' && TLS_CODES.test(code)) return 'tls';
+    const said = withoutHosts(error, this.address);
+    if (FATAL.database.test(said)) return 'database';
+    if (FATAL.credentials.test(said)) return 'credentials';
+    if (typeof code !== 'string' && FATAL.tls.test(said)) return 'tls';
+    return undefined;
   }
 
   private noDatabase(error: Error): RedisConnectionError {
@@ -245,6 +284,24 @@ export class RedisHealth {
       },
     ));
   }
+}
+
+/**
+ * The message of `error` without the host names it may hold: the error's own (a DNS failure's
+ * `hostname`, a socket's `address`) and the server's (its printed address), each replaced by "host".
+ */
+function withoutHosts(error: Error, address: string): string {
+  const fields = error as { hostname?: unknown; host?: unknown; address?: unknown };
+  // The printed address: host:port, or a Sentinel client's words around its Sentinels' host:port.
+  const printed = address.split(/,\s*|\s+/).filter((word) => /[:/]/.test(word));
+  const hosts = [fields.hostname, fields.host, fields.address, ...printed]
+    .filter((host): host is string => typeof host === 'string' && host !== '')
+    .map((host) => host.replace(/^\[|\]?(:\d+)?$/g, ''))
+    .filter((host) => host.length > 0)
+    .sort((a, b) => b.length - a.length);
+  let text = error.message;
+  for (const host of hosts) text = text.split(host).join('host');
+  return text;
 }
 
 /** ioredis says `status`, node-redis `isReady`; GLIDE nothing (it is never marked down: no events). */
