@@ -30,7 +30,7 @@
 // | 93022 | plugin-config           | a bad plugin option in tsconfig (`prefix`, `defaults`)               |
 // | 93023 | not-a-path              | a keyName/keyNames/signal/onFail/fieldName value that is no path     |
 // | 93024 | ignored-block           | a JSDoc block that attaches to nothing / is not the last block       |
-// | 93025 | not-the-tag             | `@RedisLock` (another case), `@redis-lock` (a near miss), or the tag in a `//` or `/* */` comment |
+// | 93025 | not-the-tag             | `@RedisLock` (another case), `@redis-lock` (a near miss), the tag in a `//` or `/* */` comment, or written with `\u` escapes, invisible or look-alike characters |
 // | 93026 | repeated-tag            | two @redisLock tags on one declaration                               |
 // | 93027 | skip-return-type        | onFail=skip on a function whose declared result cannot be undefined  |
 // | 93028 | signal-type             | signal= names a value that is not an AbortSignal (or undefined)      |

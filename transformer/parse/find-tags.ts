@@ -4,8 +4,9 @@
 // the text says `@redisLock` and descends only into nodes whose range holds one of them, because
 // a JSDoc block lies in its declaration's leading trivia, inside the declaration's range.
 import type * as ts from 'typescript';
-import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
+import { holdsDisguisedName, mayHoldTagText } from '../../runtime/base/tag-text';
 import type { JsDocView } from './jsdoc-view';
+import { disguisedNameAt, mayStartWithR, plainName } from './written-name';
 
 export const TAG_NAME = 'redisLock';
 const TAG_TEXT = `@${TAG_NAME}`;
@@ -15,27 +16,50 @@ const TAG_TEXT = `@${TAG_NAME}`;
  * (This module loads nothing, so a route can ask before it loads the weaver and TypeScript.)
  */
 export function mayHoldTag(code: string): boolean {
-  return MAY_HOLD_TAG.test(code);
+  return mayHoldTagText(code);
 }
 
 /**
  * Every `@redisLock` in any letter case (`@RedisLock`, the Java original's spelling, `@redislock`),
  * and every near miss that starts a word (`@redis-lock`, `@redis_lock`, `@redisLocks`,
  * `@RedisLocked`): a tag the compiler would ignore for its spelling is an error, not a comment.
+ * So is each of these written with `\u` escapes (which the compiler decodes: to it
+ * `@redis\u004cock` is the tag), invisible characters or look-alike letters (written-name.ts).
  */
 export function tagMentions(text: string): number[] {
   const found: number[] = [];
   MENTION.lastIndex = 0;
   for (let match = MENTION.exec(text); match; match = MENTION.exec(text)) found.push(match.index);
-  return found;
+  // Only a text with an @ before an escape or a non-ASCII character pays for the second look.
+  if (!holdsDisguisedName(text)) return found;
+  const disguised: number[] = [];
+  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
+    const written = mayStartWithR(text, at) ? disguisedNameAt(text, at) : undefined;
+    if (written === undefined || found.includes(at)) continue;
+    MENTION_AT.lastIndex = 1;
+    if (MENTION_AT.test(`${text.charAt(at - 1) || ' '}${plainName(written)}`)) disguised.push(at);
+  }
+  return disguised.length === 0 ? found : [...found, ...disguised].sort((a, b) => a - b);
 }
 
-const MENTION = /@redislock(?![A-Za-z0-9_$])|(?<![\w$])@redis[-_.]?lock[\w$]*/gi;
+const MENTION_TEXT = '@redislock(?![A-Za-z0-9_$])|(?<![\\w$])@redis[-_.]?lock[\\w$]*';
+const MENTION = new RegExp(MENTION_TEXT, 'gi');
+/** MENTION at one place of a name read plain, after the character before its `@`. */
+const MENTION_AT = new RegExp(`(?:${MENTION_TEXT})`, 'iy');
 
-/** `@redisLock` itself, not the start of a longer name (`@redisLocks`). */
+/**
+ * `@redisLock` itself, written in plain ASCII, not the start of a longer name: not `@redisLocks`,
+ * `@redisLock-x` (the JSDoc scanner takes a `-` into the name), a `\u` escape after it or a
+ * letter outside ASCII (`@redisLock` + a Cyrillic е), which the compiler all reads as one name.
+ */
 export function isExactTag(text: string, at: number): boolean {
-  return text.startsWith(TAG_TEXT, at) && !/[\w$]/.test(text.charAt(at + TAG_TEXT.length));
+  return (
+    text.startsWith(TAG_TEXT, at) && !NAME_GOES_ON.test(text.slice(at + TAG_TEXT.length, at + TAG_TEXT.length + 2))
+  );
 }
+
+/** What continues a tag name for the JSDoc scanner: an identifier character, `-`, or a `\u` escape. */
+const NAME_GOES_ON = /^(?:[\w$-]|\\u|[\p{ID_Continue}\u200c\u200d])/u;
 
 /** True when some position p (sorted) has start <= p < end. */
 export function anyWithin(positions: readonly number[], start: number, end: number): boolean {
@@ -76,7 +100,11 @@ export function findTaggedDeclarations(
     const blocks = jsDoc.blocksOf(node);
     const last = blocks[blocks.length - 1];
     for (const tag of last?.tags ?? []) {
-      if (tag.tagName.text === TAG_NAME) found.push({ host: node, block: last, tag });
+      // The compiler decodes escapes in a tag name; one it reads as the tag but written otherwise
+      // is not taken here, and is reported where it stands (ignored-tags.ts).
+      if (tag.tagName.text === TAG_NAME && isExactTag(sourceFile.text, tag.tagName.getStart(sourceFile) - 1)) {
+        found.push({ host: node, block: last, tag });
+      }
     }
     tsApi.forEachChild(node, visit);
   };

@@ -7,6 +7,7 @@ import type * as ts from 'typescript';
 import { Code, LockweaveDiagnostic, type Span } from '../diagnostics';
 import { isExactTag, type TaggedDeclaration } from './find-tags';
 import type { JsDocView } from './jsdoc-view';
+import { decodedName, disguisedNameAt, hasEscape, visibleName } from './written-name';
 
 export interface IgnoredTag {
   readonly error: LockweaveDiagnostic;
@@ -60,6 +61,8 @@ export function findIgnoredTags(
 const TAG = '@redisLock';
 
 function misspelled(text: string, position: number, span: Span): LockweaveDiagnostic {
+  const disguised = disguisedNameAt(text, position);
+  if (disguised !== undefined) return disguisedName(disguised.replace(/\.$/, ''), span);
   const written = /@[\w$.-]*/y;
   written.lastIndex = position;
   const name = written.exec(text)![0].replace(/\.$/, '');
@@ -72,6 +75,33 @@ function misspelled(text: string, position: number, span: Span): LockweaveDiagno
     `${name} is not ${TAG}: ${why} and nothing would be locked; write ${TAG}`,
     { ...span, length: name.length },
   );
+}
+
+/**
+ * A name written with `\u` escapes, invisible characters or look-alike letters (written-name.ts).
+ * Escapes that spell the tag are the tag to the compiler, but lockweave takes the tag only as written
+ * plainly (written-name.ts says why): the user is told to write it so.
+ */
+function disguisedName(written: string, span: Span): LockweaveDiagnostic {
+  const problem = hasEscape(written)
+    ? decodedName(written) === TAG
+      ? `it spells ${TAG} with \\u escapes, which lockweave does not read as the tag`
+      : 'the compiler decodes its \\u escapes and reads a tag of another name'
+    : `it holds characters outside ASCII (${nonAscii(written)}: invisible, or looking like Latin letters), so the compiler reads a tag of another name`;
+  const fix = hasEscape(written) ? 'write the tag name without escapes' : 'write the tag name in plain ASCII';
+  return new LockweaveDiagnostic(
+    Code.NotTheTag,
+    `${visibleName(written)} is not ${TAG}: ${problem}, and nothing would be locked; ${fix}: ${TAG}`,
+    { ...span, length: written.length },
+  );
+}
+
+/** The characters outside ASCII, as code points: `U+200D, U+0435`. */
+function nonAscii(written: string): string {
+  const points = [...written]
+    .filter((c) => c > '\x7f')
+    .map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+  return [...new Set(points)].join(', ');
 }
 
 function notJsDoc(tsApi: typeof ts, range: ts.CommentRange, span: Span): LockweaveDiagnostic {
