@@ -36,6 +36,7 @@
 // | 93028 | signal-type             | signal= names a value that is not an AbortSignal (or undefined)      |
 // | 93029 | lock-order-cycle        | a call on a cycle of locks taken in opposite orders (check/lock-order) |
 // | 93030 | rebuilt-before-weave    | a transformer before lockweave's (tspc) rebuilt or removed a tagged function |
+// | 93031 | html-like-comment       | `<!--`, or `-->` first on a line, in a file with tag text (parse/html-comments) |
 //
 // 93009 was "the compiler did not parse JSDoc" while lockweave needed ts-patch's parseAllJsDoc;
 // since lockweave reads the JSDoc of tagged files itself (parse/jsdoc-view.ts) it guards the one
@@ -73,6 +74,7 @@ export const Code = {
   SignalType: 93028,
   LockOrderCycle: 93029,
   RebuiltBeforeWeave: 93030,
+  HtmlLikeComment: 93031,
 } as const;
 
 export type CodeNumber = (typeof Code)[keyof typeof Code];

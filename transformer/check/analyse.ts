@@ -8,6 +8,7 @@
 import type * as ts from 'typescript';
 import { attempt, Code, fail, LockweaveDiagnostic, type Span } from '../diagnostics';
 import { findTaggedDeclarations, isExactTag, tagMentions } from '../parse/find-tags';
+import { findHtmlLikeComments } from '../parse/html-comments';
 import { findIgnoredTags } from '../parse/ignored-tags';
 import { jsDocView } from '../parse/jsdoc-view';
 import { readTagText } from '../parse/tag-text';
@@ -93,6 +94,7 @@ export function analyseFile(
   for (const { error, owner } of findIgnoredTags(tsApi, sourceFile, mentions, tagged, jsDoc)) {
     refuse(owner, error);
   }
+  errors.push(...findHtmlLikeComments(sourceFile));
   errors.sort((a, b) => a.span.start - b.span.start);
   return { plans, errors, refused: refused.filter((r, i) => refused.findIndex((o) => o.node === r.node) === i) };
 }
