@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ownTypeScript } from '../transformer/typescript';
-import { weavingEntry } from '../transformer/plugin-entry';
+import { isLockweaveTransform, weavingEntry } from '../transformer/plugin-entry';
 import { projectTypeScript } from './project';
 import { TOOLCHAIN_RULES, type ProjectFacts, type ToolRule, type Use } from './toolchain-rules';
 
@@ -189,17 +189,19 @@ function projectFacts(
     return tsconfigs.get(file)!;
   };
   const scripts = Object.values(manifest.scripts ?? {}).join('\n');
+  /** The tsconfig a command compiles: its -p, else the project's. */
+  const tsconfigOf = (command: string) => {
+    const named = /(?:^|\s)(?:-p|--project)[\s=]+(\S+)/.exec(command)?.[1];
+    const file = named ? path.resolve(packageDir, named) : configFile;
+    return fs.existsSync(file) && fs.statSync(file).isDirectory() ? path.join(file, 'tsconfig.json') : file;
+  };
   return {
     typescriptMajor: installed?.major ?? declaredMajor,
     typescriptVersion: installed?.version ?? declared,
     tsPatchInstalled: resolves('ts-patch/package.json', packageDir),
     typescriptPatched: /ts-patch\s+install/.test(scripts) || isPatched(installed?.dir),
-    hasPluginEntry: (command) => {
-      const named = /(?:^|\s)(?:-p|--project)[\s=]+(\S+)/.exec(command)?.[1];
-      const file = named ? path.resolve(packageDir, named) : configFile;
-      const target = fs.existsSync(file) && fs.statSync(file).isDirectory() ? path.join(file, 'tsconfig.json') : file;
-      return tsconfig(target).pluginEntry;
-    },
+    hasPluginEntry: (command) => tsconfig(tsconfigOf(command)).pluginEntry,
+    otherTransforms: (command) => tsconfig(tsconfigOf(command)).otherTransforms,
     tsNodeCompiler: tsconfig(configFile).tsNodeCompiler,
     readConfig: (names) =>
       names.map((name) => readIn([packageDir, path.dirname(configFile)], name)).find(Boolean)?.text ?? '',
@@ -208,16 +210,21 @@ function projectFacts(
 
 function readTsconfig(file: string): {
   pluginEntry: boolean;
+  otherTransforms: string[];
   tsNodeCompiler: string | undefined;
 } {
-  if (!fs.existsSync(file)) return { pluginEntry: false, tsNodeCompiler: undefined };
+  if (!fs.existsSync(file)) return { pluginEntry: false, otherTransforms: [], tsNodeCompiler: undefined };
   const tsApi = ownTypeScript(path.dirname(file));
   const read = tsApi.readConfigFile(file, tsApi.sys.readFile);
   const host = { ...tsApi.sys, readDirectory: () => [] };
   const parsed = tsApi.parseJsonConfigFileContent(read.config ?? {}, host, path.dirname(file), undefined, file);
   const pluginEntry = weavingEntry(parsed.options.plugins) !== undefined;
+  const plugins = Array.isArray(parsed.options.plugins) ? (parsed.options.plugins as { transform?: unknown }[]) : [];
+  const otherTransforms = plugins
+    .map((plugin) => plugin?.transform)
+    .filter((transform): transform is string => typeof transform === 'string' && !isLockweaveTransform(transform));
   const tsNode = (read.config as { 'ts-node'?: { compiler?: string } } | undefined)?.['ts-node'];
-  return { pluginEntry, tsNodeCompiler: tsNode?.compiler };
+  return { pluginEntry, otherTransforms, tsNodeCompiler: tsNode?.compiler };
 }
 
 function resolves(specifier: string, dir: string): boolean {

@@ -21,6 +21,8 @@ export interface ProjectFacts {
   readonly typescriptPatched: boolean;
   /** Whether the tsconfig a command names (`-p`; default tsconfig.json) has a lockweave plugin entry. */
   hasPluginEntry(command: string): boolean;
+  /** The `transform` of that tsconfig's plugin entries that are not lockweave's by name (a wrapper of it among them, maybe). */
+  otherTransforms(command: string): readonly string[];
   /** The tsconfig's `"ts-node": { "compiler" }`. */
   readonly tsNodeCompiler: string | undefined;
   /** Text of another config file of the project ('' when absent), e.g. vitest reading vite.config. */
@@ -159,8 +161,15 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     tool: 'tspc (no plugin entry)',
     command: bin('tspc'),
     safe: (use) => use.project.hasPluginEntry(use.text),
-    runsUnlocked: 'the tsconfig it compiles has no lockweave plugin entry: tspc weaves nothing',
-    fix: 'add to compilerOptions: "plugins": [{ "transform": "lockweave/transformer" }]',
+    runsUnlocked: (use) => {
+      const others = use.project.otherTransforms(use.text);
+      return others.length === 0
+        ? 'the tsconfig it compiles has no lockweave plugin entry: tspc weaves nothing'
+        : `the tsconfig it compiles names no transformer "lockweave/transformer": its plugin entries name ${others.map((name) => JSON.stringify(name)).join(', ')}. ` +
+            "lockweave's routes and this audit know lockweave's entry by that name (or a path into the package) only, so it cannot tell whether one weaves: " +
+            "a module that re-exports lockweave's transformer does, but tspc fails the build when that entry sets a prefix or defaults, which the other routes would not read";
+    },
+    fix: 'name lockweave\'s transformer by its own name in compilerOptions: "plugins": [{ "transform": "lockweave/transformer" }] (with its prefix and defaults)',
   },
   {
     tool: 'tspc (ts-patch missing)',

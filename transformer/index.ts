@@ -12,7 +12,7 @@ import { lockOrder, type LockOrder } from './check/lock-order';
 import type { LockOptions } from '../runtime/base/options';
 import { markWeaving } from '../runtime/base/weave-mark';
 import { Code, formatError, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
-import { weavingEntry } from './plugin-entry';
+import { isLockweaveTransform, optionsEntry, weavingEntry } from './plugin-entry';
 import { readPluginOptions } from './plugin-config';
 import { weaveFile } from './weave/weave-file';
 
@@ -28,13 +28,87 @@ const SERVED: symbol = Symbol.for('lockweave.diagnosticsServedByProgram');
 
 export default function lockweave(program: ts.Program, second?: unknown, third?: unknown, fourth?: unknown): unknown {
   if ((third as PluginConfig | undefined)?.transformProgram === true) {
+    const config = third as PluginConfig;
     // The program entry alone reports errors and weaves nothing: tspc would emit every tagged
     // method unlocked with exit 0. That is a build error of its own.
-    const alone = weavingEntry(program.getCompilerOptions().plugins) ? [] : [PROGRAM_ENTRY_ALONE];
-    return serveDiagnostics(program, third as PluginConfig, fourth as { ts?: typeof ts } | undefined, alone);
+    const mismatch = isLockweaveTransform(config.transform) ? undefined : entryMismatch(program, config);
+    const errors = [
+      ...(weavingEntry(program.getCompilerOptions().plugins) ? [] : [PROGRAM_ENTRY_ALONE]),
+      ...(mismatch ? [mismatch] : []),
+    ];
+    return serveDiagnostics(program, config, fourth as { ts?: typeof ts } | undefined, errors);
   }
-  return sourceTransformer(program, second as PluginConfig | undefined, third as SourceExtras | undefined);
+  const config = second as PluginConfig | undefined;
+  const extras = third as SourceExtras | undefined;
+  if (fromTsPatch(extras)) {
+    // Reported here, not through the program entry (which serves the tag errors): that one may be
+    // spelled as the routes read it while this one is not.
+    const mismatch = entryMismatch(program, config ?? {});
+    if (mismatch) extras.addDiagnostic(toTsDiagnostic(extras.ts ?? require('typescript'), mismatch));
+  }
+  return sourceTransformer(program, config, extras);
 }
+
+/**
+ * ts-patch's extras (its `removeDiagnostic` beside `addDiagnostic`): tspc, or ts-node with
+ * ts-patch's compiler, loaded this transformer from a tsconfig plugin entry. lockweave's own callers
+ * (lockweave build, show, the Nest plugin) hand it the settings the routes read themselves.
+ */
+function fromTsPatch(
+  extras: SourceExtras | undefined,
+): extras is SourceExtras & Required<Pick<SourceExtras, 'addDiagnostic'>> {
+  const given = extras as (SourceExtras & { removeDiagnostic?: unknown }) | undefined;
+  return typeof given?.addDiagnostic === 'function' && typeof given.removeDiagnostic === 'function';
+}
+
+/**
+ * tspc weaves with the settings of the entry it loaded this transformer from; every other route
+ * (lockweave/register, the bundler plugins, jest, lockweave check) reads the entry that names
+ * lockweave's transformer "lockweave/transformer" (or a path into the package), or none. ts-patch
+ * hands a source transformer its entry without `transform`, so the entry is judged by its settings:
+ * they must be those the routes read (the defaults, when they find no entry), else the routes lock
+ * other keys than tspc. A module that re-exports the transformer with no settings of its own locks
+ * the keys the routes lock.
+ */
+function entryMismatch(program: ts.Program, config: PluginConfig): LockweaveDiagnostic | undefined {
+  const read = optionsEntry(program.getCompilerOptions().plugins);
+  if (settingsText(read ?? {}) === settingsText(config)) return undefined;
+  if (!read) return unreadEntry(config.transform);
+  return new LockweaveDiagnostic(
+    Code.PluginConfig,
+    `lockweave's transformer was loaded from a plugin entry whose prefix and defaults (${settingsText(config)}) are not those of ` +
+      `the entry lockweave's other routes read, { "transform": ${JSON.stringify(read.transform)} } (${settingsText(read)}): they would lock ` +
+      'other keys than tspc. Keep one entry that weaves, { "transform": "lockweave/transformer", … }, with the prefix and defaults',
+    NOWHERE,
+  );
+}
+
+function unreadEntry(transform: unknown): LockweaveDiagnostic {
+  const named = typeof transform === 'string' ? ` ${JSON.stringify(transform)}` : '';
+  return new LockweaveDiagnostic(
+    Code.PluginConfig,
+    `lockweave's transformer was loaded from a plugin entry${named} that does not name it "lockweave/transformer" (a module that ` +
+      "re-exports it, or a copy elsewhere): lockweave's other routes (lockweave/register, the bundler plugins, jest, lockweave check) " +
+      'find the entry by that name, would not read its prefix and defaults, and would lock other keys than tspc. Name it ' +
+      '"lockweave/transformer" (or the installed package\'s file, ./node_modules/lockweave/dist/transformer/index.js) in compilerOptions.plugins',
+    NOWHERE,
+  );
+}
+
+/** What of an entry decides a lock's key and settings, as text that does not depend on key order. */
+function settingsText(entry: Record<string, unknown>): string {
+  const sorted = (value: unknown): unknown =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+        )
+      : value;
+  return JSON.stringify(sorted({ prefix: entry.prefix, defaults: entry.defaults }));
+}
+
+const NOWHERE = { file: undefined, start: 0, length: 0 };
 
 export function sourceTransformer(
   program: ts.Program,
@@ -93,7 +167,7 @@ function reporter(tsApi: typeof ts, program: ts.Program, extras: SourceExtras | 
 const PROGRAM_ENTRY_ALONE = new LockweaveDiagnostic(
   Code.PluginConfig,
   'the "transformProgram": true entry only reports errors; without the entry { "transform": "lockweave/transformer" } beside it in compilerOptions.plugins, every tagged method is emitted without its lock',
-  { file: undefined, start: 0, length: 0 },
+  NOWHERE,
 );
 
 /**
