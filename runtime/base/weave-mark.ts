@@ -32,15 +32,27 @@ import { MAY_HOLD_TAG } from './tag-text';
 
 /**
  * Set on globalThis by a route that weaves the TypeScript this process loads: `true` from a route
- * that sees every file (Node's loader), or the files it wove from one that may not (Bun's runtime
- * asks its plugins in the order they were registered and takes the first answer: a plugin an
- * earlier preload registered may load TypeScript files in lockweave's place).
+ * that sees every file (the tsconfig transformer inside ts-node), or a WovenFiles from one that may
+ * not. Bun's runtime asks its plugins in the order they were registered and takes the first answer:
+ * a plugin an earlier preload registered may load TypeScript files in lockweave's place. Node runs
+ * the load hook registered last first: one registered after lockweave/register's may load a file
+ * without calling it, and a module loaded before lockweave/register was never met its hook.
  */
 const WEAVES: unique symbol = Symbol.for('lockweave.weavesTypeScript');
 
+/** What a route that may not see every file leaves on the process. */
+interface WovenFiles {
+  /** The files the route wove or found without tags. */
+  readonly files: ReadonlySet<string>;
+  /** True when nothing can have loaded TypeScript past the route unseen: the check of what ran is skipped. */
+  readonly seesEveryFile?: () => boolean;
+}
+
 /** Called by each in-process route when it is loaded, with the files it weaves when it may not see them all. */
-export function markWeaving(woven?: ReadonlySet<string>): void {
-  (globalThis as Record<symbol, unknown>)[WEAVES] = woven ?? true;
+export function markWeaving(woven?: ReadonlySet<string>, seesEveryFile?: () => boolean): void {
+  (globalThis as Record<symbol, unknown>)[WEAVES] = woven
+    ? ({ files: woven, seesEveryFile } satisfies WovenFiles)
+    : true;
 }
 
 const JEST_TRANSFORM_CHANNEL = 'lockweave:jest-transform';
@@ -200,7 +212,7 @@ export function assertJestModulesWoven(): void {
 export function assertTypeScriptWoven(): void {
   if (inJestEnvironment()) return assertJestWoven();
   const mark = markOf();
-  if (mark === true) return;
+  if (mark === true || mark?.seesEveryFile?.() === true) return;
   const bunGlobal = (globalThis as { Bun?: { main?: unknown } }).Bun;
   const bun = bunGlobal !== undefined;
   const entry = bunGlobal ? bunGlobal.main : process.argv[1];
@@ -228,8 +240,13 @@ function assertImportsWoven(bun: boolean, entry: string): void {
     throw new Error(
       markOf() === undefined
         ? `lockweave: ${runtime} ran ${file} (imported by ${entry}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, entry)}`
-        : `lockweave: ${runtime} ran ${file} without lockweave's route weaving it: a plugin registered before lockweave's loaded it, ` +
-            'so its tagged methods would run unlocked. Register lockweave first: preload = ["lockweave/bun/register", …] in bunfig.toml.',
+        : bun
+          ? `lockweave: Bun ran ${file} without lockweave's route weaving it: a plugin registered before lockweave's loaded it, ` +
+            'so its tagged methods would run unlocked. Register lockweave first: preload = ["lockweave/bun/register", …] in bunfig.toml.'
+          : `lockweave: Node ran ${file} without lockweave/register weaving it: a load hook registered after lockweave/register's ` +
+            "(module.registerHooks: Node runs the hook registered last first) loaded it in lockweave's place, or it was loaded before " +
+            'lockweave/register was, so its tagged methods would run unlocked. Load lockweave/register first, as a preload ' +
+            `(\`node --import lockweave/register ${entry}\`), and register other load hooks before it, or have them call nextLoad for TypeScript files.`,
     );
   };
   const tagged = files.find((file) => !wove(file) && holdsTag(file));
@@ -255,15 +272,17 @@ function howToWeave(bun: boolean, entry: string | undefined): string {
 }
 
 /** The mark: true (a route sees every file), the files a route wove, or undefined (no route). */
-function markOf(): true | ReadonlySet<string> | undefined {
+function markOf(): true | WovenFiles | undefined {
   const mark = (globalThis as Record<symbol, unknown>)[WEAVES];
-  return mark === true || mark instanceof Set ? mark : undefined;
+  if (mark === true) return mark;
+  const files = (mark as Partial<WovenFiles> | undefined)?.files;
+  return files instanceof Set ? (mark as WovenFiles) : undefined;
 }
 
 /** True when a lockweave route wove (or saw) `file`. */
 function wove(file: string): boolean {
   const mark = markOf();
-  return mark === true || mark?.has(file) === true;
+  return mark === true || mark?.files.has(file) === true;
 }
 
 /** A tag's text inside a `/**` block: what a woven file's module defines a lock for (text in a string is not). */

@@ -2,7 +2,8 @@
 // .mts file and requires a .cts file, each with a tagged method whose body finds its own key in
 // Redis and is alone (3 calls at once); alone, with tsx composed, and through `--require`. Every
 // way it could run a method unlocked fails loudly instead: a bad tag, tsx loaded before lockweave,
-// a require hook that reads files past lockweave, and Node 20 (no module.registerHooks).
+// a require hook that reads files past lockweave, a load hook that runs before lockweave's own and
+// compiles TypeScript itself, and Node 20 (no module.registerHooks).
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -137,6 +138,32 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
     t.not(result.status, 0, result.output);
     t.regex(result.output, /app\.ts holds @redisLock tags, but another loader turned it into JavaScript without them/);
     t.notRegex(result.stdout, /"most"/);
+  });
+
+  test(`${nodeName}: a load hook that runs before lockweave's and compiles TypeScript itself is refused, however it got there`, async (t) => {
+    const cases: { args: string[]; error: RegExp }[] = [
+      // Registered after lockweave/register's: Node runs it first, and it never calls lockweave's.
+      {
+        args: [...REGISTER, '--import', './own-hook.mjs', 'app.ts'],
+        error: /app\.ts holds @redisLock tags, but a load hook registered after lockweave\/register/,
+      },
+      // Registered with the module.registerHooks a preload kept before lockweave/register loaded.
+      {
+        args: ['--require', './keeps-register-hooks.cjs', ...REGISTER, 'own-hook-entry.mjs'],
+        error: /lockweave: Node ran \S*app\.ts without lockweave\/register weaving it/,
+      },
+      // lockweave/register imported by the entry beside the app: the app loaded before its hook.
+      {
+        args: ['imports-register.mjs'],
+        error: /lockweave: Node ran \S*app\.ts without lockweave\/register weaving it/,
+      },
+    ];
+    for (const { args, error } of cases) {
+      const result = await node(binary, args, { RUN_ID: `run${++runs}` });
+      t.not(result.status, 0, args.join(' '));
+      t.regex(result.output, error, args.join(' '));
+      t.notRegex(result.stdout, /"most"/, args.join(' '));
+    }
   });
 
   test(`${nodeName}: without lockweave/register (node's type stripping, tsx) the app is refused when it loads lockweave`, async (t) => {

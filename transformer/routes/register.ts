@@ -19,22 +19,17 @@
 // registered before us hands us JavaScript without comments) throws too, naming the fix.
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { isWovenSource } from '../../runtime/base/loaded-typescript';
 import { markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
+import { firstPreload, type LoadHook, noteReached, watchLaterHooks, weavableFileOf } from './later-hooks';
 import { cancelWovenRead, weaveRequiredTypeScript } from './register-require';
 import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
 
-interface LoadResult {
-  format?: string | null;
-  source?: string | ArrayBuffer | NodeJS.TypedArray | null;
-  shortCircuit?: boolean;
-}
-type NextLoad = (url: string, context?: unknown) => LoadResult;
-type RegisterHooks = (hooks: { load: (url: string, context: unknown, nextLoad: NextLoad) => LoadResult }) => unknown;
+type RegisterHooks = (hooks: { load: LoadHook }) => unknown;
 
 const registerHooks = (nodeModule as { registerHooks?: RegisterHooks }).registerHooks;
 if (typeof registerHooks !== 'function') {
@@ -45,16 +40,14 @@ if (typeof registerHooks !== 'function') {
   );
 }
 
-// This process's TypeScript is woven from here on (runtime/base/weave-mark.ts).
-markWeaving();
-
 /** Files this process wove or found tag-free; any other TypeScript file with tags was loaded past us. */
 const handled = new Set<string>();
 
 registerHooks({
   load(url, context, nextLoad) {
-    const file = url.startsWith('file:') ? fileURLToPath(url.replace(/[?#].*$/, '')) : undefined;
-    if (!file || !isWovenSource(file)) return nextLoad(url, context);
+    const file = weavableFileOf(url);
+    if (file === undefined) return nextLoad(url, context);
+    noteReached(file);
     cancelWovenRead(file);
     const loaded = nextLoad(url, context);
     if (loaded.source == null) return loaded;
@@ -83,6 +76,14 @@ registerHooks({
     return { ...loaded, source: woven.code + inline };
   },
 });
+
+// A hook registered after ours runs first and may never call ours: each is checked (later-hooks.ts).
+watchLaterHooks();
+
+// This process's TypeScript is woven from here on (runtime/base/weave-mark.ts): the runtime checks
+// the TypeScript that ran against the files the hook handled, unless nothing could have passed it.
+const seesEveryFile = firstPreload(__filename);
+markWeaving(handled, () => seesEveryFile);
 
 weaveRequiredTypeScript({
   handled,
