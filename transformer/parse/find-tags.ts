@@ -6,7 +6,7 @@
 import type * as ts from 'typescript';
 import { holdsDisguisedName, mayHoldTagText } from '../../runtime/base/tag-text';
 import type { JsDocView } from './jsdoc-view';
-import { disguisedNameAt, mayStartWithR, plainName } from './written-name';
+import { disguisedNameAt, mayStartWithR, plainName, readsNearTag } from './written-name';
 
 export const TAG_NAME = 'redisLock';
 const TAG_TEXT = `@${TAG_NAME}`;
@@ -37,7 +37,9 @@ export function tagMentions(text: string): number[] {
     const written = mayStartWithR(text, at) ? disguisedNameAt(text, at) : undefined;
     if (written === undefined || found.includes(at)) continue;
     MENTION_AT.lastIndex = 1;
-    if (MENTION_AT.test(`${text.charAt(at - 1) || ' '}${plainName(written)}`)) disguised.push(at);
+    const before = text.charAt(at - 1) || ' ';
+    if (MENTION_AT.test(`${before}${plainName(written)}`) || (!/[\w$]/.test(before) && readsNearTag(written)))
+      disguised.push(at);
   }
   return disguised.length === 0 ? found : [...found, ...disguised].sort((a, b) => a - b);
 }

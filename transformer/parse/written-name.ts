@@ -84,6 +84,52 @@ export function plainName(written: string): string {
     .replace(LOOK_ALIKE, (letter) => LATIN_LOOK_ALIKE[letter]);
 }
 
+/**
+ * Whether a disguised name reads close to the tag once what is not plain ASCII is taken out of it.
+ * A table of look-alike letters (above) can never be whole: Unicode has hundreds of letters that look
+ * like r, e, d, i, s, l, o, c or k (Armenian օ, Lisu ꓡ, Cherokee Ꮮ, a dotless ı, a small-capital ᴋ),
+ * and invisible characters beyond the format ones (a Hangul filler, a variation selector, a tag
+ * character). So the name is also read without them: escapes decoded, compatibility forms and accents
+ * taken apart (NFKD) and the accents dropped, look-alikes read as Latin letters, then every character
+ * still outside ASCII dropped. Each character so dropped costs the name one letter of the tag; a name
+ * whose ASCII that leaves is within TAG_DISTANCE edits of the tag's name, followed by anything (as
+ * `@redisLocks` is a near miss), was meant as the tag. Only names that hold an escape or a non-ASCII
+ * character come here.
+ */
+export function readsNearTag(written: string): boolean {
+  const skeleton = decodedName(written.slice(1))
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(LOOK_ALIKE, (letter) => LATIN_LOOK_ALIKE[letter])
+    .replace(/[^\x00-\x7f]/g, '')
+    .replace(/[-_.]/g, '')
+    .toLowerCase();
+  return prefixDistance(TAG_NAME, skeleton) <= TAG_DISTANCE;
+}
+
+const TAG_NAME = `${'redis'}lock`;
+
+/** Two letters of the tag's nine lost or changed: one look-alike or invisible character costs one. */
+const TAG_DISTANCE = 2;
+
+/**
+ * The fewest edits (insert, delete, change a character) that turn some start of `text` into
+ * `pattern`: Levenshtein's table, with whatever follows in `text` free.
+ */
+function prefixDistance(pattern: string, text: string): number {
+  // row[j]: the edits that turn text's first j characters into pattern's first i.
+  let row = Array.from({ length: text.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= pattern.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= text.length; j++) {
+      const change = row[j - 1]! + (pattern[i - 1] === text[j - 1] ? 0 : 1);
+      next.push(Math.min(change, row[j]! + 1, next[j - 1]! + 1));
+    }
+    row = next;
+  }
+  return Math.min(...row);
+}
+
 /** The name with its `\u` escapes decoded, as the compiler reads it. */
 export function decodedName(written: string): string {
   return written.replace(ESCAPE, (written, long: string | undefined, short: string | undefined) => {

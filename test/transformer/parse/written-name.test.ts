@@ -25,7 +25,27 @@ const LOOK_ALIKE = [
   '@\u{1d42b}edisLock', // mathematical bold r
   '@redisLock\u0436', // the tag, then a Cyrillic letter: one longer name to the compiler
   '@redis\\u004cocks', // escapes spelling a near miss
+  // Letters and invisible characters no table lists: read without what is not ASCII, the name is
+  // within two letters of the tag's.
+  '@redisL\u0585ck', // Armenian օ
+  '@redis\ua4e1ock', // Lisu ꓡ
+  '@redis\u13deock', // Cherokee Ꮮ
+  '@red\u0131sLock', // dotless ı
+  '@redisLoc\u1d0b', // small capital ᴋ
+  '@re\u0301disLock', // a combining accent
+  '@redis\u3164Lock', // Hangul filler
+  '@redis\uffa0Lock', // halfwidth Hangul filler
+  '@redis\u180bLock', // Mongolian variation selector
+  '@redis\ufe0eLock', // variation selector
+  '@redis\u{e0041}Lock', // tag character
+  '@red\u0130sLock', // capital I with a dot
+  '@\u0433edisLock', // Cyrillic г for r
 ];
+
+test('names that only share letters with the tag, or that are prose, are not read as it', (t) => {
+  for (const text of ['@résumé', '@张三', '@café', 'ops@rédis.example', '@paramètre', '@ré', '@返回 redis lock'])
+    t.deepEqual(tagMentions(`/** ${text} x */`), [], text);
+});
 
 const tagged = (name: string) =>
   `export class S {\n  /** ${name} businessFlag=a keyName=x */\n  async m(x: string): Promise<void> { void x; }\n}\n`;
