@@ -383,7 +383,7 @@ test("esbuild: a tagged app handed as stdin (loader 'ts') is woven, and its meth
   t.is(printed.most.stdin, 1);
 });
 
-test('esbuild: tagged stdin read as JavaScript, and tagged TypeScript a plugin serves from memory, fail the build', async (t) => {
+test('esbuild: tagged stdin read as JavaScript, tagged TypeScript a plugin serves from memory, and a file a plugin before lockweave loads, fail the build', async (t) => {
   const js = await spawnTool(NODE20, ['build-esbuild-stdin.mjs'], { STDIN: 'js', OUT: path.join('out', 'stdin-js') });
   t.not(js.status, 0, js.output);
   t.regex(js.output, /the build's stdin \(stdin-app\.ts\) holds @redisLock tags, but esbuild reads it as js/);
@@ -396,6 +396,13 @@ test('esbuild: tagged stdin read as JavaScript, and tagged TypeScript a plugin s
     /the build bundled virtual:orders\.ts, TypeScript that a plugin loaded in a namespace of its own/,
   );
   t.false(fs.existsSync(path.join(APP_DIR, out, 'stdin-app.mjs')), 'a bundle was written');
+  // A file with no tags on disk, for which a plugin before lockweave's answers with tagged text:
+  // lockweave's onLoad, which takes every TypeScript file, was never asked, so the build fails.
+  const swapOut = path.join('out', 'stdin-swap');
+  const swap = await spawnTool(NODE20, ['build-esbuild-stdin.mjs'], { STDIN: 'swap', OUT: swapOut });
+  t.not(swap.status, 0, swap.output);
+  t.regex(swap.output, /src\/js-app\.ts was loaded by a plugin listed before lockweave's/);
+  t.false(fs.existsSync(path.join(APP_DIR, swapOut, 'stdin-app.mjs')), 'a bundle was written');
 });
 
 test("rollup: a build handed the last one's cache and a new plugin weaves its cached tagged modules, and the app locks", async (t) => {

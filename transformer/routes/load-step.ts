@@ -92,14 +92,20 @@ export function strippedInputs(
   if (!metafile)
     return new Error('lockweave: the build kept no metafile, so lockweave cannot check that it wove every tagged file');
   const inputs = Object.keys(metafile.inputs).map((input) => inputOf(inputDir, input));
-  const unwoven = inputs
-    .map((input) => input.file)
-    .filter((file) => isWeavableFile(file) && !loaded.has(file) && tagsWeaveOnDisk(file));
+  const files = inputs.filter((input) => input.namespace === undefined).map((input) => input.file);
+  const unwoven = files.filter((file) => isWeavableFile(file) && !loaded.has(file) && tagsWeaveOnDisk(file));
+  // TypeScript files lockweave's onLoad, which takes every one in the `file` namespace, was never
+  // asked for: a plugin before it answered, with text lockweave never saw — whatever the file on
+  // disk holds (the plugin may serve another text for it, or a path with no file). Only lockweave
+  // first among the plugins that load TypeScript makes what it reads what is bundled.
+  const unseen = files.filter(
+    (file) => TYPESCRIPT_FILE.test(file) && isWeavableFile(file) && !loaded.has(file) && !unwoven.includes(file),
+  );
   // TypeScript another plugin made in its own namespace, with no file to read: what it held is unknown.
   const unread = inputs
     .filter((input) => input.namespace !== undefined && TYPESCRIPT_FILE.test(input.file) && !readable(input.file))
     .map((input) => input.name);
-  if (unwoven.length === 0 && unread.length === 0) return undefined;
+  if (unwoven.length === 0 && unread.length === 0 && unseen.length === 0) return undefined;
   if (outputDir !== undefined)
     for (const output of Object.keys(metafile.outputs)) fs.rmSync(path.resolve(outputDir, output), { force: true });
   const stripped = unwoven.filter((file) => TYPESCRIPT_FILE.test(file));
@@ -108,6 +114,7 @@ export function strippedInputs(
     ...(stripped.length > 0 ? [strippedError(...stripped)] : []),
     ...(javaScript.length > 0 ? [unwovenJavaScript(javaScript)] : []),
     ...(unread.length > 0 ? [unreadTypeScript(unread)] : []),
+    ...(unseen.length > 0 ? [loadedByAnotherPlugin(unseen)] : []),
   ];
   return errors.length === 1 ? errors[0] : new Error(errors.map((error) => error.message).join('\n'));
 }
@@ -119,6 +126,16 @@ function unreadTypeScript(names: readonly string[]): Error {
     `lockweave: the build bundled ${names.join(', ')}, TypeScript that a plugin loaded in a namespace of its own from no file on disk, ` +
       `so lockweave could not read ${them} to weave ${their} @redisLock tags, and ${their} tagged methods would run unlocked. ` +
       'Have that plugin resolve such modules to their files (the `file` namespace), or write the text it makes to a .ts file and import that.',
+  );
+}
+
+/** The error of TypeScript files a plugin listed before lockweave's loaded: lockweave never saw the text bundled. */
+function loadedByAnotherPlugin(files: readonly string[]): Error {
+  const [them, their] = files.length > 1 ? ['them', 'their'] : ['it', 'its'];
+  return new Error(
+    `lockweave: ${files.join(', ')} ${files.length > 1 ? 'were' : 'was'} loaded by a plugin listed before lockweave's, so lockweave never saw the text ` +
+      `the build bundled for ${them} and cannot tell whether ${their} methods carry @${'redisLock'} tags that would run unlocked. ` +
+      "List lockweave's plugin before every plugin that loads TypeScript files.",
   );
 }
 
