@@ -26,7 +26,19 @@ type PluginConfig = Record<string, unknown> & { transformProgram?: boolean };
 /** Set on a program whose diagnostics the program entry serves, so errors are not reported twice. */
 const SERVED: symbol = Symbol.for('lockweave.diagnosticsServedByProgram');
 
+const AFTER_DECLARATIONS =
+  'lockweave: lockweave/transformer weaves methods, not declaration files: remove "afterDeclarations" from its plugin entry in tsconfig.json';
+
 export default function lockweave(program: ts.Program, second?: unknown, third?: unknown, fourth?: unknown): unknown {
+  // ts-patch calls an entry with "type": "raw", "config" or "checker" with something else first; one
+  // with "afterDeclarations" runs on declarations only. Said here, not as a TypeError deep inside.
+  if (typeof (program as { getTypeChecker?: unknown } | undefined)?.getTypeChecker !== 'function')
+    throw new TypeError(
+      'lockweave: lockweave/transformer is a ts-patch source transformer of the program ' +
+        '({ "transform": "lockweave/transformer" }, optionally with "transformProgram": true): remove "type" from its ' +
+        'plugin entry in tsconfig.json',
+    );
+  if ((second as PluginConfig | undefined)?.afterDeclarations === true) throw new TypeError(AFTER_DECLARATIONS);
   if ((third as PluginConfig | undefined)?.transformProgram === true) {
     const config = third as PluginConfig;
     // The program entry alone reports errors and weaves nothing: tspc would emit every tagged
@@ -129,6 +141,8 @@ export function sourceTransformer(
   const order = programLockOrder(tsApi, program, checker, analyse);
   return (context) => (handed) => {
     if (wovenFiles.has(handed)) return handed;
+    // Declaration emit ("afterDeclarations" in the plugin entry) hands its transformers declaration files and bundles.
+    if (!tsApi.isSourceFile(handed) || handed.isDeclarationFile) throw new TypeError(AFTER_DECLARATIONS);
     // Tags are read on the program's own parse of the file: a transformer listed before this one
     // may hand on a tree it rebuilt, without the positions that pair a tag with its function.
     const sourceFile = tsApi.getOriginalNode(handed, tsApi.isSourceFile) ?? handed;

@@ -124,3 +124,17 @@ test("lockweave check names the entry it did not read as lockweave's, instead of
   t.regex(checked.stdout + checked.stderr, /its plugin entries name "\.\/tools\/lockweave-transformer\.cjs"/);
   t.notRegex(checked.stdout + checked.stderr, /tspc weaves nothing/);
 });
+
+test('an entry that makes ts-patch call the transformer as another kind ("type") or on declarations fails tspc, naming the fix', async (t) => {
+  for (const [name, extra, said] of [
+    ['type-raw', { type: 'raw' }, /remove "type" from its plugin entry/],
+    ['type-checker', { type: 'checker' }, /remove "type" from its plugin entry/],
+    ['type-config', { type: 'config' }, /remove "type" from its plugin entry/],
+    ['after-declarations', { afterDeclarations: true }, /remove "afterDeclarations" from its plugin entry/],
+  ] as const) {
+    const dir = project(name, () => [{ transform: 'lockweave/transformer', ...extra }]);
+    const built = await compile(dir, ...(name === 'after-declarations' ? ['--declaration'] : []));
+    t.not(built.status, 0, `${name}: ${built.output}`);
+    t.regex(built.output, said, name);
+  }
+});
