@@ -101,7 +101,7 @@ export function readsNearTag(written: string): boolean {
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .replace(LOOK_ALIKE, (letter) => LATIN_LOOK_ALIKE[letter])
-    .replace(/[^\x00-\x7f]/g, '')
+    .replace(/[\u0080-\uffff]/g, '')
     .replace(/[-_.]/g, '')
     .toLowerCase();
   return prefixDistance(TAG_NAME, skeleton) <= TAG_DISTANCE;
