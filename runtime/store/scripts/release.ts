@@ -38,7 +38,8 @@ export interface ReleaseCall {
  *   process stalled past the place's grace, or Redis was unreachable — and those look at their next
  *   scheduled attempt or when the connection is back (lock/acquire.ts), which an empty notice only
  *   ran ahead of. Not publishing took 5–9% off Redis's CPU for an uncontended lock (a SET and
- *   its release: bench/history.md), and on a Cluster or with replicas a notice is replicated too. Redlock asks for it: its waiters take no place in any line (redlock-store.ts).
+ *   its release: bench/history.md), and on a Cluster or with replicas a notice is replicated too.
+ *   Redlock asks for it: its waiters take no place in any line (redlock-store.ts).
  * First, the waiters in `leavingLine` (they took the releaser's grant over, and their take-over
  * script may not have run yet) and, for a waiter giving up, the releaser leave the line; a waiter
  * giving up a claim passed to it takes its mark away with it.
