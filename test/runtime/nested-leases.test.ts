@@ -29,8 +29,9 @@ test.serial("nested lock() sections in one holder's body take turns, as nested w
   let inside = 0;
   let most = 0;
   const order: string[] = [];
-  const section = async (name: string) => {
-    const lease = await lock(request);
+  /** A section between `lock()` and `release()` of what `take` locks: the key alone, or it among others. */
+  const section = async (name: string, take: () => Promise<{ release(): Promise<void> }>) => {
+    const lease = await take();
     try {
       most = Math.max(most, ++inside);
       order.push(`${name} in`);
@@ -41,20 +42,10 @@ test.serial("nested lock() sections in one holder's body take turns, as nested w
       await lease.release();
     }
   };
-  const each = async (name: string) => {
-    const lease = await lock({ businessFlag: 'nestedLease', keys: [key, `${key}-other`], waitTime: 5_000 });
-    try {
-      most = Math.max(most, ++inside);
-      order.push(`${name} in`);
-      await sleep(80);
-      order.push(`${name} out`);
-    } finally {
-      inside--;
-      await lease.release();
-    }
-  };
+  const alone = () => lock(request);
+  const withOthers = () => lock({ businessFlag: 'nestedLease', keys: [key, `${key}-other`], waitTime: 5_000 });
   await withLock(request, async () => {
-    await Promise.all([section('a'), section('b'), each('keys')]);
+    await Promise.all([section('a', alone), section('b', alone), section('keys', withOthers)]);
   });
   t.is(most, 1, 'never two sections inside the lock at once');
   t.deepEqual(order, ['a in', 'a out', 'b in', 'b out', 'keys in', 'keys out']);
