@@ -403,6 +403,12 @@ test('esbuild: tagged stdin read as JavaScript, tagged TypeScript a plugin serve
   t.not(swap.status, 0, swap.output);
   t.regex(swap.output, /src\/js-app\.ts was loaded by a plugin listed before lockweave's/);
   t.false(fs.existsSync(path.join(APP_DIR, swapOut, 'stdin-app.mjs')), 'a bundle was written');
+  // A tagged file another plugin, listed after lockweave's, loads from disk in a namespace of its own.
+  const nsOut = path.join('out', 'stdin-namespaced');
+  const namespaced = await spawnTool(NODE20, ['build-esbuild-stdin.mjs'], { STDIN: 'namespaced', OUT: nsOut });
+  t.not(namespaced.status, 0, namespaced.output);
+  t.regex(namespaced.output, /worker:\S*orders\.ts was loaded by a plugin/);
+  t.false(fs.existsSync(path.join(APP_DIR, nsOut, 'stdin-app.mjs')), 'a bundle was written');
 });
 
 test("rollup: a build handed the last one's cache and a new plugin weaves its cached tagged modules, and the app locks", async (t) => {

@@ -101,6 +101,16 @@ export function strippedInputs(
   const unseen = files.filter(
     (file) => TYPESCRIPT_FILE.test(file) && isWeavableFile(file) && !loaded.has(file) && !unwoven.includes(file),
   );
+  // A file another plugin loaded in a namespace of its own (an inline worker, say): lockweave's
+  // onLoad takes the `file` namespace only, so a file there with tags on disk went out unwoven.
+  for (const input of inputs)
+    if (
+      input.namespace !== undefined &&
+      readable(input.file) &&
+      isWeavableFile(input.file) &&
+      tagsWeaveOnDisk(input.file)
+    )
+      unseen.push(input.name);
   // TypeScript another plugin made in its own namespace, with no file to read: what it held is unknown.
   const unread = inputs
     .filter((input) => input.namespace !== undefined && TYPESCRIPT_FILE.test(input.file) && !readable(input.file))
@@ -133,9 +143,9 @@ function unreadTypeScript(names: readonly string[]): Error {
 function loadedByAnotherPlugin(files: readonly string[]): Error {
   const [them, their] = files.length > 1 ? ['them', 'their'] : ['it', 'its'];
   return new Error(
-    `lockweave: ${files.join(', ')} ${files.length > 1 ? 'were' : 'was'} loaded by a plugin listed before lockweave's, so lockweave never saw the text ` +
-      `the build bundled for ${them} and cannot tell whether ${their} methods carry @${'redisLock'} tags that would run unlocked. ` +
-      "List lockweave's plugin before every plugin that loads TypeScript files.",
+    `lockweave: ${files.join(', ')} ${files.length > 1 ? 'were' : 'was'} loaded by a plugin listed before lockweave's (or in a namespace of its own), ` +
+      `so lockweave never saw the text the build bundled for ${them} and cannot tell whether ${their} methods carry @${'redisLock'} tags that ` +
+      "would run unlocked. List lockweave's plugin before every plugin that loads TypeScript files, and have plugins resolve TypeScript files to the file namespace.",
   );
 }
 
