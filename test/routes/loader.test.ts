@@ -157,6 +157,11 @@ for (const [nodeName, binary] of Object.entries(NODES)) {
         args: ['imports-register.mjs'],
         error: /lockweave: Node ran \S*app\.ts without lockweave\/register weaving it/,
       },
+      // The same with a tagged module that never loads the runtime: lockweave/register refuses it.
+      {
+        args: ['imports-register-alone.mjs'],
+        error: /lockweave: Node ran \S*tagged-alone\.ts without lockweave\/register weaving it/,
+      },
     ];
     for (const { args, error } of cases) {
       const result = await node(binary, args, { RUN_ID: `run${++runs}` });

@@ -9,9 +9,10 @@
 //
 // A hook registered with the function taken before lockweave/register loaded (a preload that ran
 // first kept it) is not wrapped, and a module loaded before lockweave/register was (an entry that
-// imports it among its other imports) never met its hook: for those the runtime asks V8 which
-// TypeScript modules ran (runtime/base/weave-mark.ts). That costs a start tens of milliseconds, so
-// register tells the runtime when it can be skipped: lockweave/register is the process's first preload.
+// imports it among its other imports) never met its hook: for those V8 is asked which TypeScript
+// modules ran (runtime/base/weave-mark.ts) — by register as it loads, and by the runtime as it loads.
+// That costs a start tens of milliseconds, so it is skipped when lockweave/register is the process's
+// first preload: nothing can have run before its hook.
 import nodeModule = require('node:module');
 import { fileURLToPath } from 'node:url';
 import { isWovenSource } from '../../runtime/base/loaded-typescript';

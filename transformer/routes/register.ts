@@ -21,7 +21,7 @@ import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isWovenSource } from '../../runtime/base/loaded-typescript';
-import { markWeaving } from '../../runtime/base/weave-mark';
+import { assertTypeScriptWoven, markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { firstPreload, type LoadHook, noteReached, watchLaterHooks, weavableFileOf } from './later-hooks';
 import { cancelWovenRead, weaveRequiredTypeScript } from './register-require';
@@ -84,6 +84,9 @@ watchLaterHooks();
 // the TypeScript that ran against the files the hook handled, unless nothing could have passed it.
 const seesEveryFile = firstPreload(__filename);
 markWeaving(handled, () => seesEveryFile);
+// And now, not only when the runtime loads: an entry that imports lockweave/register beside a tagged
+// module had it loaded before this hook, and that module, unwoven, may never load the runtime.
+if (!seesEveryFile) assertTypeScriptWoven();
 
 weaveRequiredTypeScript({
   handled,
