@@ -3,7 +3,7 @@
 //
 // Described by shape, not imported: `redis` is an optional peer, and a user without it must
 // be able to compile against lockweave's types and load it.
-import { randomUUID } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { RedisConnectionError } from '../base/errors';
 import { holdProcess } from '../base/process-hold';
 import { hasMethods } from './client-shape';
@@ -155,7 +155,9 @@ class ReplyPairing {
   }
 
   private ping(connection: number): void {
-    const nonce = `lockweave-pairing-${randomUUID()}`;
+    // node:crypto is required here, not at the module's top: the runtime's load must not pay for it
+    // (lock/token.ts), and a pairing check is rare.
+    const nonce = `lockweave-pairing-${(require('node:crypto') as typeof Crypto).randomUUID()}`;
     this.client.sendCommand(['PING', nonce]).then(
       (reply) => {
         if (connection !== this.connection || !this.overdue) return;
