@@ -3,6 +3,7 @@
 import type * as IORedis from 'ioredis';
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { LockOptions } from '../base/options';
+import { printable } from '../base/printable';
 import { DEFAULT_SENTINEL_PORT, printAddress, parseRedisUrl } from '../base/redis-address';
 import { isPlainObject, serverOptions } from '../base/redis-options';
 import type { LockStore } from '../store/lock-store';
@@ -22,6 +23,57 @@ import type { ConfigureOptions, RedlockServer } from './settings';
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
 /**
+ * The words of an environment variable's name that say it holds a Redis server's address or
+ * credentials (`REDIS_HOST`, `REDISPORT`, `REDIS_TLS_URL`, `redis_url`, `VALKEY_ENDPOINT`,
+ * `REDIS_PORT_6379_TCP_ADDR`). A deployment that names its Redis so and leaves REDIS_URL unset would
+ * otherwise have its locks taken on 127.0.0.1:6379 — a Redis nobody named, or none, while the
+ * other instances lock elsewhere — without a word. So the default is refused beside such a variable.
+ */
+const REDIS_SETTING_WORDS = new Set(
+  'url uri urls host hostname port addr address server servers endpoint tls ssl socket path sentinel sentinels cluster node nodes pass password passwd pwd auth token user username db database dsn conn connection'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Names that mention Redis without naming a server: lockweave's own (LOCKWEAVE_REDIS_SERVER names a
+ * server binary), a package manager's copy of package.json (`npm_package_scripts_redis_server`), and
+ * the official Redis image's build facts (REDIS_DOWNLOAD_URL).
+ */
+const NOT_A_SETTING = /^(lockweave_|npm_)|download/i;
+
+/** True when an environment variable's name looks like a Redis address or credential setting, other than REDIS_URL. */
+function looksLikeRedisSetting(name: string): boolean {
+  if (name === 'REDIS_URL' || NOT_A_SETTING.test(name) || !/redis|valkey/i.test(name)) return false;
+  // Words at separators, digits and case changes; `REDISHOST` is the word `host` after `redis`.
+  const words = name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .map((word) => word.replace(/^(?:rediss?|valkey)(?=.)/, ''));
+  return (
+    words.every((word) => /^(?:rediss?|valkey|)$/.test(word)) || words.some((word) => REDIS_SETTING_WORDS.has(word))
+  );
+}
+
+/**
+ * The default server is used only when nothing in the environment names another: with REDIS_URL
+ * unset and a variable such as REDIS_HOST set, the first lock is refused, naming the variables
+ * (never their values, which may be passwords).
+ */
+function assertNoOtherRedisNamed(): void {
+  const named = Object.keys(process.env).filter(looksLikeRedisSetting).sort();
+  if (named.length === 0) return;
+  const shown = named.slice(0, 8).map((name) => printable(name).slice(0, 60));
+  throw new TypeError(
+    `lockweave: REDIS_URL is not set and configure({ redis }) was not called, so locks would go to the default ${DEFAULT_URL}, ` +
+      `but the environment sets ${shown.join(', ')}${named.length > shown.length ? ` and ${named.length - shown.length} more` : ''}, ` +
+      'which look like the address or credentials of another Redis. Refusing rather than lock on a server nobody named: ' +
+      'set REDIS_URL (redis://[user:password@]host:port[/db]) or call configure({ redis }) before the first lock.',
+  );
+}
+
+/**
  * ioredis, loaded when the first store is made (or a client is passed in): importing a module with
  * a tagged method then costs no ~50 ms of ioredis loading, which matters to a command-line tool or
  * a test file that never takes a lock, and to every start under lockweave/register.
@@ -33,8 +85,9 @@ export function createStore(options: ConfigureOptions): LockStore {
   if (options.store) return options.store;
   // Without configure({ redis }): REDIS_URL, read (and checked like any URL) when the first lock needs it.
   if (options.redis === undefined) {
-    claimDefault();
     const fromEnv = process.env.REDIS_URL;
+    if (fromEnv === undefined) assertNoOtherRedisNamed();
+    claimDefault();
     // Set but empty (a secret that did not render, `REDIS_URL=` in a file) names no server: the
     // default would be one nobody named. Only an unset variable means the default.
     return singleStore(
