@@ -68,11 +68,15 @@ test.serial(
     const flag = uniqueId('otelPay');
     const key = uniqueId('customer-4711');
     spans.reset();
-    // The first holds the lock until the test has seen the second wait (at most 10 s).
+    // The first holds the lock until the test has seen the second wait (at most 10 s). The bound's
+    // timer is cleared once the test lets go: left running, it kept the worker alive 10 s past the file's end.
     let letGo = () => {};
     const gate = new Promise<void>((resolve) => {
-      letGo = resolve;
-      setTimeout(resolve, 10_000);
+      const bound = setTimeout(resolve, 10_000);
+      letGo = () => {
+        clearTimeout(bound);
+        resolve();
+      };
     });
     let entered = () => {};
     const inside = new Promise<void>((resolve) => (entered = resolve));
