@@ -4,18 +4,24 @@
 // those hooks — tsx's require, pirates-based ones — install a `Module._extensions` handler that reads
 // the file with fs.readFileSync, strips the types and compiles it: our hook never sees the file,
 // and its tags are gone with the comments. Two measures, whichever loader was installed first:
-//   - weave: while such a handler loads a tagged file, its one read of that file returns the
-//     woven TypeScript (valid TypeScript, so the loader compiles it as it would the original);
-//   - check: any TypeScript file compiled that lockweave neither wove nor found tag-free, yet
-//     whose text on disk holds tags, runs only if the compiled text locks every one of those
-//     tagged methods itself — found by site, each a function whose body is the woven call on a
-//     lock of lockweave's runtime (weave/woven-shape.ts: ts-node with ts-patch weaves so) — and
-//     throws otherwise, instead of running unlocked. Text in a comment or string vouches for nothing.
+//   - weave: while such a handler loads a tagged file, every fs.readFileSync of that file (by path,
+//     Buffer or file: URL, as text or bytes) returns the woven TypeScript (valid TypeScript, so the
+//     loader compiles it as it would the original), until the file's own code starts to run;
+//   - check: what reaches Module.prototype._compile decides, never which reads were answered — a
+//     handler may also read the file its own way, or compile text it got elsewhere (a cache). A
+//     file compiled as lockweave handed it on (the text itself, or with its types blanked out as
+//     type stripping does), or compiled from it (it calls every lock the woven text defines, names
+//     the weave chose because the file never uses them), runs. Any other text of a file whose text on
+//     disk holds tags runs only if it locks every one of those tagged methods itself — found by
+//     site, each a function whose body is the woven call on a lock of lockweave's runtime
+//     (weave/woven-shape.ts: ts-node with ts-patch weaves so) — and throws otherwise, instead of
+//     running unlocked. Text in a comment or string vouches for nothing.
 
 // The module object itself (not an import-star copy): its readFileSync is what other loaders call.
 import fs = require('node:fs');
 import nodeModule = require('node:module');
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { weaver } from './lazy-weaver';
 import { holdsEvery, locksOnDisk, readDisk } from './tags-on-disk';
 import type { CachedWeave } from './woven-cache';
@@ -29,7 +35,7 @@ interface ModuleInternals {
 }
 
 export interface RequireWeaving {
-  /** Files the load hook wove or found tag-free: they need no second look. */
+  /** Files found woven or tag-free as they ran (the runtime checks what ran against them): a compile that passed adds its file. */
   readonly handled: Set<string>;
   readonly isWeavable: (file: string) => boolean;
   /** The text to hand on (woven, or the source when nothing is to lock) and what it locks; throws on tag errors. */
@@ -38,8 +44,16 @@ export interface RequireWeaving {
   readonly strippedError: (file: string) => Error;
 }
 
-/** Files being required whose first read another loader's handler may still make: file → cancel. */
+/** What lockweave handed on for a file about to be compiled: the text it was given, and the text it returned. */
+interface HandedOn {
+  readonly source: string;
+  readonly handed: string;
+}
+
+/** Files being required whose reads another loader's handler may still make: file → cancel. */
 const pendingReads = new Map<string, () => void>();
+/** Files whose compile is still to come → what lockweave handed on for them (the load hook, or a read it answered). */
+const handedOn = new Map<string, HandedOn>();
 
 export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
   const Module = nodeModule.Module as unknown as ModuleInternals;
@@ -50,36 +64,52 @@ export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
   };
   const compile = Module.prototype._compile;
   Module.prototype._compile = function (content, filename, ...rest) {
-    if (weaving.isWeavable(filename) && !weaving.handled.has(filename)) assertLocked(filename, content, weaving);
+    if (weaving.isWeavable(filename)) {
+      // The file's own code runs next, and must see the real fs.
+      cancelWovenRead(filename);
+      const handed = handedOn.get(filename);
+      handedOn.delete(filename);
+      if (!handed || !compiledFrom(content, handed)) assertLocked(filename, content, weaving);
+      weaving.handled.add(filename);
+    }
     return compile.call(this, content, filename, ...rest);
   };
 }
 
 /**
  * Node's own require runs the load hook, which calls this first: the hook weaves (with a source
- * map), so the read must return the file as it is.
+ * map), so the reads must return the file as it is.
  */
 export function cancelWovenRead(file: string): void {
   pendingReads.get(file)?.();
 }
 
+/** Called with the text lockweave hands on for `file` (from `source`) when a compile of it follows. */
+export function noteHandedOn(file: string, source: string, handed: string): void {
+  handedOn.set(file, { source, handed });
+}
+
 /**
- * Runs `loadModule` with its first fs.readFileSync of `file` answered by the woven text — unless
- * the load hook cancels that first. Woven lazily, at the read, so Node's own path weaves once.
+ * Runs `loadModule` with each fs.readFileSync of `file` answered by the woven text — until the load
+ * hook cancels that, or the file's compile starts. Woven lazily, at the first read, so Node's own
+ * path weaves once.
  */
 function withWovenRead(file: string, weaving: RequireWeaving, loadModule: () => void): void {
   const readFileSync = fs.readFileSync;
   let active = true;
-  const answerOnce = function (this: unknown, ...args: Parameters<typeof fs.readFileSync>) {
-    if (!active || typeof args[0] !== 'string' || path.resolve(args[0]) !== file) return readFileSync.apply(this, args);
-    // One read, then out of the way: the module's own code runs after it and must see the real fs.
-    active = false;
-    const code = weaving.weave(file, readDisk(file, 'utf8')).code;
+  let woven: string | undefined;
+  const answer = function (this: unknown, ...args: Parameters<typeof fs.readFileSync>) {
+    if (!active || pathOf(args[0]) !== file) return readFileSync.apply(this, args);
+    if (woven === undefined) {
+      const source = readDisk(file, 'utf8');
+      woven = weaving.weave(file, source).code;
+      noteHandedOn(file, source, woven);
+    }
     const encoding = typeof args[1] === 'string' ? args[1] : args[1]?.encoding;
-    return encoding ? code : Buffer.from(code);
+    return encoding ? woven : Buffer.from(woven);
   } as typeof fs.readFileSync;
   pendingReads.set(file, () => (active = false));
-  fs.readFileSync = answerOnce;
+  fs.readFileSync = answer;
   try {
     return loadModule();
   } finally {
@@ -87,8 +117,56 @@ function withWovenRead(file: string, weaving: RequireWeaving, loadModule: () => 
     active = false;
     // Loads nest (a module requires others while it runs); each restores what it replaced, and
     // one left below a later replacement only passes calls through.
-    if (fs.readFileSync === answerOnce) fs.readFileSync = readFileSync;
+    if (fs.readFileSync === answer) fs.readFileSync = readFileSync;
   }
+}
+
+/** The absolute path a readFileSync argument names (a path, a Buffer, a file: URL); undefined for a descriptor. */
+function pathOf(target: unknown): string | undefined {
+  try {
+    if (typeof target === 'string') return path.resolve(target);
+    if (Buffer.isBuffer(target)) return path.resolve(target.toString('utf8'));
+    if (target instanceof URL) return fileURLToPath(target);
+  } catch {
+    // Not a file path: not the file.
+  }
+  return undefined;
+}
+
+/**
+ * True when `content` was compiled from what lockweave handed on: the text itself; the text with
+ * some characters blanked out (type stripping keeps every other character where it was); or a
+ * compile of it that calls every lock the weave defined. Those are the definitions whose names the
+ * file never uses (the weave picks such names; one quoted from the file, in a string, is not one of
+ * them), so no compile of the file's own text has them. Anything else is checked by site.
+ */
+function compiledFrom(content: string, { source, handed }: HandedOn): boolean {
+  if (content === handed) return true;
+  if (content.length === handed.length && blanksOnly(content, handed)) return true;
+  const locks = [...handed.matchAll(LOCK_DEFINITION)]
+    .map((match) => match[1])
+    .filter((lock) => !new RegExp(`(?<![\\w$])${escaped(lock)}(?![\\w$])`).test(source));
+  return locks.length > 0 && locks.every((lock) => callsLock(content, lock));
+}
+
+/** `const pay_lock_1 = lockweave_1.defineLock(`: how the weave binds each lock (weave/define-lock-call.ts). */
+const LOCK_DEFINITION = /\bconst\s+([A-Za-z_$][\w$]*)\s*=\s*[A-Za-z_$][\w$]*\s*\.\s*defineLock\s*\(/g;
+
+function callsLock(content: string, lock: string): boolean {
+  return new RegExp(`(?<![\\w$.])${escaped(lock)}\\s*\\.\\s*acquire[A-Za-z]*\\s*\\(`).test(content);
+}
+
+function escaped(name: string): string {
+  return name.replace(/\$/g, '\\$');
+}
+
+/** Same length: every character of `content` is the one `handed` has there, or white space. */
+function blanksOnly(content: string, handed: string): boolean {
+  for (let i = 0; i < content.length; i++) {
+    const c = content.charCodeAt(i);
+    if (c !== handed.charCodeAt(i) && c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
+  }
+  return true;
 }
 
 /**

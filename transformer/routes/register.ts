@@ -24,12 +24,13 @@ import { isWovenSource } from '../../runtime/base/loaded-typescript';
 import { assertTypeScriptWoven, markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { firstPreload, type LoadHook, noteReached, watchLaterHooks, weavableFileOf } from './later-hooks';
-import { cancelWovenRead, weaveRequiredTypeScript } from './register-require';
+import { cancelWovenRead, noteHandedOn, weaveRequiredTypeScript } from './register-require';
 import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
 
 type RegisterHooks = (hooks: { load: LoadHook }) => unknown;
+type LoadResult = ReturnType<LoadHook>;
 
 const registerHooks = (nodeModule as { registerHooks?: RegisterHooks }).registerHooks;
 if (typeof registerHooks !== 'function') {
@@ -40,7 +41,12 @@ if (typeof registerHooks !== 'function') {
   );
 }
 
-/** Files this process wove or found tag-free; any other TypeScript file with tags was loaded past us. */
+/**
+ * Files this process wove or found tag-free as they ran; any other TypeScript file with tags was
+ * loaded past us. The load hook adds what it hands on (an ES module runs that); a compile through
+ * `require` adds its file once the text compiled is found to be what lockweave handed on, or locked
+ * (register-require.ts) — never because a read was answered with woven text.
+ */
 const handled = new Set<string>();
 
 registerHooks({
@@ -58,24 +64,32 @@ registerHooks({
       // (a TypeScript-to-TypeScript rewrite too): what is on disk decides. One read of an untagged
       // file is the price of never running a tagged one unlocked.
       if (tagsWeaveOnDisk(file)) throw strippedError(file);
-      handled.add(file);
-      return loaded;
+      return handOn(file, source, loaded, source);
     }
     const woven = weave(file, source, moduleFormat(loaded.format));
     // A copy that kept some tags and lost others (a loader before us dropped some comments).
     if (lostTags(file, source, woven.locked)) throw strippedError(file);
     // The weave decides: its text is what runs (the source itself when nothing was to lock).
-    if (woven.code === source) return loaded;
-    if (!woven.map) return { ...loaded, source: woven.code };
+    if (!woven.map || !(process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled)
+      return handOn(file, source, loaded, woven.code);
     // Weaving keeps every line where it was; the map fixes the columns of the woven lines for
     // --enable-source-maps (and costs a base64 pass and a longer text to strip, so only then).
     // Type stripping keeps comments and positions, so the map stays valid.
-    if (!(process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled) return { ...loaded, source: woven.code };
     const map = { ...woven.map, sources: [pathToFileURL(file).href] };
     const inline = `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
-    return { ...loaded, source: woven.code + inline };
+    return handOn(file, source, loaded, woven.code + inline);
   },
 });
+
+/**
+ * The load's result with `text` as its source. A CommonJS file is compiled next, and that compile
+ * is checked against `text` (a handler wrapped around Node's may compile something else).
+ */
+function handOn(file: string, source: string, loaded: LoadResult, text: string): LoadResult {
+  handled.add(file);
+  if (loaded.format === 'commonjs' || loaded.format === 'commonjs-typescript') noteHandedOn(file, source, text);
+  return text === source ? loaded : { ...loaded, source: text };
+}
 
 // A hook registered after ours runs first and may never call ours: each is checked (later-hooks.ts).
 watchLaterHooks();
@@ -98,9 +112,7 @@ weaveRequiredTypeScript({
 
 /** The woven text of a file that may hold tags (the source itself when nothing is locked); throws on tag errors. */
 function weave(file: string, source: string, format: 'esm' | 'cjs' | undefined): CachedWeave {
-  const woven = weaveCached(file, source, { format, tsconfig: tsxTsconfig() });
-  handled.add(file);
-  return woven;
+  return weaveCached(file, source, { format, tsconfig: tsxTsconfig() });
 }
 
 /**
