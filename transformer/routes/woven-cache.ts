@@ -2,9 +2,8 @@
 // whose tagged files have not changed loads no TypeScript at all (loading TypeScript 6's parser
 // alone costs ~300 ms).
 //
-// An entry is found by a hash of everything the weave reads — lockweave's code (its version and
-// its compiled transformer files' sizes and times: a rebuilt lockweave weaves afresh) and
-// TypeScript's version, the file's path and text, the module format, which tsconfig.json is nearest — and is
+// An entry is found by a hash of everything the weave reads — lockweave's code (below: the
+// weaver's compiled files, the transformer's and the runtime base it imports) and TypeScript's version, the file's path and text, the module format, which tsconfig.json is nearest — and is
 // used only while every config file it was woven with (the tsconfig and its `extends` chain, where
 // `prefix` and `defaults` come from) still has the text it had, and no package an `extends` names
 // has appeared nearer than where it was found (it would be read instead). Only successful weaves are
@@ -169,27 +168,76 @@ function projectCacheDir(): string | undefined {
   return undefined;
 }
 
-/** lockweave's version and the size and time of every compiled file of the transformer. */
+/**
+ * What identifies the weaver that runs: lockweave's version, the hash of its files' text that its
+ * build wrote, and the size and time of each file now. The version alone is not enough (a build from
+ * git, a `file:` dependency, a patched copy keep it), nor are sizes and times: npm gives every file
+ * it installs one fixed time, so two builds whose files have the same sizes would look alike. The
+ * hash tells builds apart; the sizes and times tell a file edited after the install (patch-package)
+ * from the one the build hashed. Reading every file's text instead would cost each start that opens
+ * the cache a few milliseconds; this costs one small read and a stat of each file.
+ */
 function lockweaveStamp(): string {
-  const transformerDir = path.join(__dirname, '..');
-  const stamps = compiledFiles(transformerDir)
-    .sort()
-    .map((name) => {
-      const stat = fs.statSync(path.join(transformerDir, name));
-      return `${name}:${stat.size}:${stat.mtimeMs}`;
-    });
-  return `${LOCKWEAVE_VERSION};${stamps.join(';')}`;
+  const stamps = weaverFiles().map((name) => {
+    const stat = fs.statSync(`${PACKAGE_DIR}/${name}`);
+    return `${name}:${stat.size}:${stat.mtimeMs}`;
+  });
+  return `${LOCKWEAVE_VERSION};${builtHash() ?? weaverHash()};${stamps.join(';')}`;
+}
+
+/** The package's root: two up from routes/ (dist/ when installed, the repository when the tests run the source). */
+const PACKAGE_DIR = path.join(__dirname, '..', '..');
+/** The hash of the weaver's files, written by the build beside the transformer's files. */
+const WEAVER_HASH_FILE = path.join(PACKAGE_DIR, 'transformer', 'weaver-hash.txt');
+
+/** The hash the build wrote, or undefined when it wrote none (a build without lockweave's build script). */
+function builtHash(): string | undefined {
+  try {
+    return fs.readFileSync(WEAVER_HASH_FILE, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A sha256 over the name and text of every file the weaver loads. */
+function weaverHash(): string {
+  const hash = crypto.createHash('sha256');
+  for (const name of weaverFiles()) {
+    hash
+      .update(`${name}\0`)
+      .update(fs.readFileSync(`${PACKAGE_DIR}/${name}`))
+      .update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** Called by the build (scripts/write-weaver-hash.js) once dist is complete: the hash lockweaveStamp reads. */
+export function writeWeaverHash(): void {
+  fs.writeFileSync(WEAVER_HASH_FILE, `${weaverHash()}\n`);
 }
 
 /**
- * The .js files under `dir`, by their path from it. Walked by hand: readdirSync's `recursive`
- * took 4-9 ms for dist's 200 files where this walk takes 0.5 ms for the same names, and every
- * start and build that opens the cache pays it.
+ * The files the weaver loads, by their path from the package's root, in one order: the
+ * transformer's and those of the runtime's base (the tag's text, the options and their table, key
+ * names), compiled (.js) — or the sources when the tests run them. Paths joined by hand: path.join
+ * and path.relative for each of 70 files cost a start a few milliseconds.
  */
-function compiledFiles(dir: string, under = ''): string[] {
-  return fs.readdirSync(path.join(dir, under), { withFileTypes: true }).flatMap((entry) => {
+function weaverFiles(): string[] {
+  const extension = path.extname(__filename);
+  return ['transformer', 'runtime/base']
+    .flatMap((dir) => filesUnder(`${PACKAGE_DIR}/${dir}`, extension).map((name) => `${dir}/${name}`))
+    .sort();
+}
+
+/**
+ * The files under `dir` whose name ends with `extension`, by their path from it. Walked by hand:
+ * readdirSync's `recursive` took 4-9 ms for dist's 200 files where this walk takes 0.5 ms for the
+ * same names, and every start and build that opens the cache pays it.
+ */
+function filesUnder(dir: string, extension: string, under = ''): string[] {
+  return fs.readdirSync(under ? `${dir}/${under}` : dir, { withFileTypes: true }).flatMap((entry) => {
     const name = under ? `${under}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) return compiledFiles(dir, name);
-    return entry.name.endsWith('.js') ? [name] : [];
+    if (entry.isDirectory()) return filesUnder(dir, extension, name);
+    return entry.name.endsWith(extension) && !entry.name.endsWith(`.d${extension}`) ? [name] : [];
   });
 }
