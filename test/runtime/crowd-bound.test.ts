@@ -25,13 +25,19 @@ test.serial('a caller whose attempt is never answered gives up at its deadline',
   const lock = defineLock({ businessFlag: 'queued', retries: 1, waitTime: 300 });
   const holder = await lock.acquire('A');
   const startedAt = Date.now();
+  // The bound's timer is cleared once the race is over: left running, it kept the worker alive
+  // 10 s past the file's last test.
+  let bound: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
     lock.acquire('A').then(
       () => 'acquired',
       (error: unknown) => error,
     ),
-    new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting after 10 s')),
+    new Promise((resolve) => {
+      bound = setTimeout(resolve, 10_000, 'still waiting after 10 s');
+    }),
   ]);
+  clearTimeout(bound);
   const tookMs = Date.now() - startedAt;
   t.true(outcome instanceof LockAcquireError, String(outcome));
   t.true(tookMs < DEADLINE_MS + 2_000, `gave up after ${tookMs} ms (deadline ${DEADLINE_MS} ms)`);
