@@ -6,11 +6,12 @@
 //
 // ts-patch calls a source transformer as (program, config, extras) and a program transformer as
 // (program, host, config, extras) with `config.transformProgram === true`; that flag tells them apart.
+import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { analyseFile, type FileAnalysis } from './check/analyse';
 import { lockOrder, type LockOrder } from './check/lock-order';
 import type { LockOptions } from '../runtime/base/options';
-import { markWeaving } from '../runtime/base/weave-mark';
+import { markCompileWeaving } from '../runtime/base/weave-mark';
 import { Code, formatError, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
 import { isLockweaveTransform, optionsEntry, weavingEntry } from './plugin-entry';
 import { readPluginOptions } from './plugin-config';
@@ -128,9 +129,11 @@ export function sourceTransformer(
   extras: SourceExtras | undefined,
 ): ts.TransformerFactory<ts.SourceFile> {
   // A program this process compiles with the weave (ts-node with ts-patch's compiler) may run its
-  // TypeScript entry here, which loads the runtime (runtime/base/weave-mark.ts). The program entry
-  // alone weaves nothing, so only this one marks.
-  markWeaving();
+  // TypeScript here, which loads the runtime (runtime/base/weave-mark.ts): the files handed to the
+  // weave are marked, and the runtime checks any other TypeScript that ran (ts-node leaves files
+  // outside its scope, or that it ignores, to Node, which strips their types and their tags with
+  // them). The program entry alone weaves nothing, so only this one marks.
+  markCompileWeaving(handedFiles);
   const tsApi = extras?.ts ?? (require('typescript') as typeof ts);
   // First: the checker binds every file, which sets the parent links analysis walks up.
   const checker = program.getTypeChecker();
@@ -154,6 +157,7 @@ export function sourceTransformer(
     const woven = weaveFile(tsApi, context, handed, analysis);
     woven.missed.forEach(report);
     if (woven.sourceFile !== handed) wovenFiles.add(woven.sourceFile);
+    handedFiles.add(path.resolve(sourceFile.fileName));
     return woven.sourceFile;
   };
 }
@@ -165,6 +169,9 @@ export function sourceTransformer(
  * emitted again is woven again.
  */
 const wovenFiles = new WeakSet<ts.SourceFile>();
+
+/** The files this process's weave was handed, by their path on disk (ts-node's for code not in a file: `[eval].ts`). */
+const handedFiles = new Set<string>();
 
 function reporter(tsApi: typeof ts, program: ts.Program, extras: SourceExtras | undefined) {
   const served = (program as unknown as Record<symbol, unknown>)[SERVED] === true;

@@ -150,16 +150,47 @@ function moduleCache(): NodeJS.Dict<unknown> {
  * Calls `check` with each TypeScript file Node's loader loads from now on (import and require,
  * Node's stripping and loaders that hook in with module.registerHooks, which run after this one),
  * before the file runs. Node before 22.15 has no module.registerHooks: nothing is called there.
+ * `atCompile`: a route weaves CommonJS modules as `require` compiles them (ts-node's require hook
+ * compiles after Node's load hooks ran): a file `require` loads as CommonJS is checked then, once
+ * every require hook had its turn, just before it runs.
  */
-export function checkLaterTypeScript(check: (file: string) => void): void {
+export function checkLaterTypeScript(check: (file: string) => void, atCompile: boolean): void {
   (nodeModule as Partial<typeof nodeModule>).registerHooks?.({
     load(url, context, nextLoad) {
       const loaded = nextLoad(url, context);
       const file = typeScriptFileOf(url);
-      if (file !== undefined) check(file);
+      if (file === undefined) return loaded;
+      if (atCompile && context.conditions?.includes('require') && !ES_MODULE_FORMAT.test(String(loaded.format))) {
+        checkAtCompile(check).add(file);
+      } else {
+        check(file);
+      }
       return loaded;
     },
   });
+}
+
+/** Node's module formats for an ES module (`module`, `module-typescript`); anything else `require` loads compiles as CommonJS. */
+const ES_MODULE_FORMAT = /^module/;
+
+interface CommonJsModule {
+  _compile(this: CommonJsModule, content: string, filename: string, ...rest: unknown[]): unknown;
+}
+
+/** Files whose check waits for their compile; Module's _compile wrapped (once) to run it. */
+let awaitingCompile: Set<string> | undefined;
+
+function checkAtCompile(check: (file: string) => void): Set<string> {
+  if (awaitingCompile) return awaitingCompile;
+  const waiting = new Set<string>();
+  const prototype = (nodeModule as unknown as { Module: { prototype: CommonJsModule } }).Module.prototype;
+  const compile = prototype._compile;
+  prototype._compile = function (content, filename, ...rest) {
+    if (waiting.delete(filename)) check(filename);
+    return compile.call(this, content, filename, ...rest);
+  };
+  awaitingCompile = waiting;
+  return waiting;
 }
 
 /** The TypeScript file a module URL names (its query and hash aside), if it names one on disk. */

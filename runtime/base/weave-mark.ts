@@ -31,28 +31,49 @@ import {
 import { MAY_HOLD_TAG } from './tag-text';
 
 /**
- * Set on globalThis by a route that weaves the TypeScript this process loads: `true` from a route
- * that sees every file (the tsconfig transformer inside ts-node), or a WovenFiles from one that may
- * not. Bun's runtime asks its plugins in the order they were registered and takes the first answer:
- * a plugin an earlier preload registered may load TypeScript files in lockweave's place. Node runs
- * the load hook registered last first: one registered after lockweave/register's may load a file
- * without calling it, and a module loaded before lockweave/register was never met its hook.
+ * Set on globalThis by each route that weaves the TypeScript this process loads: the files it wove.
+ * No route sees every file for sure. Bun's runtime asks its plugins in the order they were
+ * registered and takes the first answer: a plugin an earlier preload registered may load
+ * TypeScript files in lockweave's place. Node runs the load hook registered last first: one
+ * registered after lockweave/register's may load a file without calling it, and a module loaded
+ * before lockweave/register was never met its hook. ts-node compiles only the files its scope and
+ * ignore settings leave it, and hands the rest to Node, which strips their types. A list: two
+ * routes may weave in one process (ts-node beside lockweave/register), each its own files.
  */
 const WEAVES: unique symbol = Symbol.for('lockweave.weavesTypeScript');
 
-/** What a route that may not see every file leaves on the process. */
+/** What a route leaves on the process. */
 interface WovenFiles {
   /** The files the route wove or found without tags. */
   readonly files: ReadonlySet<string>;
   /** True when nothing can have loaded TypeScript past the route unseen: the check of what ran is skipped. */
   readonly seesEveryFile?: () => boolean;
+  /**
+   * The route weaves a CommonJS module as `require` compiles it (ts-node's require hook), which is
+   * after Node's load hooks ran: such a module is checked as it compiles, not as it loads.
+   */
+  readonly weavesAtCompile?: boolean;
 }
 
-/** Called by each in-process route when it is loaded, with the files it weaves when it may not see them all. */
-export function markWeaving(woven?: ReadonlySet<string>, seesEveryFile?: () => boolean): void {
-  (globalThis as Record<symbol, unknown>)[WEAVES] = woven
-    ? ({ files: woven, seesEveryFile } satisfies WovenFiles)
-    : true;
+/** Called by each in-process route when it is loaded, with the files it weaves (a set it fills as it goes). */
+export function markWeaving(woven: ReadonlySet<string>, seesEveryFile?: () => boolean): void {
+  addMark({ files: woven, seesEveryFile });
+}
+
+/**
+ * Called by lockweave's transformer inside a process that compiles TypeScript as it runs it
+ * (ts-node with ts-patch's compiler), with the files it was handed: any other TypeScript that ran
+ * — a file outside ts-node's scope, or one it ignores, which Node strips itself — is checked.
+ */
+export function markCompileWeaving(woven: ReadonlySet<string>): void {
+  addMark({ files: woven, weavesAtCompile: true });
+}
+
+function addMark(mark: WovenFiles): void {
+  const marks = marksOf();
+  // A route marks as often as it is set up (each program the transformer is handed): once per set.
+  if (marks.some((own) => own.files === mark.files)) return;
+  (globalThis as Record<symbol, unknown>)[WEAVES] = [...marks, mark];
 }
 
 const JEST_TRANSFORM_CHANNEL = 'lockweave:jest-transform';
@@ -211,20 +232,72 @@ export function assertJestModulesWoven(): void {
 
 export function assertTypeScriptWoven(): void {
   if (inJestEnvironment()) return assertJestWoven();
-  const mark = markOf();
-  if (mark === true || mark?.seesEveryFile?.() === true) return;
+  assertMainCodeWoven();
+  const marks = marksOf();
+  if (marks.some((mark) => mark.seesEveryFile?.() === true)) return;
   const bunGlobal = (globalThis as { Bun?: { main?: unknown } }).Bun;
   const bun = bunGlobal !== undefined;
   const entry = bunGlobal ? bunGlobal.main : process.argv[1];
   const file = typeof entry === 'string' ? entry.split(/[\\/]/).pop() : undefined;
   // A route that wove some files: every other TypeScript file that ran, the entry too, is checked.
-  if (mark !== undefined || typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry))
+  if (marks.length > 0 || typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry))
     return assertImportsWoven(bun, file ?? 'the entry');
   throw new Error(
     bun
       ? `lockweave: Bun is running TypeScript (${file}) without lockweave's Bun plugin, so its tagged methods would run unlocked. ${howToWeave(bun, file)}`
       : `lockweave: Node is running TypeScript (${file}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, file)}`,
   );
+}
+
+/** tsx's command starts Node with this preload (not `node --import tsx`). */
+const TSX_COMMAND = /[\\/]tsx[\\/]dist[\\/]preflight\.c?js$/;
+/** ts-node's commands add their script to execArgv, for child processes. */
+const TS_NODE_COMMAND = /[\\/]ts-node[\\/]dist[\\/]bin[\w-]*\.js$/;
+const EVAL_FLAG = /^(?:-e|-p|-pe|-ep|--eval|--print)(?:=|$)/;
+/** The files ts-node compiles code given with -e, on stdin or in its REPL as (under its working directory). */
+const TS_NODE_CODE_IN_MEMORY = /[\\/](?:\[eval\]|\[stdin\]|<repl>)\.ts$/;
+
+/**
+ * Code given on the command line (-e, -p) or on stdin is no file: it passes no load hook, and no
+ * route weaves it — not lockweave/register, even when it is the first preload. Node strips the
+ * types of such TypeScript (--input-type=module-typescript, or by itself when the code does not
+ * parse as JavaScript) and keeps its comments, tags and all: refused when the text holds a tag.
+ * tsx's command compiles -e code and its REPL's lines with esbuild, which drops the comments:
+ * what they held cannot be shown, so refused. ts-node compiles such code as a file of its own
+ * ([eval].ts), woven only when lockweave's transformer was handed it. JavaScript given so without
+ * a tag runs: nothing in it is locked.
+ */
+function assertMainCodeWoven(): void {
+  const refused = unwovenMainCode();
+  if (refused === undefined) return;
+  throw new Error(
+    `lockweave: ${refused}, so any tagged method there would run unlocked: code that is not in a file passes no loader. ` +
+      'Write the code to a file and start it with a route: `node --import lockweave/register app.ts` ' +
+      '(tsx: `NODE_OPTIONS="--import lockweave/register" tsx app.ts`; ts-node: "compiler": "ts-patch/compiler" with the plugin entry), ' +
+      'or build with `lockweave build` (or tspc) and run the JavaScript it writes.',
+  );
+}
+
+/** Why the code this process was given in place of an entry file may hold unwoven tags, if it may. */
+function unwovenMainCode(): string | undefined {
+  const execArgv = process.execArgv;
+  const code = (process as { _eval?: unknown })._eval;
+  const byTsx = execArgv.some((arg) => TSX_COMMAND.test(arg));
+  const evalFlag = execArgv.some((arg) => EVAL_FLAG.test(arg));
+  if (typeof code === 'string') {
+    if (byTsx && evalFlag)
+      return 'tsx compiled the code given with -e or -p and dropped its comments, with any tag in them';
+    if (MAY_HOLD_TAG.test(code))
+      return `the code given with -e, -p or on stdin holds @${'redisLock'} tags, and no route weaves it`;
+    return undefined;
+  }
+  if (process.argv[1] === undefined && byTsx) return "tsx's REPL compiles what is typed and drops its comments";
+  if ((evalFlag || process.argv[1] === undefined) && execArgv.some((arg) => TS_NODE_COMMAND.test(arg))) {
+    const woven = marksOf().some((mark) => [...mark.files].some((file) => TS_NODE_CODE_IN_MEMORY.test(file)));
+    if (!woven)
+      return "ts-node compiled the code given with -e, -p, on stdin or in its REPL without lockweave's transformer";
+  }
+  return undefined;
 }
 
 /** A JavaScript entry, or a route that wove some files: the TypeScript that ran past a route must not hold tags. */
@@ -237,16 +310,22 @@ function assertImportsWoven(bun: boolean, entry: string): void {
     );
   }
   const refuse = (file: string): never => {
+    const marks = marksOf();
     throw new Error(
-      markOf() === undefined
+      marks.length === 0
         ? `lockweave: ${runtime} ran ${file} (imported by ${entry}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, entry)}`
         : bun
           ? `lockweave: Bun ran ${file} without lockweave's route weaving it: a plugin registered before lockweave's loaded it, ` +
             'so its tagged methods would run unlocked. Register lockweave first: preload = ["lockweave/bun/register", …] in bunfig.toml.'
-          : `lockweave: Node ran ${file} without lockweave/register weaving it: a load hook registered after lockweave/register's ` +
-            "(module.registerHooks: Node runs the hook registered last first) loaded it in lockweave's place, or it was loaded before " +
-            'lockweave/register was, so its tagged methods would run unlocked. Load lockweave/register first, as a preload ' +
-            `(\`node --import lockweave/register ${entry}\`), and register other load hooks before it, or have them call nextLoad for TypeScript files.`,
+          : marks.some((mark) => mark.weavesAtCompile === true)
+            ? `lockweave: Node ran ${file} without lockweave's transformer weaving it: the compiler that weaves (ts-node with ` +
+              'ts-patch\'s compiler) left it to another (ts-node\'s "scope", "scopeDir" or "ignore" settings leave a file to Node, ' +
+              'which strips its types and the tags with them), so its tagged methods would run unlocked. Let ts-node compile every ' +
+              `TypeScript file the process runs, or start it with \`node --import lockweave/register ${entry}\`.`
+            : `lockweave: Node ran ${file} without lockweave/register weaving it: a load hook registered after lockweave/register's ` +
+              "(module.registerHooks: Node runs the hook registered last first) loaded it in lockweave's place, or it was loaded before " +
+              'lockweave/register was, so its tagged methods would run unlocked. Load lockweave/register first, as a preload ' +
+              `(\`node --import lockweave/register ${entry}\`), and register other load hooks before it, or have them call nextLoad for TypeScript files.`,
     );
   };
   const tagged = files.find((file) => !wove(file) && holdsTag(file));
@@ -257,7 +336,10 @@ function assertImportsWoven(bun: boolean, entry: string): void {
   const checkLater = (file: string): void => {
     if (!wove(file) && holdsTag(file)) refuse(file);
   };
-  checkLaterTypeScript(checkLater);
+  checkLaterTypeScript(
+    checkLater,
+    marksOf().some((mark) => mark.weavesAtCompile === true),
+  );
   setImmediate(() => requiredTypeScript().forEach(checkLater));
 }
 
@@ -271,18 +353,17 @@ function howToWeave(bun: boolean, entry: string | undefined): string {
         `ts-node: "compiler": "ts-patch/compiler" with the plugin entry); ${build}`;
 }
 
-/** The mark: true (a route sees every file), the files a route wove, or undefined (no route). */
-function markOf(): true | WovenFiles | undefined {
-  const mark = (globalThis as Record<symbol, unknown>)[WEAVES];
-  if (mark === true) return mark;
-  const files = (mark as Partial<WovenFiles> | undefined)?.files;
-  return files instanceof Set ? (mark as WovenFiles) : undefined;
+/** The marks the routes in this process left: none without a route. */
+function marksOf(): readonly WovenFiles[] {
+  const marks = (globalThis as Record<symbol, unknown>)[WEAVES];
+  return Array.isArray(marks)
+    ? marks.filter((mark): mark is WovenFiles => (mark as Partial<WovenFiles> | undefined)?.files instanceof Set)
+    : [];
 }
 
 /** True when a lockweave route wove (or saw) `file`. */
 function wove(file: string): boolean {
-  const mark = markOf();
-  return mark === true || mark?.files.has(file) === true;
+  return marksOf().some((mark) => mark.files.has(file));
 }
 
 /** A tag's text inside a `/**` block: what a woven file's module defines a lock for (text in a string is not). */

@@ -1,0 +1,60 @@
+// ts-node with ts-patch's compiler weaves the files it compiles; its "scope"/"scopeDir" and
+// "ignore" settings leave other TypeScript to Node, which strips the types and the tags with them.
+// The transformer marks the files it was handed, not the whole process: the runtime refuses a
+// tagged file ts-node left to Node, whether it loaded before the runtime or after, before its body
+// runs; with every file in ts-node's hands both methods hold their keys.
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT } from '../helpers/fixture-projects';
+import { childRunner, type Ran } from '../helpers/child-process';
+import { routeScratch } from '../helpers/route-scratch';
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'ts-node-scope');
+const TS_NODE = path.join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
+const NODES = {
+  'Node 22': path.join(ROOT, 'node_modules', 'node22', 'bin', 'node'),
+  'Node 24': path.join(ROOT, 'node_modules', 'node24', 'bin', 'node'),
+  'Node 26': path.join(ROOT, 'node_modules', 'node26', 'bin', 'node'),
+};
+const scratch = routeScratch('routes', 'ts-node-scope');
+const runChild = childRunner(2);
+
+test.before(() => {
+  fs.cpSync(FIXTURE, scratch.dir, { recursive: true });
+});
+
+function tsNode(node: string, project: string, env: Record<string, string> = {}): Promise<Ran> {
+  return runChild(node, [TS_NODE, 'app/main.ts'], {
+    cwd: scratch.dir,
+    env: { REDIS_URL: scratch.redis().url, TS_NODE_PROJECT: path.join(scratch.dir, project), ...env },
+  });
+}
+
+for (const [nodeName, node] of Object.entries(NODES)) {
+  for (const [setting, project] of [
+    ['"scope": true, "scopeDir": "./app"', 'tsconfig.scope.json'],
+    ['"ignore": ["^lib/"]', 'tsconfig.ignore.json'],
+  ]) {
+    for (const [when, env] of [
+      ['after the runtime', {}],
+      ['before the runtime', { LIB_FIRST: '1' }],
+    ] as const) {
+      test(`${nodeName}, ts-node ${setting}: a tagged file left to Node, loaded ${when}, is refused before its body runs`, async (t) => {
+        const result = await tsNode(node, project, env);
+        t.not(result.status, 0, result.output);
+        t.regex(
+          result.output,
+          /lockweave: Node ran \S*lib\/pay\.ts without lockweave's transformer weaving it[^\n]*"scope", "scopeDir" or "ignore"/,
+        );
+        t.notRegex(result.output, /RESULT lib/);
+      });
+    }
+  }
+
+  test(`${nodeName}, ts-node compiling every file: both tagged methods hold their keys`, async (t) => {
+    const result = await tsNode(node, 'tsconfig.all.json');
+    t.is(result.status, 0, result.output);
+    t.regex(result.stdout, /RESULT app LOCKED\nRESULT lib LOCKED/);
+  });
+}
