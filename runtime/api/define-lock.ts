@@ -421,7 +421,7 @@ function checkSamePrefix(businessFlag: string, prefix: string, woven: ReadonlyMa
 export function defineLock<const O extends DefineLockOptions>(options: O): MethodLock<SkippedBy<O>> {
   if (typeof options === 'object' && options !== null)
     checkKeys(options, DEFINE_LOCK_KEYS, `lockweave: defineLock(${options.site ?? ''})`, 'a lock option');
-  noteDefiningModule(defineLock);
+  noteDefiningModule(defineLock, (options as { site?: unknown } | null)?.site);
   const lock = new MethodLock<SkippedBy<O>>(options);
   noteWoven(lock as MethodLock<undefined>);
   return lock;

@@ -28,6 +28,7 @@ import {
   requiredSources,
   requiredTypeScript,
 } from './loaded-typescript';
+import { namesSite, taggedDeclarationNames } from './tagged-sites';
 import { MAY_HOLD_TAG } from './tag-text';
 
 /**
@@ -106,19 +107,36 @@ function handedToLockweave(file: string, strict = false): boolean {
   return query.handed;
 }
 
-/** Modules of this jest test context that defined a lock as they loaded: woven, by whichever lockweave transformer. */
-const definedLocksIn = new Set<string>();
+/** Modules of this jest test context that defined locks as they loaded, with the sites they defined. */
+const definedSitesIn = new Map<string, Set<string>>();
 
 /**
- * Called by defineLock(), which woven code calls at the top of the module as it loads: in a jest
- * test context, the module calling (`definer`'s caller) is woven (see assertJestModulesWoven). Not
- * asked elsewhere: reading the stack costs microseconds, once per tagged method.
+ * Called by defineLock(), which woven code calls at the top of the module as it loads, once per
+ * tagged method with its site: in a jest test context, the module calling (`definer`'s caller)
+ * defined that site (see assertJestModulesWoven). Not asked elsewhere: reading the stack costs
+ * microseconds, once per tagged method.
  */
-export function noteDefiningModule(definer: (...args: never[]) => unknown): void {
+export function noteDefiningModule(definer: (...args: never[]) => unknown, site: unknown): void {
   if (!inJestEnvironment()) return;
   const file = callerFile(definer);
-  if (file !== undefined) definedLocksIn.add(file);
+  if (file !== undefined && typeof site === 'string') {
+    let sites = definedSitesIn.get(file);
+    if (!sites) definedSitesIn.set(file, (sites = new Set()));
+    sites.add(site);
+  }
   assertJestModulesWoven();
+}
+
+/**
+ * True when the module of `file` defined, as it loaded, a lock for every method its tags on disk
+ * stand on — what woven code does. A lock defined by hand (defineLock() is public) under a site of
+ * its own vouches for no tagged method; a tag whose method cannot be named from the text is not
+ * shown woven.
+ */
+function definedEveryTaggedSite(file: string, text: string): boolean {
+  const sites = definedSitesIn.get(file);
+  if (!sites) return false;
+  return taggedDeclarationNames(text).every((name) => name !== undefined && namesSite(name, sites));
 }
 
 /** The file of the code that called `callee`, from V8's structured stack. */
@@ -201,7 +219,7 @@ const jestModulesSeen = new Set<string>();
 /**
  * In a jest test context with a lockweave transformer: every module jest loaded whose JSDoc holds
  * a tag — TypeScript, or a project's own JavaScript (allowJs: tspc weaves it, and a `tsx?` pattern
- * hands it elsewhere) — must be woven — it defined its locks as it loaded (noteDefiningModule), or was
+ * hands it elsewhere) — must be woven — it defined a lock for each tagged method as it loaded (noteDefiningModule), or was
  * handed to lockweave/jest. The test file is not all: a config whose patterns give lockweave the
  * tests and another transformer the code they import — from outside the rootDir too, where the
  * transformer's own look at the config does not reach (routes/jest-routing.ts) — or a second jest
@@ -213,8 +231,10 @@ const jestModulesSeen = new Set<string>();
 export function assertJestModulesWoven(): void {
   if (!inJestEnvironment() || !diagnosticsChannel.hasSubscribers(JEST_TRANSFORM_CHANNEL)) return;
   const file = requiredSources().find((loaded) => {
-    if (jestModulesSeen.has(loaded) || definedLocksIn.has(loaded) || handedToLockweave(loaded, true)) return false;
-    if (holdsTagInJsDoc(loaded)) return true;
+    if (jestModulesSeen.has(loaded) || handedToLockweave(loaded, true)) return false;
+    const text = readText(loaded);
+    if (text === undefined) return true; // unreadable: what it held cannot be shown harmless
+    if (TAG_IN_JSDOC.test(text) && !definedEveryTaggedSite(loaded, text)) return true;
     jestModulesSeen.add(loaded);
     return false;
   });
@@ -369,11 +389,11 @@ function wove(file: string): boolean {
 /** A tag's text inside a `/**` block: what a woven file's module defines a lock for (text in a string is not). */
 const TAG_IN_JSDOC = new RegExp(`/\\*\\*(?:(?!\\*/)[\\s\\S])*?${MAY_HOLD_TAG.source}`, 'i');
 
-function holdsTagInJsDoc(file: string): boolean {
+function readText(file: string): string | undefined {
   try {
-    return TAG_IN_JSDOC.test(readFileSync(file, 'utf8'));
+    return readFileSync(file, 'utf8');
   } catch {
-    return true; // unreadable: what it held cannot be shown harmless
+    return undefined;
   }
 }
 
