@@ -230,6 +230,10 @@ test('a waiter reserved as successor, whose timer came due meanwhile, wakes when
   await sleep(200); // its timer fires meanwhile, and must not wake it yet
   t.false(woke, 'a reserved waiter is not woken by its timer: the release may hand it the key');
   waiter.unreserve(false); // the key went to someone else
-  await Promise.race([slept, sleep(5_000)]);
+  // The bound's timer is cleared once it woke: a sleep(5_000) left running kept the worker alive
+  // 5 s past the file's last test.
+  let bound: NodeJS.Timeout | undefined;
+  await Promise.race([slept, new Promise((resolve) => (bound = setTimeout(resolve, 5_000)))]);
+  clearTimeout(bound);
   t.true(woke, 'it wakes to look at its schedule; before, it slept on past its deadline');
 });
