@@ -14,7 +14,7 @@ import type { LockStore } from '../store/lock-store';
 import { assertConfigureOptions } from './configure-checks';
 import { assertCopiesAgree, claimConfigured } from './runtime-copies';
 import { settings, type ConfigureOptions } from './settings';
-import { copyPlacement, createRedlockStore, createStore } from './store-factory';
+import { assertOwnedConnections, copyPlacement, createRedlockStore, createStore } from './store-factory';
 import { StoreSlot, type StoreUse } from './store-slot';
 
 export { currentDefaults, currentLogger, settingsVersion, type ConfigureOptions, type RedlockServer } from './settings';
@@ -32,6 +32,7 @@ export type { StoreUse } from './store-slot';
 export function configure(options: ConfigureOptions): void {
   // Validated before anything changes: a refused call leaves the settings as they were.
   assertConfigureOptions(options);
+  assertOwnedConnections(options);
   const names = (key: keyof ConfigureOptions) => Object.hasOwn(options, key);
   const merged: ConfigureOptions = { ...settings.options, ...options };
   // Defaults merge one by one: a module that tunes waitTime must not take away another's redlock: true

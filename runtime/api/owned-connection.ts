@@ -50,9 +50,38 @@ const OWNED_SENTINEL_OPTIONS: RedisOptions = {
   sentinelCommandTimeout: 1_000,
 };
 
-/** One server's (or Sentinel's primary's) client: the runtime's settings, then the user's own. */
-export function ownedClientOptions(user: RedisOptions): RedisOptions {
-  return { ...OWNED_CLIENT_OPTIONS, ...(user.sentinels ? OWNED_SENTINEL_OPTIONS : {}), ...user };
+/**
+ * The settings above that keep a lock right, not only fast: with another value a command is sent
+ * again after a reconnect, and a lock attempt the caller gave up on can take its key (kept from
+ * everyone until its lease ends), a release report a lost lock that was not lost. A URL or options
+ * that ask for another value are refused, naming the setting — not overridden in silence, which
+ * would leave the caller believing the connection re-sends, nor taken, which would make the lock
+ * wrong. (The timeouts and reconnect pace are the caller's to tune: any value of theirs still
+ * bounds a command, and the lock stays right.)
+ */
+const LOCKING_SETTINGS: Readonly<RedisOptions> = { autoResendUnfulfilledCommands: false };
+/** The same for a Cluster: ioredis sends a command whose node connection closed to the slot's next primary after this delay (0: never). */
+const CLUSTER_LOCKING_SETTINGS: Readonly<ClusterOptions> = { retryDelayOnFailover: 0 };
+
+/** One server's (or Sentinel's primary's) client: the runtime's settings, then the user's own; `where` names the refused one. */
+export function ownedClientOptions(
+  user: RedisOptions,
+  where = 'lockweave: a connection the runtime opens',
+): RedisOptions {
+  refuseOtherValues(user, LOCKING_SETTINGS, where);
+  return { ...OWNED_CLIENT_OPTIONS, ...(user.sentinels ? OWNED_SENTINEL_OPTIONS : {}), ...user, ...LOCKING_SETTINGS };
+}
+
+function refuseOtherValues(user: object, required: object, where: string): void {
+  for (const [name, value] of Object.entries(required)) {
+    const given = (user as Record<string, unknown>)[name];
+    if (!Object.hasOwn(user, name) || given === value) continue;
+    throw new TypeError(
+      `${where}: ${name} ${String(given)} is refused: the runtime opens its connections with ${name}: ${String(value)}. ` +
+        'With another value a command whose connection closed is sent again: a lock attempt its caller gave up on could take the key ' +
+        `and keep it from everyone until its lease ends. Leave ${name} out (in a URL's query too).`,
+    );
+  }
 }
 
 /**
@@ -67,13 +96,16 @@ export function ownedClusterOptions(
   user: ClusterOptions,
   fromUrls: RedisOptions,
   inUse: () => boolean,
+  where: string,
 ): ClusterOptions {
+  refuseOtherValues(user, CLUSTER_LOCKING_SETTINGS, `${where}: clusterOptions`);
+  refuseOtherValues(user.redisOptions ?? {}, LOCKING_SETTINGS, `${where}: clusterOptions.redisOptions`);
   const { retryStrategy: _perNode, ...perNode } = OWNED_CLIENT_OPTIONS;
   return {
-    retryDelayOnFailover: 0,
     // Reconnects while the store is in use; an unused one ends, and its next command reconnects it.
     clusterRetryStrategy: (attempt: number) => (inUse() ? Math.min(attempt * 50, RECONNECT_MAX_MS) : null),
     ...user,
-    redisOptions: { ...perNode, ...fromUrls, ...user.redisOptions },
+    ...CLUSTER_LOCKING_SETTINGS,
+    redisOptions: { ...perNode, ...fromUrls, ...user.redisOptions, ...LOCKING_SETTINGS },
   };
 }

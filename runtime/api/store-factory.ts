@@ -1,7 +1,7 @@
 // From what configure() was given to a store: a client passed in is recognised and used as is
 // (left open), a URL or options become a client the runtime opens (and closes).
 import type * as IORedis from 'ioredis';
-import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import type { LockOptions } from '../base/options';
 import { printable } from '../base/printable';
 import { DEFAULT_SENTINEL_PORT, printAddress, parseRedisUrl } from '../base/redis-address';
@@ -122,20 +122,41 @@ function singleStore(
   if (isGlideClient(redis)) return new GlideLockStore(redis, { channel });
   if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
   const { Redis, Cluster } = ioredis();
-  let client: Redis | Cluster;
   let store: RedisLockStore | undefined;
-  if (isClusterConfig(redis)) {
-    const { startupNodes, redisOptions, clusterOptions } = clusterSetup(redis);
-    client = new Cluster(
-      startupNodes,
-      ownedClusterOptions(clusterOptions, redisOptions, () => store?.recentlyUsed() ?? true),
-    );
-  } else {
-    client = new Redis(ownedClientOptions(serverOptions(redis, where) as RedisOptions));
-  }
+  const connection = ownedConnection(redis, where, () => store?.recentlyUsed() ?? true);
+  const client: Redis | Cluster = connection.cluster
+    ? new Cluster(connection.cluster, connection.options)
+    : new Redis(connection.options);
   // Connection errors reach callers through failed commands; an unhandled 'error' event would crash.
   client.on('error', () => undefined);
   return (store = new RedisLockStore(client, { channel, ownsClient: true }));
+}
+
+/** What the runtime opens for a URL, options or a Cluster's nodes: one place, for the store and for configure()'s checks. */
+function ownedConnection(
+  redis: string | object,
+  where: string,
+  inUse: () => boolean,
+): { cluster: ClusterNode[]; options: ClusterOptions } | { cluster?: undefined; options: RedisOptions } {
+  if (isClusterConfig(redis)) {
+    const { startupNodes, redisOptions, clusterOptions } = clusterSetup(redis);
+    return { cluster: startupNodes, options: ownedClusterOptions(clusterOptions, redisOptions, inUse, where) };
+  }
+  return { options: ownedClientOptions(serverOptions(redis, where) as RedisOptions, where) };
+}
+
+/**
+ * The connections configure() names that the runtime would open, made up as the store will make
+ * them (nothing connects): a setting they may not have (owned-connection.ts) is refused at
+ * configure(), not at the first lock.
+ */
+export function assertOwnedConnections({ redis, redlock }: ConfigureOptions): void {
+  const opened = (server: unknown) => typeof server === 'string' || isPlainObject(server) || Array.isArray(server);
+  if (opened(redis)) ownedConnection(redis as string | object, 'lockweave: configure({ redis })', () => false);
+  redlock?.forEach((server, index) => {
+    if (opened(server))
+      ownedConnection(server as string, `lockweave: configure({ redlock }): server ${index}`, () => false);
+  });
 }
 
 /** host:port of a Redlock server, as far as its URL or client says (for duplicates and errors; never credentials). */
