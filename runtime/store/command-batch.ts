@@ -45,7 +45,11 @@
 // release in flight two seconds, past a short wait bound. Failed at once, an attempt is made again
 // when the connection is back (lock/acquire.ts), a release is sent again (lock/clean-up.ts). A
 // command still waiting to be written (the client was not ready) stays queued: ioredis writes it
-// on the new connection.
+// on the new connection. Which is which is read at the close, not when the command is given to the
+// client: one given while the client connects waits in ioredis's offline queue and is written when
+// the connection is ready — the first command of a process, a command during a reconnect — and a
+// cut after that must fail it as at once as one written on a warm connection. So every command is
+// watched from the start, and a close fails those not in the offline queue.
 //
 // And a command given up on while its connection stays up is not only a lost answer: Redis answers
 // in order, and ioredis pairs each reply with the oldest command waiting for one. A reply that never
@@ -87,11 +91,23 @@ interface Queued {
   command?: object;
 }
 
-/** What the store reads of an ioredis connection's queue of commands written and waiting for replies. */
+/**
+ * What the store reads of an ioredis connection's queues: of commands written and waiting for
+ * replies (commandQueue), of commands waiting for the connection to be ready (offlineQueue).
+ */
 interface ReplyQueue {
   readonly length: number;
   toArray(): Array<{ command: object }>;
 }
+
+/** The commands `connection` holds to write on its next connection (none: an empty set). */
+function offlineCommands(connection: Redis): ReadonlySet<object> {
+  const queue = (connection as unknown as { offlineQueue?: ReplyQueue }).offlineQueue;
+  if (!queue || queue.length === 0) return NO_COMMANDS;
+  return new Set(queue.toArray().map((entry) => entry.command));
+}
+
+const NO_COMMANDS: ReadonlySet<object> = new Set();
 
 /** When each connection was last made again for a lost reply (reconnectUnpaired). */
 const reconnectedAt = new WeakMap<Redis, number>();
@@ -178,19 +194,24 @@ class CommandBatch implements CommandSender {
   /** A Cluster client: its commands go to several nodes, answered in no order between them. */
   private readonly cluster: boolean;
   /**
-   * Batches written on the open connection and not answered yet, oldest first: a close fails them
-   * (see above). The listener is on the client only while there are some. An array, not a Set: with
-   * a Set, whose entries came and went thousands of times a second, each young-generation GC still
-   * reached 1.7 MB of answered batches (their commands, arguments and strings), moved them to the
-   * old generation and paused 3.6 ms; with an array, 0.15 MB and 0.5 ms (the store alone, 64
-   * callers on their own keys, Node 24, 2026-11-26). A woven lock's p99 went from 3.7 to 1.9 ms
-   * (bench/history.md).
+   * Batches given to the client and not answered yet, oldest first: a close fails their commands
+   * written on the connection closed (see above). The listener is on the client only while there are
+   * some. An array, not a Set: with a Set, whose entries came and went thousands of times a second,
+   * each young-generation GC still reached 1.7 MB of answered batches (their commands, arguments and
+   * strings), moved them to the old generation and paused 3.6 ms; with an array, 0.15 MB and 0.5 ms
+   * (the store alone, 64 callers on their own keys, Node 24, 2026-11-26). A woven lock's p99 went
+   * from 3.7 to 1.9 ms (bench/history.md).
    */
   private readonly written: Array<readonly Queued[]> = [];
   private readonly onClose = (): void => {
     const error = new Error('Connection is closed.'); // ioredis's wording: redis-health.ts reads it as unreachable
-    for (const batch of this.written.splice(0)) for (const command of batch) command.reject(error);
-    this.client.off('close', this.onClose);
+    // ioredis writes these on the next connection: they stay, and are watched there.
+    const offline = offlineCommands(this.client as Redis);
+    const waits = (queued: Queued) => queued.command !== undefined && offline.has(queued.command);
+    const waiting = offline.size === 0 ? [] : this.written.filter((batch) => batch.some(waits));
+    for (const batch of this.written.splice(0, this.written.length, ...waiting))
+      for (const command of batch) if (!waits(command)) command.reject(error);
+    if (this.written.length === 0) this.client.off('close', this.onClose);
   };
 
   /** The batch was answered, or failed: one connection answers in order, so it is the oldest as a rule. */
@@ -236,17 +257,19 @@ class CommandBatch implements CommandSender {
           () => this.gaveUp(batch),
         )
       : undefined;
-    // On a Cluster, the client's own redirections and retries deal with a closed node connection.
-    const onWire = !this.cluster && this.client.status === 'ready';
+    // On a Cluster, the client's own redirections and retries deal with a closed node connection. A
+    // command without its Command (call(), a pipeline) cannot be found in the offline queue at a
+    // close: it is watched only when written at once, on a ready connection.
+    const watched = !this.cluster && (this.Command !== undefined || this.client.status === 'ready');
     const sent = batch.length > 1 && this.autoPipelines ? this.sendPipeline(batch) : this.sendCorked(batch);
-    if (onWire) {
+    if (watched) {
       if (this.written.length === 0) this.client.on('close', this.onClose);
       this.written.push(batch);
     }
-    if (timer || onWire)
+    if (timer || watched)
       void sent.finally(() => {
         clearTimeout(timer);
-        if (onWire) this.answered(batch);
+        if (watched) this.answered(batch);
       });
   }
 
