@@ -51,6 +51,12 @@
 // cut after that must fail it as at once as one written on a warm connection. So every command is
 // watched from the start, and a close fails those not in the offline queue.
 //
+// On a database other than 0, no command is left to the offline queue: ioredis would write it after
+// its own SELECT of the database, unchecked, and a refused SELECT (an ACL without it, a server with
+// fewer databases) would leave it in database 0. redis-health.ts checks each connection's database
+// before a command goes out; one the client would hold for its next connection fails as on a cut,
+// and is made again once that connection is checked.
+//
 // And a command given up on while its connection stays up is not only a lost answer: Redis answers
 // in order, and ioredis pairs each reply with the oldest command waiting for one. A reply that never
 // comes (dropped by a proxy or middlebox in front of Redis) leaves the command in ioredis's queue on
@@ -68,7 +74,7 @@
 // nothing in a reply says which command it answers, and only the bound tells that one was lost.
 import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
-import { commandTimeoutOf, isCluster } from './ioredis-client';
+import { commandTimeoutOf, connectionOptions, isCluster } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
 
 /**
@@ -108,6 +114,11 @@ function offlineCommands(connection: Redis): ReadonlySet<object> {
 }
 
 const NO_COMMANDS: ReadonlySet<object> = new Set();
+
+/** Whether ioredis writes a command given now on the connection open now; else it holds it for the next. */
+function writesNow(connection: Redis): boolean {
+  return connection.status === 'ready' && connection.stream?.writable === true;
+}
 
 /** When each connection was last made again for a lost reply (reconnectUnpaired). */
 const reconnectedAt = new WeakMap<Redis, number>();
@@ -193,6 +204,8 @@ class CommandBatch implements CommandSender {
   private readonly autoPipelines: boolean;
   /** A Cluster client: its commands go to several nodes, answered in no order between them. */
   private readonly cluster: boolean;
+  /** The connection's database is not 0: its commands go only on a connection open now (see above). */
+  private readonly selectsDatabase: boolean;
   /**
    * Batches given to the client and not answered yet, oldest first: a close fails their commands
    * written on the connection closed (see above). The listener is on the client only while there are
@@ -235,6 +248,7 @@ class CommandBatch implements CommandSender {
     this.timeoutMs = Command ? commandTimeoutOf(client) || timeoutMs : timeoutMs;
     this.commandOptions = { replyEncoding: 'utf8', keyPrefix: client.options?.keyPrefix };
     this.cluster = isCluster(client);
+    this.selectsDatabase = !this.cluster && Number(connectionOptions(client)?.db ?? 0) !== 0;
     this.autoPipelines = !this.Command && !this.cluster && client.options?.enableAutoPipelining === true;
   }
 
@@ -250,6 +264,11 @@ class CommandBatch implements CommandSender {
     const batch = this.queue;
     if (batch.length === 0) return; // written already: it filled up before the end of the tick
     this.queue = [];
+    if (this.selectsDatabase && !writesNow(this.client as Redis)) {
+      const error = new Error('Connection is closed.'); // as at a close: redis-health.ts reads it as unreachable
+      for (const command of batch) command.reject(error);
+      return;
+    }
     const timer = this.timeoutMs
       ? rejectLate(
           batch.map((command) => command.reject),

@@ -3,11 +3,15 @@
 // ioredis reports trouble in its own terms: a command sent while Redis is down waits for a
 // reconnect and then fails with "Reached the max retries per request limit", naming no host and no
 // cause; a `rediss://` URL against a server without TLS reconnects forever; a database the server
-// does not have (`redis://…/99`) fails its SELECT quietly and every command goes to database 0.
+// does not have (`redis://…/99`) fails its SELECT quietly and every command goes to database 0 —
+// on the first connection and on every reconnect (an ACL that no longer allows SELECT, a failover
+// to a server with fewer databases).
 // RedisHealth sits between the store and the client and turns that into:
 //   - errors that name the server and the cause (ECONNREFUSED, ENOTFOUND, TLS, auth, database);
 //   - failing at once, not after a reconnect wait, while the server is known to be down, so a
 //     caller's attempts keep their schedule and its error comes within its wait bound;
+//   - commands on a database other than 0 only on a connection whose SELECT of it was answered OK,
+//     checked once per connection (see databaseReady);
 //   - a fatal error for what retrying cannot fix (TLS, auth, database): every command fails with
 //     it, acquire gives up at once, and a connection the runtime owns stops reconnecting, so it
 //     cannot keep the process alive. A client of the user's goes on reconnecting by its own
@@ -20,8 +24,10 @@
 //     a server without AUTH answers it with "unknown command 'auth', with args beginning with:"
 //     and the password. Addresses are host:port (base/redis-address.ts).
 import type { Cluster, Redis } from 'ioredis';
-import { isCluster } from './ioredis-client';
+import { COMMAND_TIMEOUT_MS } from './command-batch';
+import { commandTimeoutOf, isCluster, pastHandshake } from './ioredis-client';
 import { RedisConnectionError } from '../base/errors';
+import { setTimer } from '../base/timer-delay';
 import { DEFAULT_SENTINEL_PORT, printAddress, printUrlAddress } from '../base/redis-address';
 import { type Credentials, credentialsOf, withoutSecrets } from '../base/safe-error';
 import { clusterReady, ClusterPrimaries } from './cluster-primaries';
@@ -71,10 +77,12 @@ export class RedisHealth {
   private fatalError: RedisConnectionError | undefined;
   /** The last connection error since the connection was last ready; undefined while it is up. */
   private downWith: Error | undefined;
-  /** The SELECT of a non-zero database, checked before the first command (see databaseReady). */
+  /** The SELECT of a non-zero database, sent before the first command on a connection (see databaseReady). */
   private databaseChecked: Promise<void> | undefined;
-  /** The database is 0 or its SELECT succeeded: commands go straight out. */
-  private databaseOk: boolean;
+  /** The database is 0: no connection needs a check. */
+  private readonly databaseZero: boolean;
+  /** The socket of the connection whose SELECT was answered OK (see databaseReady). */
+  private databaseCheckedOn: unknown;
   /** Told once, at the next 'ready' after the connection was lost (on a Cluster, also a failover). */
   private readonly reconnected = new Set<() => void>();
   private readonly primaries: ClusterPrimaries | undefined;
@@ -88,7 +96,7 @@ export class RedisHealth {
     private readonly onFatal: () => void,
   ) {
     this.address = addressOf(client);
-    this.databaseOk = databaseOf(client) === 0;
+    this.databaseZero = databaseOf(client) === 0;
     // Both families emit 'error' for each connection failure and 'ready' once usable again; GLIDE
     // emits nothing (and reconnects by itself).
     if (!('on' in client)) return;
@@ -97,12 +105,11 @@ export class RedisHealth {
     events.on('ready', () => {
       this.downWith = undefined;
       // The user's client connected again by itself, so what it was refused is granted now (a
-      // password rotated, an ACL user turned on again): its commands go out again. An owned
-      // connection was stopped at its fatal error and comes back only through a new configure().
-      if (!this.owned && this.fatalError) {
-        this.fatalError = undefined;
-        this.databaseChecked = undefined;
-      }
+      // password rotated, an ACL user turned on again): its commands go out again — a refused
+      // database's only after the new connection's SELECT is answered OK, as every connection's is
+      // (send), so a refusal it repeats is a refusal again. An owned connection was stopped at its
+      // fatal error and comes back only through a new configure().
+      if (!this.owned && this.fatalError) this.fatalError = undefined;
       this.tellReconnected();
     });
     if ('status' in client && isCluster(client))
@@ -154,7 +161,7 @@ export class RedisHealth {
     const sent =
       this.primaries && (this.client as Cluster).status !== 'ready'
         ? clusterReady(this.client as Cluster).then(command)
-        : this.databaseOk
+        : this.databaseZero || this.onCheckedDatabase()
           ? command()
           : this.databaseReady().then(command);
     return sent.catch((error: unknown) => Promise.reject(this.explain(error)));
@@ -217,7 +224,9 @@ export class RedisHealth {
   }
 
   private onError(error: Error): void {
-    const kind = this.fatalKind(error);
+    // A refused SELECT is a database refusal whatever it says (NOPERM too): ioredis goes on with the
+    // connection in database 0. The commands wait for their own check anyway (send).
+    const kind = refusedSelect(error) && !BUSY_FOR_NOW.test(error.message) ? 'database' : this.fatalKind(error);
     if (kind === 'database') return this.fail(this.noDatabase(error));
     if (kind === 'credentials') return this.fail(this.fatal('it refused the credentials', error));
     if (kind === 'tls')
@@ -247,7 +256,10 @@ export class RedisHealth {
   }
 
   private noDatabase(error: Error): RedisConnectionError {
-    return this.fatal(`it has no database ${databaseOf(this.client)}`, error);
+    const db = databaseOf(this.client);
+    return FATAL.database.test(error.message)
+      ? this.fatal(`it has no database ${db}`, error)
+      : this.fatal(`it refused to select database ${db}, so commands would go to database 0`, error);
   }
 
   private fatal(what: string, raw: Error): RedisConnectionError {
@@ -265,26 +277,87 @@ export class RedisHealth {
   }
 
   /**
-   * ioredis SELECTs the URL's database after connecting, and if the server has no such database it
-   * only emits an 'error' and sends the commands anyway — to database 0, where they would lock keys
-   * beside a different application's. So a store checks the SELECT itself before its first command.
+   * Whether the connection open now is the one whose SELECT was answered OK: a ready connection
+   * (one not ready would leave a command to ioredis's offline queue, written on whatever connection
+   * comes next) on the same socket.
+   */
+  private onCheckedDatabase(): boolean {
+    const client = this.client as Redis;
+    return client.status === 'ready' && client.stream === this.databaseCheckedOn;
+  }
+
+  /**
+   * ioredis SELECTs the URL's database on each connection it makes, and if the server refuses (no
+   * such database, an ACL without SELECT) it only emits an 'error' and sends the commands anyway —
+   * to database 0, where they would lock keys beside a different application's. So a store checks
+   * the SELECT itself before the first command on each connection, one round trip per connection:
+   * a reply is read and its promise settled before the connection can close, so the socket open
+   * when the answer settles is the one it was answered on. A SELECT asked during the handshake is
+   * written at once and could be answered before the connection is ready: it waits for the
+   * handshake's end, and is written with the commands ioredis held for the connection.
+   *
+   * Any error reply is a refusal: fatal, except a server busy for now (a long script, a replica
+   * that lost its primary), which refuses this command and leaves the next to check again. A
+   * failure of the connection is no verdict: the command fails as unreachable, the next checks again.
    */
   private databaseReady(): Promise<void> {
-    const db = databaseOf(this.client);
-    return (this.databaseChecked ??= (this.client as Redis).select(db).then(
-      () => void (this.databaseOk = true),
-      (error: Error) => {
-        const fatal = FATAL.database.test(error.message);
-        if (!fatal) {
-          this.databaseChecked = undefined; // not a verdict on the database: check again next time
-          throw error;
-        }
-        this.fail(this.noDatabase(error));
-        throw this.fatalError!;
+    const client = this.client as Redis;
+    const db = databaseOf(client);
+    this.databaseChecked ??= answeredOnConnection(
+      client,
+      pastHandshake(client).then(() => client.select(db)),
+    ).then(
+      () => {
+        this.databaseChecked = undefined;
+        this.databaseCheckedOn = client.stream;
       },
-    ));
+      (error: Error) => {
+        this.databaseChecked = undefined;
+        if (!refusedSelect(error) || BUSY_FOR_NOW.test(error.message)) throw error;
+        this.fail(this.noDatabase(error));
+        throw this.fatalError;
+      },
+    );
+    return this.databaseChecked;
   }
 }
+
+/**
+ * `answer`, unless the connection closes or the command bound passes first. Every lock command
+ * waits on one database check: left to ioredis, a check never answered would hold them all — a
+ * handshake a paused server never finishes, a SELECT on a client without a commandTimeout, one
+ * written on a connection that closed (ioredis drops it without a word, told not to re-send it).
+ */
+function answeredOnConnection<T>(client: Redis, answer: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const settle = (then: () => void) => {
+      clearTimeout(timer);
+      client.off('close', closed);
+      then();
+    };
+    // Worded as ioredis words them: explain() reads them as an unreachable server.
+    const closed = () => settle(() => reject(new Error('Connection is closed.')));
+    const bound = commandTimeoutOf(client) || COMMAND_TIMEOUT_MS;
+    const timer = setTimer(() => settle(() => reject(new Error(`Command timed out after ${bound} ms`))), bound);
+    timer.unref();
+    client.once('close', closed);
+    answer.then(
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error)),
+    );
+  });
+}
+
+/**
+ * The server's error reply to a SELECT: ioredis names the command an error reply answers
+ * (DataHandler); its own failures (a closed connection, a timeout) name none.
+ */
+function refusedSelect(error: Error): boolean {
+  return (error as { command?: { name?: unknown } }).command?.name === 'select';
+}
+
+/** Error replies a server gives for now, to any command: no verdict on the database. */
+const BUSY_FOR_NOW = /^(BUSY|LOADING|MASTERDOWN|TRYAGAIN)\b/;
 
 /**
  * The message of `error` without the host names it may hold: the error's own (a DNS failure's
