@@ -4,7 +4,8 @@
 # (runtime, transformer, routes, woven behaviour and the fault suite, each against a real
 # redis-server it starts itself) on the machine's Node, the suites that depend on the Node on
 # Node 22, 24 and 26 (scripts/test-sets.sh says which), then the suites that depend on the
-# server (test/runtime, test/behaviour, test/faults, test/protocol) once more against valkey-server on Node 24,
+# server (test/runtime, test/behaviour, test/faults, test/protocol; their files that start one)
+# once more against valkey-server on Node 24,
 # then the topology suites (test/topologies) once per server on Node 24,
 # and end with a plain "N passed, N failed" line summed over all of them.
 #
@@ -48,8 +49,9 @@ fi
 # Valkey (a Redis fork: same protocol, Lua and pub/sub) runs only the suites whose outcome depends on
 # the server; the transformer and route suites would repeat the redis-server runs. Node 24 only.
 if [[ "$servers" == *" valkey "* ]]; then
-  # test/protocol (the scripts checked against the protocol's model) is the server's too, once it is here.
-  valkey_files=(test/runtime test/behaviour test/faults $(existing test/protocol))
+  # test/protocol (the scripts checked against the protocol's model) is the server's too; the files
+  # of these suites that start no server are not run again (scripts/test-sets.sh: VALKEY_TESTS).
+  valkey_files=("${VALKEY_TESTS[@]}")
   if names_files "$@"; then valkey_files=(); fi
   echo "test: ava on Node $(node_modules/node24/bin/node --version), $(valkey-server --version | cut -d' ' -f1-3)"
   LOCKWEAVE_REDIS_SERVER=valkey-server ava_run node_modules/node24/bin/node "${valkey_files[@]}" "$@"

@@ -49,3 +49,22 @@ for file in test/runtime/*.test.ts; do
 done
 NODE24_TESTS=("${FAST_TESTS[@]}" test/faults)
 
+# The Valkey run (Node 24): the suites whose outcome depends on the server (test/runtime,
+# test/behaviour, test/faults, test/protocol), but not their files that start no server at all —
+# the in-process store, the runtime's pure parts, its load and sources, the protocol against the
+# in-memory store, the tag errors of a compile, a socket that never answers. On Valkey those would
+# be the Node 24 run again, file for file (about 45 s of it). Each was run with
+# LOCKWEAVE_REDIS_SERVER naming a binary that logs its starts: none started one. A file here that
+# comes to start a server belongs in the Valkey run again: take it off this list.
+NO_SERVER_TESTS=(
+  "${UNIT_TESTS[@]}"
+  test/runtime/clean-up.test.ts test/runtime/option-table.test.ts
+  test/runtime/runtime-load.test.ts test/runtime/runtime-sources.test.ts
+  test/protocol/interleavings-memory.test.ts test/protocol/store-model.test.ts
+  test/faults/compile-bad-tags.test.ts test/faults/silent-redis.test.ts
+)
+VALKEY_TESTS=()
+for file in test/runtime/*.test.ts test/behaviour/*.test.ts test/faults/*.test.ts test/protocol/*.test.ts; do
+  if [ ! -e "$file" ]; then continue; fi
+  case " ${NO_SERVER_TESTS[*]} " in *" $file "*) ;; *) VALKEY_TESTS+=("$file") ;; esac
+done
