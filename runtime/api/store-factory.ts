@@ -59,17 +59,19 @@ function looksLikeRedisSetting(name: string): boolean {
 /**
  * The default server is used only when nothing in the environment names another: with REDIS_URL
  * unset and a variable such as REDIS_HOST set, the first lock is refused, naming the variables
- * (never their values, which may be passwords).
+ * (never their values, which may be passwords). The command line's `locks` and `unlock` read the
+ * same default, so they ask the same, with `fix` saying how to name a server there.
  */
-function assertNoOtherRedisNamed(): void {
+export function assertNoOtherRedisNamed(
+  fix = 'set REDIS_URL (redis://[user:password@]host:port[/db]) or call configure({ redis }) before the first lock.',
+): void {
   const named = Object.keys(process.env).filter(looksLikeRedisSetting).sort();
   if (named.length === 0) return;
   const shown = named.slice(0, 8).map((name) => printable(name).slice(0, 60));
   throw new TypeError(
     `lockweave: REDIS_URL is not set and configure({ redis }) was not called, so locks would go to the default ${DEFAULT_URL}, ` +
       `but the environment sets ${shown.join(', ')}${named.length > shown.length ? ` and ${named.length - shown.length} more` : ''}, ` +
-      'which look like the address or credentials of another Redis. Refusing rather than lock on a server nobody named: ' +
-      'set REDIS_URL (redis://[user:password@]host:port[/db]) or call configure({ redis }) before the first lock.',
+      `which look like the address or credentials of another Redis. Refusing rather than lock on a server nobody named: ${fix}`,
   );
 }
 

@@ -7,7 +7,7 @@ import { lock } from 'lockweave';
 import { CLI, ROOT } from '../helpers/fixture-projects';
 import { childRunner } from '../helpers/child-process';
 import { useRedis, uniqueId } from '../helpers/redis-fixture';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { until } from '../helpers/time';
 
@@ -72,4 +72,16 @@ test('unlock refuses without --force; with it the key goes and a waiter in anoth
   await stuck.release(); // finds the key not its own: nothing changes
   const own = await lockweave(['unlock', `{${stuck.key}}:lockweave:line`, '--force']);
   t.is(own.status, 1, "lockweave's own keys are not locks");
+});
+
+test('without --redis and REDIS_URL, locks refuses when the environment names another Redis, as the runtime does, and prints no value', (t) => {
+  const env: Record<string, string> = { REDIS_HOST: '10.0.0.9', REDIS_PASSWORD: 'env-s3cret' };
+  for (const [name, value] of Object.entries(process.env))
+    if (name !== 'REDIS_URL' && name !== 'NODE_OPTIONS' && value !== undefined) env[name] ??= value;
+  const ran = spawnSync(process.execPath, [CLI, 'locks'], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  const output = `${ran.stdout}${ran.stderr}`;
+  t.is(ran.status, 1, output);
+  t.regex(ran.stderr, /REDIS_HOST, REDIS_PASSWORD/);
+  t.regex(ran.stderr, /pass --redis <url> or set REDIS_URL/);
+  t.false(output.includes('env-s3cret') || output.includes('10.0.0.9'), output);
 });
