@@ -1,7 +1,7 @@
 // Reading what the counter workers left in Redis and adding up what they reported.
 import { Redis } from 'ioredis';
 import type { WorkerMessage } from './workers';
-import { lockLeftovers } from './admin';
+import { ADMIN_OPTIONS, lockLeftovers } from './admin';
 
 export interface CounterTotals {
   readonly ops: number;
@@ -56,7 +56,7 @@ export interface RedisState {
 }
 
 export async function readRedisState(url: string, keys: readonly string[]): Promise<RedisState> {
-  const admin = new Redis(url, { maxRetriesPerRequest: 3, commandTimeout: 5_000 });
+  const admin = new Redis(url, ADMIN_OPTIONS);
   try {
     const counters: Record<string, number> = {};
     const insideLeft: string[] = [];
