@@ -23,37 +23,28 @@ import type { ConfigureOptions, RedlockServer } from './settings';
 const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
 /**
- * The words of an environment variable's name that say it holds a Redis server's address or
- * credentials (`REDIS_HOST`, `REDISPORT`, `REDIS_TLS_URL`, `redis_url`, `VALKEY_ENDPOINT`,
- * `REDIS_PORT_6379_TCP_ADDR`). A deployment that names its Redis so and leaves REDIS_URL unset would
- * otherwise have its locks taken on 127.0.0.1:6379 — a Redis nobody named, or none, while the
- * other instances lock elsewhere — without a word. So the default is refused beside such a variable.
+ * An environment variable that names a Redis-protocol server of any kind (`REDIS_HOST`, `REDISPORT`,
+ * `REDIS_TLS_URL`, `redis_url`, `VALKEY_ENDPOINT`, `REDIS_HOSTS`, `KEYDB_URL`, `DRAGONFLY_HOST`…). A
+ * deployment that names its Redis so and leaves REDIS_URL unset would otherwise have its locks taken
+ * on 127.0.0.1:6379 — a Redis nobody named, or none, while the other instances lock elsewhere —
+ * without a word. So the default is refused beside such a variable. Any name holding the server's
+ * kind counts, not a list of address words (a list missed `REDIS_HOSTS`, `REDIS_PRIMARY`,
+ * `REDIS_SECRET`): refusing a variable that named no server costs its user one REDIS_URL; taking the
+ * default beside one that did costs their locks.
  */
-const REDIS_SETTING_WORDS = new Set(
-  'url uri urls host hostname port addr address server servers endpoint tls ssl socket path sentinel sentinels cluster node nodes pass password passwd pwd auth token user username db database dsn conn connection'.split(
-    ' ',
-  ),
-);
+const NAMES_A_SERVER = /redis|valkey|keydb|dragonfly/i;
 
 /**
- * Names that mention Redis without naming a server: lockweave's own (LOCKWEAVE_REDIS_SERVER names a
- * server binary), a package manager's copy of package.json (`npm_package_scripts_redis_server`), and
- * the official Redis image's build facts (REDIS_DOWNLOAD_URL).
+ * Names that mention a server's kind without naming a server, left alone: lockweave's own
+ * (LOCKWEAVE_REDIS_SERVER names a server binary), a package manager's copy of package.json
+ * (`npm_package_scripts_redis_server`), and the official images' build facts (REDIS_VERSION,
+ * REDIS_DOWNLOAD_URL, REDIS_DOWNLOAD_SHA).
  */
-const NOT_A_SETTING = /^(lockweave_|npm_)|download/i;
+const NOT_A_SETTING = /^(?:lockweave_|npm_)|^(?:redis|valkey|keydb|dragonfly)_(?:version|download_url|download_sha)$/i;
 
-/** True when an environment variable's name looks like a Redis address or credential setting, other than REDIS_URL. */
+/** True when an environment variable's name may name a Redis server, other than REDIS_URL. */
 function looksLikeRedisSetting(name: string): boolean {
-  if (name === 'REDIS_URL' || NOT_A_SETTING.test(name) || !/redis|valkey/i.test(name)) return false;
-  // Words at separators, digits and case changes; `REDISHOST` is the word `host` after `redis`.
-  const words = name
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z]+/)
-    .map((word) => word.replace(/^(?:rediss?|valkey)(?=.)/, ''));
-  return (
-    words.every((word) => /^(?:rediss?|valkey|)$/.test(word)) || words.some((word) => REDIS_SETTING_WORDS.has(word))
-  );
+  return name !== 'REDIS_URL' && NAMES_A_SERVER.test(name) && !NOT_A_SETTING.test(name);
 }
 
 /**

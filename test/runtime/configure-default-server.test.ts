@@ -29,7 +29,9 @@ test.after.always(async () => {
 
 /** This process's environment without REDIS_URL or anything else that names a Redis, and `env` on top. */
 function environment(env: Record<string, string>): NodeJS.ProcessEnv {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/redis|valkey/i.test(name)));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/redis|valkey|keydb|dragonfly/i.test(name)),
+  );
   return { ...base, ...env };
 }
 
@@ -69,6 +71,12 @@ for (const name of [
   'Redis_Url',
   'REDISHOST',
   'VALKEY_URL',
+  // Not address words of a list: any name holding the server's kind counts.
+  'REDIS_HOSTS',
+  'REDIS_PRIMARY',
+  'REDIS_SECRET',
+  'KEYDB_URL',
+  'DRAGONFLY_HOST',
 ]) {
   test(`${name} set and REDIS_URL unset: the first lock is refused, naming ${name}`, async (t) => {
     const result = await lockOnce(uniqueId('order'), { [name]: server.url });
@@ -92,6 +100,7 @@ test('variables that only mention Redis (LOCKWEAVE_REDIS_SERVER, npm_package_*, 
     npm_package_scripts_redis_server: 'redis-server --port 6390',
     REDIS_VERSION: '8.0.0',
     REDIS_DOWNLOAD_URL: 'http://download.redis.io/releases/redis-8.0.0.tar.gz',
+    REDIS_DOWNLOAD_SHA: '0123abcd',
   });
   t.not(result.name, 'TypeError', JSON.stringify(result));
 });
