@@ -115,6 +115,30 @@ function offlineCommands(connection: Redis): ReadonlySet<object> {
 
 const NO_COMMANDS: ReadonlySet<object> = new Set();
 
+/** An ioredis queue of commands as the store edits it (a denque). */
+interface EditableQueue extends ReplyQueue {
+  clear(): void;
+  push(entry: { command: object }): void;
+}
+
+/**
+ * Takes `failed` out of the commands ioredis writes again on its next connection: a client with
+ * autoResendUnfulfilledCommands (ioredis's default, a caller's client may have it) keeps what its
+ * closed connection left unanswered and sends it after its own SELECT. A command the store failed
+ * at the close has been made again or given up on by its caller; sent again it could take a key
+ * after its caller gave up, or — the SELECT refused — take it in database 0. ioredis moves the
+ * closed connection's queue aside before it says 'close' (on the next tick), and writes it after the
+ * reconnect's delay, so it is still there to edit.
+ */
+function keepFromResend(connection: Redis, failed: ReadonlySet<object>): void {
+  const queue = (connection as unknown as { prevCommandQueue?: EditableQueue | null }).prevCommandQueue;
+  if (!queue || queue.length === 0 || failed.size === 0) return;
+  const kept = queue.toArray().filter((entry) => !failed.has(entry.command));
+  if (kept.length === queue.length) return;
+  queue.clear();
+  for (const entry of kept) queue.push(entry);
+}
+
 /** Whether ioredis writes a command given now on the connection open now; else it holds it for the next. */
 function writesNow(connection: Redis): boolean {
   return connection.status === 'ready' && connection.stream?.writable === true;
@@ -222,8 +246,14 @@ class CommandBatch implements CommandSender {
     const offline = offlineCommands(this.client as Redis);
     const waits = (queued: Queued) => queued.command !== undefined && offline.has(queued.command);
     const waiting = offline.size === 0 ? [] : this.written.filter((batch) => batch.some(waits));
+    const failed = new Set<object>();
     for (const batch of this.written.splice(0, this.written.length, ...waiting))
-      for (const command of batch) if (!waits(command)) command.reject(error);
+      for (const command of batch) {
+        if (waits(command)) continue;
+        command.reject(error);
+        if (command.command) failed.add(command.command);
+      }
+    keepFromResend(this.client as Redis, failed);
     if (this.written.length === 0) this.client.off('close', this.onClose);
   };
 

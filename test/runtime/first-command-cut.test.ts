@@ -91,3 +91,27 @@ test.serial("a process's first lock, its SET cut once written, is made again at 
   await lease.release();
   await close();
 });
+
+test.serial(
+  "a command failed at a close is not written again by a client that re-sends (ioredis's default)",
+  async (t) => {
+    // autoResendUnfulfilledCommands left at its default (true), as a caller's own client may have it.
+    const client = new Redis(server.url, { commandTimeout: 10_000, retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    t.teardown(() => client.disconnect());
+    await client.ping();
+    const sender = commandSender(client);
+    const list = uniqueId('not-resent');
+    const blocked = sender.send('blpop', [list, 0]);
+    let id: string | undefined;
+    t.true(await eventually(async () => (id = await runningId('blpop')) !== undefined));
+    await admin.client('KILL', 'ID', id!);
+    t.regex((await t.throwsAsync(blocked)).message, /Connection is closed/);
+    t.true(await eventually(() => client.status === 'ready'), client.status);
+    await client.ping(); // past the reconnect's 'ready', where ioredis writes what it re-sends
+    await admin.rpush(list, 'left');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.is(await runningId('blpop'), undefined, 'no BLPOP was written again');
+    t.deepEqual(await admin.lrange(list, 0, -1), ['left'], 'nothing took the element');
+  },
+);
