@@ -83,7 +83,11 @@ import { setTimer } from '../base/timer-delay';
  */
 export const COMMAND_TIMEOUT_MS = 2_000;
 
-/** The most commands written as one: see above. */
+/**
+ * The most commands written as one to a connection: see above. A Cluster client's batch goes to
+ * its primaries, each its share (keys spread evenly over the slots): so its batch holds this many
+ * per primary, and each node still gets about this many in one write.
+ */
 const MAX_BATCH = 16;
 
 type Reply = unknown;
@@ -228,6 +232,8 @@ class CommandBatch implements CommandSender {
   private readonly autoPipelines: boolean;
   /** A Cluster client: its commands go to several nodes, answered in no order between them. */
   private readonly cluster: boolean;
+  /** A batch is written once it holds this many: MAX_BATCH per connection it goes to (see MAX_BATCH). */
+  private maxBatch = MAX_BATCH;
   /** The connection's database is not 0: its commands go only on a connection open now (see above). */
   private readonly selectsDatabase: boolean;
   /**
@@ -286,7 +292,7 @@ class CommandBatch implements CommandSender {
     return new Promise((resolve, reject) => {
       if (this.queue.length === 0) process.nextTick(() => this.flush());
       this.queue.push({ name, args, resolve, reject });
-      if (this.queue.length >= MAX_BATCH) this.flush();
+      if (this.queue.length >= this.maxBatch) this.flush();
     });
   }
 
@@ -335,6 +341,7 @@ class CommandBatch implements CommandSender {
    */
   private sendCorked(batch: readonly Queued[]): Promise<unknown> {
     const streams = batch.length > 1 ? this.streams() : [];
+    if (this.cluster && streams.length > 0) this.maxBatch = MAX_BATCH * streams.length;
     for (const stream of streams) stream.cork();
     const sent: Promise<unknown>[] = [];
     try {
