@@ -8,7 +8,7 @@
 import { DEFAULT_LOCK_OPTIONS, mergeOptions, type LockOptions } from '../base/options';
 import { LockError } from '../base/errors';
 import { plainCopy } from '../base/redis-options';
-import { assertJestModulesWoven } from '../base/weave-mark';
+import { assertWovenAtFirstLock } from '../base/weave-mark';
 import { guardedLogger } from '../lock/events';
 import type { LockStore } from '../store/lock-store';
 import { assertConfigureOptions } from './configure-checks';
@@ -83,9 +83,12 @@ function currentSlot(): StoreSlot {
   return (settings.slot ??= newSlot(() => createStore(settings.options)));
 }
 
-/** A store is made for the first lock after start (or close()): jest has loaded the test file's imports by then. */
+/**
+ * A store is made for the first lock after start (or close()): jest has loaded the test file's imports by
+ * then, and code given on stdin or to ts-node is known (base/weave-mark.ts).
+ */
 function newSlot(create: () => LockStore): StoreSlot {
-  assertJestModulesWoven();
+  assertWovenAtFirstLock();
   return new StoreSlot(create());
 }
 

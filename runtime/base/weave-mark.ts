@@ -253,6 +253,7 @@ export function assertJestModulesWoven(): void {
 export function assertTypeScriptWoven(): void {
   if (inJestEnvironment()) return assertJestWoven();
   assertMainCodeWoven();
+  checkMainCodeWhenGiven();
   const marks = marksOf();
   if (marks.some((mark) => mark.seesEveryFile?.() === true)) return;
   const bunGlobal = (globalThis as { Bun?: { main?: unknown } }).Bun;
@@ -289,7 +290,22 @@ const TS_NODE_CODE_IN_MEMORY = /[\\/](?:\[eval\]|\[stdin\]|<repl>)\.ts$/;
  */
 function assertMainCodeWoven(): void {
   const refused = unwovenMainCode();
-  if (refused === undefined) return;
+  if (refused !== undefined) refuseMainCode(refused);
+}
+
+/**
+ * Called when the runtime makes a store for the first lock (api/configure.ts): the questions asked
+ * as it loaded, asked again now that their answers are in. The runtime may load before the code it
+ * serves is known — a preload (`-r`, NODE_OPTIONS) runs before Node reads stdin, and before
+ * ts-node adds its command to execArgv — and by a first lock that code is running. Once per store,
+ * not per lock.
+ */
+export function assertWovenAtFirstLock(): void {
+  if (inJestEnvironment()) return assertJestModulesWoven();
+  assertMainCodeWoven();
+}
+
+function refuseMainCode(refused: string): never {
   throw new Error(
     `lockweave: ${refused}, so any tagged method there would run unlocked: code that is not in a file passes no loader. ` +
       'Write the code to a file and start it with a route: `node --import lockweave/register app.ts` ' +
@@ -318,6 +334,85 @@ function unwovenMainCode(): string | undefined {
       return "ts-node compiled the code given with -e, -p, on stdin or in its REPL without lockweave's transformer";
   }
   return undefined;
+}
+
+/**
+ * A preload runs before the code a process is given in place of a file is known, and that code
+ * need not load the runtime again, nor call it: an unwoven tagged method there calls nothing of
+ * lockweave. So the runtime waits for the moment the code is handed over and checks it then,
+ * before it runs:
+ * - Node reads stdin once every preload ran, then stores the text as process._eval and runs it (22,
+ *   24 and 26): the property is set through a setter of ours, which refuses a tagged text. (Code
+ *   given with -e is stored before the preloads run, and was checked above.)
+ * - ts-node registers its compiler service as process[ts-node.register.instance] before it runs
+ *   `-r` preloads (after those of NODE_OPTIONS), and compiles code given with -e, on stdin or in its
+ *   REPL with that service's compile() before it runs it: after each such compile, a tagged text
+ *   its weave was not handed (lockweave's transformer marks what it was handed) is refused.
+ */
+function checkMainCodeWhenGiven(): void {
+  const scriptless = process.argv[1] === undefined || process.argv[1] === '-';
+  if (scriptless && !Object.hasOwn(process, NODE_EVAL_CODE)) {
+    let given: unknown;
+    Object.defineProperty(process, NODE_EVAL_CODE, {
+      configurable: true,
+      enumerable: true,
+      get: () => given,
+      set(code: unknown) {
+        given = code;
+        assertMainCodeWoven();
+      },
+    });
+  }
+  const registered = (process as unknown as Record<symbol, unknown>)[TS_NODE_SERVICE];
+  if (registered !== undefined) return checkTsNodeCompiles(registered);
+  if (Object.hasOwn(process, TS_NODE_SERVICE)) return;
+  let service: unknown;
+  Object.defineProperty(process, TS_NODE_SERVICE, {
+    configurable: true,
+    enumerable: false,
+    get: () => service,
+    set(value: unknown) {
+      service = value;
+      checkTsNodeCompiles(value);
+    },
+  });
+}
+
+/** Where Node keeps code given with -e or on stdin. */
+const NODE_EVAL_CODE = '_eval';
+/** Where ts-node keeps the compiler service it registered (its REGISTER_INSTANCE). */
+const TS_NODE_SERVICE = Symbol.for('ts-node.register.instance');
+/** On a ts-node service whose compile() is checked: once per service. */
+const COMPILES_CHECKED = Symbol.for('lockweave.tsNodeCompilesChecked');
+
+interface TsNodeService {
+  compile(code: string, fileName: string, ...rest: unknown[]): unknown;
+}
+
+function checkTsNodeCompiles(registered: unknown): void {
+  const service = registered as Partial<TsNodeService> & Record<symbol, unknown>;
+  if (typeof service?.compile !== 'function' || service[COMPILES_CHECKED] === true) return;
+  const compile = service.compile;
+  service[COMPILES_CHECKED] = true;
+  service.compile = function (this: unknown, code, fileName, ...rest) {
+    const output = compile.call(this, code, fileName, ...rest);
+    if (
+      typeof fileName === 'string' &&
+      TS_NODE_CODE_IN_MEMORY.test(fileName) &&
+      (typeof code !== 'string' || MAY_HOLD_TAG.test(code)) &&
+      !woveInMemory(fileName)
+    )
+      refuseMainCode(
+        "ts-node compiled the code given with -e, -p, on stdin or in its REPL without lockweave's transformer",
+      );
+    return output;
+  };
+}
+
+/** True when lockweave's transformer was handed ts-node's file for code not in a file (`[eval].ts`). */
+function woveInMemory(fileName: string): boolean {
+  const wanted = fileName.replace(/\\/g, '/');
+  return marksOf().some((mark) => [...mark.files].some((file) => file.replace(/\\/g, '/') === wanted));
 }
 
 /** A JavaScript entry, or a route that wove some files: the TypeScript that ran past a route must not hold tags. */
