@@ -28,7 +28,7 @@ import {
   requiredSources,
   requiredTypeScript,
 } from './loaded-typescript';
-import { namesSite, taggedDeclarationNames } from './tagged-sites';
+import { taggedSites } from './tagged-sites';
 import { MAY_HOLD_TAG } from './tag-text';
 
 /**
@@ -107,8 +107,8 @@ function handedToLockweave(file: string, strict = false): boolean {
   return query.handed;
 }
 
-/** Modules of this jest test context that defined locks as they loaded, with the sites they defined. */
-const definedSitesIn = new Map<string, Set<string>>();
+/** Modules of this jest test context that defined locks as they loaded, with how many locks they defined at each site. */
+const definedSitesIn = new Map<string, Map<string, number>>();
 
 /**
  * Called by defineLock(), which woven code calls at the top of the module as it loads, once per
@@ -121,23 +121,32 @@ export function noteDefiningModule(definer: (...args: never[]) => unknown, site:
   const file = callerFile(definer);
   if (file !== undefined && typeof site === 'string') {
     let sites = definedSitesIn.get(file);
-    if (!sites) definedSitesIn.set(file, (sites = new Set()));
-    sites.add(site);
+    if (!sites) definedSitesIn.set(file, (sites = new Map()));
+    sites.set(site, (sites.get(site) ?? 0) + 1);
   }
   assertJestModulesWoven();
 }
 
 /**
  * True when the module of `file` defined, as it loaded, a lock for every method its tags on disk
- * stand on — what woven code does. A lock defined by hand (defineLock() is public) under a site of
- * its own vouches for no tagged method; a tag whose method cannot be named from the text is not
- * shown woven.
+ * stand on, under the exact site the transformer writes for it — what woven code does. A lock
+ * defined by hand (defineLock() is public) under any other site vouches for no tagged method (one
+ * that merely ends with the method's name included), and two tagged methods of one site need two
+ * locks; a tag whose site cannot be read exactly from the text is not shown woven.
  */
 function definedEveryTaggedSite(file: string, text: string): boolean {
-  const sites = definedSitesIn.get(file);
-  if (!sites) return false;
-  return taggedDeclarationNames(text).every((name) => name !== undefined && namesSite(name, sites));
+  const defined = definedSitesIn.get(file);
+  if (!defined) return false;
+  const needed = new Map<string, number>();
+  for (const { site } of taggedSites(text, JSX_FILE.test(file))) {
+    if (site === undefined) return false;
+    needed.set(site, (needed.get(site) ?? 0) + 1);
+  }
+  return [...needed].every(([site, count]) => (defined.get(site) ?? 0) >= count);
 }
+
+/** JSX text is no JavaScript: its sites are not read. */
+const JSX_FILE = /\.[jt]sx$/i;
 
 /** The file of the code that called `callee`, from V8's structured stack. */
 function callerFile(callee: (...args: never[]) => unknown): string | undefined {

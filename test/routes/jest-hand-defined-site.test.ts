@@ -1,0 +1,56 @@
+// jest: a tagged method beside a lock defined by hand whose site only ends with the method's name —
+// `InvoiceService.pay` beside a tagged `OrderService.pay`, `settle` beside a tagged
+// `OrderService.settle`. Only the exact site the transformer writes shows a method woven: a config
+// that gives the module to plain ts-jest is refused, naming it, before the body runs; ts-jest with
+// lockweave/ts-jest, on a cold and on a warm jest cache (which compiles nothing), locks.
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT } from '../helpers/fixture-projects';
+import { childRunner, type Ran } from '../helpers/child-process';
+import { routeScratch } from '../helpers/route-scratch';
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'jest-hand-defined-site');
+const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
+const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
+const scratch = routeScratch('routes', 'jest-hand-defined-site');
+const runChild = childRunner(1);
+
+test.before(() => {
+  fs.cpSync(FIXTURE, scratch.dir, { recursive: true });
+});
+
+function jest(config: string): Promise<Ran> {
+  const app = path.join(scratch.dir, 'app');
+  return runChild(
+    NODE24,
+    [JEST, '-c', config, '--ci', '--colors=false', '--cacheDirectory', path.join(scratch.dir, '.jest-cache')],
+    { cwd: app, env: { REDIS_URL: scratch.redis().url, FORCE_COLOR: '0' } },
+  );
+}
+
+test.serial(
+  'plain ts-jest given a tagged method beside a hand-made lock under a site ending with its name: refused',
+  async (t) => {
+    const result = await jest('jest.misrouted.config.cjs');
+    t.not(result.status, 0, result.output);
+    for (const file of ['pay', 'settle'])
+      t.regex(
+        result.output,
+        new RegExp(
+          `lockweave: jest gave \\S*lib/${file}\\.ts, which holds @redisLock tags, to a transformer other than lockweave's`,
+        ),
+        file,
+      );
+    t.notRegex(result.output, /RESULT/);
+  },
+);
+
+test.serial('ts-jest with lockweave/ts-jest, cold and warm cache: each tagged method holds its key', async (t) => {
+  for (const run of ['cold', 'warm']) {
+    const result = await jest('jest.ts-jest.config.cjs');
+    t.is(result.status, 0, `${run}: ${result.output}`);
+    t.regex(result.output, /RESULT pay LOCKED/, run);
+    t.regex(result.output, /RESULT settle LOCKED/, run);
+  }
+});
