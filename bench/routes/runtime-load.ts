@@ -31,7 +31,10 @@ function writeApp(): void {
     path.join(APP_DIR, 'main.cjs'),
     `require('lockweave');\n${requires.join('\n')}\nconsole.log(${MODULES});\n`,
   );
-  fs.writeFileSync(path.join(APP_DIR, 'mark.cjs'), "globalThis[Symbol.for('lockweave.weavesTypeScript')] = [{ files: new Set(), seesEveryFile: () => true }];\n");
+  fs.writeFileSync(
+    path.join(APP_DIR, 'mark.cjs'),
+    "globalThis[Symbol.for('lockweave.weavesTypeScript')] = [{ files: new Set(), seesEveryFile: () => true }];\n",
+  );
   fs.writeFileSync(path.join(APP_DIR, 'preload.mjs'), 'export {};\n');
 }
 

@@ -87,7 +87,7 @@ function random(seed: number): () => number {
 const NOISE = [
   `const s1 = "/** ${TAG} businessFlag=x keyName=id */ { } }";`,
   `const s2 = '{ ${TAG} } */ /*';`,
-  'const s3 = `{ ${ { a: `}` }.a } /** ' + TAG + ' businessFlag=y keyName=id */ ${"}"} }`;',
+  `const s3 = \`{ \${ { a: \`}\` }.a } /** ${TAG} businessFlag=y keyName=id */ \${"}"} }\`;`,
   'const r1 = /[/}{]\\/*{/g;',
   'const r2 = /\\/\\*\\*/.test("x") ? 1 : 2 / 3;',
   `// ${TAG} businessFlag=z keyName=id {`,
