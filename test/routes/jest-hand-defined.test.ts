@@ -8,27 +8,17 @@ import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from '../helpers/fixture-projects';
-import { childRunner, type Ran } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
+import { scratchJest } from '../helpers/scratch-runs';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'jest-hand-defined');
-const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
-const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
 const scratch = routeScratch('routes', 'jest-hand-defined');
-const runChild = childRunner(1);
 
 test.before(() => {
   fs.cpSync(FIXTURE, scratch.dir, { recursive: true });
 });
 
-function jest(config: string): Promise<Ran> {
-  const app = path.join(scratch.dir, 'app');
-  return runChild(
-    NODE24,
-    [JEST, '-c', config, '--ci', '--colors=false', '--cacheDirectory', path.join(scratch.dir, '.jest-cache')],
-    { cwd: app, env: { REDIS_URL: scratch.redis().url, FORCE_COLOR: '0' } },
-  );
-}
+const jest = scratchJest(scratch);
 
 test.serial(
   'lockweave/jest given the tests and plain ts-jest a tagged module that defines a lock by hand: refused, naming it',

@@ -8,8 +8,9 @@ import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from '../helpers/fixture-projects';
-import { childRunner, type Ran } from '../helpers/child-process';
+import type { Ran } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
+import { scratchRunner } from '../helpers/scratch-runs';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'eval');
 const NODES = {
@@ -23,28 +24,13 @@ const REFUSED =
   /lockweave: [^\n]*(code given with -e, -p or on stdin|tsx compiled the code|ts-node compiled the code)[^\n]*Write the code to a file and start it with a route/;
 
 const scratch = routeScratch('routes', 'eval');
-const runChild = childRunner(3);
+const run = scratchRunner(scratch, 3);
 
 test.before(() => {
   fs.cpSync(FIXTURE, scratch.dir, { recursive: true });
 });
 
 const source = (file: string): string => fs.readFileSync(path.join(scratch.dir, file), 'utf8');
-
-/** `binary args…`, with `stdin` (a file of the scratch folder) as its standard input when given. */
-function run(
-  binary: string,
-  args: string[],
-  options: { stdin?: string; env?: Record<string, string> } = {},
-): Promise<Ran> {
-  const env = { REDIS_URL: scratch.redis().url, LOCKWEAVE_CACHE_DIR: path.join(scratch.dir, '.cache'), ...options.env };
-  if (!options.stdin) return runChild(binary, args, { cwd: scratch.dir, env });
-  // The shell feeds the file: childRunner's children read no input.
-  return runChild('/bin/sh', ['-c', '"$@" < "$STDIN_FILE"', 'sh', binary, ...args], {
-    cwd: scratch.dir,
-    env: { ...env, STDIN_FILE: options.stdin },
-  });
-}
 
 function refused(t: import('ava').ExecutionContext, result: Ran): void {
   t.not(result.status, 0, result.output);
