@@ -84,6 +84,16 @@ import { setTimer } from '../base/timer-delay';
 export const COMMAND_TIMEOUT_MS = 2_000;
 
 /**
+ * A command failed because its connection closed, worded as ioredis words it: redis-health.ts reads
+ * the wording as an unreachable server, and so the attempt is made again.
+ */
+export const connectionClosed = (): Error => new Error('Connection is closed.');
+
+/** A command given up on after `ms` without an answer, worded as the clients word it (read the same way). */
+export const commandTimedOut = (ms: number, cause?: unknown): Error =>
+  new Error(`Command timed out after ${ms} ms`, cause === undefined ? undefined : { cause });
+
+/**
  * The most commands written as one to a connection: see above. A Cluster client's batch goes to
  * its primaries, each its share (keys spread evenly over the slots): so its batch holds this many
  * per primary, and each node still gets about this many in one write.
@@ -198,8 +208,7 @@ export function commandSender(client: Redis | Cluster, timeoutMs?: number): Comm
 function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number, gaveUp: () => void): NodeJS.Timeout {
   const timer = setTimer(() => {
     gaveUp();
-    // Worded as the clients word it, so redis-health.ts explains it as an unreachable server.
-    const error = new Error(`Command timed out after ${ms} ms`);
+    const error = commandTimedOut(ms);
     for (const reject of rejects) reject(error);
   }, ms);
   // A command pending on the caller's client keeps the process up by itself; its bound need not.
@@ -247,7 +256,7 @@ class CommandBatch implements CommandSender {
    */
   private readonly written: Array<readonly Queued[]> = [];
   private readonly onClose = (): void => {
-    const error = new Error('Connection is closed.'); // ioredis's wording: redis-health.ts reads it as unreachable
+    const error = connectionClosed();
     // ioredis writes these on the next connection: they stay, and are watched there.
     const offline = offlineCommands(this.client as Redis);
     const waits = (queued: Queued) => queued.command !== undefined && offline.has(queued.command);
@@ -301,7 +310,7 @@ class CommandBatch implements CommandSender {
     if (batch.length === 0) return; // written already: it filled up before the end of the tick
     this.queue = [];
     if (this.selectsDatabase && !writesNow(this.client as Redis)) {
-      const error = new Error('Connection is closed.'); // as at a close: redis-health.ts reads it as unreachable
+      const error = connectionClosed(); // as at a close
       for (const command of batch) command.reject(error);
       return;
     }

@@ -7,7 +7,7 @@ import type * as Crypto from 'node:crypto';
 import { RedisConnectionError } from '../base/errors';
 import { holdProcess } from '../base/process-hold';
 import { hasMethods } from './client-shape';
-import { COMMAND_TIMEOUT_MS, type CommandSender } from './command-batch';
+import { COMMAND_TIMEOUT_MS, commandTimedOut, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
 import { setTimer } from '../base/timer-delay';
 
@@ -136,7 +136,7 @@ class ReplyPairing {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimer(() => {
         if (this.client.isReady && connection === this.connection) this.replyOverdue();
-        reject(new Error(`Command timed out after ${COMMAND_TIMEOUT_MS} ms`));
+        reject(commandTimedOut(COMMAND_TIMEOUT_MS));
       }, COMMAND_TIMEOUT_MS);
       timer.unref();
       sent.then(resolve, reject).finally(() => clearTimeout(timer));
@@ -190,7 +190,7 @@ class ReplyPairing {
 /** node-redis's timeout error (v5's has no message) as one the health check reads as a lost connection. */
 export function explainTimeout(error: unknown): never {
   if (error instanceof Error && error.constructor.name === 'TimeoutError') {
-    throw new Error(`Command timed out after ${COMMAND_TIMEOUT_MS} ms`, { cause: error });
+    throw commandTimedOut(COMMAND_TIMEOUT_MS, error);
   }
   throw error;
 }

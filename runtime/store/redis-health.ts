@@ -24,7 +24,7 @@
 //     a server without AUTH answers it with "unknown command 'auth', with args beginning with:"
 //     and the password. Addresses are host:port (base/redis-address.ts).
 import type { Cluster, Redis } from 'ioredis';
-import { COMMAND_TIMEOUT_MS } from './command-batch';
+import { COMMAND_TIMEOUT_MS, commandTimedOut, connectionClosed } from './command-batch';
 import { commandTimeoutOf, isCluster, pastHandshake } from './ioredis-client';
 import { RedisConnectionError } from '../base/errors';
 import { setTimer } from '../base/timer-delay';
@@ -226,7 +226,7 @@ export class RedisHealth {
   private onError(error: Error): void {
     // A refused SELECT is a database refusal whatever it says (NOPERM too): ioredis goes on with the
     // connection in database 0. The commands wait for their own check anyway (send).
-    const kind = refusedSelect(error) && !BUSY_FOR_NOW.test(error.message) ? 'database' : this.fatalKind(error);
+    const kind = refusesDatabase(error) ? 'database' : this.fatalKind(error);
     if (kind === 'database') return this.fail(this.noDatabase(error));
     if (kind === 'credentials') return this.fail(this.fatal('it refused the credentials', error));
     if (kind === 'tls')
@@ -313,7 +313,7 @@ export class RedisHealth {
       },
       (error: Error) => {
         this.databaseChecked = undefined;
-        if (!refusedSelect(error) || BUSY_FOR_NOW.test(error.message)) throw error;
+        if (!refusesDatabase(error)) throw error;
         this.fail(this.noDatabase(error));
         throw this.fatalError;
       },
@@ -335,10 +335,9 @@ function answeredOnConnection<T>(client: Redis, answer: Promise<T>): Promise<T> 
       client.off('close', closed);
       then();
     };
-    // Worded as ioredis words them: explain() reads them as an unreachable server.
-    const closed = () => settle(() => reject(new Error('Connection is closed.')));
+    const closed = () => settle(() => reject(connectionClosed()));
     const bound = commandTimeoutOf(client) || COMMAND_TIMEOUT_MS;
-    const timer = setTimer(() => settle(() => reject(new Error(`Command timed out after ${bound} ms`))), bound);
+    const timer = setTimer(() => settle(() => reject(commandTimedOut(bound))), bound);
     timer.unref();
     client.once('close', closed);
     answer.then(
@@ -349,11 +348,12 @@ function answeredOnConnection<T>(client: Redis, answer: Promise<T>): Promise<T> 
 }
 
 /**
- * The server's error reply to a SELECT: ioredis names the command an error reply answers
- * (DataHandler); its own failures (a closed connection, a timeout) name none.
+ * The server's error reply to a SELECT — ioredis names the command an error reply answers
+ * (DataHandler); its own failures (a closed connection, a timeout) name none — other than a server
+ * busy for now: a refusal of the database.
  */
-function refusedSelect(error: Error): boolean {
-  return (error as { command?: { name?: unknown } }).command?.name === 'select';
+function refusesDatabase(error: Error): boolean {
+  return (error as { command?: { name?: unknown } }).command?.name === 'select' && !BUSY_FOR_NOW.test(error.message);
 }
 
 /** Error replies a server gives for now, to any command: no verdict on the database. */
