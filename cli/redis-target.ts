@@ -7,7 +7,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { printUrlAddress } from '../runtime/base/redis-address';
 import { type Credentials, credentialsOf, safeText } from '../runtime/base/safe-error';
-import { assertNoOtherRedisNamed, createStore } from '../runtime/api/store-factory';
+import { assertNoOtherRedisNamed, createStore, DEFAULT_URL } from '../runtime/api/store-factory';
 import { holdProcess } from '../runtime/base/process-hold';
 import type { RedisLockStore } from '../runtime/store/redis-store';
 import { CliError } from './cli-error';
@@ -34,21 +34,20 @@ export interface RedisTarget {
 }
 
 export function openTarget(flags: Readonly<Record<string, string>>): RedisTarget {
-  // The runtime's default only when nothing in the environment names another Redis, as for a lock.
-  if (flags.redis === undefined && process.env.REDIS_URL === undefined) {
-    try {
-      assertNoOtherRedisNamed('pass --redis <url> or set REDIS_URL.');
-    } catch (error) {
-      throw new CliError((error as Error).message.replace(/^lockweave: /, ''));
-    }
-  }
-  const url = flags.redis ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const named = flags.redis ?? process.env.REDIS_URL;
+  const url = named ?? DEFAULT_URL;
+  const withoutPrefix = (error: unknown) => (error as Error).message.replace(/^lockweave: /, '');
   let store: RedisLockStore;
+  try {
+    // The runtime's default only when nothing in the environment names another Redis, as for a lock.
+    if (named === undefined) assertNoOtherRedisNamed('pass --redis <url> or set REDIS_URL.');
+  } catch (error) {
+    throw new CliError(withoutPrefix(error));
+  }
   try {
     store = createStore({ redis: flags.cluster ? [url] : url }) as RedisLockStore;
   } catch (error) {
-    const message = safeText((error as Error).message, credentialsOf(url));
-    throw new CliError(`--redis: ${message.replace(/^lockweave: /, '')}`);
+    throw new CliError(`--redis: ${safeText(withoutPrefix(error), credentialsOf(url))}`);
   }
   const client = store.client;
   return {

@@ -3,25 +3,20 @@
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
 
-/**
- * For connections the runtime opens. Fail rather than hang: a command Redis does not answer in
- * time rejects, and the lock attempt counts as failed. Never re-send a command after a
- * reconnect: a re-sent SET NX that had already been applied would find the key "taken" (by
- * ourselves) and strand it until its lease ends, and a re-sent release would find the key gone
- * and report a lost lock that was not lost. A command that errors instead is handled: an attempt
- * whose answer was lost is found ours by the caller's next attempt (one token per caller), a failed
- * release is sent again when the connection is back.
- */
 /** The longest pause between reconnects of a connection the runtime opened. */
 const RECONNECT_MAX_MS = 250;
 
+/**
+ * For connections the runtime opens. Fail rather than hang: a command Redis does not answer in
+ * time rejects, and the lock attempt counts as failed. (What keeps a lock right, not only fast, is
+ * LOCKING_SETTINGS below, laid over these and the caller's own last.)
+ */
 export const OWNED_CLIENT_OPTIONS: RedisOptions = {
   commandTimeout: COMMAND_TIMEOUT_MS,
   // A server that accepts the connection but never answers (a rediss:// URL for a plain server)
   // is reported in 3 s, not ioredis's 10, and later attempts fail at once (store/redis-health.ts).
   connectTimeout: 3_000,
   maxRetriesPerRequest: 1,
-  autoResendUnfulfilledCommands: false,
   // The store writes its commands a few at a time itself (store/command-batch.ts); ioredis's own
   // pipelining would hold each of them to the end of the tick.
   enableAutoPipelining: false,
@@ -51,13 +46,16 @@ const OWNED_SENTINEL_OPTIONS: RedisOptions = {
 };
 
 /**
- * The settings above that keep a lock right, not only fast: with another value a command is sent
- * again after a reconnect, and a lock attempt the caller gave up on can take its key (kept from
- * everyone until its lease ends), a release report a lost lock that was not lost. A URL or options
- * that ask for another value are refused, naming the setting — not overridden in silence, which
- * would leave the caller believing the connection re-sends, nor taken, which would make the lock
- * wrong. (The timeouts and reconnect pace are the caller's to tune: any value of theirs still
- * bounds a command, and the lock stays right.)
+ * The settings that keep a lock right, not only fast: never send a command again after a
+ * reconnect. A re-sent SET NX that had already been applied would find the key "taken" (by
+ * ourselves) and strand it until its lease ends — or take it for a caller that gave up on it — and
+ * a re-sent release would find the key gone and report a lost lock that was not lost. A command
+ * that errors instead is handled: an attempt whose answer was lost is found ours by the caller's next
+ * attempt (one token per caller), a failed release is sent again when the connection is back. A URL
+ * or options that ask for another value are refused, naming the setting — not overridden in
+ * silence, which would leave the caller believing the connection re-sends, nor taken, which would
+ * make the lock wrong. (The timeouts and reconnect pace are the caller's to tune: any value of
+ * theirs still bounds a command, and the lock stays right.)
  */
 const LOCKING_SETTINGS: Readonly<RedisOptions> = { autoResendUnfulfilledCommands: false };
 /** The same for a Cluster: ioredis sends a command whose node connection closed to the slot's next primary after this delay (0: never). */

@@ -20,7 +20,8 @@ import { clusterSetup, isClusterConfig } from './cluster-config';
 import { ownedClientOptions, ownedClusterOptions } from './owned-connection';
 import type { ConfigureOptions, RedlockServer } from './settings';
 
-const DEFAULT_URL = 'redis://127.0.0.1:6379';
+/** The server of a process that names none (no configure({ redis }), no REDIS_URL); the command line's too. */
+export const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
 /**
  * An environment variable that names a Redis-protocol server of any kind (`REDIS_HOST`, `REDISPORT`,
