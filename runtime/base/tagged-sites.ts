@@ -260,14 +260,9 @@ function readSites(tokens: readonly Token[], tagged: readonly TaggedBlock[]): Ta
       if (frame.members.length === 0) continue;
       const owner = frame.head ? classOwner(tokens, frame, i) : objectOwner(tokens, frame, i);
       for (const { entry, name } of frame.members) {
+        // '' is an object literal's missing owner (classOwner never gives it): the site is the name alone.
         sites[entry].site =
-          owner === undefined || name === undefined
-            ? undefined
-            : frame.head
-              ? `${owner}.${name}`
-              : owner === ''
-                ? name
-                : `${owner}.${name}`;
+          owner === undefined || name === undefined ? undefined : owner === '' ? name : `${owner}.${name}`;
       }
     }
   }

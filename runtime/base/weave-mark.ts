@@ -339,8 +339,7 @@ function unwovenMainCode(): string | undefined {
   if (process.argv[1] === undefined && byTsx) return "tsx's REPL compiles what is typed and drops its comments";
   if ((evalFlag || process.argv[1] === undefined) && execArgv.some((arg) => TS_NODE_COMMAND.test(arg))) {
     const woven = marksOf().some((mark) => [...mark.files].some((file) => TS_NODE_CODE_IN_MEMORY.test(file)));
-    if (!woven)
-      return "ts-node compiled the code given with -e, -p, on stdin or in its REPL without lockweave's transformer";
+    if (!woven) return TS_NODE_UNWOVEN;
   }
   return undefined;
 }
@@ -387,6 +386,9 @@ function checkMainCodeWhenGiven(): void {
   });
 }
 
+/** Why ts-node's code not in a file is refused: the same whenever it is asked. */
+const TS_NODE_UNWOVEN =
+  "ts-node compiled the code given with -e, -p, on stdin or in its REPL without lockweave's transformer";
 /** Where Node keeps code given with -e or on stdin. */
 const NODE_EVAL_CODE = '_eval';
 /** Where ts-node keeps the compiler service it registered (its REGISTER_INSTANCE). */
@@ -411,9 +413,7 @@ function checkTsNodeCompiles(registered: unknown): void {
       (typeof code !== 'string' || MAY_HOLD_TAG.test(code)) &&
       !woveInMemory(fileName)
     )
-      refuseMainCode(
-        "ts-node compiled the code given with -e, -p, on stdin or in its REPL without lockweave's transformer",
-      );
+      refuseMainCode(TS_NODE_UNWOVEN);
     return output;
   };
 }
