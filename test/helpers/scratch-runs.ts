@@ -33,8 +33,18 @@ export function scratchRunner(scratch: RouteScratch, concurrency: number): Scrat
   };
 }
 
+/** The Node lines a route test runs its command on, by the name its tests say: the devDependencies' binaries. */
+export const NODE_LINES = {
+  'Node 22': path.join(ROOT, 'node_modules', 'node22', 'bin', 'node'),
+  'Node 24': path.join(ROOT, 'node_modules', 'node24', 'bin', 'node'),
+  'Node 26': path.join(ROOT, 'node_modules', 'node26', 'bin', 'node'),
+} as const;
+
+/** ts-node's command. */
+export const TS_NODE = path.join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
+
 const JEST = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
-const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
+const NODE24 = NODE_LINES['Node 24'];
 
 /** jest on Node 24 in the scratch folder's `app`, with `config`, one run at a time, its cache in the folder. */
 export function scratchJest(scratch: RouteScratch): (config: string) => Promise<Ran> {

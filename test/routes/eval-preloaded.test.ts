@@ -11,15 +11,10 @@ import * as path from 'node:path';
 import { ROOT } from '../helpers/fixture-projects';
 import type { Ran } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
-import { scratchRunner } from '../helpers/scratch-runs';
+import { NODE_LINES, TS_NODE, scratchRunner } from '../helpers/scratch-runs';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'eval-preloaded');
-const NODES = {
-  'Node 22': path.join(ROOT, 'node_modules', 'node22', 'bin', 'node'),
-  'Node 24': path.join(ROOT, 'node_modules', 'node24', 'bin', 'node'),
-  'Node 26': path.join(ROOT, 'node_modules', 'node26', 'bin', 'node'),
-};
-const TS_NODE = path.join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
+const NODES = NODE_LINES;
 const REFUSED =
   /lockweave: [^\n]*(code given with -e, -p or on stdin holds @redisLock tags|ts-node compiled the code)[^\n]*Write the code to a file and start it with a route/;
 

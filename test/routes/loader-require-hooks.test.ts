@@ -9,15 +9,12 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ROOT } from '../helpers/fixture-projects';
 import { childRunner } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
+import { NODE_LINES } from '../helpers/scratch-runs';
 
 const scratch = routeScratch('routes', 'loader-require-hooks');
-const NODES = {
-  'Node 22': path.join(ROOT, 'node_modules', 'node22', 'bin', 'node'),
-  'Node 24': path.join(ROOT, 'node_modules', 'node24', 'bin', 'node'),
-};
+const NODES = { 'Node 22': NODE_LINES['Node 22'], 'Node 24': NODE_LINES['Node 24'] };
 const runChild = childRunner(3);
 
 const SERVICE = [

@@ -9,14 +9,10 @@ import * as path from 'node:path';
 import { ROOT } from '../helpers/fixture-projects';
 import { childRunner, type Ran } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
+import { NODE_LINES, TS_NODE } from '../helpers/scratch-runs';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'ts-node-scope');
-const TS_NODE = path.join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
-const NODES = {
-  'Node 22': path.join(ROOT, 'node_modules', 'node22', 'bin', 'node'),
-  'Node 24': path.join(ROOT, 'node_modules', 'node24', 'bin', 'node'),
-  'Node 26': path.join(ROOT, 'node_modules', 'node26', 'bin', 'node'),
-};
+const NODES = NODE_LINES;
 const scratch = routeScratch('routes', 'ts-node-scope');
 const runChild = childRunner(2);
 
