@@ -37,11 +37,24 @@ const NAMES_A_SERVER = /redis|valkey|keydb|dragonfly/i;
 
 /**
  * Names that mention a server's kind without naming a server, left alone: lockweave's own
- * (LOCKWEAVE_REDIS_SERVER names a server binary), a package manager's copy of package.json
- * (`npm_package_scripts_redis_server`), and the official images' build facts (REDIS_VERSION,
- * REDIS_DOWNLOAD_URL, REDIS_DOWNLOAD_SHA).
+ * (LOCKWEAVE_REDIS_SERVER names a server binary), the official images' build facts (REDIS_VERSION,
+ * REDIS_DOWNLOAD_URL, REDIS_DOWNLOAD_SHA), and a package manager's copies of package.json text that
+ * is no setting: a script's command line (`npm_package_scripts_redis_server`: yarn 1, pnpm, npm 6
+ * and older) and the dependency lists (`npm_package_dependencies_ioredis`: pnpm and yarn 1 copy the
+ * whole package.json, so every app of theirs that depends on ioredis has one). The script that runs
+ * is also copied as `npm_lifecycle_script`, whose name holds no server's kind.
+ * Not left alone, though they start with npm_: `npm_package_config_*`, package.json's "config",
+ * which npm and bun hand every script precisely as settings (`"config": { "redis_url": … }`), and
+ * `npm_config_*`, any key of an .npmrc — a server named there is a server named.
  */
-const NOT_A_SETTING = /^(?:lockweave_|npm_)|^(?:redis|valkey|keydb|dragonfly)_(?:version|download_url|download_sha)$/i;
+const NOT_A_SETTING = new RegExp(
+  [
+    '^lockweave_',
+    '^(?:redis|valkey|keydb|dragonfly)_(?:version|download_url|download_sha)$',
+    '^npm_package_(?:scripts|(?:dev|peer|optional)?dependencies(?:meta)?|overrides|resolutions|pnpm_overrides)_',
+  ].join('|'),
+  'i',
+);
 
 /** True when an environment variable's name may name a Redis server, other than REDIS_URL. */
 function looksLikeRedisSetting(name: string): boolean {

@@ -65,8 +65,16 @@ function installedTimes(dir: string): void {
   }
 }
 
+/** A cache entry as the file system has it: a rewrite, even of the same text, changes its mtime or inode. */
+interface Entry {
+  readonly name: string;
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
 /** The lease the tagged method found on its key, and the entries the cache holds after the start. */
-async function start(t: import('ava').ExecutionContext): Promise<{ lease: number; entries: string[] }> {
+async function start(t: import('ava').ExecutionContext): Promise<{ lease: number; entries: Entry[] }> {
   const result = await runChild(NODE, ['--require', 'lockweave/register', 'main.cjs'], {
     cwd: APP,
     env: { REDIS_URL: scratch.redis().url, LOCKWEAVE_CACHE_DIR: CACHE },
@@ -76,7 +84,11 @@ async function start(t: import('ava').ExecutionContext): Promise<{ lease: number
   const entries = fs
     .readdirSync(CACHE)
     .filter((name) => name.endsWith('.json'))
-    .sort();
+    .sort()
+    .map((name) => {
+      const { ino, size, mtimeMs } = fs.statSync(path.join(CACHE, name));
+      return { name, ino, size, mtimeMs };
+    });
   return { lease, entries };
 }
 
@@ -95,9 +107,10 @@ test.serial(
     const first = await start(t);
     t.true(first.lease > 0 && first.lease <= 20_000, `lease ${first.lease}`);
     t.is(first.entries.length, 1, 'one entry for the tagged file');
-    // The same build again: served from the cache (a hit writes nothing).
+    // The same build again: served from the cache. A hit writes nothing: the entry is the same file
+    // (inode), unchanged (size, mtime) — a rewrite of the same text, in place or renamed over it, is not.
     const again = await start(t);
-    t.deepEqual(again.entries, first.entries);
+    t.deepEqual(again.entries, first.entries, 'the entry was not written again');
     t.true(again.lease > 0 && again.lease <= 20_000, `lease ${again.lease}`);
 
     // Another build of the same version: a runtime base file whose text differs, same size, npm's time;

@@ -1,10 +1,11 @@
 // A client the user passes in keeps its own options; the store makes up for the ones a lock
 // cannot do without (a bound on every command) and says which it cannot make up for.
 import test from 'ava';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { close, configure, LockAcquireError, withLock } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
+import { startSingleNodeCluster } from '../helpers/single-node-cluster';
 
 let server: RedisServer;
 const clients: Redis[] = [];
@@ -77,3 +78,34 @@ test.serial('a client that re-sends unanswered commands is warned about once; on
   t.is(warnings.length, 1);
   t.regex(warnings[0].message, /autoResendUnfulfilledCommands: false/);
 });
+
+test.serial(
+  "a Cluster's retryDelayOnFailover: 0, the runtime's own value, is taken: in options the runtime opens and on a Cluster of the user's",
+  async (t) => {
+    // The refusal (owned-connection.ts) is of any other value only: 0 is what the runtime sets itself.
+    const cluster = await startSingleNodeCluster();
+    const look = new Redis(cluster.url);
+    const own = new Cluster([{ host: cluster.host, port: cluster.port }], {
+      retryDelayOnFailover: 0,
+      redisOptions: { autoResendUnfulfilledCommands: false },
+    });
+    own.on('error', () => undefined);
+    t.teardown(async () => {
+      await close();
+      own.disconnect();
+      look.disconnect();
+      await cluster.stop();
+    });
+    warnings.length = 0;
+    for (const redis of [{ cluster: [cluster.url], clusterOptions: { retryDelayOnFailover: 0 } }, own]) {
+      t.notThrows(() => configure({ redis }));
+      const key = uniqueId('failover');
+      const held = await withLock({ businessFlag: 'settings', key, retries: 0 }, () =>
+        look.exists(`LOCK_settings_${key}`),
+      );
+      t.is(held, 1, 'locked on the cluster');
+    }
+    await nextTick();
+    t.deepEqual(warnings, [], 'nothing to warn about either');
+  },
+);

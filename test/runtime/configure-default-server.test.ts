@@ -2,8 +2,10 @@
 // deployment that names its Redis in another variable (REDIS_HOST and REDIS_PORT, REDIS_URI,
 // REDIS_TLS_URL, a lower-case redis_url…) and leaves REDIS_URL unset would lock on 127.0.0.1:6379,
 // a Redis nobody named. The first lock is refused instead, naming the variables and never their
-// values; REDIS_URL set beside them is used as always, and variables that only mention Redis (the
-// test suite's own LOCKWEAVE_REDIS_SERVER, a package manager's npm_package_*) change nothing.
+// values; REDIS_URL set beside them is used as always. A package manager's variables count like
+// any other when they are settings (package.json's "config", an .npmrc key); only variables that
+// mention Redis without naming a server (the test suite's own LOCKWEAVE_REDIS_SERVER, a copy of a
+// script's command line or of the dependency lists) change nothing.
 import test from 'ava';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { uniqueId } from '../helpers/redis-fixture';
 
 const run = promisify(execFile);
 const PROGRAM = join(__dirname, 'programs', 'lock-once.js');
+const ASK_ONLY = join(__dirname, 'programs', 'default-server-named.js');
 const PASSWORD = 'Hunter2Env';
 
 let server: RedisServer;
@@ -35,11 +38,16 @@ function environment(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-async function lockOnce(
-  key: string,
-  env: Record<string, string>,
-): Promise<{ key?: string; name?: string; message?: string }> {
+type Outcome = { key?: string; name?: string; message?: string };
+
+async function lockOnce(key: string, env: Record<string, string>): Promise<Outcome> {
   const { stdout } = await run(process.execPath, [PROGRAM, key], { env: environment(env), timeout: 30_000 });
+  return JSON.parse(stdout.trim());
+}
+
+/** What the first lock would make of `env`, asked without a lock: the default is never connected to. */
+async function defaultRefused(env: Record<string, string>): Promise<Outcome> {
+  const { stdout } = await run(process.execPath, [ASK_ONLY], { env: environment(env), timeout: 30_000 });
   return JSON.parse(stdout.trim());
 }
 
@@ -77,6 +85,10 @@ for (const name of [
   'REDIS_SECRET',
   'KEYDB_URL',
   'DRAGONFLY_HOST',
+  // A package manager's settings: package.json's "config" (npm and bun hand it to every script, and
+  // it is how a package takes settings), and a key of an .npmrc, though both start with npm_.
+  'npm_package_config_redis_url',
+  'npm_config_redis_host',
 ]) {
   test(`${name} set and REDIS_URL unset: the first lock is refused, naming ${name}`, async (t) => {
     const result = await lockOnce(uniqueId('order'), { [name]: server.url });
@@ -93,14 +105,22 @@ test('REDIS_URL set beside REDIS_HOST: the lock is taken on REDIS_URL', async (t
   t.is(await look.exists(`LOCK_defaultServer_${key}`), 1, 'the key is on the server REDIS_URL names');
 });
 
-test('variables that only mention Redis (LOCKWEAVE_REDIS_SERVER, npm_package_*, REDIS_VERSION) leave the default alone', async (t) => {
-  // The default 127.0.0.1:6379 may have no Redis here: any outcome but the refusal will do.
-  const result = await lockOnce(uniqueId('order'), {
+test('variables that only mention Redis (LOCKWEAVE_REDIS_SERVER, copies of package.json scripts and dependencies, REDIS_VERSION) leave the default alone', async (t) => {
+  const mentions = {
     LOCKWEAVE_REDIS_SERVER: 'valkey-server',
+    // What pnpm and yarn 1 copy of an app's package.json into every script's environment.
     npm_package_scripts_redis_server: 'redis-server --port 6390',
+    npm_package_dependencies_ioredis: '^5.8.2',
+    npm_package_devDependencies__valkey_valkey_glide: '^2.5.2',
+    npm_package_peerDependenciesMeta_redis_optional: 'true',
     REDIS_VERSION: '8.0.0',
     REDIS_DOWNLOAD_URL: 'http://download.redis.io/releases/redis-8.0.0.tar.gz',
     REDIS_DOWNLOAD_SHA: '0123abcd',
-  });
-  t.not(result.name, 'TypeError', JSON.stringify(result));
+  };
+  const result = await defaultRefused(mentions);
+  t.notRegex(result.message ?? '', /REDIS_URL is not set/, JSON.stringify(result));
+  t.deepEqual(result, {});
+  // The same question is answered with the refusal once one variable among them names a server.
+  const named = await defaultRefused({ ...mentions, REDIS_HOST: '10.0.0.1' });
+  t.regex(named.message ?? '', /REDIS_URL is not set .* the environment sets REDIS_HOST, /, JSON.stringify(named));
 });
