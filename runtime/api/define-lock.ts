@@ -421,7 +421,8 @@ function checkSamePrefix(businessFlag: string, prefix: string, woven: ReadonlyMa
 export function defineLock<const O extends DefineLockOptions>(options: O): MethodLock<SkippedBy<O>> {
   if (typeof options === 'object' && options !== null)
     checkKeys(options, DEFINE_LOCK_KEYS, `lockweave: defineLock(${options.site ?? ''})`, 'a lock option');
-  noteDefiningModule(defineLock, (options as { site?: unknown } | null)?.site);
+  const named = options as { site?: unknown; businessFlag?: unknown } | null;
+  noteDefiningModule(defineLock, named?.site, named?.businessFlag);
   const lock = new MethodLock<SkippedBy<O>>(options);
   noteWoven(lock as MethodLock<undefined>);
   return lock;

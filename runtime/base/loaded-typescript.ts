@@ -155,13 +155,24 @@ function moduleCache(): NodeJS.Dict<unknown> {
  * every require hook had its turn, just before it runs.
  */
 export function checkLaterTypeScript(check: (file: string) => void, atCompile: boolean): void {
-  (nodeModule as Partial<typeof nodeModule>).registerHooks?.({
+  const registerHooks = (nodeModule as Partial<typeof nodeModule>).registerHooks;
+  if (registerHooks === undefined) return;
+  // Wrapped now, not at the first such file: a require hook in the way of pirates takes the
+  // module's _compile as it starts a require, before the load hook runs, and would call the one
+  // found then.
+  const awaiting = atCompile ? checkAtCompile(check) : undefined;
+  registerHooks({
     load(url, context, nextLoad) {
+      if (awaiting !== undefined) checkCompiledPast(awaiting, check);
       const loaded = nextLoad(url, context);
       const file = typeScriptFileOf(url);
       if (file === undefined) return loaded;
-      if (atCompile && context.conditions?.includes('require') && !ES_MODULE_FORMAT.test(String(loaded.format))) {
-        checkAtCompile(check).add(file);
+      if (
+        awaiting !== undefined &&
+        context.conditions?.includes('require') &&
+        !ES_MODULE_FORMAT.test(String(loaded.format))
+      ) {
+        awaiting.add(file);
       } else {
         check(file);
       }
@@ -191,6 +202,21 @@ function checkAtCompile(check: (file: string) => void): Set<string> {
   };
   awaitingCompile = waiting;
   return waiting;
+}
+
+/**
+ * A file still awaiting its compile's check although its module ran to its end was compiled by a
+ * _compile other than the wrapped one (a hook that kept Node's own from before the wrap): checked
+ * now, at the next load, the latest moment still before anything it exports is used by another module.
+ */
+function checkCompiledPast(waiting: Set<string>, check: (file: string) => void): void {
+  if (waiting.size === 0) return;
+  const cache = moduleCache();
+  for (const file of waiting) {
+    if ((cache[file] as { loaded?: unknown } | undefined)?.loaded !== true) continue;
+    waiting.delete(file);
+    check(file);
+  }
 }
 
 /** The TypeScript file a module URL names (its query and hash aside), if it names one on disk. */

@@ -18,13 +18,18 @@ import { MAY_HOLD_TAG } from './tag-text';
 export interface TaggedSite {
   readonly at: number;
   readonly site: string | undefined;
+  /** The businessFlag of each tag in the block; undefined unless each tag shows exactly one, read exactly. */
+  readonly businessFlags: readonly string[] | undefined;
 }
 
 /** The site of the declaration after each tagged `/**` block (one that is a comment, not text in a string), in order. */
 export function taggedSites(text: string, jsx = false): TaggedSite[] {
   const read = jsx ? undefined : tokenize(text);
   if (!read) return unreadable(text);
-  return readSites(read.tokens, read.tagged) ?? read.tagged.map((block) => ({ at: block.at, site: undefined }));
+  return (
+    readSites(read.tokens, read.tagged) ??
+    read.tagged.map((block) => ({ at: block.at, site: undefined, businessFlags: undefined }))
+  );
 }
 
 /** Every block that may hold a tag, each without a site: text that does not tokenize shows nothing exactly. */
@@ -32,9 +37,22 @@ function unreadable(text: string): TaggedSite[] {
   const found: TaggedSite[] = [];
   for (let open = text.indexOf('/**'); open >= 0; open = text.indexOf('/**', open + 3)) {
     const close = text.indexOf('*/', open + 3);
-    if (MAY_HOLD_TAG.test(text.slice(open, close < 0 ? text.length : close))) found.push({ at: open, site: undefined });
+    if (MAY_HOLD_TAG.test(text.slice(open, close < 0 ? text.length : close)))
+      found.push({ at: open, site: undefined, businessFlags: undefined });
   }
-  return found.length > 0 ? found : [{ at: 0, site: undefined }];
+  return found.length > 0 ? found : [{ at: 0, site: undefined, businessFlags: undefined }];
+}
+
+/** Every mention of the tag, in any spelling the routes take for one. */
+const TAG_MENTIONS = new RegExp(MAY_HOLD_TAG.source, 'gi');
+/** `businessFlag=payOrder`, `businessFlag="payOrder"`: the contract's characters only, a whole attribute. */
+const BUSINESS_FLAG = /(?<![\w$])businessFlag=("?)([A-Za-z0-9_.:-]+)\1(?=\s|\*\/|$)/g;
+
+/** The businessFlag of each tag in a `/**` block; undefined unless each tag shows exactly one. */
+function businessFlagsOf(block: string): string[] | undefined {
+  const flags = [...block.matchAll(BUSINESS_FLAG)].map((match) => match[2]);
+  const tags = block.match(TAG_MENTIONS)?.length ?? 0;
+  return tags > 0 && flags.length === tags ? flags : undefined;
 }
 
 type Kind = 'name' | 'private' | 'string' | 'number' | 'template' | 'regex' | 'punct';
@@ -51,6 +69,7 @@ interface Token {
 interface TaggedBlock {
   readonly at: number;
   readonly token: number;
+  readonly body: string;
 }
 
 const NAME =
@@ -112,7 +131,7 @@ function tokenize(text: string): { tokens: Token[]; tagged: TaggedBlock[] } | un
       if (end < 0) return undefined;
       const body = text.slice(at, end + 2);
       if (body.startsWith('/**') && body !== '/**/' && MAY_HOLD_TAG.test(body))
-        tagged.push({ at, token: tokens.length });
+        tagged.push({ at, token: tokens.length, body });
       if (LINE_BREAK.test(body)) newline = true;
       at = end + 2;
     } else if (c === '"' || c === "'") {
@@ -217,7 +236,7 @@ const CLOSES: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
 
 /** The site of each tagged block, following the braces; undefined when they do not pair up. */
 function readSites(tokens: readonly Token[], tagged: readonly TaggedBlock[]): TaggedSite[] | undefined {
-  const sites: { at: number; site: string | undefined }[] = [];
+  const sites: { at: number; site: string | undefined; businessFlags: readonly string[] | undefined }[] = [];
   const stack: Frame[] = [];
   const heads: ClassHead[] = [];
   let next = 0;
@@ -225,7 +244,12 @@ function readSites(tokens: readonly Token[], tagged: readonly TaggedBlock[]): Ta
     for (; next < tagged.length && tagged[next].token === i; next++) {
       const declaration = readDeclaration(tokens, i);
       const frame = stack[stack.length - 1];
-      const entry = sites.push({ at: tokens[i]?.start ?? tagged[next].at, site: undefined }) - 1;
+      const entry =
+        sites.push({
+          at: tokens[i]?.start ?? tagged[next].at,
+          site: undefined,
+          businessFlags: businessFlagsOf(tagged[next].body),
+        }) - 1;
       if (declaration.isFunction) sites[entry].site = declaration.name;
       else if (frame?.open === '{') frame.members.push({ entry, name: declaration.name });
     }

@@ -116,33 +116,38 @@ const definedSitesIn = new Map<string, Map<string, number>>();
  * defined that site (see assertJestModulesWoven). Not asked elsewhere: reading the stack costs
  * microseconds, once per tagged method.
  */
-export function noteDefiningModule(definer: (...args: never[]) => unknown, site: unknown): void {
+export function noteDefiningModule(definer: (...args: never[]) => unknown, site: unknown, businessFlag: unknown): void {
   if (!inJestEnvironment()) return;
   const file = callerFile(definer);
-  if (file !== undefined && typeof site === 'string') {
+  if (file !== undefined && typeof site === 'string' && typeof businessFlag === 'string') {
     let sites = definedSitesIn.get(file);
     if (!sites) definedSitesIn.set(file, (sites = new Map()));
-    sites.set(site, (sites.get(site) ?? 0) + 1);
+    const defined = siteLock(site, businessFlag);
+    sites.set(defined, (sites.get(defined) ?? 0) + 1);
   }
   assertJestModulesWoven();
 }
 
+/** A lock as the proof of a tagged method counts it: at its site, on its business's keys. */
+const siteLock = (site: string, businessFlag: string): string => `${site}\n${businessFlag}`;
+
 /**
  * True when the module of `file` defined, as it loaded, a lock for every method its tags on disk
- * stand on, under the exact site the transformer writes for it — what woven code does. A lock
- * defined by hand (defineLock() is public) under any other site vouches for no tagged method (one
- * that merely ends with the method's name included), and two tagged methods of one site need two
- * locks; a tag whose site cannot be read exactly from the text is not shown woven.
+ * stand on, under the exact site the transformer writes for it and the businessFlag its tag names —
+ * what woven code does. A lock defined by hand (defineLock() is public) under any other site vouches
+ * for no tagged method (one that merely ends with the method's name included), nor one at the site
+ * on another business's keys; two tagged methods of one site need two locks; a tag whose site or
+ * businessFlag cannot be read exactly from the text is not shown woven.
  */
 function definedEveryTaggedSite(file: string, text: string): boolean {
   const defined = definedSitesIn.get(file);
   if (!defined) return false;
   const needed = new Map<string, number>();
-  for (const { site } of taggedSites(text, JSX_FILE.test(file))) {
-    if (site === undefined) return false;
-    needed.set(site, (needed.get(site) ?? 0) + 1);
+  for (const { site, businessFlags } of taggedSites(text, JSX_FILE.test(file))) {
+    if (site === undefined || businessFlags === undefined) return false;
+    for (const flag of businessFlags) needed.set(siteLock(site, flag), (needed.get(siteLock(site, flag)) ?? 0) + 1);
   }
-  return [...needed].every(([site, count]) => (defined.get(site) ?? 0) >= count);
+  return [...needed].every(([lock, count]) => (defined.get(lock) ?? 0) >= count);
 }
 
 /** JSX text is no JavaScript: its sites are not read. */
@@ -261,8 +266,7 @@ export function assertJestModulesWoven(): void {
 
 export function assertTypeScriptWoven(): void {
   if (inJestEnvironment()) return assertJestWoven();
-  assertMainCodeWoven();
-  checkMainCodeWhenGiven();
+  assertCodeNotInFileWoven();
   const marks = marksOf();
   if (marks.some((mark) => mark.seesEveryFile?.() === true)) return;
   const bunGlobal = (globalThis as { Bun?: { main?: unknown } }).Bun;
@@ -300,6 +304,16 @@ const TS_NODE_CODE_IN_MEMORY = /[\\/](?:\[eval\]|\[stdin\]|<repl>)\.ts$/;
 function assertMainCodeWoven(): void {
   const refused = unwovenMainCode();
   if (refused !== undefined) refuseMainCode(refused);
+}
+
+/**
+ * Code not in a file, checked now and when it is handed over: asked by the runtime as it loads and
+ * by lockweave/register as it loads, whatever else either checks. No load hook sees such code, so a
+ * register that sees every file sees none of it, and that code need not load the runtime.
+ */
+export function assertCodeNotInFileWoven(): void {
+  assertMainCodeWoven();
+  checkMainCodeWhenGiven();
 }
 
 /**

@@ -3,8 +3,10 @@
 // bodies find their own keys in Redis and are alone, every woven shape) with Bun's files laid
 // over it (test/fixtures/routes/bun: bunfig.toml, a Bun.build script, bun:test files). Each way
 // Bun runs TypeScript — bun run, bun test, Bun.build — locks, or fails naming lockweave: a bad
-// tag stops it at file:line:col, and a project without the preload is refused when it loads lockweave's runtime.
+// tag stops it at file:line:col, a project without the preload is refused when it loads lockweave's runtime,
+// and tagged code given with -e or on stdin is refused by the preload.
 import test from 'ava';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, linkPackage } from '../helpers/fixture-projects';
@@ -163,6 +165,37 @@ test('without the preload, a JavaScript entry that imports tagged TypeScript fai
   t.not(result.status, 0);
   t.regex(result.output, /lockweave: Bun ran \S+\.ts \(imported by js-entry\.mjs\) without a lockweave route/);
   t.regex(result.output, /preload = \["lockweave\/bun\/register"\]/);
+});
+
+test('with the preload, tagged code given with -e or on stdin is refused before its body runs; untagged code runs', async (t) => {
+  // No file, so no plugin is asked for it, and this code never loads the runtime: the preload is
+  // all there is to stop it.
+  const code = [
+    'class OrderService {',
+    `  /** @${'redisLock'} businessFlag=evalOrder keyName=orderNo */`,
+    '  async pay(orderNo: string): Promise<string> { return `ran ${orderNo}`; }',
+    '}',
+    "new OrderService().pay('B1').then((ran) => console.log('RESULT', ran));",
+  ].join('\n');
+  const given = await bun(['-e', code]);
+  const piped = spawnSync(BUN, ['run', '-'], {
+    cwd: APP_DIR,
+    input: code,
+    encoding: 'utf8',
+    timeout: 90_000,
+    env: { ...process.env, NODE_OPTIONS: '', NO_COLOR: '1' },
+  });
+  for (const [what, output, status] of [
+    ['-e', given.output, given.status],
+    ['stdin', `${piped.stdout}${piped.stderr}`, piped.status],
+  ] as const) {
+    t.not(status, 0, `${what}: ${output}`);
+    t.regex(output, /lockweave: the code given with -e, -p or on stdin holds @redisLock tags/, what);
+    t.notRegex(output, /RESULT/, what);
+  }
+  const plain = await bun(['-e', "console.log('RESULT plain')"]);
+  t.is(plain.status, 0, plain.output);
+  t.regex(plain.stdout, /RESULT plain/);
 });
 
 test('lockweave/bun/register under Node refuses to load: it would weave nothing', async (t) => {

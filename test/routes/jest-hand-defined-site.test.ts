@@ -1,6 +1,7 @@
 // jest: a tagged method beside a lock defined by hand whose site only ends with the method's name —
 // `InvoiceService.pay` beside a tagged `OrderService.pay`, `settle` beside a tagged
-// `OrderService.settle`. Only the exact site the transformer writes shows a method woven: a config
+// `OrderService.settle`, or at the exact site on another business's keys (`refundLedger` beside a tagged
+// `businessFlag=refundOrder`). Only the exact site and businessFlag the transformer writes show a method woven: a config
 // that gives the module to plain ts-jest is refused, naming it, before the body runs; ts-jest with
 // lockweave/ts-jest, on a cold and on a warm jest cache (which compiles nothing), locks.
 import test from 'ava';
@@ -24,7 +25,7 @@ test.serial(
   async (t) => {
     const result = await jest('jest.misrouted.config.cjs');
     t.not(result.status, 0, result.output);
-    for (const file of ['pay', 'settle'])
+    for (const file of ['pay', 'settle', 'refund'])
       t.regex(
         result.output,
         new RegExp(
@@ -42,5 +43,6 @@ test.serial('ts-jest with lockweave/ts-jest, cold and warm cache: each tagged me
     t.is(result.status, 0, `${run}: ${result.output}`);
     t.regex(result.output, /RESULT pay LOCKED/, run);
     t.regex(result.output, /RESULT settle LOCKED/, run);
+    t.regex(result.output, /RESULT refund LOCKED/, run);
   }
 });

@@ -1,7 +1,8 @@
 // TypeScript given to Node as code, not as a file — with -e, -p or on stdin — passes no load hook,
 // so no route weaves it, lockweave/register as the first preload included. Each way of giving it on
 // Node 22, 24 and 26 (Node's stripping by --input-type or by itself, through tsx's command, ts-node
-// without ts-patch's compiler) is refused when the runtime loads, before the tagged body runs, and
+// without ts-patch's compiler) is refused before the tagged body runs — when lockweave/register
+// loads, or the runtime, whichever comes first, since such code need not load the runtime — and
 // names the fix; JavaScript so given without a tag, code so given that imports a tagged file under
 // lockweave/register, and ts-node's eval with ts-patch's compiler run, and lock.
 import test from 'ava';
@@ -47,6 +48,17 @@ for (const [nodeName, node] of Object.entries(NODES)) {
     'NODE_OPTIONS="--import lockweave/register" tsx < app.mts': () =>
       run(node, [TSX_CLI], { stdin: 'app.mts', env: { NODE_OPTIONS: '--import lockweave/register' } }),
     'tsx -e "<app.cts>" (tsx compiles it, dropping its comments)': () => run(node, [TSX_CLI, '-e', source('app.cts')]),
+    // Code that never loads the runtime: lockweave/register, the first preload, is all there is to refuse it.
+    'node --import lockweave/register --input-type=module-typescript < alone.mts (no runtime loaded)': () =>
+      run(node, ['--import', 'lockweave/register', '--input-type=module-typescript'], { stdin: 'alone.mts' }),
+    'node --import lockweave/register -e "<alone.mts>" (no runtime loaded)': () =>
+      run(node, ['--import', 'lockweave/register', '-e', source('alone.mts')]),
+    'node --require lockweave/register --input-type=commonjs-typescript < alone.cts (no runtime loaded)': () =>
+      run(node, ['--require', 'lockweave/register', '--input-type=commonjs-typescript'], { stdin: 'alone.cts' }),
+    'NODE_OPTIONS="--import lockweave/register" node -p "<alone.cts>" (no runtime loaded)': () =>
+      run(node, ['--input-type=commonjs-typescript', '-p', source('alone.cts')], {
+        env: { NODE_OPTIONS: '--import lockweave/register' },
+      }),
   };
   for (const [way, start] of Object.entries(ways)) {
     test(`${nodeName}, ${way}: refused before the tagged body runs, naming the fix`, async (t) => {

@@ -4,8 +4,8 @@
 // reads the file twice (once to hash it for its cache, once to compile), by path, Buffer or URL,
 // or that compiles with esbuild, runs the woven text: the body finds its key held in Redis. One
 // that also reads the file in a way lockweave does not answer and compiles that, or compiles text
-// it got before the require, or throws away the text Node's loader handed it, is refused at the
-// require and no body runs.
+// it got before the require, or throws away the text Node's loader handed it, or compiles with a
+// _compile it kept from before lockweave/register loaded, is refused at the require and no body runs.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -84,10 +84,27 @@ Module._extensions['.ts'] = function (mod, filename) {
   };
   nodes(mod, filename);
 };`,
+  // Keeps Module's _compile and fs.readFileSync as they were when it loaded, and compiles the file
+  // on disk with them: past every wrapper lockweave/register puts on them, when it loads after it.
+  'keeps-node-compile.cjs': `const fs = require('node:fs'); const { readFileSync } = fs; const Module = require('node:module');
+const compile = Module.prototype._compile;
+const nodes = Module._extensions['.ts'] ?? Module._extensions['.js'];
+Module._extensions['.ts'] = function (mod, filename) {
+  mod._compile = function (_code, _file, ...rest) {
+    delete mod._compile;
+    return compile.call(this, Module.stripTypeScriptTypes(readFileSync(filename, 'utf8')), filename, ...rest);
+  };
+  nodes(mod, filename);
+};`,
 };
 
 const LOCKED = ['reads-twice.cjs', 'reads-by-buffer-and-url.cjs', 'compiles-with-esbuild.cjs'];
-const REFUSED = ['compiles-another-read.cjs', 'compiles-text-from-before.cjs', 'wraps-node-and-rereads.cjs'];
+const REFUSED = [
+  'compiles-another-read.cjs',
+  'compiles-text-from-before.cjs',
+  'wraps-node-and-rereads.cjs',
+  'keeps-node-compile.cjs',
+];
 
 test.before(() => {
   fs.writeFileSync(path.join(scratch.dir, 'package.json'), '{ "type": "commonjs" }\n');

@@ -2,7 +2,7 @@
 // "ignore" settings leave other TypeScript to Node, which strips the types and the tags with them.
 // The transformer marks the files it was handed, not the whole process: the runtime refuses a
 // tagged file ts-node left to Node, whether it loaded before the runtime or after, before its body
-// runs; with every file in ts-node's hands both methods hold their keys.
+// runs — a require hook that keeps the _compile it found (pirates) included; with every file in ts-node's hands both methods hold their keys.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -20,8 +20,13 @@ test.before(() => {
   fs.cpSync(FIXTURE, scratch.dir, { recursive: true });
 });
 
-function tsNode(node: string, project: string, env: Record<string, string> = {}): Promise<Ran> {
-  return runChild(node, [TS_NODE, 'app/main.ts'], {
+function tsNode(
+  node: string,
+  project: string,
+  env: Record<string, string> = {},
+  preloads: string[] = [],
+): Promise<Ran> {
+  return runChild(node, [TS_NODE, ...preloads, 'app/main.ts'], {
     cwd: scratch.dir,
     env: { REDIS_URL: scratch.redis().url, TS_NODE_PROJECT: path.join(scratch.dir, project), ...env },
   });
@@ -47,6 +52,15 @@ for (const [nodeName, node] of Object.entries(NODES)) {
       });
     }
   }
+
+  test(`${nodeName}, ts-node "ignore" and a require hook in the way of pirates: a tagged file left to Node is refused before its first call`, async (t) => {
+    // The hook keeps the module's _compile from the start of the require, before Node's load hooks
+    // ran: the file is refused at its compile all the same, not once the turn is over.
+    const result = await tsNode(node, 'tsconfig.ignore.json', { LIB_NEXT: '1' }, ['-r', './pirates-like.js']);
+    t.not(result.status, 0, result.output);
+    t.regex(result.output, /lockweave: Node ran \S*lib\/pay\.ts without lockweave's transformer weaving it/);
+    t.notRegex(result.output, /ENTERED lib|RESULT lib/);
+  });
 
   test(`${nodeName}, ts-node compiling every file: both tagged methods hold their keys`, async (t) => {
     const result = await tsNode(node, 'tsconfig.all.json');

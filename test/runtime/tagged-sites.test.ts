@@ -4,7 +4,8 @@
 // on every tagged fixture file and on generated files mixing classes, nested and anonymous classes,
 // class expressions, object literals, functions, decorators, generics, and strings, template
 // literals and regular expressions holding braces and the tag's text, each site read equals the one
-// the transformer's own analysis writes, or is undefined (not shown woven) — never another site.
+// the transformer's own analysis writes, and the businessFlag read its tag's, or is undefined (not
+// shown woven) — never another site or business.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -39,9 +40,11 @@ function compare(files: Record<string, string>): Compared {
       const where = `${name}:${file.getLineAndCharacterOfPosition(start).line + 1} ${plan.target.site}`;
       const found = read.filter((entry) => entry.at === start);
       if (found.length === 0) compared.wrong.push(`${where}: no tagged block read before it`);
-      for (const { site } of found) {
-        if (site === undefined) compared.unread.push(where);
+      for (const { site, businessFlags } of found) {
+        if (site === undefined || businessFlags === undefined) compared.unread.push(where);
         else if (site !== plan.target.site) compared.wrong.push(`${where}: read as ${site}`);
+        else if (!businessFlags.includes(plan.businessFlag))
+          compared.wrong.push(`${where}: businessFlag read as ${businessFlags.join(', ')}, not ${plan.businessFlag}`);
       }
     }
   }

@@ -7,7 +7,7 @@
 // plugin that a preload listed before this one registered may load TypeScript files in
 // lockweave's place. So the mark names the files lockweave's plugin loaded, and lockweave's
 // runtime refuses any other TypeScript file the process ran whose text on disk has a tag.
-import { markWeaving } from '../../runtime/base/weave-mark';
+import { assertCodeNotInFileWoven, markWeaving } from '../../runtime/base/weave-mark';
 import { bunPlugin, type BunPlugin } from './bun-plugin';
 
 interface BunRuntime {
@@ -24,3 +24,6 @@ if (!bun) {
 const loaded = new Set<string>();
 bun.plugin(bunPlugin(loaded));
 markWeaving(loaded);
+// Code given with -e or on stdin (`bun run -`) is no file the plugin is asked for, and need not
+// load the runtime: Bun hands it over as process._eval before the preloads run, checked now.
+assertCodeNotInFileWoven();

@@ -54,13 +54,19 @@ interface HandedOn {
 const pendingReads = new Map<string, () => void>();
 /** Files whose compile is still to come → what lockweave handed on for them (the load hook, or a read it answered). */
 const handedOn = new Map<string, HandedOn>();
+/** Files `require` loaded through the load hook whose compile has not yet reached the check. */
+const compilePending = new Set<string>();
 
 export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
   const Module = nodeModule.Module as unknown as ModuleInternals;
   const load = Module.prototype.load;
   Module.prototype.load = function (filename) {
     if (!weaving.isWeavable(filename)) return load.call(this, filename);
-    return withWovenRead(filename, weaving, () => load.call(this, filename));
+    withWovenRead(filename, weaving, () => load.call(this, filename));
+    // The file ran, and what the load hook handed on never reached the check below: a handler
+    // compiled it with a _compile kept from before lockweave's (one loaded before lockweave/register),
+    // text nobody checked. Refused before its exports reach the module that required it.
+    if (compilePending.delete(filename)) throw weaving.strippedError(filename);
   };
   const compile = Module.prototype._compile;
   Module.prototype._compile = function (content, filename, ...rest) {
@@ -69,6 +75,7 @@ export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
       cancelWovenRead(filename);
       const handed = handedOn.get(filename);
       handedOn.delete(filename);
+      compilePending.delete(filename);
       if (!handed || !compiledFrom(content, handed)) assertLocked(filename, content, weaving);
       weaving.handled.add(filename);
     }
@@ -84,9 +91,13 @@ export function cancelWovenRead(file: string): void {
   pendingReads.get(file)?.();
 }
 
-/** Called with the text lockweave hands on for `file` (from `source`) when a compile of it follows. */
-export function noteHandedOn(file: string, source: string, handed: string): void {
+/**
+ * Called with the text lockweave hands on for `file` (from `source`) when a compile of it follows;
+ * `required`: by `require`, whose compile must then reach the check before the file's load ends.
+ */
+export function noteHandedOn(file: string, source: string, handed: string, required = false): void {
   handedOn.set(file, { source, handed });
+  if (required) compilePending.add(file);
 }
 
 /**

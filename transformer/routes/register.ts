@@ -21,7 +21,7 @@ import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isWovenSource } from '../../runtime/base/loaded-typescript';
-import { assertTypeScriptWoven, markWeaving } from '../../runtime/base/weave-mark';
+import { assertCodeNotInFileWoven, assertTypeScriptWoven, markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { firstPreload, type LoadHook, noteReached, watchLaterHooks, weavableFileOf } from './later-hooks';
 import { cancelWovenRead, noteHandedOn, weaveRequiredTypeScript } from './register-require';
@@ -59,35 +59,41 @@ registerHooks({
     if (loaded.source == null) return loaded;
     const source =
       typeof loaded.source === 'string' ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString('utf8');
+    const required =
+      (context as { conditions?: readonly string[] } | undefined)?.conditions?.includes('require') === true;
     if (!mayHoldTag(source)) {
       // Whatever the format, a loader before us may have handed on the file without its comments
       // (a TypeScript-to-TypeScript rewrite too): what is on disk decides. One read of an untagged
       // file is the price of never running a tagged one unlocked.
       if (tagsWeaveOnDisk(file)) throw strippedError(file);
-      return handOn(file, source, loaded, source);
+      return handOn(file, source, loaded, source, required);
     }
     const woven = weave(file, source, moduleFormat(loaded.format));
     // A copy that kept some tags and lost others (a loader before us dropped some comments).
     if (lostTags(file, source, woven.locked)) throw strippedError(file);
     // The weave decides: its text is what runs (the source itself when nothing was to lock).
     if (!woven.map || !(process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled)
-      return handOn(file, source, loaded, woven.code);
+      return handOn(file, source, loaded, woven.code, required);
     // Weaving keeps every line where it was; the map fixes the columns of the woven lines for
     // --enable-source-maps (and costs a base64 pass and a longer text to strip, so only then).
     // Type stripping keeps comments and positions, so the map stays valid.
     const map = { ...woven.map, sources: [pathToFileURL(file).href] };
     const inline = `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
-    return handOn(file, source, loaded, woven.code + inline);
+    return handOn(file, source, loaded, woven.code + inline, required);
   },
 });
 
 /**
  * The load's result with `text` as its source. A CommonJS file is compiled next, and that compile
- * is checked against `text` (a handler wrapped around Node's may compile something else).
+ * is checked against `text` (a handler wrapped around Node's may compile something else); one
+ * `require` loads must reach Module's _compile for that, and is refused as its load ends if it ran
+ * without (register-require.ts). Node 22 compiles a CommonJS module `import` loads without _compile,
+ * from the text the hook returns.
  */
-function handOn(file: string, source: string, loaded: LoadResult, text: string): LoadResult {
+function handOn(file: string, source: string, loaded: LoadResult, text: string, required: boolean): LoadResult {
   handled.add(file);
-  if (loaded.format === 'commonjs' || loaded.format === 'commonjs-typescript') noteHandedOn(file, source, text);
+  if (loaded.format === 'commonjs' || loaded.format === 'commonjs-typescript')
+    noteHandedOn(file, source, text, required);
   return text === source ? loaded : { ...loaded, source: text };
 }
 
@@ -99,8 +105,10 @@ watchLaterHooks();
 const seesEveryFile = firstPreload(__filename);
 markWeaving(handled, () => seesEveryFile);
 // And now, not only when the runtime loads: an entry that imports lockweave/register beside a tagged
-// module had it loaded before this hook, and that module, unwoven, may never load the runtime.
-if (!seesEveryFile) assertTypeScriptWoven();
+// module had it loaded before this hook, and that module, unwoven, may never load the runtime. Code
+// given with -e, -p or on stdin passes no hook, first preload or not, and need not load it either.
+if (seesEveryFile) assertCodeNotInFileWoven();
+else assertTypeScriptWoven();
 
 weaveRequiredTypeScript({
   handled,
