@@ -94,6 +94,15 @@ test("ts-node -e and stdin without ts-patch's compiler: refused before the tagge
   refused(t, await run(NODES['Node 24'], [TS_NODE], { stdin: 'app.cts', env }));
 });
 
+test("ts-node's REPL (-i) without ts-patch's compiler, lockweave/register preloaded: a tagged class typed in is refused before its body runs", async (t) => {
+  // What is typed in never loads the runtime: the preload is all there is to stop it.
+  const env = { TS_NODE_PROJECT: path.join(scratch.dir, 'tsconfig.ts-node-plain.json') };
+  const result = await run(NODES['Node 24'], ['-r', 'lockweave/register', TS_NODE, '-i'], { stdin: 'alone.cts', env });
+  t.regex(result.output, REFUSED);
+  // The REPL echoes the lines it fails on: only the body's own output counts.
+  t.notRegex(result.output, /RESULT ran/);
+});
+
 test("ts-node -e and stdin with ts-patch's compiler: its transformer weaves the code, and the method holds its key", async (t) => {
   const env = { TS_NODE_PROJECT: path.join(scratch.dir, 'tsconfig.ts-node-patched.json') };
   for (const result of [
