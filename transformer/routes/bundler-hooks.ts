@@ -26,7 +26,6 @@
 // Other caches must not keep an old weave: the tsconfig chain is declared a dependency of each
 // woven file (webpack's and rspack's persistent caches, watch modes), and vitest's module cache,
 // keyed on the file's text and the plugin names only, is given the woven text's hash.
-import * as crypto from 'node:crypto';
 import { isWovenSource, PACKAGE_FILE, SOURCE_EXTENSIONS } from '../../runtime/base/loaded-typescript';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 import { mayHoldTag } from '../parse/find-tags';
@@ -200,7 +199,7 @@ export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
       context.defineCacheKeyGenerator?.(({ id, sourceCode }) => {
         if (!isWeavable(id) || !mayHoldTag(sourceCode)) return undefined;
         try {
-          return `lockweave:${crypto
+          return `lockweave:${(require('node:crypto') as typeof import('node:crypto'))
             .createHash('sha256')
             .update(weave(fileOf(id), sourceCode, options).code)
             .digest('hex')}`;

@@ -8,7 +8,6 @@
 //
 // Where the platform has no uids (Windows) only the link checks apply; the cache's HMAC still
 // refuses an entry it did not write.
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -55,7 +54,9 @@ export function readPrivateFile(file: string): Buffer | undefined {
  * reader never sees half of it. `replace: false` leaves a file already there as it is.
  */
 export function writePrivateFile(file: string, data: string | Buffer, options: { replace?: boolean } = {}): void {
-  const temporary = `${file}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+  // node:crypto on a write only: a start that reads its entries never loads it for this.
+  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     const fd = fs.openSync(
       temporary,

@@ -6,11 +6,11 @@
 //   - the compiler options, which jest's transpile needs (decorators, jsx, target).
 // A tsconfig that cannot be read is an error, not "no options": a lost `prefix` would lock a
 // different key than the rest of the system does, and the two would not exclude each other.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { optionsEntry } from '../plugin-entry';
 import { ownTypeScript } from '../typescript';
+import { nearestTsconfigOf, siblingConfigs } from './nearest-tsconfig';
 
 export interface ProjectConfig {
   /** Absolute path of the tsconfig read; undefined when there is none up to the root. */
@@ -41,7 +41,6 @@ const NO_PROJECT: ProjectConfig = {
   compilerOptions: {},
 };
 
-const nearestByDir = new Map<string, string | undefined>();
 const byConfigFile = new Map<string, ProjectConfig>();
 
 const byNearest = new Map<string, ProjectConfig>();
@@ -62,13 +61,6 @@ export function projectConfigFor(fileName: string, configFile?: string): Project
   let config = byNearest.get(nearest);
   if (!config) byNearest.set(nearest, (config = agreedConfig(nearest)));
   return config;
-}
-
-/** The names of the tsconfig files in the nearest one's directory, for the woven-file cache's key. */
-export function tsconfigNamesBeside(nearest: string): string {
-  return siblingConfigs(nearest)
-    .map((file) => path.basename(file))
-    .join(',');
 }
 
 function readCached(configFile: string): ProjectConfig {
@@ -104,42 +96,6 @@ function agreedConfig(nearest: string): ProjectConfig {
   // An entry only elsewhere (a solution-style tsconfig.json): that project's entry and compiler options.
   const base = own.hasEntry || entries.length === 0 ? own : entries[0]!;
   return { ...base, configFiles, shadowedBy };
-}
-
-const siblingsByDir = new Map<string, string[]>();
-
-/** tsconfig.*.json beside the nearest tsconfig.json (read once per process, as the nearest one is found once). */
-function siblingConfigs(nearest: string): string[] {
-  const dir = path.dirname(nearest);
-  let siblings = siblingsByDir.get(dir);
-  if (!siblings) {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {
-      // an unreadable directory has no siblings to read either
-    }
-    siblings = names
-      .filter((name) => /^tsconfig\..+\.json$/.test(name))
-      .sort()
-      .map((name) => path.join(dir, name));
-    siblingsByDir.set(dir, siblings);
-  }
-  return siblings;
-}
-
-/** The tsconfig.json nearest above a file, found without loading TypeScript. */
-export function nearestTsconfigOf(fileName: string): string | undefined {
-  return nearestTsconfig(path.dirname(path.resolve(fileName)));
-}
-
-function nearestTsconfig(dir: string): string | undefined {
-  if (nearestByDir.has(dir)) return nearestByDir.get(dir);
-  const candidate = path.join(dir, 'tsconfig.json');
-  const parent = path.dirname(dir);
-  const found = fs.existsSync(candidate) ? candidate : parent === dir ? undefined : nearestTsconfig(parent);
-  nearestByDir.set(dir, found);
-  return found;
 }
 
 function readProjectConfig(configFile: string): ProjectConfig {

@@ -7,7 +7,7 @@
 // route locks the same key. A tag error throws LockweaveBuildError: the route fails loudly.
 import * as path from 'node:path';
 import { weaver } from './lazy-weaver';
-import { nearestTsconfigOf, projectConfigFor, tsconfigNamesBeside } from './project-config';
+import { nearestTsconfigOf, tsconfigNamesBeside } from './nearest-tsconfig';
 import type { CachedWeave, WovenCache } from './woven-cache';
 
 export interface CachedWeaveOptions {
@@ -28,6 +28,8 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
   const key = cache?.key(file, code, format, tsconfig ? path.resolve(tsconfig) : projectKeyOf(file));
   const cached = key ? cache!.read(key) : undefined;
   if (cached) return cached;
+  // Read on a miss only: the config reader and what it imports are not needed to find an entry.
+  const { projectConfigFor } = require('./project-config') as typeof import('./project-config');
   const project = projectConfigFor(file, tsconfig);
   const { weaveSource, LockweaveBuildError } = weaver();
   const woven = weaveSource(file, code, { ...project.plugin, format });
