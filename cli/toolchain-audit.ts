@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import { ownTypeScript } from '../transformer/typescript';
 import { isLockweaveTransform, weavingEntry } from '../transformer/plugin-entry';
 import { projectTypeScript } from './project';
+import { splitCommands } from './shell-words';
+import { withoutCredentials } from './without-credentials';
 import { TOOLCHAIN_RULES, type ProjectFacts, type ToolRule, type Use } from './toolchain-rules';
 
 export interface Hole {
@@ -109,14 +111,6 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
   return { packageJson, facts, holes, seen };
 }
 
-/** `a && b || c; d | e` → its commands. */
-function splitCommands(script: string): string[] {
-  return script
-    .split(/&&|\|\||[;|]/)
-    .map((part) => part.trim())
-    .filter(Boolean);
-}
-
 /** The config a command reads: `--config <file>` / `-c <file>`, else the tool's first default file. */
 function configOf(
   command: string,
@@ -195,9 +189,11 @@ function projectFacts(
     const file = named ? path.resolve(packageDir, named) : configFile;
     return fs.existsSync(file) && fs.statSync(file).isDirectory() ? path.join(file, 'tsconfig.json') : file;
   };
+  const version = installed?.version ?? declared;
   return {
     typescriptMajor: installed?.major ?? declaredMajor,
-    typescriptVersion: installed?.version ?? declared,
+    // Shown in a hole's message; a declared version may be a URL (git+https://user:token@…).
+    typescriptVersion: version === undefined ? undefined : withoutCredentials(version),
     tsPatchInstalled: resolves('ts-patch/package.json', packageDir),
     typescriptPatched: /ts-patch\s+install/.test(scripts) || isPatched(installed?.dir),
     hasPluginEntry: (command) => tsconfig(tsconfigOf(command)).pluginEntry,
@@ -222,7 +218,9 @@ function readTsconfig(file: string): {
   const plugins = Array.isArray(parsed.options.plugins) ? (parsed.options.plugins as { transform?: unknown }[]) : [];
   const otherTransforms = plugins
     .map((plugin) => plugin?.transform)
-    .filter((transform): transform is string => typeof transform === 'string' && !isLockweaveTransform(transform));
+    .filter((transform): transform is string => typeof transform === 'string' && !isLockweaveTransform(transform))
+    // Shown in a hole's message: the user's text, which may name a module by a URL with a token.
+    .map(withoutCredentials);
   const tsNode = (read.config as { 'ts-node'?: { compiler?: string } } | undefined)?.['ts-node'];
   return { pluginEntry, otherTransforms, tsNodeCompiler: tsNode?.compiler };
 }

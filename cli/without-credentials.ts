@@ -2,14 +2,21 @@
 // audited — with whatever could be a credential hidden. The output goes to terminals shared on a
 // screen and to CI logs kept and read more widely than the repository or the shell history.
 //
-// Hidden, word by word as a shell splits a command:
+// Hidden, word by word as a shell splits a command (cli/shell-words.ts), each word judged by what it
+// says once its quotes and escapes are gone (`"--pass"'word'` is `--password`) and by the words
+// before it in its command:
 // - the user and password of a URL with a scheme, wherever it stands (scheme://user:pass@host →
 //   scheme://…@host);
 // - the value of every NAME=value word (NAME=…, whatever the name: REDIS_URL holds a URL, PGPASSWORD a
-//   password, and no list of names is complete);
+//   password, and no list of names is complete), and of any key=value whose key holds a secret word
+//   (`//registry/:_authToken=…`, `?token=…`);
 // - the value of an option, or of a quoted key, whose name holds a secret word anywhere in it
 //   (--password x, --dbPassword=x, --redisAuthToken x, --requirepass x, "apiKey": "x");
-// - after redis-cli (or a tool like it) in a command: the value of -a, and everything after AUTH;
+// - the password of `user:password` after -u/--user (curl), a header whose name holds a secret word
+//   (`-H 'Authorization: …'`, `X-Api-Key: …`);
+// - after a tool whose short option takes a password (redis-cli's -a, mysql's and sshpass's -p):
+//   its value, attached (`-pSECRET`) or not; after redis-cli, everything after AUTH;
+// - the lines a heredoc feeds a command;
 // - the arguments a command passes to the program it runs, after its script file
 //   (`tsx src/pay.ts -a x y` → `tsx src/pay.ts -a … …`): they are the program's, and only it knows
 //   which of them is a password.
@@ -19,56 +26,52 @@
 // (--passWithNoTests, --keyPrefix) has the word after it hidden too.
 import { printable } from '../runtime/base/printable';
 import { parseRedisUrl, printAddress } from '../runtime/base/redis-address';
+import { isSecretName, OPTION_VALUES, toolOf, type Tool, type ValueKind } from './credential-words';
+import { shellTokens, unquote } from './shell-words';
 
 const SCHEME = /[A-Za-z][A-Za-z0-9+.-]*:\/\//g;
 
-/**
- * Words that make a name a secret's, looked for anywhere in the name with its case, digits and
- * separators taken away: `dbPassword`, `DB_PASSWORD`, `db.password` and `dbpassword` all hold
- * `password`, `redisAuthToken` holds `auth` and `token`, `requirepass` holds `pass`.
- */
-const SECRET_WORDS = [
-  'pass', // passwd, password, requirepass, passphrase
-  'pwd',
-  'secret',
-  'token',
-  'key', // apikey, privatekey
-  'auth', // masterauth, authorization
-  'cred', // credential(s)
-  'private',
-  'cookie',
-  'session',
-  'bearer',
-  'jwt',
-];
+/** How the word an option takes is hidden, in the state of the command it is a word of. */
+type ValueHider = (value: string, state: CommandState) => string;
 
-/** Tools whose `-a <password>` names the server's password, and after whose AUTH come credentials. */
-const REDIS_CLIENTS = new Set(['redis-cli', 'valkey-cli', 'keydb-cli', 'redis-benchmark', 'valkey-benchmark']);
+const WHOLE: ValueHider = () => '…';
+
+/** A value read as a word of its own: `-H 'Authorization: Bearer x'`, `-c http.extraHeader=…`, `--env=PGPASSWORD=x`. */
+const AS_WORD: ValueHider = (value, state) => hideValue(value, value, state);
+
+/**
+ * `user:password` (curl's -u; docker's -u uid:gid alike) → `user:…`; a lone user name is kept, and
+ * a URL (redis-cli's -u) shown as any URL is.
+ */
+const USER_PASSWORD: ValueHider = (value, state) => {
+  const colon = value.indexOf(':');
+  return colon < 0 || value.includes('://') ? AS_WORD(value, state) : `${value.slice(0, colon)}:…`;
+};
+
+const HIDERS: Readonly<Record<ValueKind, ValueHider>> = {
+  secret: WHOLE,
+  'user:password': USER_PASSWORD,
+  header: AS_WORD,
+};
 
 /** A file a command runs (its script, its entry point); the words after it are the program's own. */
 const SCRIPT_FILE = /\.[cm]?[jt]sx?$/;
 
-/** One word as a shell reads it: quoted parts (an unclosed quote runs to the end), escapes, plain characters. */
-const WORD = /(?:'[^']*'?|"(?:[^"\\]|\\.)*"?|\\.|[^\s'"\\;&|()`])+/y;
-/** The same as a value after `=` or `:` in a word or quoted key. */
-const VALUE = String.raw`(?:'[^']*'?|"(?:[^"\\]|\\.)*"?|\\.|[^\s'"\\])+`;
-/** Where one command ends and another starts: `;`, `&&`, `||`, `|`, `&`, parentheses, backquotes, a new line. */
-const SEPARATOR = /[;&|()`\n]+/y;
-const SPACE = /[^\S\n]+/y;
+/** `"apiKey": "x"`, `'password':x` (JSON or a JavaScript object in a script); not `"key": --password`, an option. */
+const QUOTED_KEY = /(["'])([\w.:-]+)\1(\s*:\s*)(?!--)(?:'[^']*'?|"(?:[^"\\]|\\.)*"?|\\.|[^\s'"\\])+/g;
 
-/** `"apiKey": "x"`, `'password':x` (JSON or a JavaScript object in a script). */
-const QUOTED_KEY = new RegExp(String.raw`(["'])([\w.:-]+)\1(\s*:\s*)${VALUE}`, 'g');
-
-/** `NAME=value` (and PowerShell's `$env:NAME=value`) as a word of its own. */
-const ASSIGNMENT = /^((?:\$env:)?[A-Za-z_][A-Za-z0-9_]*)=/;
 /** `--name`, `-name`, `--name=value`. */
-const OPTION = /^(-{1,2}[A-Za-z][\w.:-]*)(?:=(.*))?$/s;
-
-/** True when `name` holds one of the secret words, however its parts are joined. */
-function isSecretName(name: string): boolean {
-  const letters = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return SECRET_WORDS.some((word) => letters.includes(word));
-}
+const OPTION = /^(-{1,2}[A-Za-z][\w.:-]*)(?:=([\s\S]*))?$/;
+/** `-aSECRET`, `-uuser:pw`: a short option with its value attached. */
+const SHORT_ATTACHED = /^(-[A-Za-z])([\s\S]+)$/;
+/** `--verbose` after `--password`: another option, not the password. */
+const LONG_OPTION = /^\s*--[A-Za-z]/;
+/** `name=value`: an assignment (`REDIS_URL=…`), a setting (`http.extraHeader=…`), a query (`?token=…`). */
+const KEY_VALUE = /^([^=\s]+)=([\s\S]*)$/;
+/** A shell variable's name (and PowerShell's `$env:NAME`): every value assigned to one is hidden. */
+const VARIABLE = /^(?:\$env:)?[A-Za-z_][A-Za-z0-9_]*$/;
+/** `Authorization: Bearer x`, `X-Api-Key:x`: a header, its value hidden when its name is a secret's. */
+const HEADER = /^([A-Za-z][\w-]*\s*:\s*)\S/;
 
 /** `text` (a script, a command, a word) with URL credentials, assigned values and secret values hidden. */
 export function withoutCredentials(text: string): string {
@@ -79,11 +82,19 @@ export function withoutCredentials(text: string): string {
 }
 
 /**
+ * Text from the user's files or command line as the CLI prints it: credentials hidden, then every
+ * character that could forge or disguise a line (a new line, an ANSI escape, a bidi override) escaped.
+ */
+export function printableWithoutCredentials(text: string): string {
+  return printable(withoutCredentials(text));
+}
+
+/**
  * One command-line argument as a message may show it: a redis:// URL by its host:port only (as
- * `--redis` is printed), any other URL not at all, other text with `withoutCredentials`.
+ * `--redis` is printed), any other URL not at all, other text with `printableWithoutCredentials`.
  */
 export function printArgument(arg: string): string {
-  if (!arg.includes('://')) return printable(withoutCredentials(arg));
+  if (!arg.includes('://')) return printableWithoutCredentials(arg);
   try {
     const { host, port } = parseRedisUrl(arg, 'an argument');
     return `a Redis URL (${printAddress({ host, port })})`;
@@ -94,10 +105,10 @@ export function printArgument(arg: string): string {
 
 /** What the words before this one in the same command said about it. */
 interface CommandState {
-  /** The word before was an option (or redis-cli's `-a`) whose value this word is. */
-  valueOfSecret: boolean;
-  /** A redis-cli-like tool runs this command. */
-  redisClient: boolean;
+  /** The word before took this one as its value: how it is hidden. */
+  valueHider: ValueHider | undefined;
+  /** The tool this command runs, when its options are known. */
+  tool: Tool | undefined;
   /** AUTH came (after a redis-cli): every word after it is a credential. */
   afterAuth: boolean;
   /** A script file came: the words after it are the program's arguments. */
@@ -105,77 +116,137 @@ interface CommandState {
 }
 
 const newCommand = (): CommandState => ({
-  valueOfSecret: false,
-  redisClient: false,
+  valueHider: undefined,
+  tool: undefined,
   afterAuth: false,
   afterScript: false,
 });
 
 /** Each word of each command in `text` hidden or kept by what it is and what came before it. */
-function hideInCommands(text: string): string {
+function hideInCommands(text: string, start = newCommand()): string {
+  const nesting: Nesting = { outer: [], backquoted: false };
+  let state = start;
   let shown = '';
-  let state = newCommand();
-  for (let at = 0; at < text.length; ) {
-    const separator = take(SEPARATOR, text, at);
-    if (separator !== undefined) {
-      shown += separator;
-      at += separator.length;
-      state = newCommand();
-      continue;
+  for (const token of shellTokens(text)) {
+    if (token.kind === 'word') shown += hideWord(token.text, state);
+    // What a heredoc feeds its command may be anything, AUTH and its password included.
+    else if (token.kind === 'heredoc') shown += token.end === undefined ? '\n…' : `\n…\n${token.end}`;
+    else if (token.kind === 'space') shown += token.text;
+    else {
+      state = stateAfter(token.text, state, nesting);
+      shown += token.text;
     }
-    const space = take(SPACE, text, at);
-    if (space !== undefined) {
-      shown += space;
-      at += space.length;
-      continue;
-    }
-    // A lone quote or backslash that no word takes is kept as it is, and everything after it read on.
-    const word = take(WORD, text, at) ?? text[at];
-    shown += hideWord(word, state);
-    at += word.length;
   }
   return shown;
 }
 
-function take(pattern: RegExp, text: string, at: number): string | undefined {
-  pattern.lastIndex = at;
-  return pattern.exec(text)?.[0] || undefined;
+/** The commands a `$(`, `(` or backquote interrupted, to go on with after it. */
+interface Nesting {
+  readonly outer: CommandState[];
+  backquoted: boolean;
 }
 
-function hideWord(word: string, state: CommandState): string {
+/** After an operator: a new command, inside this one after `$(`; after `)`, the command it interrupted. */
+function stateAfter(operator: string, state: CommandState, nesting: Nesting): CommandState {
+  const backquote = operator === '`';
+  const opens = operator === '$(' || operator === '(' || (backquote && !nesting.backquoted);
+  const closes = operator === ')' || (backquote && nesting.backquoted);
+  if (backquote) nesting.backquoted = !nesting.backquoted;
+  if (opens) nesting.outer.push(state);
+  return (closes && nesting.outer.pop()) || newCommand();
+}
+
+/** A word as printed: as written when nothing in it is hidden, else what it says with that hidden. */
+function hideWord(raw: string, state: CommandState): string {
+  const value = unquote(raw);
+  const shown = hideValue(value, raw, state);
+  if (shown === value) return raw;
+  // Quoted again where it needs quotes to read as one word (`sh -c 'PGPASSWORD=… tsx …'`), as it
+  // was if its quote is not inside.
+  if (!/[\s'"\\;&|()`<>]/.test(shown)) return shown;
+  const written = /["']/.exec(raw)?.[0] ?? "'";
+  const quote = !shown.includes(written) ? written : written === '"' ? "'" : '"';
+  return `${quote}${shown}${quote}`;
+}
+
+/**
+ * `word` (what a word says, `raw` as written) with what is a credential in it hidden, judged by
+ * the words before it in its command (`state`, which it updates for the words after it).
+ */
+function hideValue(word: string, raw: string, state: CommandState): string {
+  const value = hideUrlCredentials(word);
   if (state.afterAuth) return '…';
-  if (state.valueOfSecret) {
-    state.valueOfSecret = false;
-    // `--password --verbose`: the next long option is not the password.
-    if (!/^--[A-Za-z]/.test(word)) return '…';
-  }
-  const option = OPTION.exec(word);
+  const valueHider = state.valueHider;
+  state.valueHider = undefined;
+  // `--password --verbose`: the next long option is not the password.
+  if (valueHider && !LONG_OPTION.test(value)) return valueHider(value, state);
+  const attached = hideAttached(value, state);
+  if (attached !== undefined) return attached;
+  const option = OPTION.exec(value);
+  if (option) return hideOption(option[1], option[2], state);
   // The program's arguments, quoted or not: only the names of its options are shown.
-  if (state.afterScript && !option && !SCRIPT_FILE.test(word)) return '…';
-  const quote = word[0];
-  if ((quote === '"' || quote === "'") && word.length > 1 && word.endsWith(quote)) {
-    // `sh -c 'PGPASSWORD=x psql …'`, `"--token=x"`: a quoted command or word, read as one.
-    return `${quote}${withoutCredentials(word.slice(1, -1))}${quote}`;
+  if (state.afterScript && !SCRIPT_FILE.test(value)) return '…';
+  const assignment = hideAssignment(value, raw, state);
+  if (assignment !== undefined) return assignment;
+  const header = HEADER.exec(value);
+  if (header && isSecretName(header[1])) return `${header[1]}…`;
+  // `sh -c 'PGPASSWORD=x psql …'`, `"$(redis-cli -a x)"`, `"--password x"`: a word holding a
+  // command, read as one, in this command's state, which it passes on: after `"--password "`, the
+  // next word is the password.
+  if (/\s/.test(value)) return hideInCommands(value, state);
+  noteCommandWord(value, state);
+  return value;
+}
+
+/** How the value of option `name` is hidden in this command, if it is. */
+function valueHiderOf(name: string, state: CommandState): ValueHider | undefined {
+  if (isSecretName(name) || state.tool?.passwordOptions.includes(name)) return WHOLE;
+  const kind = OPTION_VALUES.get(name);
+  return kind && HIDERS[kind];
+}
+
+/** `-pSECRET`, `-uuser:pw`, `-H'Authorization: x'`: a short option that takes a value, with it attached. */
+function hideAttached(value: string, state: CommandState): string | undefined {
+  const attached = SHORT_ATTACHED.exec(value);
+  if (!attached) return undefined;
+  const [, name, rest] = attached;
+  // After the script file, `-x…`: the program's own option might take it as its value.
+  const valueHider = valueHiderOf(name, state) ?? (state.afterScript ? WHOLE : undefined);
+  return valueHider && `${name}${valueHider(rest, state)}`;
+}
+
+function hideOption(name: string, value: string | undefined, state: CommandState): string {
+  const valueHider = valueHiderOf(name, state);
+  if (value === undefined) {
+    state.valueHider = valueHider;
+    return name;
   }
-  const assignment = ASSIGNMENT.exec(word);
-  if (assignment) return `${assignment[1]}=…`;
-  if (option) {
-    const [, name, value] = option;
-    if (value !== undefined) {
-      // `--env=PGPASSWORD=x`: an assignment inside a value is hidden as one.
-      if (isSecretName(name) || state.afterScript) return `${name}=…`;
-      return `${name}=${hideWord(value, newCommand())}`;
-    }
-    if (isSecretName(name) || (state.redisClient && name === '-a')) state.valueOfSecret = true;
-    return word;
-  }
+  return `${name}=${(valueHider ?? (state.afterScript ? WHOLE : AS_WORD))(value, state)}`;
+}
+
+/**
+ * `NAME=value` (NAME=…, whatever the name: REDIS_URL holds a URL, PGPASSWORD a password, and no
+ * list of names is complete); `key=value` with another key (`http.extraHeader=…`, `?token=…`) by its
+ * key and value. Undefined when `value` is no assignment.
+ */
+function hideAssignment(value: string, raw: string, state: CommandState): string | undefined {
+  const pair = KEY_VALUE.exec(value);
+  if (!pair) return undefined;
+  const [, name, assigned] = pair;
+  // `sh -c 'A=x tsx …'`: a quoted word with a space in it is a command, not an assignment.
+  if (/\s/.test(value) && !raw.startsWith(`${name}=`)) return undefined;
+  if (VARIABLE.test(name) || isSecretName(name)) return `${name}=…`;
+  return `${name}=${AS_WORD(assigned, state)}`;
+}
+
+/** What a plain word tells about the words after it: a script file, a tool, redis-cli's AUTH. */
+function noteCommandWord(word: string, state: CommandState): void {
   if (SCRIPT_FILE.test(word)) state.afterScript = true;
-  const tool = word.replace(/^.*[\\/]/, '');
-  if (REDIS_CLIENTS.has(tool)) state.redisClient = true;
-  else if (state.redisClient && /^auth$/i.test(word)) state.afterAuth = true;
+  const tool = toolOf(word);
+  if (tool) state.tool = tool;
+  else if (state.tool?.redis && /^auth$/i.test(word)) state.afterAuth = true;
   // `redis-cli CONFIG SET requirepass x`, `… masterauth x`
-  else if (state.redisClient && isSecretName(word)) state.valueOfSecret = true;
-  return word;
+  else if (state.tool?.redis && isSecretName(word)) state.valueHider = WHOLE;
 }
 
 /** scheme://user:pass@host → scheme://…@host, the credentials running to the last @ of the URL's word. */

@@ -19,7 +19,8 @@ import type { LockOrder } from '../../transformer/check/lock-order';
 import { projectSources, tagReport } from '../tagged-methods';
 import { auditToolchain, type Audit } from '../toolchain-audit';
 import { AUDIT_BLIND_SPOTS } from '../toolchain-rules';
-import { withoutCredentials } from '../without-credentials';
+import { printable } from '../../runtime/base/printable';
+import { printableWithoutCredentials } from '../without-credentials';
 
 export const check: Command = {
   name: 'check',
@@ -75,12 +76,12 @@ function runCheck(args: ParsedArgs): number {
     .filter((d: ts.Diagnostic) => d.category === tsApi.DiagnosticCategory.Error);
   const audit = auditToolchain(configFile, args.flags.typescript);
 
-  if (errors.length) console.error(formatDiagnostics(tsApi, errors));
+  if (errors.length) console.error(printableLines(formatDiagnostics(tsApi, errors)));
   if (tags.order) printLockOrder(tags.order);
   printHoles(audit);
   const compiler = hasCompilerApi(installed)
-    ? `TypeScript ${tsApi.version}`
-    : `lockweave's TypeScript ${tsApi.version} (the project's is ${installed?.version ?? 'not installed'})`;
+    ? `TypeScript ${printableWithoutCredentials(tsApi.version)}`
+    : `lockweave's TypeScript ${tsApi.version} (the project's is ${installed ? printableWithoutCredentials(installed.version) : 'not installed'})`;
   console.log(
     `lockweave check: ${plural(tags.methods.length, 'tagged method')} in ${plural(tags.files, 'file')} (checked with ${compiler}); ` +
       `${plural(errors.length, 'error')}; ${plural(audit.holes.length, 'toolchain hole')} (audited ${plural(audit.seen, 'script command or config file', 'script commands and config files')})`,
@@ -95,11 +96,17 @@ function printLockOrder(order: LockOrder): void {
   for (const edge of order.edges) {
     const file = edge.call.getSourceFile();
     const { line, character } = file.getLineAndCharacterOfPosition(edge.call.getStart(file));
-    lines.push(
-      `  ${edge.from} → ${edge.to}   ${edge.caller.target.site} calls ${edge.callee.target.site} at ${path.relative(process.cwd(), file.fileName)}:${line + 1}:${character + 1}`,
-    );
+    const [from, to, caller, callee, at] = [
+      edge.from,
+      edge.to,
+      edge.caller.target.site,
+      edge.callee.target.site,
+      path.relative(process.cwd(), file.fileName),
+    ].map(printableWithoutCredentials);
+    lines.push(`  ${from} → ${to}   ${caller} calls ${callee} at ${at}:${line + 1}:${character + 1}`);
   }
-  for (const cycle of order.cycles) lines.push(`  cycle: ${[...cycle, cycle[0]].join(' → ')} (can deadlock)`);
+  for (const cycle of order.cycles)
+    lines.push(`  cycle: ${[...cycle, cycle[0]].map(printableWithoutCredentials).join(' → ')} (can deadlock)`);
   console.log(lines.join('\n'));
 }
 
@@ -109,10 +116,19 @@ function printHoles(audit: Audit): void {
     `lockweave check: ${plural(audit.holes.length, 'hole')} — ways this project builds or runs TypeScript with tagged methods unlocked:`,
   ];
   for (const hole of audit.holes) {
-    lines.push(`  ${hole.where}${hole.command ? `: ${withoutCredentials(hole.command)}` : ''}`);
-    lines.push(`    unlocked: ${hole.runsUnlocked}`);
+    lines.push(
+      `  ${printableWithoutCredentials(hole.where)}${hole.command ? `: ${printableWithoutCredentials(hole.command)}` : ''}`,
+    );
+    // lockweave's own words, with the project's (a version, a transform's name) in them already
+    // without credentials (toolchain-audit.ts): hiding would blank its `NODE_OPTIONS=…` advice.
+    lines.push(`    unlocked: ${printable(hole.runsUnlocked)}`);
     lines.push(`    fix: ${hole.fix}`);
   }
   lines.push(`  (${AUDIT_BLIND_SPOTS})`);
   console.error(lines.join('\n'));
+}
+
+/** Compiler diagnostics, which quote the project's code and file names: each line printable, the lines kept. */
+function printableLines(text: string): string {
+  return text.split('\n').map(printable).join('\n');
 }
