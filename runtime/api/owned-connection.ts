@@ -3,6 +3,15 @@
 import type { ClusterOptions, RedisOptions } from 'ioredis';
 import { COMMAND_TIMEOUT_MS } from '../store/command-batch';
 
+/** Why a connection must not send a command again after a reconnect. */
+const RESENT =
+  'With another value a command whose connection closed is sent again: a lock attempt its caller gave up on could take the key ' +
+  'and keep it from everyone until its lease ends.';
+/** Why a connection must hand integer replies over as numbers. */
+const UNREAD =
+  "With integer replies as strings the lock's replies are misread: a renewal that held reads as lost, a release that " +
+  'worked as failed, a turn granted as not taken.';
+
 /** The longest pause between reconnects of a connection the runtime opened. */
 const RECONNECT_MAX_MS = 250;
 
@@ -46,7 +55,8 @@ const OWNED_SENTINEL_OPTIONS: RedisOptions = {
 };
 
 /**
- * The settings that keep a lock right, not only fast: never send a command again after a
+ * The settings that keep a lock right, not only fast: integer replies read as numbers (the lock's
+ * scripts answer with them), and never send a command again after a
  * reconnect. A re-sent SET NX that had already been applied would find the key "taken" (by
  * ourselves) and strand it until its lease ends — or take it for a caller that gave up on it — and
  * a re-sent release would find the key gone and report a lost lock that was not lost. A command
@@ -57,9 +67,16 @@ const OWNED_SENTINEL_OPTIONS: RedisOptions = {
  * make the lock wrong. (The timeouts and reconnect pace are the caller's to tune: any value of
  * theirs still bounds a command, and the lock stays right.)
  */
-const LOCKING_SETTINGS: Readonly<RedisOptions> = { autoResendUnfulfilledCommands: false };
+const LOCKING_SETTINGS: Readonly<RedisOptions> = { autoResendUnfulfilledCommands: false, stringNumbers: false };
 /** The same for a Cluster: ioredis sends a command whose node connection closed to the slot's next primary after this delay (0: never). */
 const CLUSTER_LOCKING_SETTINGS: Readonly<ClusterOptions> = { retryDelayOnFailover: 0 };
+
+/** What another value of each locking setting would do: the refusal says it. */
+const WHY_REQUIRED: Readonly<Record<string, string>> = {
+  autoResendUnfulfilledCommands: RESENT,
+  retryDelayOnFailover: RESENT,
+  stringNumbers: UNREAD,
+};
 
 /** One server's (or Sentinel's primary's) client: the runtime's settings, then the user's own; `where` names the refused one. */
 export function ownedClientOptions(
@@ -76,10 +93,21 @@ function refuseOtherValues(user: object, required: object, where: string): void 
     if (!Object.hasOwn(user, name) || given === value) continue;
     throw new TypeError(
       `${where}: ${name} ${String(given)} is refused: the runtime opens its connections with ${name}: ${String(value)}. ` +
-        'With another value a command whose connection closed is sent again: a lock attempt its caller gave up on could take the key ' +
-        `and keep it from everyone until its lease ends. Leave ${name} out (in a URL's query too).`,
+        `${WHY_REQUIRED[name]} Leave ${name} out (in a URL's query too).`,
     );
   }
+}
+
+/**
+ * A client passed in with integer replies as strings (ioredis's `stringNumbers`, on the client or
+ * a Cluster's node options): refused when configure() is given it, for the reason an owned
+ * connection may not have it. Its other settings are its owner's (redis-store.ts warns of re-sending).
+ */
+export function assertRepliesReadable(client: unknown, where: string): void {
+  const options = (client as { options?: { stringNumbers?: unknown; redisOptions?: { stringNumbers?: unknown } } })
+    .options;
+  if (options?.stringNumbers !== true && options?.redisOptions?.stringNumbers !== true) return;
+  throw new TypeError(`${where}: a client with stringNumbers: true is refused. ${UNREAD} Pass a client without it.`);
 }
 
 /**

@@ -17,7 +17,7 @@ import { RedisLockStore } from '../store/redis-store';
 import { RedlockStore } from '../store/redlock-store';
 import { claimDefault, type Placement } from './runtime-copies';
 import { clusterSetup, isClusterConfig } from './cluster-config';
-import { ownedClientOptions, ownedClusterOptions } from './owned-connection';
+import { assertRepliesReadable, ownedClientOptions, ownedClusterOptions } from './owned-connection';
 import type { ConfigureOptions, RedlockServer } from './settings';
 
 /** The server of a process that names none (no configure({ redis }), no REDIS_URL); the command line's too. */
@@ -25,7 +25,10 @@ export const DEFAULT_URL = 'redis://127.0.0.1:6379';
 
 /**
  * An environment variable that names a Redis-protocol server of any kind (`REDIS_HOST`, `REDISPORT`,
- * `REDIS_TLS_URL`, `redis_url`, `VALKEY_ENDPOINT`, `REDIS_HOSTS`, `KEYDB_URL`, `DRAGONFLY_HOST`…). A
+ * `REDIS_TLS_URL`, `redis_url`, `VALKEY_ENDPOINT`, `REDIS_HOSTS`, `KEYDB_URL`, `DRAGONFLY_HOST`;
+ * the servers that speak the protocol under other names — Garnet, Kvrocks, Tair, Memurai; the
+ * managed services' own names — ElastiCache, Memorystore, Upstash, Vercel's `KV_URL`; a
+ * `SENTINEL_HOSTS`). A
  * deployment that names its Redis so and leaves REDIS_URL unset would otherwise have its locks taken
  * on 127.0.0.1:6379 — a Redis nobody named, or none, while the other instances lock elsewhere —
  * without a word. So the default is refused beside such a variable. Any name holding the server's
@@ -33,7 +36,8 @@ export const DEFAULT_URL = 'redis://127.0.0.1:6379';
  * `REDIS_SECRET`): refusing a variable that named no server costs its user one REDIS_URL; taking the
  * default beside one that did costs their locks.
  */
-const NAMES_A_SERVER = /redis|valkey|keydb|dragonfly/i;
+const NAMES_A_SERVER =
+  /redis|valkey|keydb|dragonfly|garnet|kvrocks|memurai|elasticache|memorystore|upstash|sentinel|(?<![a-z])(?:tair|kv)(?![a-z])/i;
 
 /**
  * Names that mention a server's kind without naming a server, left alone: lockweave's own
@@ -127,7 +131,10 @@ function singleStore(
   if (isNodeRedisClient(redis) || isNodeRedisCluster(redis))
     return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
   if (isGlideClient(redis)) return new GlideLockStore(redis, { channel });
-  if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
+  if (isIORedisClient(redis)) {
+    assertRepliesReadable(redis, where);
+    return new RedisLockStore(redis, { channel });
+  }
   const { Redis, Cluster } = ioredis();
   let store: RedisLockStore | undefined;
   const connection = ownedConnection(redis, where, () => store?.recentlyUsed() ?? true);
@@ -155,15 +162,17 @@ function ownedConnection(
 /**
  * The connections configure() names that the runtime would open, made up as the store will make
  * them (nothing connects): a setting they may not have (owned-connection.ts) is refused at
- * configure(), not at the first lock.
+ * configure(), not at the first lock — and a client passed in whose replies the lock cannot read.
  */
 export function assertOwnedConnections({ redis, redlock }: ConfigureOptions): void {
   const opened = (server: unknown) => typeof server === 'string' || isPlainObject(server) || Array.isArray(server);
-  if (opened(redis)) ownedConnection(redis as string | object, 'lockweave: configure({ redis })', () => false);
-  redlock?.forEach((server, index) => {
-    if (opened(server))
-      ownedConnection(server as string, `lockweave: configure({ redlock }): server ${index}`, () => false);
-  });
+  const check = (server: unknown, where: string) => {
+    if (opened(server)) ownedConnection(server as string | object, where, () => false);
+    // A client passed in is its owner's, but one whose replies the lock cannot read is refused now too.
+    else if (isIORedisClient(server)) assertRepliesReadable(server, where);
+  };
+  check(redis, 'lockweave: configure({ redis })');
+  redlock?.forEach((server, index) => check(server, `lockweave: configure({ redlock }): server ${index}`));
 }
 
 /** host:port of a Redlock server, as far as its URL or client says (for duplicates and errors; never credentials). */

@@ -48,11 +48,16 @@ export function parseRedisUrl(text: unknown, where: string): RedisUrl {
     throw new TypeError(`${where} is not a redis:// or rediss:// URL: it does not parse (${hint})`);
   }
   const tls = REDIS_PROTOCOLS[url.protocol];
-  // The protocol parsed, so it is letters, digits and + - . only: safe to print.
-  if (tls === undefined)
+  if (tls === undefined) {
+    // Printed only when the text writes it as a scheme (`http://`): in `user:password@host` the
+    // parser takes the user name for one, and a name is not to be printed.
+    const scheme = text.toLowerCase().startsWith(`${url.protocol}//`) ? url.protocol : undefined;
     throw new TypeError(
-      `${where} is not a redis:// or rediss:// URL (${url.protocol} is not redis: or rediss:${url.protocol === 'unix:' ? `; ${SOCKET_HINT}` : ''})`,
+      scheme === undefined
+        ? `${where} is not a redis:// or rediss:// URL: it starts with no scheme (write redis://host:port)`
+        : `${where} is not a redis:// or rediss:// URL (${scheme} is not redis: or rediss:${scheme === 'unix:' ? `; ${SOCKET_HINT}` : ''})`,
     );
+  }
   // An @ after the host is a password's @ or / that was not encoded: the "host" is part of it.
   if (/@|%40/i.test(url.pathname + url.search + url.hash))
     throw new TypeError(`${where} holds an @ after its host (${ENCODE_HINT})`);

@@ -109,3 +109,22 @@ test.serial(
     t.deepEqual(warnings, [], 'nothing to warn about either');
   },
 );
+
+test.serial(
+  'a client whose integer replies come as strings is refused at configure(), on its own or as a Redlock server',
+  (t) => {
+    // Its replies would be misread: a renewal that held as lost, a release that worked as failed.
+    const stringy = client({ stringNumbers: true, lazyConnect: true });
+    t.throws(() => configure({ redis: stringy }), {
+      instanceOf: TypeError,
+      message:
+        /configure\(\{ redis \}\): a client with stringNumbers: true is refused\. With integer replies as strings/,
+    });
+    // Three servers as configure() tells them apart; nothing connects (lazyConnect) before it refuses.
+    const at = (port: number) => client({ port, lazyConnect: true });
+    t.throws(() => configure({ redlock: [at(server.port + 1), stringy, at(server.port + 2)] }), {
+      instanceOf: TypeError,
+      message: /configure\(\{ redlock \}\): server 1: a client with stringNumbers: true is refused/,
+    });
+  },
+);

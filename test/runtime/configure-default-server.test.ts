@@ -89,6 +89,16 @@ for (const name of [
   // it is how a package takes settings), and a key of an .npmrc, though both start with npm_.
   'npm_package_config_redis_url',
   'npm_config_redis_host',
+  // Servers that speak the protocol under names of their own, managed services' names, Sentinels.
+  'GARNET_HOST',
+  'KVROCKS_URL',
+  'TAIR_URL',
+  'MEMURAI_HOST',
+  'ELASTICACHE_ENDPOINT',
+  'MEMORYSTORE_HOST',
+  'UPSTASH_REDIS_REST_URL',
+  'KV_URL',
+  'SENTINEL_HOSTS',
 ]) {
   test(`${name} set and REDIS_URL unset: the first lock is refused, naming ${name}`, async (t) => {
     const result = await lockOnce(uniqueId('order'), { [name]: server.url });

@@ -162,6 +162,22 @@ const refusals: Array<[string, ConfigureOptions, RegExp]> = [
     /is not a redis:\/\/ or rediss:\/\/ URL \(http: is not redis: or rediss:\)/,
   ],
   ['"not a url"', { redis: 'not a url' }, /is not a redis:\/\/ or rediss:\/\/ URL: it does not parse/],
+  // The parser reads `default:` as the scheme: the user name is not printed as one.
+  [
+    'a URL without its scheme, user and password first',
+    { redis: 'default:Sup3rSecret@127.0.0.1:6379' },
+    /is not a redis:\/\/ or rediss:\/\/ URL: it starts with no scheme \(write redis:\/\/host:port\)$/,
+  ],
+  [
+    'ioredis options asking for integer replies as strings',
+    { redis: { host: '127.0.0.1', port: 6379, stringNumbers: true } },
+    /stringNumbers true is refused: the runtime opens its connections with stringNumbers: false\. With integer replies as strings the lock's replies are misread/,
+  ],
+  [
+    'a URL asking for integer replies as strings',
+    { redis: 'redis://127.0.0.1:6379/?stringNumbers=true' },
+    /stringNumbers true is refused/,
+  ],
   ['a socket path as a string', { redis: '/tmp/redis.sock' }, /for a Unix socket, pass options \{ path/],
   [
     'a unix: URL',
