@@ -7,6 +7,7 @@
 // primaries than before counts as "reconnected".
 import type { Cluster } from 'ioredis';
 import { setTimer } from '../base/timer-delay';
+import type { ClientListeners } from './client-listeners';
 
 const POLL_MS = 200;
 
@@ -16,10 +17,12 @@ export class ClusterPrimaries {
 
   constructor(
     private readonly cluster: Cluster,
+    /** The store's listeners on the Cluster, taken off when it closes (client-listeners.ts). */
+    listeners: ClientListeners,
     changed: () => void,
   ) {
     this.last = this.owners();
-    cluster.on('refresh', () => {
+    listeners.on('refresh', () => {
       const now = this.owners();
       if (now === this.last) return;
       this.last = now;

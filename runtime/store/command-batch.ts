@@ -194,6 +194,8 @@ export interface CommandSender {
    * that itself (GLIDE: glide-client.ts); else scripts/lua-script.ts sends EVALSHA and EVAL.
    */
   script?(source: string, sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<Reply>;
+  /** Takes off what the sender listens to on the client, when the store closes (client-listeners.ts). */
+  close?(): void;
 }
 
 /** Sends a tick's commands a few at a time. `timeoutMs` bounds each, for a client without a `commandTimeout`. */

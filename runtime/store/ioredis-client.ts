@@ -78,3 +78,47 @@ export function pastHandshake(connection: Redis): Promise<void> {
 
 /** The handshake each connection is in, while commands wait for its end (pastHandshake). */
 const handshakes = new WeakMap<Redis, Promise<void>>();
+
+/** What ioredis keeps of a connection's state: the database it SELECTs is `select` (see databaseOf). */
+interface ConnectionCondition {
+  select?: unknown;
+}
+
+/**
+ * The database ioredis puts each connection of `client` in: the one it SELECTs once the connection
+ * is ready. That is the client's last `select()` — ioredis keeps it as `condition.select`, set as
+ * the SELECT is sent, and emits 'select' — not only its `db` option: each connection starts a
+ * new condition from `db` (and SELECTs that during the handshake), and once ready SELECTs the
+ * database of the connection that closed (`prevCondition`, kept until then) again. A client that
+ * never connected has its `db`; a Cluster, database 0 only.
+ */
+export function databaseOf(client: Redis | Cluster): number {
+  if (isCluster(client)) return 0;
+  const state = client as unknown as { prevCondition?: ConnectionCondition | null; condition?: ConnectionCondition };
+  return Number(state.prevCondition?.select ?? state.condition?.select ?? client.options.db ?? 0);
+}
+
+/** The database ioredis SELECTs first on each connection of `client`, in its handshake (its `db` option). */
+export function handshakeDatabaseOf(client: Redis | Cluster): number {
+  return isCluster(client) ? 0 : Number(client.options.db ?? 0);
+}
+
+/** An entry of an ioredis queue of commands (a denque) as read here. */
+interface QueuedCommand {
+  command?: { name?: unknown; promise?: Promise<unknown> };
+}
+
+/**
+ * The replies of the SELECT `client` has just sent, read on its 'select' event: ioredis emits it
+ * as it writes a SELECT (commandQueue) or holds one for the next connection (offlineQueue), right
+ * after adding it to the end of that queue. The newest entry of each queue that is a SELECT.
+ */
+export function sentSelects(client: Redis): Promise<unknown>[] {
+  const queues = client as unknown as Record<string, { peekBack?(): QueuedCommand | undefined } | undefined>;
+  const replies: Promise<unknown>[] = [];
+  for (const queue of [queues.commandQueue, queues.offlineQueue]) {
+    const command = queue?.peekBack?.()?.command;
+    if (command?.name === 'select' && command.promise) replies.push(command.promise);
+  }
+  return replies;
+}

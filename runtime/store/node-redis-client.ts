@@ -7,6 +7,7 @@ import type * as Crypto from 'node:crypto';
 import { RedisConnectionError } from '../base/errors';
 import { holdProcess } from '../base/process-hold';
 import { hasMethods } from './client-shape';
+import { ClientListeners, type ClientEvents } from './client-listeners';
 import { COMMAND_TIMEOUT_MS, commandTimedOut, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
 import { setTimer } from '../base/timer-delay';
@@ -80,6 +81,7 @@ export function nodeRedisSender(client: NodeRedisClient, address: string): Comma
       if (refusal) return Promise.reject(refusal);
       return pairing.bound(client.sendCommand([name, ...args.map(String)], options)).catch(explainTimeout);
     },
+    close: () => pairing.close(),
   };
 }
 
@@ -112,17 +114,24 @@ class ReplyPairing {
   private overdue: RedisConnectionError | undefined;
   /** Set once a PING was answered with another command's reply, until the connection is made again. */
   private unpaired: RedisConnectionError | undefined;
+  private readonly listeners: ClientListeners;
 
   constructor(
     private readonly client: NodeRedisClient,
     private readonly address: string,
   ) {
+    this.listeners = new ClientListeners(client as unknown as ClientEvents);
     // node-redis fails every command waiting for a reply when a connection is lost: a new one starts even.
-    client.on('ready', () => {
+    this.listeners.on('ready', () => {
       this.connection++;
       this.overdue = undefined;
       this.unpaired = undefined;
     });
+  }
+
+  /** The store closed: the client is the user's, and keeps no listener of it (client-listeners.ts). */
+  close(): void {
+    this.listeners.removeAll();
   }
 
   /** The error a command must fail with at once, if any. */

@@ -3,15 +3,16 @@
 // ioredis reports trouble in its own terms: a command sent while Redis is down waits for a
 // reconnect and then fails with "Reached the max retries per request limit", naming no host and no
 // cause; a `rediss://` URL against a server without TLS reconnects forever; a database the server
-// does not have (`redis://…/99`) fails its SELECT quietly and every command goes to database 0 —
-// on the first connection and on every reconnect (an ACL that no longer allows SELECT, a failover
-// to a server with fewer databases).
+// does not have (`redis://…/99`, or `client.select(99)`) fails its SELECT quietly and every command
+// goes to database 0 — on the first connection and on every reconnect (an ACL that no longer allows
+// SELECT, a failover to a server with fewer databases).
 // RedisHealth sits between the store and the client and turns that into:
 //   - errors that name the server and the cause (ECONNREFUSED, ENOTFOUND, TLS, auth, database);
 //   - failing at once, not after a reconnect wait, while the server is known to be down, so a
 //     caller's attempts keep their schedule and its error comes within its wait bound;
-//   - commands on a database other than 0 only on a connection whose SELECT of it was answered OK,
-//     checked once per connection (see databaseReady);
+//   - commands on a database other than 0 (by the `db` option or a `select()`) only on a connection
+//     whose SELECT of it was answered OK, checked once per connection (see databaseReady), and
+//     ioredis's own SELECT after a reconnect heard, not left an unhandled rejection (onSelect);
 //   - a fatal error for what retrying cannot fix (TLS, auth, database): every command fails with
 //     it, acquire gives up at once, and a connection the runtime owns stops reconnecting, so it
 //     cannot keep the process alive. A client of the user's goes on reconnecting by its own
@@ -25,11 +26,19 @@
 //     and the password. Addresses are host:port (base/redis-address.ts).
 import type { Cluster, Redis } from 'ioredis';
 import { COMMAND_TIMEOUT_MS, commandTimedOut, connectionClosed } from './command-batch';
-import { commandTimeoutOf, isCluster, pastHandshake } from './ioredis-client';
+import {
+  commandTimeoutOf,
+  databaseOf,
+  handshakeDatabaseOf,
+  isCluster,
+  pastHandshake,
+  sentSelects,
+} from './ioredis-client';
 import { RedisConnectionError } from '../base/errors';
 import { setTimer } from '../base/timer-delay';
 import { DEFAULT_SENTINEL_PORT, printAddress, printUrlAddress } from '../base/redis-address';
 import { type Credentials, credentialsOf, withoutSecrets } from '../base/safe-error';
+import { ClientListeners, type ClientEvents } from './client-listeners';
 import { clusterReady, ClusterPrimaries } from './cluster-primaries';
 import type { GlideClient } from './glide-client';
 import type { NodeRedisClient } from './node-redis-client';
@@ -77,12 +86,17 @@ export class RedisHealth {
   private fatalError: RedisConnectionError | undefined;
   /** The last connection error since the connection was last ready; undefined while it is up. */
   private downWith: Error | undefined;
-  /** The SELECT of a non-zero database, sent before the first command on a connection (see databaseReady). */
+  /** The SELECT of the database, sent before the first command on a connection that needs it (see databaseReady). */
   private databaseChecked: Promise<void> | undefined;
-  /** The database is 0: no connection needs a check. */
-  private readonly databaseZero: boolean;
-  /** The socket of the connection whose SELECT was answered OK (see databaseReady). */
+  /** An ioredis client on one server: its connections may need their database checked (databaseToCheck). */
+  private readonly selecting: Redis | undefined;
+  /** The socket of the connection whose SELECT was answered OK, and the database it selected (see databaseReady). */
   private databaseCheckedOn: unknown;
+  private databaseCheckedIs: number | undefined;
+  /** The listeners added to the client's events, taken off at close(). */
+  private readonly listeners: ClientListeners | undefined;
+  /** The SELECTs the client sent whose replies are heard here (see onSelect). */
+  private readonly heardSelects = new WeakSet<Promise<unknown>>();
   /** Told once, at the next 'ready' after the connection was lost (on a Cluster, also a failover). */
   private readonly reconnected = new Set<() => void>();
   private readonly primaries: ClusterPrimaries | undefined;
@@ -96,11 +110,11 @@ export class RedisHealth {
     private readonly onFatal: () => void,
   ) {
     this.address = addressOf(client);
-    this.databaseZero = databaseOf(client) === 0;
+    this.selecting = 'status' in client && !isCluster(client) ? client : undefined;
     // Both families emit 'error' for each connection failure and 'ready' once usable again; GLIDE
     // emits nothing (and reconnects by itself).
     if (!('on' in client)) return;
-    const events = client as { on(event: 'error' | 'ready', listener: (error: Error) => void): unknown };
+    const events = (this.listeners = new ClientListeners(client as unknown as ClientEvents));
     events.on('error', (error: Error) => this.onError(error));
     events.on('ready', () => {
       this.downWith = undefined;
@@ -113,9 +127,19 @@ export class RedisHealth {
       this.tellReconnected();
     });
     if ('status' in client && isCluster(client))
-      this.primaries = new ClusterPrimaries(client, () => this.tellReconnected());
+      this.primaries = new ClusterPrimaries(client, events, () => this.tellReconnected());
     // A node-redis cluster says so of each node (one reconnected, a promoted replica connected).
-    if ('masters' in client) events.on('node-ready' as 'ready', () => this.tellReconnected());
+    if ('masters' in client) events.on('node-ready', () => this.tellReconnected());
+    if (this.selecting) events.on('select', () => this.onSelect());
+  }
+
+  /**
+   * Takes the store's listeners off the client: a client of the user's outlives the store
+   * (client-listeners.ts). A lease still held on it then learns of a reconnect by its timed
+   * retries only (lock/clean-up.ts).
+   */
+  close(): void {
+    this.listeners?.removeAll();
   }
 
   private tellReconnected(): void {
@@ -161,7 +185,7 @@ export class RedisHealth {
     const sent =
       this.primaries && (this.client as Cluster).status !== 'ready'
         ? clusterReady(this.client as Cluster).then(command)
-        : this.databaseZero || this.onCheckedDatabase()
+        : this.databaseToCheck() === undefined || this.onCheckedDatabase()
           ? command()
           : this.databaseReady().then(command);
     return sent.catch((error: unknown) => Promise.reject(this.explain(error)));
@@ -223,6 +247,23 @@ export class RedisHealth {
     });
   }
 
+  /**
+   * ioredis sent a SELECT that changes the database: a select() of the user's, or its own — once a
+   * connection is ready it SELECTs the database of the one that closed (a user's select() chose it),
+   * and it drops that promise. Refused (an ACL without SELECT, a failover to a server with fewer
+   * databases), that would be an unhandled rejection, which ends the user's process; heard here,
+   * it is the database refusal it is, as the handshake's SELECT of `db` is (an 'error').
+   */
+  private onSelect(): void {
+    for (const reply of sentSelects(this.selecting!)) {
+      if (this.heardSelects.has(reply)) continue;
+      this.heardSelects.add(reply);
+      reply.catch((error: unknown) => {
+        if (error instanceof Error) this.onError(error);
+      });
+    }
+  }
+
   private onError(error: Error): void {
     // A refused SELECT is a database refusal whatever it says (NOPERM too): ioredis goes on with the
     // connection in database 0. The commands wait for their own check anyway (send).
@@ -256,10 +297,15 @@ export class RedisHealth {
   }
 
   private noDatabase(error: Error): RedisConnectionError {
-    const db = databaseOf(this.client);
-    return FATAL.database.test(error.message)
-      ? this.fatal(`it has no database ${db}`, error)
-      : this.fatal(`it refused to select database ${db}, so commands would go to database 0`, error);
+    // The SELECT refused names its database: the handshake's (the `db` option) or the one after it.
+    const named = (error as { command?: { args?: unknown[] } }).command?.args?.[0];
+    const db = named !== undefined ? Number(named) : (this.databaseToCheck() ?? 0);
+    if (FATAL.database.test(error.message)) return this.fatal(`it has no database ${db}`, error);
+    const after =
+      db === 0
+        ? `, so commands could go to database ${handshakeDatabaseOf(this.selecting!)} (the client's db option, selected first on each connection)`
+        : ', so commands would go to database 0';
+    return this.fatal(`it refused to select database ${db}${after}`, error);
   }
 
   private fatal(what: string, raw: Error): RedisConnectionError {
@@ -277,13 +323,31 @@ export class RedisHealth {
   }
 
   /**
-   * Whether the connection open now is the one whose SELECT was answered OK: a ready connection
-   * (one not ready would leave a command to ioredis's offline queue, written on whatever connection
-   * comes next) on the same socket.
+   * The database a connection's SELECT is checked for, if a connection needs a check: an ioredis
+   * client's on one server whose connections ioredis SELECTs anything in — the database it puts them
+   * in is not 0, or its handshake SELECTs a `db` option before a select(0) of the user's is
+   * selected again (ioredis-client.ts, databaseOf). Read at each command: a select() of the user's
+   * moves the client, and its next connection is checked for the database it moved to.
+   */
+  private databaseToCheck(): number | undefined {
+    const client = this.selecting;
+    if (!client) return undefined;
+    const db = databaseOf(client);
+    return db !== 0 || handshakeDatabaseOf(client) !== 0 ? db : undefined;
+  }
+
+  /**
+   * Whether the connection open now is the one whose SELECT was answered OK, of the database it is
+   * to be in now: a ready connection (one not ready would leave a command to ioredis's offline
+   * queue, written on whatever connection comes next) on the same socket.
    */
   private onCheckedDatabase(): boolean {
     const client = this.client as Redis;
-    return client.status === 'ready' && client.stream === this.databaseCheckedOn;
+    return (
+      client.status === 'ready' &&
+      client.stream === this.databaseCheckedOn &&
+      databaseOf(client) === this.databaseCheckedIs
+    );
   }
 
   /**
@@ -302,14 +366,16 @@ export class RedisHealth {
    */
   private databaseReady(): Promise<void> {
     const client = this.client as Redis;
-    const db = databaseOf(client);
+    let selected: number | undefined;
     this.databaseChecked ??= answeredOnConnection(
       client,
-      pastHandshake(client).then(() => client.select(db)),
+      // The database read once the handshake is over: ioredis's own SELECT has been sent by then.
+      pastHandshake(client).then(() => client.select((selected = databaseOf(client)))),
     ).then(
       () => {
         this.databaseChecked = undefined;
         this.databaseCheckedOn = client.stream;
+        this.databaseCheckedIs = selected;
       },
       (error: Error) => {
         this.databaseChecked = undefined;
@@ -381,10 +447,6 @@ function withoutHosts(error: Error, address: string): string {
 function isReady(client: WatchedClient): boolean {
   if ('status' in client) return client.status === 'ready';
   return 'isReady' in client ? client.isReady === true : true;
-}
-
-function databaseOf(client: WatchedClient): number {
-  return Number((client as { options?: { db?: number } }).options?.db ?? 0);
 }
 
 function addressOf(client: WatchedClient): string {

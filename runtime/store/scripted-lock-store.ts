@@ -138,8 +138,13 @@ export abstract class ScriptedLockStore implements LockStore {
     return this.health.silence(waitedMs);
   }
 
-  /** Closes the subscriber; a store that owns its client closes that too (an override). */
+  /**
+   * Takes the store's listeners off the client and closes the subscriber; a store that owns its
+   * client closes that too (an override).
+   */
   async close(): Promise<void> {
+    this.health.close();
+    this.sender.close?.();
     await this.notices.close();
   }
 

@@ -1,0 +1,150 @@
+// The database of an ioredis client is the one it selected last, with `client.select()`, not only
+// its `db` option: that is the one ioredis SELECTs again once each new connection is ready. When the
+// server refuses that SELECT (here an ACL that no longer allows it, the connection cut so the client
+// logs in again), the next lock is refused, nothing is locked in another database, and ioredis's
+// own SELECT — a promise it drops — is no unhandled rejection in the user's process. Covered: a
+// client on database 3 by `select(3)`, one back on database 0 by `select(0)` after `db: 3` (ioredis
+// SELECTs 3 in each handshake, then 0), and a `select()` after configure() moving the locks with it.
+import test from 'ava';
+import { Redis, type RedisOptions } from 'ioredis';
+import { close, configure, defineLock, LockAcquireError, RedisConnectionError } from 'lockweave';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { until } from '../helpers/time';
+
+const USER = 'chooser';
+const PASSWORD = 'Select-Method-Pw7';
+
+let server: RedisServer;
+let admin: Redis;
+/** Rejections nobody handled, in this process: ioredis's SELECT after a reconnect must not be one. */
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+test.before(async () => {
+  server = await startRedisServer();
+  admin = new Redis(server.url);
+  await admin.acl('SETUSER', USER, 'on', `>${PASSWORD}`, '~*', '&*', '+@all');
+  process.on('unhandledRejection', onUnhandled);
+});
+test.after.always(async () => {
+  process.off('unhandledRejection', onUnhandled);
+  await close();
+  admin?.disconnect();
+  await server?.stop();
+});
+
+/** The databases (0 to 15) that hold `key`. */
+async function databasesHolding(key: string): Promise<number[]> {
+  const look = new Redis(server.url);
+  try {
+    const found: number[] = [];
+    for (let db = 0; db < 16; db++) {
+      await look.select(db);
+      if (await look.exists(key)) found.push(db);
+    }
+    return found;
+  } finally {
+    look.disconnect();
+  }
+}
+
+/** Locks `flag`'s key A once: the databases that held it while held, or the error. */
+async function lockOnce(flag: string): Promise<number[] | Error> {
+  const lease = await defineLock({ businessFlag: flag, retries: 1, waitTime: 300 })
+    .acquire('A')
+    .catch((error: Error) => error);
+  if (lease instanceof Error) return lease;
+  try {
+    return await databasesHolding(`LOCK_${flag}_A`);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** A client of the user's, as logged in by USER; reconnecting quickly, re-sending nothing. */
+function userClient(more: RedisOptions = {}): Redis {
+  const client = new Redis({
+    port: server.port,
+    username: USER,
+    password: PASSWORD,
+    retryStrategy: () => 50,
+    autoResendUnfulfilledCommands: false,
+    ...more,
+  });
+  client.on('error', () => undefined);
+  return client;
+}
+
+/** Takes SELECT from the user and cuts its connections: each logs in again, and its SELECTs are refused. */
+async function selectRefused(): Promise<() => Promise<void>> {
+  await admin.acl('SETUSER', USER, '-select');
+  await admin.client('KILL', 'USER', USER);
+  return async () => {
+    await admin.acl('SETUSER', USER, '+select');
+    await admin.client('KILL', 'USER', USER);
+  };
+}
+
+const CASES: Array<{ name: string; options: RedisOptions; select: number; refused: RegExp }> = [
+  {
+    name: 'a client on database 3 by select(3)',
+    options: {},
+    select: 3,
+    refused: /it refused to select database 3, so commands would go to database 0: NOPERM/,
+  },
+  {
+    name: 'a client on database 0 by select(0) after db: 3',
+    options: { db: 3 },
+    select: 0,
+    refused: /it refused to select database 0, so commands could go to database 3 .*: NOPERM/,
+  },
+];
+
+for (const [index, { name, options, select, refused }] of CASES.entries()) {
+  test.serial(`${name}: locks there; a SELECT refused after a reconnect refuses the lock`, async (t) => {
+    const client = userClient(options);
+    t.teardown(() => client.disconnect());
+    await client.select(select);
+    configure({ redis: client });
+    const flag = `selectMethod${index}`;
+    t.deepEqual(await lockOnce(flag), [select]);
+    const restore = await selectRefused();
+    t.teardown(restore);
+    await until(() => client.status === 'ready', { what: 'the client reconnected' });
+    const outcome = await lockOnce(flag);
+    t.true(outcome instanceof LockAcquireError, JSON.stringify(outcome));
+    const error = outcome as LockAcquireError;
+    t.regex(error.message, refused);
+    t.true(error.cause instanceof RedisConnectionError && error.cause.fatal, error.message);
+    t.deepEqual(await databasesHolding(`LOCK_${flag}_A`), []);
+    // ioredis's SELECT at 'ready' was answered before the lock's own check: its refusal was heard by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    t.deepEqual(unhandled, []);
+    await restore();
+    // The client connects again by itself and selects its database again: the locks go there again.
+    await until(async () => Array.isArray(await lockOnce(flag)), {
+      what: 'a lock once SELECT is allowed again',
+      timeoutMs: 20_000,
+      everyMs: 200,
+    });
+    t.deepEqual(await lockOnce(flag), [select]);
+    await close();
+  });
+}
+
+test.serial('a select() after configure() moves the locks to that database, checked', async (t) => {
+  const client = userClient();
+  t.teardown(() => client.disconnect());
+  configure({ redis: client });
+  t.deepEqual(await lockOnce('selectLater'), [0]);
+  await client.select(5);
+  t.deepEqual(await lockOnce('selectLater'), [5]);
+  // A database the server does not have: ioredis takes it as the client's, the server refuses it.
+  await t.throwsAsync(client.select(99));
+  const outcome = await lockOnce('selectLater');
+  t.true(outcome instanceof LockAcquireError, JSON.stringify(outcome));
+  t.regex((outcome as Error).message, /it has no database 99/);
+  t.deepEqual(await databasesHolding('LOCK_selectLater_A'), []);
+  t.deepEqual(unhandled, []);
+  await close();
+});
