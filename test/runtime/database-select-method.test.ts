@@ -10,6 +10,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { close, configure, defineLock, LockAcquireError, RedisConnectionError } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { until } from '../helpers/time';
+import { databasesHolding, selectRefused } from './database-fixture';
 
 const USER = 'chooser';
 const PASSWORD = 'Select-Method-Pw7';
@@ -33,21 +34,6 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-/** The databases (0 to 15) that hold `key`. */
-async function databasesHolding(key: string): Promise<number[]> {
-  const look = new Redis(server.url);
-  try {
-    const found: number[] = [];
-    for (let db = 0; db < 16; db++) {
-      await look.select(db);
-      if (await look.exists(key)) found.push(db);
-    }
-    return found;
-  } finally {
-    look.disconnect();
-  }
-}
-
 /** Locks `flag`'s key A once: the databases that held it while held, or the error. */
 async function lockOnce(flag: string): Promise<number[] | Error> {
   const lease = await defineLock({ businessFlag: flag, retries: 1, waitTime: 300 })
@@ -55,7 +41,7 @@ async function lockOnce(flag: string): Promise<number[] | Error> {
     .catch((error: Error) => error);
   if (lease instanceof Error) return lease;
   try {
-    return await databasesHolding(`LOCK_${flag}_A`);
+    return await databasesHolding(server, `LOCK_${flag}_A`);
   } finally {
     await lease.release();
   }
@@ -73,16 +59,6 @@ function userClient(more: RedisOptions = {}): Redis {
   });
   client.on('error', () => undefined);
   return client;
-}
-
-/** Takes SELECT from the user and cuts its connections: each logs in again, and its SELECTs are refused. */
-async function selectRefused(): Promise<() => Promise<void>> {
-  await admin.acl('SETUSER', USER, '-select');
-  await admin.client('KILL', 'USER', USER);
-  return async () => {
-    await admin.acl('SETUSER', USER, '+select');
-    await admin.client('KILL', 'USER', USER);
-  };
 }
 
 const CASES: Array<{ name: string; options: RedisOptions; select: number; refused: RegExp }> = [
@@ -108,7 +84,7 @@ for (const [index, { name, options, select, refused }] of CASES.entries()) {
     configure({ redis: client });
     const flag = `selectMethod${index}`;
     t.deepEqual(await lockOnce(flag), [select]);
-    const restore = await selectRefused();
+    const restore = await selectRefused(admin, USER);
     t.teardown(restore);
     await until(() => client.status === 'ready', { what: 'the client reconnected' });
     const outcome = await lockOnce(flag);
@@ -116,7 +92,7 @@ for (const [index, { name, options, select, refused }] of CASES.entries()) {
     const error = outcome as LockAcquireError;
     t.regex(error.message, refused);
     t.true(error.cause instanceof RedisConnectionError && error.cause.fatal, error.message);
-    t.deepEqual(await databasesHolding(`LOCK_${flag}_A`), []);
+    t.deepEqual(await databasesHolding(server, `LOCK_${flag}_A`), []);
     // ioredis's SELECT at 'ready' was answered before the lock's own check: its refusal was heard by now.
     await new Promise((resolve) => setImmediate(resolve));
     t.deepEqual(unhandled, []);
@@ -144,7 +120,7 @@ test.serial('a select() after configure() moves the locks to that database, chec
   const outcome = await lockOnce('selectLater');
   t.true(outcome instanceof LockAcquireError, JSON.stringify(outcome));
   t.regex((outcome as Error).message, /it has no database 99/);
-  t.deepEqual(await databasesHolding('LOCK_selectLater_A'), []);
+  t.deepEqual(await databasesHolding(server, 'LOCK_selectLater_A'), []);
   t.deepEqual(unhandled, []);
   await close();
 });
