@@ -58,8 +58,14 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
   let seen = 0;
   const hold = (rule: ToolRule, use: Use, where: string, command?: string) => {
     if (rule.safe(use)) return false;
-    const runsUnlocked = typeof rule.runsUnlocked === 'string' ? rule.runsUnlocked : rule.runsUnlocked(use);
-    holes.push({ where, command, tool: rule.tool, runsUnlocked, fix: rule.fix });
+    const whole = () => ({
+      part: '',
+      runsUnlocked: typeof rule.runsUnlocked === 'string' ? rule.runsUnlocked : rule.runsUnlocked(use),
+      fix: rule.fix,
+    });
+    // A Nest monorepo's config: a hole for each project that builds unlocked, named.
+    for (const { part, runsUnlocked, fix } of rule.unlockedParts?.(use) ?? [whole()])
+      holes.push({ where: part ? `${where} (${part})` : where, command, tool: rule.tool, runsUnlocked, fix });
     return true;
   };
 

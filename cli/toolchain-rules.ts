@@ -3,6 +3,9 @@
 // It is a heuristic over text — package.json scripts, the tsconfig and the tools' config files —
 // and can be fooled by what it cannot read (see AUDIT_BLIND_SPOTS).
 
+import { NEST_CONFIG_FILES } from './nest-config';
+import { NEST_FIX, NEST_UNLOCKED, nestHoles } from './nest-holes';
+
 /** One use of a tool: a command in a package.json script, or a config file. */
 export interface Use {
   /** The command (`tsc -p tsconfig.build.json`) or the config file's text. */
@@ -41,6 +44,18 @@ export interface ToolRule {
   readonly configMatters?: RegExp;
   readonly safe: (use: Use) => boolean;
   readonly runsUnlocked: string | ((use: Use) => string);
+  readonly fix: string;
+  /**
+   * For a use that builds several things its own way (a Nest monorepo's projects): each that runs
+   * unlocked, its own hole. `safe` is then that there are none.
+   */
+  readonly unlockedParts?: (use: Use) => readonly PartHole[];
+}
+
+/** One of the holes of a use that builds several things: `part` names it ('' for the use as a whole). */
+export interface PartHole {
+  readonly part: string;
+  readonly runsUnlocked: string;
   readonly fix: string;
 }
 
@@ -97,42 +112,6 @@ function optionsAfter(config: string, from: number): string {
 /** `tsc --noEmit` only type-checks: it writes nothing that could run. */
 const writesNothing = (command: string) => /(?:^|\s)--noEmit(?!\s+false)(?=\s|$)/.test(command);
 const REGISTER = 'lockweave/register';
-
-/** The tsconfig `nest build` compiles: -p/--path, else nest-cli.json's tsConfigPath, else tsconfig.build.json when there is one. */
-function nestTsconfig(use: Use): string {
-  const named =
-    /(?:^|\s)(?:-p|--path)[\s=]+(\S+)/.exec(use.text)?.[1] ??
-    /"tsConfigPath"\s*:\s*"([^"]+)"/.exec(use.project.readConfig(['nest-cli.json']))?.[1] ??
-    (use.project.readConfig(['tsconfig.build.json']) ? 'tsconfig.build.json' : undefined);
-  return named ? `-p ${named}` : '';
-}
-
-/** The Nest CLI's builder, by the command's flags or nest-cli.json: tsc (the default), swc, webpack or rspack. */
-function nestBuilder(use: Use): string {
-  const builder = /["']builder["']\s*:\s*(?:\{[^}]*["']type["']\s*:\s*)?["'](\w+)["']/.exec(use.config)?.[1];
-  const flagged = /(?:^|\s)(?:-b|--builder)[\s=]+(\w+)/.exec(use.text)?.[1];
-  const webpack = /(?:^|\s)--webpack(?=\s|$)/.test(use.text) || /["']webpack["']\s*:\s*true/.test(use.config);
-  return webpack ? 'webpack' : (flagged ?? builder ?? 'tsc');
-}
-
-/**
- * Whether `nest build` weaves: its tsc builder with lockweave/nest (or a TypeScript `ts-patch
- * install` patched, with the tsconfig's plugin entry); its rspack builder with lockweave/rspack in
- * the project's rspack.config, which Nest merges over its own options.
- */
-function nestWeaves(use: Use): boolean {
-  switch (nestBuilder(use)) {
-    case 'tsc':
-      return (
-        /["']lockweave\/nest["']/.test(use.config) ||
-        (use.project.typescriptPatched && use.project.hasPluginEntry(nestTsconfig(use)))
-      );
-    case 'rspack':
-      return use.project.readConfig(exts('rspack.config')).includes('lockweave/rspack');
-    default:
-      return false;
-  }
-}
 
 const VITE = exts('vite.config');
 const VITEST = exts('vitest.config');
@@ -304,16 +283,15 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   },
   {
     // The Nest CLI compiles with the project's `typescript` API (builder tsc, the default), webpack
-    // with ts-loader, rspack, or swc. Its tsc builder runs the compiler plugins nest-cli.json names
-    // (lockweave/nest); it runs tsconfig plugins only when `ts-patch install` patched TypeScript.
-    // Its rspack builder merges the project's rspack.config over its own: lockweave/rspack there.
+    // with ts-loader, rspack, or swc, each project of a monorepo with its own settings over the
+    // root's (nest-config.ts reads them as Nest does; nest-holes.ts holds each build to the rule).
     tool: 'nest build',
     command: /(?:^|[\s/])nest\s+(?:build|start)(?=\s|$)/,
-    configFiles: ['nest-cli.json'],
-    safe: nestWeaves,
-    runsUnlocked:
-      "the Nest CLI compiles with plain TypeScript (or swc, webpack, rspack) and runs lockweave only as nest-cli.json's compiler plugin with its tsc builder, or as the rspack builder's plugin: every tagged method is emitted unlocked",
-    fix: 'nest-cli.json: "compilerOptions": { "builder": "tsc", "plugins": ["lockweave/nest"] }  (the rspack builder: plugins: [require(\'lockweave/rspack\')()] in rspack.config.js)',
+    configFiles: NEST_CONFIG_FILES,
+    safe: (use) => nestHoles(use).length === 0,
+    unlockedParts: nestHoles,
+    runsUnlocked: NEST_UNLOCKED,
+    fix: NEST_FIX,
   },
   {
     tool: 'swc',

@@ -6,7 +6,8 @@
 //   lockweave/jest under package.json's "jest" key is the `jest` script's transform — no hole.
 //   `nest build` compiles with plain TypeScript — a hole, closed by lockweave/nest in nest-cli.json with
 //   the tsc builder (read here; test/behaviour/nest-scheduled-job.test.ts builds with the real Nest CLI),
-//   or by lockweave/rspack in the rspack builder's rspack.config.
+//   or by lockweave/rspack in the rspack builder's rspack.config; in a monorepo, each project's own
+//   plugins or builder (over the root's, as Nest reads them) is a hole named by its project.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -28,6 +29,33 @@ const runChild = childRunner(2);
 
 function check(tsconfig: string): Promise<Ran> {
   return runChild(process.execPath, [CLI, 'check', '-p', tsconfig], { cwd: ROOT });
+}
+
+/**
+ * A copy of the nest fixture checked with `nestCli` as its Nest CLI config (the fixture's own when
+ * undefined; in `configFile` instead of nest-cli.json when named), `scripts` added to its
+ * package.json and `files` written beside them.
+ */
+function nestVariant(
+  name: string,
+  nestCli: object | undefined,
+  scripts: Record<string, string> = {},
+  files: Record<string, string> = {},
+  configFile = 'nest-cli.json',
+): Promise<Ran> {
+  const dir = path.join(TMP, `nest-${name}`);
+  fs.cpSync(path.join(FIXTURES, 'nest'), dir, { recursive: true });
+  if (nestCli) {
+    fs.rmSync(path.join(dir, 'nest-cli.json'));
+    fs.writeFileSync(path.join(dir, configFile), JSON.stringify(nestCli));
+  }
+  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  Object.assign(manifest.scripts, scripts);
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
+  return check(path.join(dir, 'tsconfig.json'));
 }
 
 /** The jest route fixture with ts-jest given only ts-patch's compiler, its tsconfig in isolatedModules mode with module nodenext. */
@@ -107,38 +135,19 @@ test('check: `nest build` compiles with plain TypeScript, a hole with its fix; l
     /fix: nest-cli\.json: "compilerOptions": \{ "builder": "tsc", "plugins": \["lockweave\/nest"\] \}/,
   );
 
-  const variant = (
-    name: string,
-    nestCli: object | undefined,
-    scripts: Record<string, string> = {},
-    rspackConfig?: string,
-  ) => {
-    const dir = path.join(TMP, `nest-${name}`);
-    fs.cpSync(path.join(FIXTURES, 'nest'), dir, { recursive: true });
-    if (nestCli) fs.writeFileSync(path.join(dir, 'nest-cli.json'), JSON.stringify(nestCli));
-    if (rspackConfig) fs.writeFileSync(path.join(dir, 'rspack.config.js'), rspackConfig);
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
-      scripts: Record<string, string>;
-    };
-    Object.assign(manifest.scripts, scripts);
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
-    return check(path.join(dir, 'tsconfig.json'));
-  };
   const plugin = { sourceRoot: 'src', compilerOptions: { plugins: ['lockweave/nest'] } };
   // Patched by a postinstall `ts-patch install`, nest's TypeScript runs the plugin entry.
   const rspackBuild = { 'build:rspack': 'nest build --builder rspack' };
   const [patched, withPlugin, onSwc, onWebpack, onRspack, onRspackWoven] = await Promise.all([
-    variant('patched', undefined, { postinstall: 'ts-patch install' }),
-    variant('plugin', plugin),
-    variant('plugin-swc', { ...plugin, compilerOptions: { ...plugin.compilerOptions, builder: 'swc' } }),
-    variant('plugin-webpack', plugin, { 'build:webpack': 'nest build --webpack' }),
-    variant('plugin-rspack', plugin, rspackBuild),
-    variant(
-      'rspack-plugin',
-      plugin,
-      rspackBuild,
-      "module.exports = (options) => ({ ...options, plugins: [...options.plugins, require('lockweave/rspack')()] });\n",
-    ),
+    nestVariant('patched', undefined, { postinstall: 'ts-patch install' }),
+    nestVariant('plugin', plugin),
+    nestVariant('plugin-swc', { ...plugin, compilerOptions: { ...plugin.compilerOptions, builder: 'swc' } }),
+    nestVariant('plugin-webpack', plugin, { 'build:webpack': 'nest build --webpack' }),
+    nestVariant('plugin-rspack', plugin, rspackBuild),
+    nestVariant('rspack-plugin', plugin, rspackBuild, {
+      'rspack.config.js':
+        "module.exports = (options) => ({ ...options, plugins: [...options.plugins, require('lockweave/rspack')()] });\n",
+    }),
   ]);
   t.is(patched.status, 0, patched.output);
   t.is(withPlugin.status, 0, withPlugin.output);
@@ -149,4 +158,54 @@ test('check: `nest build` compiles with plain TypeScript, a hole with its fix; l
   t.is(onRspack.status, 1, onRspack.output);
   t.regex(onRspack.stderr, /scripts\.build:rspack: nest build --builder rspack/);
   t.is(onRspackWoven.status, 0, onRspackWoven.output);
+});
+
+test("check reads a Nest monorepo as Nest does: a project's own plugins or builder replace the root's, a hole naming the project", async (t) => {
+  // The root's settings weave; each project below overrides one of them (Nest's getValueOrDefault
+  // takes the project's value over the root's, a list whole).
+  const monorepo = (compilerOptions: object) => ({
+    sourceRoot: 'apps/api/src',
+    monorepo: true,
+    root: 'apps/api',
+    compilerOptions: { builder: 'tsc', plugins: ['lockweave/nest'] },
+    projects: { api: { type: 'application', root: 'apps/api', sourceRoot: 'apps/api/src', compilerOptions } },
+  });
+  const buildApi = { build: 'nest build api' };
+  const [ownPlugins, ownWithLockweave, ownBuilder, dotFile, builderFlag] = await Promise.all([
+    nestVariant('monorepo-own-plugins', monorepo({ plugins: ['@nestjs/swagger'] }), buildApi),
+    nestVariant('monorepo-own-lockweave', monorepo({ plugins: ['@nestjs/swagger', 'lockweave/nest'] }), buildApi),
+    nestVariant('monorepo-own-builder', monorepo({ builder: 'swc' }), buildApi),
+    nestVariant('monorepo-dot-file', monorepo({ plugins: [] }), buildApi, {}, '.nest-cli.json'),
+    nestVariant('monorepo-builder-flag', monorepo({}), { build: 'nest build api -b swc' }),
+  ]);
+
+  t.is(ownPlugins.status, 1, ownPlugins.output);
+  t.regex(ownPlugins.stdout, /1 toolchain hole/);
+  t.regex(
+    ownPlugins.stderr,
+    /nest-cli\.json \(project api\)\n {4}unlocked: project api has its own compilerOptions\.plugins \(\["@nestjs\/swagger"\]\), which Nest takes instead of the root's/,
+  );
+  t.regex(
+    ownPlugins.stderr,
+    /fix: nest-cli\.json: "projects": \{ "api": \{ "compilerOptions": \{ "plugins": \["@nestjs\/swagger", "lockweave\/nest"\] \} \} \}/,
+  );
+  t.is(ownWithLockweave.status, 0, ownWithLockweave.output);
+
+  t.is(ownBuilder.status, 1, ownBuilder.output);
+  t.regex(
+    ownBuilder.stderr,
+    /nest-cli\.json \(project api\)\n {4}unlocked: project api builds with swc \(set by its own compilerOptions\.builder\)/,
+  );
+  // Nest reads .nest-cli.json when there is no nest-cli.json.
+  t.is(dotFile.status, 1, dotFile.output);
+  t.regex(
+    dotFile.stderr,
+    /\.nest-cli\.json \(project api\)\n {4}unlocked: project api has its own compilerOptions\.plugins \(\[\]\)/,
+  );
+  // The config weaves every project; the script's flag overrides it for the one it builds.
+  t.is(builderFlag.status, 1, builderFlag.output);
+  t.regex(
+    builderFlag.stderr,
+    /scripts\.build \(project api\): nest build api -b swc\n {4}unlocked: project api builds with swc \(set by the command\)/,
+  );
 });
