@@ -30,6 +30,7 @@ import { isWovenSource, PACKAGE_FILE, SOURCE_EXTENSIONS } from '../../runtime/ba
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 import { mayHoldTag } from '../parse/find-tags';
 import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
+import { weaveOptimizedDeps, type OptimizedConfig, type ViteMeta } from './vite-optimizer';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
 import type { SourceMapV3 } from '../weave-source';
@@ -189,8 +190,13 @@ export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
   let check: StrippedCheck = 'each-file';
   return {
     ...hooksChecking(options, () => check),
-    configResolved(config: { readonly command: 'build' | 'serve' }): void {
+    configResolved(
+      this: { meta?: ViteMeta } | undefined,
+      config: OptimizedConfig & { readonly command: 'build' | 'serve' },
+    ): void {
       check = config.command === 'build' ? 'build-end' : 'each-file';
+      // The dependency optimizer's own bundler, which vite's plugins do not reach (vite-optimizer.ts).
+      weaveOptimizedDeps(config, this?.meta, () => lockweaveHooks(options));
     },
     // vitest ≥ 4 caches transformed modules on disk (fsModuleCache) by the file's text and the
     // plugins' names: without this, a changed `prefix` in the tsconfig would go on locking the

@@ -1,0 +1,134 @@
+// vite's dependency optimizer and lockweave/vite, on the real vite and vitest: a linked workspace
+// package that ships a tagged method, pre-bundled by the optimizer (vitest's
+// test.deps.optimizer.ssr, the dev server's ssr.optimizeDeps), locks with its own tsconfig's
+// prefix, one body at a time, as it does served as source without the optimizer; a changed prefix
+// is woven again, not read from the optimizer's cache. An optimizer lockweave cannot hook refuses
+// a linked package at config time.
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { weaveOptimizedDeps } from '../../transformer/routes/vite-optimizer';
+import { childRunner, type Ran } from '../helpers/child-process';
+import { linkPackage, ROOT } from '../helpers/fixture-projects';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'vitest-optimizer');
+const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'vitest-optimizer');
+/** lockweave installed as users install it: a copy in node_modules (a link would make vitest inline it). */
+const INSTALLED = path.join(TMP, 'node_modules', 'lockweave');
+/** vite 8 and vitest 5 need Node >= 20.19 / 22.12. */
+const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
+const VITEST = [path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run'];
+
+let redis: RedisServer;
+
+test.before(async () => {
+  linkPackage(); // asserts that dist is built from the current transformer/
+  fs.rmSync(TMP, { recursive: true, force: true });
+  fs.mkdirSync(INSTALLED, { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(INSTALLED, 'package.json'));
+  fs.cpSync(path.join(ROOT, 'dist'), path.join(INSTALLED, 'dist'), { recursive: true });
+  redis = await startRedisServer();
+});
+
+test.after.always(async () => {
+  await redis?.stop();
+});
+
+/** A copy of the fixture of its own (a test edits its tsconfig), @org/pay linked into the app's node_modules; the app's directory. */
+function workspace(name: string): string {
+  const dir = path.join(TMP, name);
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  const link = path.join(dir, 'app', 'node_modules', '@org', 'pay');
+  fs.mkdirSync(path.dirname(link), { recursive: true });
+  fs.symlinkSync(path.relative(path.dirname(link), path.join(dir, 'packages', 'pay')), link, 'dir');
+  return path.join(dir, 'app');
+}
+
+const runChild = childRunner(3);
+let runs = 0;
+
+function spawnTool(cwd: string, args: readonly string[], env: Record<string, string> = {}): Promise<Ran> {
+  return runChild(NODE24, args, {
+    cwd,
+    env: {
+      NO_COLOR: '1',
+      FORCE_COLOR: '0',
+      CI: '1',
+      REDIS_URL: redis.url,
+      LOCKWEAVE_CACHE_DIR: path.join(TMP, 'woven-cache'),
+      RUN_ID: `optimizer-${++runs}`,
+      ...env,
+    },
+  });
+}
+
+/** The optimizer's bundle of @org/pay under the app's cache directory, or undefined when it wrote none. */
+function optimizedPay(app: string): string | undefined {
+  const found = fs
+    .readdirSync(path.join(app, '.cache'), { recursive: true, encoding: 'utf8' })
+    .find((file) => file.endsWith('@org_pay.js'));
+  return found && fs.readFileSync(path.join(app, '.cache', found), 'utf8');
+}
+
+test('vitest, test.deps.optimizer.ssr including the linked package: its method locks PAY_…, one body at a time, and the bundle imports the app’s runtime', async (t) => {
+  const app = workspace('vitest-ssr');
+  const ran = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr' });
+  t.is(ran.status, 0, ran.output);
+  t.regex(ran.output, /Tests\s+1 passed/);
+  const bundle = optimizedPay(app);
+  t.truthy(bundle, 'the optimizer bundled nothing: this test would prove nothing');
+  t.regex(bundle!, /defineLock\(/);
+  // lockweave's runtime stays the app's one copy, which configure() reaches.
+  t.regex(bundle!, /from "lockweave\/runtime"/);
+  t.notRegex(bundle!, /ioredis/);
+});
+
+test('vitest without the optimizer: the linked package, served as source, locks PAY_… too', async (t) => {
+  const app = workspace('vitest-source');
+  const ran = await spawnTool(app, VITEST);
+  t.is(ran.status, 0, ran.output);
+  t.regex(ran.output, /Tests\s+1 passed/);
+  t.is(optimizedPay(app), undefined);
+});
+
+test("vitest's optimizer weaves again when the package's tsconfig prefix changes, rather than keep its cache", async (t) => {
+  const app = workspace('vitest-prefix');
+  const first = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr' });
+  t.is(first.status, 0, first.output);
+  const again = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr' });
+  t.is(again.status, 0, again.output);
+  const tsconfig = path.join(app, '..', 'packages', 'pay', 'tsconfig.json');
+  fs.writeFileSync(tsconfig, fs.readFileSync(tsconfig, 'utf8').replace('"PAY_"', '"REPAID_"'));
+  const changed = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr', EXPECT_PREFIX: 'REPAID_' });
+  t.is(changed.status, 0, changed.output);
+  t.regex(optimizedPay(app)!, /defineLock\(/);
+});
+
+test("vite's dev server, ssr.optimizeDeps including the linked package: its method locks PAY_…, one body at a time", async (t) => {
+  const app = workspace('vite-dev-ssr');
+  const ran = await spawnTool(app, ['dev-ssr.mjs'], { RUN_ID: 'D1' });
+  t.is(ran.status, 0, ran.output);
+  t.deepEqual(JSON.parse(ran.stdout.trim().split('\n').pop()!), {
+    keys: ['PAY_pay_D1', 'PAY_pay_D1', 'PAY_pay_D1'],
+    most: 1,
+  });
+  t.regex(optimizedPay(app) ?? '', /defineLock\(/);
+});
+
+test('an optimizer lockweave cannot hook (esbuild’s, vite < 8) refuses a linked package in any include, and leaves installed ones alone', (t) => {
+  const app = workspace('unhooked');
+  const config = (include: string[]) => ({
+    root: app,
+    cacheDir: path.join(app, '.cache'),
+    environments: { client: { optimizeDeps: { include: [] } }, ssr: { optimizeDeps: { include } } },
+  });
+  const error = t.throws(() =>
+    weaveOptimizedDeps(config(['@org/pay']), { viteVersion: '7.1.0' }, () => t.fail() as never),
+  );
+  t.regex(error.message, /include @org\/pay, a linked package .* this vite \(7\.1\.0\) optimizes with esbuild/);
+  // vitest, installed (a real directory under node_modules), and a package not installed at all.
+  t.notThrows(() =>
+    weaveOptimizedDeps(config(['vitest', 'not-installed']), { viteVersion: '7.1.0' }, () => t.fail() as never),
+  );
+});
