@@ -13,7 +13,8 @@ import { lockOrder, type LockOrder } from './check/lock-order';
 import type { LockOptions } from '../runtime/base/options';
 import { markCompileWeaving } from '../runtime/base/weave-mark';
 import { Code, formatError, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
-import { isLockweaveTransform, optionsEntry, weavingEntry } from './plugin-entry';
+import { nearestEntryMismatch } from './nearest-entry';
+import { isLockweaveTransform, optionsEntry, settingsText, weavingEntry } from './plugin-entry';
 import { readPluginOptions } from './plugin-config';
 import { weaveFile } from './weave/weave-file';
 
@@ -56,8 +57,9 @@ export default function lockweave(program: ts.Program, second?: unknown, third?:
   if (fromTsPatch(extras)) {
     // Reported here, not through the program entry (which serves the tag errors): that one may be
     // spelled as the routes read it while this one is not.
-    const mismatch = entryMismatch(program, config ?? {});
-    if (mismatch) extras.addDiagnostic(toTsDiagnostic(extras.ts ?? require('typescript'), mismatch));
+    const tsApi: typeof ts = extras.ts ?? require('typescript');
+    const mismatch = entryMismatch(program, config ?? {}) ?? nearestEntryMismatch(program, config ?? {}, tsApi);
+    if (mismatch) extras.addDiagnostic(toTsDiagnostic(tsApi, mismatch));
   }
   return sourceTransformer(program, config, extras);
 }
@@ -106,19 +108,6 @@ function unreadEntry(transform: unknown): LockweaveDiagnostic {
       '"lockweave/transformer" (or the installed package\'s file, ./node_modules/lockweave/dist/transformer/index.js) in compilerOptions.plugins',
     NOWHERE,
   );
-}
-
-/** What of an entry decides a lock's key and settings, as text that does not depend on key order. */
-function settingsText(entry: Record<string, unknown>): string {
-  const sorted = (value: unknown): unknown =>
-    value && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(
-          Object.keys(value)
-            .sort()
-            .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
-        )
-      : value;
-  return JSON.stringify(sorted({ prefix: entry.prefix, defaults: entry.defaults }));
 }
 
 const NOWHERE = { file: undefined, start: 0, length: 0 };

@@ -49,3 +49,16 @@ export function routeSettings(route: string, givenIn: string, options: unknown, 
   const { transform: _transform, transformProgram: _program, ...settings } = optionsEntry(plugins) ?? {};
   return settings;
 }
+
+/** What of an entry decides a lock's key and settings, as text that does not depend on key order. */
+export function settingsText(entry: Record<string, unknown>): string {
+  const sorted = (value: unknown): unknown =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+        )
+      : value;
+  return JSON.stringify(sorted({ prefix: entry.prefix, defaults: entry.defaults }));
+}

@@ -9,7 +9,7 @@ import { isPlainObject, serverOptions } from '../base/redis-options';
 import type { LockStore } from '../store/lock-store';
 import { isGlideClient } from '../store/glide-client';
 import { GlideLockStore } from '../store/glide-store';
-import { isCluster, isIORedisClient } from '../store/ioredis-client';
+import { databaseOf, isCluster, isIORedisClient } from '../store/ioredis-client';
 import { isNodeRedisClient, isNodeRedisCluster, type NodeRedisClient } from '../store/node-redis-client';
 import type { NodeRedisCluster } from '../store/node-redis-cluster';
 import { NodeRedisLockStore } from '../store/node-redis-store';
@@ -225,7 +225,8 @@ function serverPlace({ redis, store }: ConfigureOptions): Placement['server'] {
   }
   if (typeof redis === 'string' || isPlainObject(redis as unknown))
     return optionsPlace(serverOptions(redis, 'lockweave: configure({ redis })') as RedisOptions);
-  if (isIORedisClient(redis) && !isCluster(redis)) return optionsPlace(redis.options);
+  // The database the client selects again on each connection (a `select()` of the user's included).
+  if (isIORedisClient(redis) && !isCluster(redis)) return optionsPlace({ ...redis.options, db: databaseOf(redis) });
   if (isNodeRedisClient(redis)) {
     const { options } = redis as { options?: { url?: string; database?: number } };
     try {

@@ -100,3 +100,79 @@ test('a woven file cached under a base config of a package: a nearer install of 
   );
   t.regex(weave(), /prefix: "v2:"/);
 });
+
+const TAGGED =
+  'export class Pay {\n  /** @redisLock businessFlag=pay keyName=no */\n  async pay(no: string) { return no; }\n}\n';
+
+/** The woven text of `file` by the routes' weave (weave-cached.ts), in a process of its own, with the cache in `cacheDir`. */
+function wovenByRoutes(file: string, cacheDir: string): string {
+  return execFileSync(
+    process.execPath,
+    [
+      '-e',
+      `const { weaveCached } = require(${JSON.stringify(path.join(DIST, 'weave-cached.js'))});
+       const file = ${JSON.stringify(file)};
+       process.stdout.write(weaveCached(file, require('node:fs').readFileSync(file, 'utf8'), {}).code);`,
+    ],
+    { env: { ...process.env, LOCKWEAVE_CACHE_DIR: cacheDir }, encoding: 'utf8' },
+  );
+}
+
+test('a folder whose tsconfig.json has no entry, inside a project whose tsconfig.json has one: the enclosing entry, as `tspc -p .` builds it', (t) => {
+  const root = project('enclosing', {
+    'tsconfig.json': { ...entry({ prefix: 'shop:' }), include: ['src'] },
+    // An editor's config for one folder: no plugin entry.
+    'src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
+    'src/legacy/pay.ts': TAGGED,
+  });
+  const file = path.join(root, 'src', 'legacy', 'pay.ts');
+  const config = projectConfigFor(file);
+  t.is(config.plugin.prefix, 'shop:');
+  t.is(config.configFile, path.join(root, 'src', 'legacy', 'tsconfig.json'), "the nearest project's compiler options");
+  t.true(config.configFiles.includes(path.join(root, 'tsconfig.json')));
+  // The answer depends on the folder between having no tsconfig.json: one written there later weaves again.
+  const cache = path.join(root, 'cache');
+  t.regex(wovenByRoutes(file, cache), /prefix: "shop:"/);
+  t.regex(wovenByRoutes(file, cache), /prefix: "shop:"/, 'from the cache');
+  fs.writeFileSync(path.join(root, 'src', 'tsconfig.json'), JSON.stringify(entry({ prefix: 'src:' })));
+  const error = t.throws(() => wovenByRoutes(file, cache));
+  t.regex(String(error?.message), /src[\\/]tsconfig\.json \(prefix "src:".*tsconfig\.json \(prefix "shop:".* differ/);
+});
+
+test('tspc building a file whose own project reads another entry fails at the file; with none there, the enclosing one is agreed', (t) => {
+  const root = project('enclosing-tspc', {
+    'tsconfig.json': {
+      compilerOptions: {
+        ...entry({ prefix: 'shop:' }).compilerOptions,
+        target: 'ES2022',
+        module: 'commonjs',
+        outDir: 'dist',
+        rootDir: 'src',
+        types: [],
+        skipLibCheck: true,
+      },
+      include: ['src'],
+    },
+    'src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
+    'src/legacy/pay.ts': TAGGED,
+    'node_modules/lockweave': '',
+  });
+  fs.rmSync(path.join(root, 'node_modules', 'lockweave'));
+  fs.symlinkSync(ROOT, path.join(root, 'node_modules', 'lockweave'));
+  const tspc = () =>
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js'), '-p', root], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+  t.notThrows(tspc);
+  t.regex(fs.readFileSync(path.join(root, 'dist', 'legacy', 'pay.js'), 'utf8'), /prefix: "shop:"/);
+  fs.writeFileSync(
+    path.join(root, 'src', 'legacy', 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, ...entry({ prefix: 'legacy:' }).compilerOptions } }),
+  );
+  const error = t.throws(tspc) as Error & { stdout?: string };
+  t.regex(
+    String(error.stdout),
+    /pay\.ts is built here with the lockweave entry of tsconfig\.json \(\{"prefix":"shop:"\}\), but its own project \(src[\\/]legacy[\\/]tsconfig\.json\) says \{"prefix":"legacy:"\}/,
+  );
+});

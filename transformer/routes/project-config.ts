@@ -54,33 +54,92 @@ const byNearest = new Map<string, ProjectConfig>();
  * run with cannot be known here, and two would lock different keys. Else it is an error that
  * names them, and the route's `tsconfig` option says which.
  */
-export function projectConfigFor(fileName: string, configFile?: string): ProjectConfig {
-  if (configFile) return readCached(path.resolve(configFile));
+export function projectConfigFor(fileName: string, configFile?: string, tsApi?: typeof ts): ProjectConfig {
+  if (configFile) return readCached(path.resolve(configFile), tsApi);
   const nearest = nearestTsconfigOf(fileName);
   if (!nearest) return NO_PROJECT;
   let config = byNearest.get(nearest);
-  if (!config) byNearest.set(nearest, (config = agreedConfig(nearest)));
+  if (!config) byNearest.set(nearest, (config = agreedConfig(nearest, tsApi)));
   return config;
 }
 
-function readCached(configFile: string): ProjectConfig {
+/** `tsApi`: the compiler to read with (tspc's own, in tspc); else lockweave's (typescript.ts). */
+function readCached(configFile: string, tsApi?: typeof ts): ProjectConfig {
   let config = byConfigFile.get(configFile);
-  if (!config) byConfigFile.set(configFile, (config = readProjectConfig(configFile)));
+  if (!config) byConfigFile.set(configFile, (config = readProjectConfig(configFile, tsApi ?? ownTypeScript())));
   return config;
 }
 
-function agreedConfig(nearest: string): ProjectConfig {
-  const own = readCached(nearest);
+function agreedConfig(nearest: string, tsApi: typeof ts | undefined): ProjectConfig {
+  const own = readCached(nearest, tsApi);
   const others = [...new Set([...own.references, ...siblingConfigs(nearest)])]
     .filter((file) => file !== nearest)
     .flatMap((file) => {
       try {
-        return [readCached(file)];
+        return [readCached(file, tsApi)];
       } catch {
         return []; // one tspc cannot read either (a missing base): it builds nothing with it
       }
     });
   const entries = [own, ...others].filter((config) => config.hasEntry);
+  assertAgreed(entries);
+  // The configs it was read from are what it depends on: a change in any of them weaves again.
+  const read = [own, ...others];
+  const configFiles = [...new Set(read.flatMap((config) => config.configFiles))];
+  const shadowedBy = [...new Set(read.flatMap((config) => config.shadowedBy))];
+  if (entries.length === 0) return enclosingEntry(nearest, own, configFiles, shadowedBy, tsApi);
+  // An entry only elsewhere (a solution-style tsconfig.json): that project's entry and compiler options.
+  const base = own.hasEntry ? own : entries[0]!;
+  return { ...base, configFiles, shadowedBy };
+}
+
+/**
+ * The nearest project has no lockweave entry (an editor's tsconfig.json in a folder of a larger
+ * project, `src/legacy/tsconfig.json`): the file is built by a project further up, whose
+ * tsconfig.json includes the folder — `tspc -p .` at the root weaves it with the root's entry. So the
+ * entry of the enclosing tsconfig.json files is the file's, and where two of them differ it is an
+ * error, as for the configs beside the nearest one. The nearest project's compiler options stay
+ * the file's. Every tsconfig.json above is what the answer depends on, and so is the absence of one
+ * in each folder above: an entry written there later changes the key.
+ */
+function enclosingEntry(
+  nearest: string,
+  own: ProjectConfig,
+  configFiles: string[],
+  shadowedBy: string[],
+  tsApi: typeof ts | undefined,
+): ProjectConfig {
+  const enclosing: ProjectConfig[] = [];
+  const absent: string[] = [];
+  for (let dir = path.dirname(path.dirname(nearest)); ; dir = path.dirname(dir)) {
+    const above = nearestTsconfigOf(path.join(dir, 'file'));
+    for (let missing = dir; missing !== (above && path.dirname(above)); missing = path.dirname(missing)) {
+      absent.push(path.join(missing, 'tsconfig.json'));
+      if (path.dirname(missing) === missing) break;
+    }
+    if (!above) break;
+    try {
+      enclosing.push(readCached(above, tsApi));
+    } catch {
+      // One tspc cannot read either builds nothing: not the file's project, until it is mended.
+      configFiles.push(above);
+    }
+    dir = path.dirname(above);
+    if (path.dirname(dir) === dir) break;
+  }
+  const entries = enclosing.filter((config) => config.hasEntry);
+  assertAgreed(entries);
+  return {
+    ...own,
+    hasEntry: entries.length > 0,
+    plugin: entries[0]?.plugin ?? own.plugin,
+    configFiles: [...new Set([...configFiles, ...enclosing.flatMap((config) => config.configFiles)])],
+    shadowedBy: [...new Set([...shadowedBy, ...absent, ...enclosing.flatMap((config) => config.shadowedBy)])],
+  };
+}
+
+/** Throws unless the lockweave entries of the configs tspc may build a file with say the same prefix and defaults. */
+function assertAgreed(entries: readonly ProjectConfig[]): void {
   const settings = (config: ProjectConfig) => JSON.stringify([config.plugin.prefix, config.plugin.defaults]);
   const differing = entries.filter((config) => settings(config) !== settings(entries[0]!));
   if (differing.length > 0)
@@ -89,17 +148,9 @@ function agreedConfig(nearest: string): ProjectConfig {
         "and which one tspc builds with cannot be told from here: the methods would lock other keys than tspc's. " +
         "Give them the same prefix and defaults, or name the tsconfig in the route's options ({ tsconfig: 'tsconfig.app.json' }).",
     );
-  // The configs it was read from are what it depends on: a change in any of them weaves again.
-  const read = [own, ...others];
-  const configFiles = [...new Set(read.flatMap((config) => config.configFiles))];
-  const shadowedBy = [...new Set(read.flatMap((config) => config.shadowedBy))];
-  // An entry only elsewhere (a solution-style tsconfig.json): that project's entry and compiler options.
-  const base = own.hasEntry || entries.length === 0 ? own : entries[0]!;
-  return { ...base, configFiles, shadowedBy };
 }
 
-function readProjectConfig(configFile: string): ProjectConfig {
-  const tsApi = ownTypeScript();
+function readProjectConfig(configFile: string, tsApi: typeof ts): ProjectConfig {
   const json = tsApi.readJsonConfigFile(configFile, tsApi.sys.readFile);
   const syntax = (json as { parseDiagnostics?: ts.Diagnostic[] }).parseDiagnostics?.[0];
   if (syntax) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, syntax)}`);
