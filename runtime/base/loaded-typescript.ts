@@ -22,11 +22,21 @@ import { fileURLToPath } from 'node:url';
  * and check asks these two, not a list of its own.
  */
 export const SOURCE_EXTENSIONS = { typescript: '\\.[cm]?tsx?', javascript: '\\.[cm]?jsx?' } as const;
-/** A file name a TypeScript transpiler compiles: .ts, .mts, .cts, .tsx. */
-export const TYPESCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.typescript}$`);
+/**
+ * A file name a TypeScript transpiler compiles: .ts, .mts, .cts, .tsx, in any case — Bun compiles
+ * `pay.TS` as TypeScript; esbuild compiles it only under a loader the build names, and Node not at
+ * all (the bundler routes ask the build's own loaders, load-step.ts).
+ */
+export const TYPESCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.typescript}$`, 'i');
 /** A JavaScript file name: .js, .mjs, .cjs, .jsx. */
 export const JAVASCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.javascript}$`);
-const DECLARATION_FILE = new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}$`);
+const DECLARATION_FILE = new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}$`, 'i');
+/**
+ * Names no runtime compiles as code by itself: data (require's .json and .node, WebAssembly) and
+ * the usual assets a require hook or a bunfig [loader] turns into text or a URL.
+ */
+const DATA_FILE =
+  /\.(?:json5?|jsonc|node|wasm|txt|md|css|scss|sass|less|html?|svg|png|jpe?g|gif|webp|ico|ya?ml|toml|graphql|gql|sql|map)$/i;
 /** Packages ship JavaScript built (woven, if at all, when they were built); a look at each would cost every build and start. */
 export const PACKAGE_FILE = /[\\/]node_modules[\\/]/;
 
@@ -50,8 +60,31 @@ const OWN_DIST = ((): string | undefined => {
  */
 export function isWovenSource(file: string): boolean {
   if (TYPESCRIPT_FILE.test(file)) return !DECLARATION_FILE.test(file);
+  return JAVASCRIPT_FILE.test(file) && isProjectFile(file);
+}
+
+/** A file of the project's own: not a package's (node_modules), nor lockweave's own dist. */
+export function isProjectFile(file: string): boolean {
+  return !PACKAGE_FILE.test(file) && (OWN_DIST === undefined || !file.startsWith(OWN_DIST));
+}
+
+/**
+ * A file whose code may have run compiled from a source no route wove: TypeScript by its name
+ * (wherever it lives, declaration files aside), and a project file under a name that is neither
+ * JavaScript nor data — what a bunfig `[loader]` compiles as TypeScript, a require hook of another
+ * tool for its own extension, or Node's `require('./pay.svc')`, which runs any unknown extension as
+ * JavaScript. JavaScript by name (and a file without an extension, which Node runs as JavaScript)
+ * is left out: a built, woven file keeps its tag comments, so its text cannot tell.
+ */
+export function isCompiledSource(file: string): boolean {
+  if (TYPESCRIPT_FILE.test(file)) return !DECLARATION_FILE.test(file);
+  const name = path.basename(file);
   return (
-    JAVASCRIPT_FILE.test(file) && !PACKAGE_FILE.test(file) && (OWN_DIST === undefined || !file.startsWith(OWN_DIST))
+    name.lastIndexOf('.') > 0 &&
+    !/\.[cm]?jsx?$/i.test(name) &&
+    !DATA_FILE.test(name) &&
+    path.isAbsolute(file) &&
+    isProjectFile(file)
   );
 }
 const TYPE_STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
@@ -59,7 +92,7 @@ const ASYNC_LOADER_HOOKS = 'NativeModule internal/modules/esm/hooks';
 /** Command-line ways to add a loader; a loader added with module.registerHooks leaves no other trace. */
 const LOADER_FLAG = /(^|\s)--(import|loader|experimental-loader)(=|\s|$)/;
 
-/** TypeScript files this process has run, or `undefined` when that could not be found out. */
+/** TypeScript files (and other compiled names: isCompiledSource) this process has run, or `undefined` when that could not be found out. */
 export function loadedTypeScript(): string[] | undefined {
   const files = requiredTypeScript();
   if ((globalThis as { Bun?: unknown }).Bun !== undefined) return files; // Bun's require.cache holds its ES modules too
@@ -83,8 +116,9 @@ interface ScriptParsed {
 }
 
 /**
- * The files of every ES module V8 has parsed whose URL names a TypeScript file. Scripts a test
- * runner compiles itself (vm, a bundler's eval) are not modules and are its transform's business.
+ * The files of every ES module V8 has parsed whose URL names a TypeScript file (or another compiled
+ * name: a loader of another tool compiled it). Scripts a test runner compiles itself (vm, a
+ * bundler's eval) are not modules and are its transform's business.
  */
 function parsedTypeScriptModules(): string[] | undefined {
   let inspector: typeof import('node:inspector');
@@ -116,11 +150,13 @@ function parsedTypeScriptModules(): string[] | undefined {
 }
 
 /**
- * The TypeScript files in require.cache. Bun enters its ES modules there only once they have run,
- * and a require hook of another loader compiles past Node's hooks: both are seen here, late.
+ * The TypeScript files in require.cache, and the project's files under other compiled names
+ * (isCompiledSource: a bunfig [loader], `require('./pay.svc')`). Bun enters its ES modules there
+ * only once they have run, and a require hook of another loader compiles past Node's hooks: both
+ * are seen here, late.
  */
 export function requiredTypeScript(): string[] {
-  return requiredFiles().filter((file) => TYPESCRIPT_FILE.test(file));
+  return requiredFiles().filter(isCompiledSource);
 }
 
 /**
@@ -219,8 +255,13 @@ function checkCompiledPast(waiting: Set<string>, check: (file: string) => void):
   }
 }
 
-/** The TypeScript file a module URL names (its query and hash aside), if it names one on disk. */
+/**
+ * The TypeScript file a module URL names (its query and hash aside), or a project file under
+ * another compiled name (isCompiledSource), if it names one on disk.
+ */
 function typeScriptFileOf(url: string): string | undefined {
-  const path = url.replace(/[?#].*$/, '');
-  return path.startsWith('file:') && TYPESCRIPT_FILE.test(path) ? fileURLToPath(path) : undefined;
+  const name = url.replace(/[?#].*$/, '');
+  if (!name.startsWith('file:')) return undefined;
+  const file = fileURLToPath(name);
+  return isCompiledSource(file) ? file : undefined;
 }

@@ -268,11 +268,13 @@ export function assertTypeScriptWoven(): void {
   if (inJestEnvironment()) return assertJestWoven();
   assertCodeNotInFileWoven();
   const marks = marksOf();
-  if (marks.some((mark) => mark.seesEveryFile?.() === true)) return;
   const bunGlobal = (globalThis as { Bun?: { main?: unknown } }).Bun;
   const bun = bunGlobal !== undefined;
   const entry = bunGlobal ? bunGlobal.main : process.argv[1];
   const file = typeof entry === 'string' ? entry.split(/[\\/]/).pop() : undefined;
+  // A route that sees every file weaves those named TypeScript (and the project's JavaScript):
+  // code under another name (`require('./pay.svc')`) passes its hook unwoven, and is checked.
+  if (marks.some((mark) => mark.seesEveryFile?.() === true)) return assertImportsWoven(bun, file ?? 'the entry', true);
   // A route that wove some files: every other TypeScript file that ran, the entry too, is checked.
   if (marks.length > 0 || typeof entry !== 'string' || !TYPESCRIPT_FILE.test(entry))
     return assertImportsWoven(bun, file ?? 'the entry');
@@ -438,9 +440,15 @@ function woveInMemory(fileName: string): boolean {
   return marksOf().some((mark) => [...mark.files].some((file) => file.replace(/\\/g, '/') === wanted));
 }
 
-/** A JavaScript entry, or a route that wove some files: the TypeScript that ran past a route must not hold tags. */
-function assertImportsWoven(bun: boolean, entry: string): void {
-  const files = loadedTypeScript();
+/**
+ * A JavaScript entry, or a route that wove some files: the TypeScript that ran past a route — and
+ * code under any other name no route weaves (isCompiledSource) — must not hold tags.
+ */
+function assertImportsWoven(bun: boolean, entry: string, otherNamesOnly = false): void {
+  // Files under other names show in require.cache and pass Node's load hooks (an ES module needs a
+  // loader of another tool for such a name): V8's list of modules is not asked for them.
+  const files = otherNamesOnly ? requiredTypeScript() : loadedTypeScript();
+  const judged = (file: string): boolean => !otherNamesOnly || !TYPESCRIPT_FILE.test(file);
   const runtime = bun ? 'Bun' : 'Node';
   if (files === undefined) {
     throw new Error(
@@ -449,6 +457,8 @@ function assertImportsWoven(bun: boolean, entry: string): void {
   }
   const refuse = (file: string): never => {
     const marks = marksOf();
+    // A name no route weaves (loaded-typescript.ts, isCompiledSource): only a rename makes it woven.
+    if (!TYPESCRIPT_FILE.test(file)) throw new Error(unwovenName(runtime, file));
     throw new Error(
       marks.length === 0
         ? `lockweave: ${runtime} ran ${file} (imported by ${entry}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, entry)}`
@@ -466,19 +476,29 @@ function assertImportsWoven(bun: boolean, entry: string): void {
               `(\`node --import lockweave/register ${entry}\`), and register other load hooks before it, or have them call nextLoad for TypeScript files.`,
     );
   };
-  const tagged = files.find((file) => !wove(file) && holdsTag(file));
+  const tagged = files.find((file) => judged(file) && !wove(file) && holdsTag(file));
   if (tagged !== undefined) refuse(tagged);
   // What this process loads from now on: Node's loader refuses a tagged file before it runs; what
   // only require.cache shows (Bun, another loader's require hook) is refused once start-up's
   // first turn is over, thrown where nothing can catch it.
   const checkLater = (file: string): void => {
-    if (!wove(file) && holdsTag(file)) refuse(file);
+    if (judged(file) && !wove(file) && holdsTag(file)) refuse(file);
   };
   checkLaterTypeScript(
     checkLater,
     marksOf().some((mark) => mark.weavesAtCompile === true),
   );
   setImmediate(() => requiredTypeScript().forEach(checkLater));
+}
+
+/** The refusal of a file compiled under a name no route weaves, with tags on disk. */
+function unwovenName(runtime: string, file: string): string {
+  return (
+    `lockweave: ${runtime} ran ${file}, which holds @${'redisLock'} tags, as code under a name lockweave's routes do not weave ` +
+    "(a bunfig [loader] lockweave's Bun plugin did not find, another tool's require hook or loader, or `require` of an unknown " +
+    'extension, which Node runs as JavaScript), so its tagged methods would run unlocked. Rename it to .ts (or .mts, .cts, .tsx), ' +
+    'or build with `lockweave build` (or tspc) and run the JavaScript it writes.'
+  );
 }
 
 /** The fix a refusal names: the route for the runtime, started on `entry`, or a build. */

@@ -1,29 +1,48 @@
 // lockweave's Bun plugin, behind lockweave/bun (bun.ts) and lockweave/bun/register (bun-register.ts).
+//
+// Bun compiles a file as TypeScript by its loader: `.ts`, `.mts`, `.cts`, `.tsx` in any case
+// (`pay.TS` too), and any extension Bun.build's `loader` option or bunfig.toml's [loader] maps to
+// `ts` or `tsx`. The plugin takes each of them (build-loaders.ts).
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { bunfigLoaders, bunLoaders, type LoaderMap, sourceKindOf } from './build-loaders';
 import type { LockweaveBundlerOptions } from './bundler-hooks';
-import { TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
-import { loadWoven, strippedInputs, type LoadedTypeScript, type Metafile } from './load-step';
+import { type LoadedTypeScript, loadWoven, type Metafile, strippedInputs } from './load-step';
 
 /** The part of Bun's plugin API this plugin uses (Bun is not a dependency). */
 export interface BunPlugin {
   name: string;
   setup(build: {
-    onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => LoadedTypeScript): void;
+    onLoad(
+      options: { filter: RegExp },
+      /** `loader`: Bun.build's, for the file; the runtime gives none. */
+      callback: (args: { path: string; loader?: string }) => LoadedFile | undefined,
+    ): void;
     /** Bun.build's, not the runtime's. */
-    readonly config?: { metafile?: boolean; outdir?: string };
+    readonly config?: { metafile?: boolean; outdir?: string; loader?: LoaderMap };
     onEnd?(callback: (result: { readonly success: boolean; readonly metafile?: Metafile }) => void): void;
   }): void;
 }
+
+/** What the plugin's onLoad answers: a TypeScript file (woven, if tagged), or another file as it is, with the loader Bun would use. */
+type LoadedFile = LoadedTypeScript | { contents: string; loader: string };
 
 /** The plugin, adding each file its onLoad reads to `loaded` (bun-register.ts hands it to the runtime's check). */
 export const bunPlugin = (loaded: Set<string>, options?: LockweaveBundlerOptions): BunPlugin => ({
   name: 'lockweave',
   setup(build) {
-    build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => {
-      loaded.add(args.path);
-      return loadWoven(args.path, options, true);
-    });
     const { config, onEnd } = build;
+    // Bun's runtime reads its loaders from bunfig.toml, and tells a plugin nothing of them.
+    const loaders = bunLoaders(config ? config.loader : bunfigLoaders());
+    build.onLoad({ filter: loaders.filter }, (args) => {
+      const loader = args.loader ?? loaders.loaderOf(args.path);
+      if (loader !== 'ts' && loader !== 'tsx') {
+        // Bun.build lets the file load as it would; the runtime wants an answer for every file its filter takes.
+        return config ? undefined : { contents: fs.readFileSync(args.path, 'utf8'), loader: loader ?? 'file' };
+      }
+      loaded.add(args.path);
+      return loadWoven(args.path, options, loader, true);
+    });
     if (!config || !onEnd) return; // Bun's runtime: no end of a build
     config.metafile = true;
     onEnd.call(build, (result) => {
@@ -32,6 +51,7 @@ export const bunPlugin = (loaded: Set<string>, options?: LockweaveBundlerOptions
       const error = strippedInputs(
         result.metafile,
         loaded,
+        (file) => sourceKindOf(file, loaders.loaderOf(file)),
         process.cwd(),
         config.outdir && path.resolve(config.outdir),
       );

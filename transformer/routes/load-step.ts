@@ -7,6 +7,10 @@
 // before lockweave's that loads TypeScript files answers for them, and lockweave's is never asked.
 // The build's metafile says what it bundled, and its end finds such a file (strippedInputs).
 //
+// What is TypeScript is the tool's to say: every file it compiles with its `ts` or `tsx` loader,
+// whatever the name (`loader: { '.svc': 'ts' }`), is loaded and woven, and the build's end judges
+// each input by the loader the tool used for it (build-loaders.ts).
+//
 // Only TypeScript: a project's own JavaScript (allowJs: tspc weaves it) is refused, not woven.
 // esbuild's filter is a Go regular expression, without lookahead: taking JavaScript would call from
 // Go into JavaScript for every file of every package the build bundles (in-process, +25 ms for a
@@ -18,14 +22,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
 import { mayHoldTag } from '../parse/find-tags';
-import { isWeavable, isWeavableFile, strippedError, weave, type LockweaveBundlerOptions } from './bundler-hooks';
+import { esbuildLoaders, type LoaderMap, parsedLoaderOf, type SourceKind, sourceKindOf } from './build-loaders';
+import { isWeavable, strippedError, weave, type LockweaveBundlerOptions } from './bundler-hooks';
 import { tagsWeaveOnDisk } from './tags-on-disk';
 import type { CachedWeave } from './woven-cache';
 
 /**
  * esbuild's plugin, written for esbuild directly: through unplugin it cost a plain build of 85 ms
  * another ~55 ms (loading unplugin ~25 ms, and a second read of every file in JavaScript). It
- * reads each .ts file once; a file without a tag goes back to esbuild untouched (undefined), a
+ * reads each file esbuild compiles as TypeScript once; a file without a tag goes back to esbuild untouched (undefined), a
  * tagged one comes back woven, with its map inline, which esbuild composes into the bundle's.
  * The build keeps a metafile, so that its end can find a file another plugin loaded in
  * lockweave's place (strippedInputs).
@@ -38,20 +43,24 @@ export function esbuildPlugin(options: LockweaveBundlerOptions | undefined): Esb
       const loaded = new Set<string>();
       const dir = build.initialOptions.absWorkingDir ?? process.cwd();
       build.initialOptions.metafile = true;
+      const loaders = esbuildLoaders(build.initialOptions.loader);
       const stdin = weaveStdin(build.initialOptions.stdin, dir, options);
       if (stdin !== undefined) loaded.add(stdin);
-      build.onLoad({ filter: TYPESCRIPT_FILE }, (args) => {
+      build.onLoad({ filter: loaders.filter }, (args) => {
         // A module of another plugin's namespace is that plugin's to load: its path need not be a
         // file, nor its text the file's. The build's end judges it (strippedInputs).
         if (args.namespace !== undefined && args.namespace !== 'file') return undefined;
+        const loader = loaders.loaderOf(args.path);
+        if (loader !== 'ts' && loader !== 'tsx') return undefined; // a longer extension made it something else
         loaded.add(args.path);
-        return loadWoven(args.path, options);
+        return loadWoven(args.path, options, loader);
       });
       build.onEnd((result) => {
         if (result.errors.length > 0) return;
         const error = strippedInputs(
           result.metafile,
           loaded,
+          (file) => sourceKindOf(file, loaders.loaderOf(file)),
           dir,
           build.initialOptions.write === false ? undefined : dir,
         );
@@ -74,17 +83,19 @@ export interface Metafile {
 /**
  * At the end of a build whose plugins load files (esbuild, Bun.build), which asks the plugins'
  * onLoad callbacks in order and takes the first answer: a plugin listed before lockweave's that
- * loads TypeScript files answers for them, and lockweave's is never asked. Every source input
- * (isWovenSource) lockweave's onLoad did not load — TypeScript another plugin loaded first, or the
- * project's own JavaScript, which it does not load — is read once, and TypeScript another plugin
- * served in its own namespace with no file to read counts as tagged (its text is unknown); if one has tags, the
- * files the build wrote under `outputDir` (both tools write before the end callbacks run;
- * undefined when they wrote nothing) are removed — as the tools write nothing on errors of their
- * own — and the error naming the inputs is returned.
+ * loads TypeScript files answers for them, and lockweave's is never asked. Each input is judged by
+ * what the tool compiled it as (`kindOf`: its loader, not its name). Every source input lockweave's
+ * onLoad did not load — TypeScript another plugin loaded first, or the project's own JavaScript,
+ * which it does not load — is read once, and TypeScript another plugin served in its own namespace
+ * with no file to read counts as tagged (its text is unknown); if one has tags, the files the build
+ * wrote under `outputDir` (both tools write before the end callbacks run; undefined when they wrote
+ * nothing) are removed — as the tools write nothing on errors of their own — and the error naming
+ * the inputs is returned.
  */
 export function strippedInputs(
   metafile: Metafile | undefined,
   loaded: ReadonlySet<string>,
+  kindOf: (file: string) => SourceKind,
   inputDir: string,
   outputDir: string | undefined,
 ): Error | undefined {
@@ -93,33 +104,31 @@ export function strippedInputs(
     return new Error('lockweave: the build kept no metafile, so lockweave cannot check that it wove every tagged file');
   const inputs = Object.keys(metafile.inputs).map((input) => inputOf(inputDir, input));
   const files = inputs.filter((input) => input.namespace === undefined).map((input) => input.file);
-  const unwoven = files.filter((file) => isWeavableFile(file) && !loaded.has(file) && tagsWeaveOnDisk(file));
+  const unwoven = files.filter((file) => kindOf(file) !== undefined && !loaded.has(file) && tagsWeaveOnDisk(file));
   // TypeScript files lockweave's onLoad, which takes every one in the `file` namespace, was never
   // asked for: a plugin before it answered, with text lockweave never saw — whatever the file on
   // disk holds (the plugin may serve another text for it, or a path with no file). Only lockweave
   // first among the plugins that load TypeScript makes what it reads what is bundled.
-  const unseen = files.filter(
-    (file) => TYPESCRIPT_FILE.test(file) && isWeavableFile(file) && !loaded.has(file) && !unwoven.includes(file),
-  );
+  const unseen = files.filter((file) => kindOf(file) === 'typescript' && !loaded.has(file) && !unwoven.includes(file));
   // A file another plugin loaded in a namespace of its own (an inline worker, say): lockweave's
   // onLoad takes the `file` namespace only, so a file there with tags on disk went out unwoven.
   for (const input of inputs)
     if (
       input.namespace !== undefined &&
       readable(input.file) &&
-      isWeavableFile(input.file) &&
+      kindOf(input.file) !== undefined &&
       tagsWeaveOnDisk(input.file)
     )
       unseen.push(input.name);
   // TypeScript another plugin made in its own namespace, with no file to read: what it held is unknown.
   const unread = inputs
-    .filter((input) => input.namespace !== undefined && TYPESCRIPT_FILE.test(input.file) && !readable(input.file))
+    .filter((input) => input.namespace !== undefined && kindOf(input.file) === 'typescript' && !readable(input.file))
     .map((input) => input.name);
   if (unwoven.length === 0 && unread.length === 0 && unseen.length === 0) return undefined;
   if (outputDir !== undefined)
     for (const output of Object.keys(metafile.outputs)) fs.rmSync(path.resolve(outputDir, output), { force: true });
-  const stripped = unwoven.filter((file) => TYPESCRIPT_FILE.test(file));
-  const javaScript = unwoven.filter((file) => !TYPESCRIPT_FILE.test(file));
+  const stripped = unwoven.filter((file) => kindOf(file) === 'typescript');
+  const javaScript = unwoven.filter((file) => kindOf(file) === 'javascript');
   const errors = [
     ...(stripped.length > 0 ? [strippedError(...stripped)] : []),
     ...(javaScript.length > 0 ? [unwovenJavaScript(javaScript)] : []),
@@ -223,33 +232,55 @@ export interface LoadedTypeScript {
 }
 
 /**
- * What an esbuild-style onLoad returns for a TypeScript file, from one read of it: the woven text
- * with its map inline (which the tool composes into its own) when the file holds a tag; else, with
- * `asRead`, the file as it was read (Bun's runtime wants an answer for every file), without it
- * undefined (the tool loads the file as it would have).
+ * What an esbuild-style onLoad returns for a file the tool compiles with `loader` (TypeScript: by
+ * its name, or by the build's loader table), from one read of it: the woven text with its map inline
+ * (which the tool composes into its own) when the file holds a tag; else, with `asRead`, the file as
+ * it was read (Bun's runtime wants an answer for every file), without it undefined (the tool loads
+ * the file as it would have). A tagged file weaveSource would parse otherwise than the tool compiles
+ * it (JSX outside a .tsx name) fails the build, naming the rename.
  */
-export function loadWoven(file: string, options: LockweaveBundlerOptions | undefined, asRead: true): LoadedTypeScript;
-export function loadWoven(file: string, options: LockweaveBundlerOptions | undefined): LoadedTypeScript | undefined;
 export function loadWoven(
   file: string,
   options: LockweaveBundlerOptions | undefined,
+  loader: 'ts' | 'tsx',
+  asRead: true,
+): LoadedTypeScript;
+export function loadWoven(
+  file: string,
+  options: LockweaveBundlerOptions | undefined,
+  loader: 'ts' | 'tsx',
+): LoadedTypeScript | undefined;
+export function loadWoven(
+  file: string,
+  options: LockweaveBundlerOptions | undefined,
+  loader: 'ts' | 'tsx',
   asRead = false,
 ): LoadedTypeScript | undefined {
-  const weavable = isWeavable(file);
+  // Compiled as TypeScript by the tool's word: woven whatever the name, declaration files aside.
+  const weavable = TYPESCRIPT_FILE.test(file) ? isWeavable(file) : true;
   if (!weavable && !asRead) return undefined;
   const code = fs.readFileSync(file, 'utf8');
-  if (!weavable || !mayHoldTag(code))
-    return asRead ? { contents: code, loader: loaderOf(file), watchFiles: [] } : undefined;
+  if (!weavable || !mayHoldTag(code)) return asRead ? { contents: code, loader, watchFiles: [] } : undefined;
+  if (parsedLoaderOf(file) !== loader) {
+    if (!tagsWeaveOnDisk(file)) return asRead ? { contents: code, loader, watchFiles: [] } : undefined;
+    throw misnamedError(file, loader);
+  }
   const woven = weave(file, code, options);
   return {
     contents: woven.code + inlineMap(woven.map),
-    loader: loaderOf(file),
+    loader,
     watchFiles: [...(woven.configFiles ?? [])],
   };
 }
 
-function loaderOf(file: string): 'ts' | 'tsx' {
-  return /\.[cm]?tsx$/.test(file) ? 'tsx' : 'ts';
+/** The error of a tagged file the tool compiles as `loader` under a name lockweave's weave reads as another kind of code. */
+function misnamedError(file: string, loader: 'ts' | 'tsx'): Error {
+  const wanted = loader === 'tsx' ? '.tsx' : '.ts (or .mts, .cts)';
+  return new Error(
+    `lockweave: ${file} holds @${'redisLock'} tags and the build compiles it with the ${loader} loader, but lockweave reads a file ` +
+      `as TypeScript by its name (JSX only in .tsx), so it cannot weave ${path.basename(file)} as the build compiles it, and its methods ` +
+      `would run unlocked. Rename it to ${wanted}.`,
+  );
 }
 
 /** The part of esbuild's plugin API this plugin uses (esbuild is not a dependency). */
@@ -258,6 +289,7 @@ interface EsbuildPlugin {
   setup(build: {
     readonly initialOptions: {
       metafile?: boolean;
+      loader?: LoaderMap;
       absWorkingDir?: string;
       logLevel?: string;
       write?: boolean;

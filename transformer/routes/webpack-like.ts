@@ -27,7 +27,15 @@
 // once the modules are built: one that is code (not an asset), whatever its query, whose file on
 // disk has tags fails the compilation before anything is emitted (an error thrown there stops it;
 // one merely reported would still be emitted outside production mode).
+//
+// The rule takes files by name, and a TypeScript loader may compile others: ts-loader's
+// `appendTsSuffixTo: [/\.svc$/]`, swc-loader or builtin:swc-loader under a rule for `.svc`. A
+// project module under any other name that the build made code (not an asset, JSON, CSS or
+// WebAssembly) whose file on disk has tags fails the compilation there too, naming the rename:
+// lockweave weaves a file as its name says it is written.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isProjectFile } from '../../runtime/base/loaded-typescript';
 import { mayHoldTag } from '../parse/find-tags';
 import { isWeavableFile, strippedError, type LockweaveBundlerOptions } from './bundler-hooks';
 import { tagsWeaveOnDisk } from './tags-on-disk';
@@ -82,8 +90,11 @@ export function webpackLikePlugin(options: LockweaveBundlerOptions | undefined) 
       });
       compiler.hooks.compilation.tap('lockweave', (compilation) => {
         compilation.hooks.finishModules.tap('lockweave', (modules) => {
-          const stripped = [...modules].filter(builtWithoutLoader).map(fileOfModule).filter(tagsWeaveOnDisk);
+          const built = [...modules];
+          const stripped = built.filter(builtWithoutLoader).map(fileOfModule).filter(tagsWeaveOnDisk);
           if (stripped.length > 0) throw strippedError(...stripped);
+          const misnamed = built.filter(codeUnderOtherName).map(fileOfModule).filter(tagsWeaveOnDisk);
+          if (misnamed.length > 0) throw misnamedError([...new Set(misnamed)]);
         });
       });
     },
@@ -117,6 +128,30 @@ function builtWithoutLoader(module: BuiltModule): boolean {
     isWeavableFile(fileOfModule(module)) &&
     !isDataModule(module) &&
     !module.loaders?.some((used) => typeof used.loader === 'string' && used.loader.startsWith(LOADER))
+  );
+}
+
+/**
+ * A project module the build made code (webpack's and rspack's `javascript/*` types, or one not
+ * known to be data) from a file whose name lockweave does not weave: a loader compiled it by a
+ * rule of its own.
+ */
+function codeUnderOtherName(module: BuiltModule): boolean {
+  if (typeof module.resource !== 'string' || isDataModule(module) || DATA_TYPE.test(String(module.type))) return false;
+  const file = fileOfModule(module);
+  return path.isAbsolute(file) && !isWeavableFile(file) && isProjectFile(file);
+}
+
+/** Module types whose text is data to the tools: JSON, CSS, WebAssembly (assets: isDataModule). */
+const DATA_TYPE = /^(?:json|css|webassembly)(?:\/|$)/;
+
+/** The error of tagged project files compiled as code under names lockweave does not weave. */
+function misnamedError(files: readonly string[]): Error {
+  const [holds, them, their] = files.length > 1 ? ['hold', 'them', 'their'] : ['holds', 'it', 'its'];
+  return new Error(
+    `lockweave: ${files.join(', ')} ${holds} @${'redisLock'} tags, and the build compiles ${them} as code (a loader's rule for ${their} name: ` +
+      "ts-loader's appendTsSuffixTo, swc-loader, …), but lockweave's plugin weaves files by name (.ts, .mts, .cts, .tsx, and the " +
+      `project's .js, .mjs, .cjs, .jsx), so ${their} methods would run unlocked. Rename ${them} to .ts (or .mts, .cts, .tsx).`,
   );
 }
 
