@@ -97,19 +97,34 @@ const PRELOAD_FLAG = /^(-r|--require|--import|--loader|--experimental-loader)(?:
  */
 export function firstPreload(ownFile: string): boolean {
   const words = [...(process.env.NODE_OPTIONS ?? '').split(/\s+/), ...process.execArgv].filter(Boolean);
-  const requires: string[] = [];
-  const imports: string[] = [];
+  const preloads = preloadsOf(words);
+  if (preloads.some(({ flag }) => flag === '--loader' || flag === '--experimental-loader')) return false;
+  const requires = preloads.filter(({ flag }) => flag !== '--import');
+  const imports = preloads.filter(({ flag }) => flag === '--import');
+  const first = [...requires, ...imports][0];
+  return first !== undefined && resolvesTo(first.specifier, ownFile);
+}
+
+/** Each preload flag of `words` (Node's command-line options) and the module it names, in order. */
+export function preloadsOf(words: readonly string[]): { flag: string; specifier: string }[] {
+  const preloads: { flag: string; specifier: string }[] = [];
   for (let i = 0; i < words.length; i++) {
     const flag = PRELOAD_FLAG.exec(words[i]);
     if (!flag) continue;
     const specifier = (flag[2] ?? words[++i] ?? '').replace(/^(['"])(.*)\1$/, '$2');
-    if (flag[1] === '--loader' || flag[1] === '--experimental-loader') return false;
-    (flag[1] === '--import' ? imports : requires).push(specifier);
+    preloads.push({ flag: flag[1], specifier });
   }
-  const first = [...requires, ...imports][0];
-  if (first === undefined) return false;
+  return preloads;
+}
+
+/** True when `specifier`, resolved from the working directory, is `file`. */
+export function resolvesTo(specifier: string, file: string): boolean {
   try {
-    return require.resolve(first, { paths: [process.cwd()] }) === ownFile;
+    return (
+      require.resolve(specifier.startsWith('file:') ? fileURLToPath(specifier) : specifier, {
+        paths: [process.cwd()],
+      }) === file
+    );
   } catch {
     return false;
   }

@@ -24,6 +24,7 @@ import { isWovenSource } from '../../runtime/base/loaded-typescript';
 import { assertCodeNotInFileWoven, assertTypeScriptWoven, markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { firstPreload, type LoadHook, noteReached, watchLaterHooks, weavableFileOf } from './later-hooks';
+import { weaveChildren } from './register-children';
 import { cancelWovenRead, noteHandedOn, weaveRequiredTypeScript } from './register-require';
 import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
 import { weaveCached } from './weave-cached';
@@ -99,6 +100,8 @@ function handOn(file: string, source: string, loaded: LoadResult, text: string, 
 
 // A hook registered after ours runs first and may never call ours: each is checked (later-hooks.ts).
 watchLaterHooks();
+// A worker thread or forked process given options of its own loads lockweave/register too.
+weaveChildren(__filename);
 
 // This process's TypeScript is woven from here on (runtime/base/weave-mark.ts): the runtime checks
 // the TypeScript that ran against the files the hook handled, unless nothing could have passed it.

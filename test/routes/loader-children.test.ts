@@ -1,0 +1,27 @@
+// A process under lockweave/register that starts a worker thread or forks a process with an
+// `execArgv` of its own, lockweave/register left out: the child's TypeScript, stripped by Node
+// with its tags, would run unlocked and never load the runtime that refuses it. lockweave/register
+// goes first into such an execArgv: the child's tagged method holds its key.
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT } from '../helpers/fixture-projects';
+import { routeScratch } from '../helpers/route-scratch';
+import { NODE_LINES, scratchRunner } from '../helpers/scratch-runs';
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'loader-children');
+const scratch = routeScratch('routes', 'loader-children');
+const run = scratchRunner(scratch, 3);
+
+test.before(() => {
+  fs.cpSync(FIXTURE, scratch.dir, { recursive: true });
+});
+
+for (const [nodeName, node] of Object.entries(NODE_LINES)) {
+  for (const kind of ['worker', 'fork']) {
+    test(`${nodeName}: a ${kind} started with execArgv: [] under lockweave/register holds its key`, async (t) => {
+      const result = await run(node, ['--import', 'lockweave/register', 'main.ts'], { env: { CHILD_KIND: kind } });
+      t.regex(result.stdout, new RegExp(`^RESULT ${kind} LOCKED$`, 'm'), result.output);
+    });
+  }
+}
