@@ -54,6 +54,16 @@ function assertBuilt(): void {
   }
 }
 
+/**
+ * lockweave as npm leaves a package at `dir`: its package.json and dist, copied (a link would lead
+ * tools that follow it to the repo's sources and own node_modules).
+ */
+export function installedCopy(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  fs.cpSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
+}
+
 export function run(
   file: string,
   args: string[],

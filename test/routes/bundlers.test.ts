@@ -7,7 +7,7 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ROOT, linkPackage } from '../helpers/fixture-projects';
+import { installedCopy, ROOT, linkPackage } from '../helpers/fixture-projects';
 import { childRunner, type Ran } from '../helpers/child-process';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 
@@ -57,9 +57,7 @@ test.before(async () => {
   linkPackage(); // asserts that dist is built from the current transformer/
   fs.rmSync(TMP, { recursive: true, force: true });
   fs.cpSync(FIXTURE, APP_DIR, { recursive: true });
-  fs.mkdirSync(INSTALLED, { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(INSTALLED, 'package.json'));
-  fs.cpSync(path.join(ROOT, 'dist'), path.join(INSTALLED, 'dist'), { recursive: true });
+  installedCopy(INSTALLED);
   redis = await startRedisServer();
 });
 

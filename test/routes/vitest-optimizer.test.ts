@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { weaveOptimizedDeps } from '../../transformer/routes/vite-optimizer';
 import { childRunner, type Ran } from '../helpers/child-process';
-import { linkPackage, ROOT } from '../helpers/fixture-projects';
+import { installedCopy, linkPackage, ROOT } from '../helpers/fixture-projects';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'vitest-optimizer');
@@ -25,9 +25,7 @@ let redis: RedisServer;
 test.before(async () => {
   linkPackage(); // asserts that dist is built from the current transformer/
   fs.rmSync(TMP, { recursive: true, force: true });
-  fs.mkdirSync(INSTALLED, { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(INSTALLED, 'package.json'));
-  fs.cpSync(path.join(ROOT, 'dist'), path.join(INSTALLED, 'dist'), { recursive: true });
+  installedCopy(INSTALLED);
   redis = await startRedisServer();
 });
 

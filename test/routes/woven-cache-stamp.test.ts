@@ -9,7 +9,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ROOT } from '../helpers/fixture-projects';
+import { installedCopy, ROOT } from '../helpers/fixture-projects';
 import { childRunner } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
 
@@ -51,9 +51,7 @@ test.before(() => {
   fs.writeFileSync(path.join(APP, 'pay.ts'), SERVICE);
   fs.writeFileSync(path.join(APP, 'main.cjs'), MAIN);
   // lockweave installed as npm leaves a package: its package.json and dist, every file at one time.
-  fs.mkdirSync(PACKAGE, { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(PACKAGE, 'package.json'));
-  fs.cpSync(path.join(ROOT, 'dist'), path.join(PACKAGE, 'dist'), { recursive: true });
+  installedCopy(PACKAGE);
   installedTimes(PACKAGE);
 });
 

@@ -1,6 +1,5 @@
 // Where a lock's key went, database by database, and an ACL user whose SELECT is taken away: what
-// the database tests (database-select-method.test.ts) look at. database-select.test.ts and
-// database-reconnect.test.ts keep copies of their own of these, to be moved here.
+// the database tests (database-reconnect, database-select, database-select-method) look at.
 import { Redis } from 'ioredis';
 import type { RedisServer } from '../helpers/redis-server';
 

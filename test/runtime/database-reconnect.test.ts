@@ -14,6 +14,7 @@ import { commandSender } from '../../runtime/store/command-batch';
 import { listenOnLoopback } from '../helpers/loopback';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { until } from '../helpers/time';
+import { databasesHolding, selectRefused } from './database-fixture';
 
 const USER = 'selector';
 const PASSWORD = 'Db-Reconnect-Pw7';
@@ -35,31 +36,6 @@ test.after.always(async () => {
   admin?.disconnect();
   await Promise.all([server?.stop(), fewer?.stop()]);
 });
-
-/** The databases of `at` (0 to `count` - 1) that hold `key`. */
-async function databasesHolding(at: RedisServer, key: string, count = 16): Promise<number[]> {
-  const look = new Redis(at.url);
-  try {
-    const found: number[] = [];
-    for (let db = 0; db < count; db++) {
-      await look.select(db);
-      if (await look.exists(key)) found.push(db);
-    }
-    return found;
-  } finally {
-    look.disconnect();
-  }
-}
-
-/** Takes SELECT from the user and cuts its connections: each logs in again, and its SELECT is refused. */
-async function selectRefused(): Promise<() => Promise<void>> {
-  await admin.acl('SETUSER', USER, '-select');
-  await admin.client('KILL', 'USER', USER);
-  return async () => {
-    await admin.acl('SETUSER', USER, '+select');
-    await admin.client('KILL', 'USER', USER);
-  };
-}
 
 /** Whether `error` says retrying cannot help: its cause is a fatal RedisConnectionError. */
 function fatalCause(error: Error): boolean {
@@ -109,7 +85,7 @@ for (const [index, [name, make]] of CASES.entries()) {
     configure({ redis });
     const flag = `dbReconnect${index}`;
     t.deepEqual(await lockOnce(flag, server), [3]);
-    const restore = await selectRefused();
+    const restore = await selectRefused(admin, USER);
     t.teardown(restore);
     // At once, while the client logs in again, and again once it is ready on database 0.
     for (const round of ['while it reconnects', 'once it is back']) {

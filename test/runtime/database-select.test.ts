@@ -13,6 +13,7 @@ import { close, configure, defineLock, LockAcquireError, RedisConnectionError } 
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { startSingleNodeCluster } from '../helpers/single-node-cluster';
 import { until } from '../helpers/time';
+import { databasesHolding } from './database-fixture';
 
 const USER = 'noselect';
 const PASSWORD = 'No-Select-Pw7';
@@ -40,21 +41,6 @@ test.after.always(async () => {
   admin?.disconnect();
   await Promise.all([server?.stop(), fewer?.stop(), renamed?.stop(), clusterNode?.stop()]);
 });
-
-/** The databases of `at` (0 to 15) that hold `key`. */
-async function databasesHolding(at: RedisServer, key: string): Promise<number[]> {
-  const look = new Redis(at.url);
-  try {
-    const found: number[] = [];
-    for (let db = 0; db < 16; db++) {
-      await look.select(db);
-      if (await look.exists(key)) found.push(db);
-    }
-    return found;
-  } finally {
-    look.disconnect();
-  }
-}
 
 /** The databases of `at` that hold any key, by INFO keyspace (which needs no SELECT). */
 async function databasesWithKeys(at: RedisServer): Promise<string[]> {
