@@ -7,6 +7,7 @@
 // 5.x or 6.x (what tspc sees), and that TypeScript 6 otherwise.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { printable } from '../runtime/base/printable';
 import type * as ts from 'typescript';
 import { isLockweaveTransform, optionsEntry } from '../transformer/plugin-entry';
 import { ownTypeScript } from '../transformer/typescript';
@@ -107,7 +108,11 @@ export function createProgram(
   return tsApi.createProgram({ rootNames, options: parsed.options, host, projectReferences: parsed.projectReferences });
 }
 
-/** `src/pay.ts:12:7 - error TS93010: …`, as tsc prints without colours; paths relative to the working directory. */
+/**
+ * `src/pay.ts:12:7 - error TS93010: …`, as tsc prints without colours; paths relative to the working
+ * directory. Diagnostics quote the project's code and file names: each line printable (no escape
+ * sequence or carriage return of a file's reaches the terminal), the lines kept.
+ */
 export function formatDiagnostics(tsApi: typeof ts, diagnostics: readonly ts.Diagnostic[]): string {
   return diagnostics
     .map((d) => {
@@ -117,6 +122,9 @@ export function formatDiagnostics(tsApi: typeof ts, diagnostics: readonly ts.Dia
       const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
       return `${path.relative(process.cwd(), d.file.fileName)}:${line + 1}:${character + 1} - ${category} TS${d.code}: ${text}`;
     })
+    .join('\n')
+    .split('\n')
+    .map(printable)
     .join('\n');
 }
 

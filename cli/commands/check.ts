@@ -76,7 +76,7 @@ function runCheck(args: ParsedArgs): number {
     .filter((d: ts.Diagnostic) => d.category === tsApi.DiagnosticCategory.Error);
   const audit = auditToolchain(configFile, args.flags.typescript);
 
-  if (errors.length) console.error(printableLines(formatDiagnostics(tsApi, errors)));
+  if (errors.length) console.error(formatDiagnostics(tsApi, errors));
   if (tags.order) printLockOrder(tags.order);
   printHoles(audit);
   const compiler = hasCompilerApi(installed)
@@ -126,9 +126,4 @@ function printHoles(audit: Audit): void {
   }
   lines.push(`  (${AUDIT_BLIND_SPOTS})`);
   console.error(lines.join('\n'));
-}
-
-/** Compiler diagnostics, which quote the project's code and file names: each line printable, the lines kept. */
-function printableLines(text: string): string {
-  return text.split('\n').map(printable).join('\n');
 }
