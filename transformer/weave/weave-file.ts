@@ -27,16 +27,16 @@ export function weaveFile(
   const { plans, refused } = analysis;
   if (plans.length === 0 && refused.length === 0) return { sourceFile, missed: [] };
   const factory = context.factory;
-  const runtime = factory.createUniqueName('lockweave');
+  const runtime = wovenName(tsApi, factory, 'lockweave');
   // One name for the lease in every locked body of the file: each is in a function of its own.
-  const leaseName = factory.createUniqueName('lease');
+  const leaseName = wovenName(tsApi, factory, 'lease');
   const commonJs = emitsCommonJs(tsApi, context.getCompilerOptions(), sourceFile);
   const imports: ts.Statement[] = [moduleImport(tsApi, factory, commonJs, runtime, RUNTIME_SPECIFIER)];
   const specs: ts.Statement[] = [];
   const byNode = new Map<ts.Node, LockedBodyParts>();
   const modules = new Map<string, ts.Identifier>();
   for (const plan of plans) {
-    const lockName = factory.createUniqueName(`${plan.target.baseName}_lock`);
+    const lockName = wovenName(tsApi, factory, `${plan.target.baseName}_lock`);
     specs.push(defineLockStatement(factory, tsApi, runtime, lockName, plan));
     byNode.set(plan.target.node, { runtime, lockName, leaseName, plan, failureClass: failureClassExpression(plan) });
   }
@@ -47,7 +47,9 @@ export function weaveFile(
     if (ref.kind === 'local') return factory.createIdentifier(ref.name);
     let namespace = modules.get(ref.moduleSpecifier);
     if (!namespace) {
-      namespace = factory.createUniqueName(
+      namespace = wovenName(
+        tsApi,
+        factory,
         ref.moduleSpecifier
           .replace(/^.*\//, '')
           .replace(/\.[cm]?[jt]sx?$/, '')
@@ -66,11 +68,13 @@ export function weaveFile(
     // Only the way down to a tagged method is visited: elsewhere nothing changes, and a whole-tree
     // visit on every file costs more than everything else the transformer does.
     if (node.pos >= 0 && !holdsTarget(targets, node)) return node;
-    const visited = tsApi.visitEachChild(node, visit, context);
     const original = tsApi.getOriginalNode(node);
     const refusal = refusedByNode.get(original);
     const woven = byNode.get(original);
-    if (refusal === undefined && !woven) return visited;
+    if (refusal === undefined && !woven) return tsApi.visitEachChild(node, visit, context);
+    // A function to weave seldom holds another (a tagged method of an object literal inside it):
+    // when it holds none, its parameters, name and body are not visited one by one, only replaced.
+    const visited = holdsTarget(targets, original, original) ? tsApi.visitEachChild(node, visit, context) : node;
     met.add(original);
     if (refusal !== undefined) return refuseFunction(tsApi, context, visited as ts.FunctionLikeDeclaration, refusal);
     return weaveFunction(tsApi, context, woven!, visited as ts.MethodDeclaration | ts.FunctionDeclaration);
@@ -87,6 +91,19 @@ export function weaveFile(
     sourceFile: factory.updateSourceFile(sourceFile, [...body.slice(0, at), ...imports, ...specs, ...body.slice(at)]),
     missed,
   };
+}
+
+/**
+ * A name of the weave's own, unique in the file (`lease_1`, `pay_lock_1`), that the printer does
+ * not offer for substitution. Every identifier it prints is offered to the emit's transformers in
+ * turn, to be replaced (an imported name by `module_1.name`); under `module: node16`/`nodenext`
+ * the first to be asked looks up the file's module format from its file name each time. These
+ * names come up several times in each locked method and hoisted lock, and a replacement is decided
+ * by a node's place in the program's own parse, which a name made here does not have: the answer
+ * is always to keep it.
+ */
+function wovenName(tsApi: typeof ts, factory: ts.NodeFactory, base: string): ts.Identifier {
+  return tsApi.setEmitFlags(factory.createUniqueName(base), tsApi.EmitFlags.NoSubstitution);
 }
 
 /** A tagged function the tree handed in does not hold: what the build reports. */
@@ -141,8 +158,8 @@ export function refusalMessage(message: string): string {
   return `${message} (this function was not compiled with its lock; fix the tag and rebuild)`;
 }
 
-/** True when a target lies within the node's source range (targets sorted by position). */
-function holdsTarget(targets: readonly ts.Node[], node: ts.Node): boolean {
+/** True when a target other than `except` lies within the node's source range (targets sorted by position). */
+function holdsTarget(targets: readonly ts.Node[], node: ts.Node, except?: ts.Node): boolean {
   let low = 0;
   let high = targets.length;
   while (low < high) {
@@ -153,7 +170,7 @@ function holdsTarget(targets: readonly ts.Node[], node: ts.Node): boolean {
   // Targets nest (a tagged method in an object literal inside another), so keep looking while
   // one starts inside the node.
   for (let i = low; i < targets.length && targets[i].pos < node.end; i++) {
-    if (targets[i].end <= node.end) return true;
+    if (targets[i].end <= node.end && targets[i] !== except) return true;
   }
   return false;
 }
