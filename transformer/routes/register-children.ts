@@ -1,7 +1,8 @@
 // Threads and processes this one starts: a worker thread (worker_threads.Worker) has a loader of
 // its own — module.registerHooks hooks are the thread's — and a forked process its own preloads.
-// Both take this process's command-line options unless told otherwise, lockweave/register among
-// them. One started with an `execArgv` of its own that leaves lockweave/register out runs its
+// Both take this process's command-line options and environment unless told otherwise,
+// lockweave/register among them. One started with an `execArgv` or an `env` of its own that leaves
+// lockweave/register out (NODE_OPTIONS is where a child reads preloads from its environment) runs its
 // TypeScript stripped by Node, tags and all, and an unwoven tagged method there never loads the
 // runtime that would refuse it. So lockweave/register goes first into such an `execArgv`: the child's
 // TypeScript is woven as this process's is, and checked by the same rules.
@@ -12,11 +13,18 @@ import { preloadsOf, resolvesTo } from './later-hooks';
 
 /** Called by lockweave/register as it loads, with its own file. */
 export function weaveChildren(ownFile: string): void {
+  const names = (words: readonly unknown[]) =>
+    preloadsOf(words.map(String)).some(({ specifier }) => resolvesTo(specifier, ownFile));
+  // A child reads its preloads from its execArgv (this process's unless given) and from the
+  // NODE_OPTIONS of its environment (this process's unless an `env` is given): lockweave/register
+  // goes first into its execArgv unless one of them names it.
   const withRegister = <O>(options: O): O => {
-    const execArgv = (options as { execArgv?: unknown } | undefined)?.execArgv;
-    if (!Array.isArray(execArgv)) return options; // this process's options, lockweave/register included
-    const preloaded = preloadsOf(execArgv.map(String)).some(({ specifier }) => resolvesTo(specifier, ownFile));
-    return preloaded ? options : { ...options, execArgv: ['--require', ownFile, ...execArgv] };
+    const given = options as { execArgv?: unknown; env?: unknown } | undefined;
+    const execArgv = Array.isArray(given?.execArgv) ? (given.execArgv as unknown[]) : process.execArgv;
+    const env = given?.env !== null && typeof given?.env === 'object' ? (given.env as NodeJS.ProcessEnv) : process.env;
+    const nodeOptions = typeof env.NODE_OPTIONS === 'string' ? env.NODE_OPTIONS.split(/\s+/).filter(Boolean) : [];
+    if (names(execArgv) || names(nodeOptions)) return options;
+    return { ...options, execArgv: ['--require', ownFile, ...execArgv.map(String)] } as O;
   };
 
   const OwnWorker = workerThreads.Worker;
@@ -29,7 +37,8 @@ export function weaveChildren(ownFile: string): void {
 
   const fork = childProcess.fork;
   childProcess.fork = function (this: unknown, modulePath: string | URL, ...rest: unknown[]) {
-    // fork(path, options) or fork(path, args, options): the options are the last object given.
+    // fork(path, options) or fork(path, args, options); without options the child takes this
+    // process's execArgv and environment, lockweave/register with them.
     const at = rest.findIndex((value) => value !== null && typeof value === 'object' && !Array.isArray(value));
     if (at >= 0) rest[at] = withRegister(rest[at]);
     return (fork as (...args: unknown[]) => childProcess.ChildProcess).call(this, modulePath, ...rest);
