@@ -1,9 +1,9 @@
 // Tagged code under a name lockweave does not weave by itself, compiled as code because the build
-// or the runtime says so: esbuild's and Bun.build's `loader` option, bunfig.toml's [loader],
-// ts-loader's appendTsSuffixTo, Node's `require` of an unknown extension (which runs it as
-// JavaScript). Each tagged method holds its lock, or the build fails (the process is refused)
-// naming the file — never a bundle or a run with the method unlocked. Untagged files under such
-// names build as they always did.
+// or the runtime says so: esbuild's and Bun.build's `loader` option, bunfig.toml's [loader], `bun -l`,
+// another esbuild plugin's onLoad answering `loader: 'ts'`, ts-loader's appendTsSuffixTo, Node's
+// `require` of an unknown extension (which runs it as JavaScript). Each tagged method holds its
+// lock, or the build fails (the process is refused) naming the file — never a bundle or a run with
+// the method unlocked. Untagged files under such names build as they always did.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -84,6 +84,18 @@ test('esbuild compiling a tagged .svc file as JavaScript: the build fails as for
   );
 });
 
+for (const order of ['before', 'after'])
+  test(`esbuild with a plugin listed ${order} lockweave's whose onLoad answers loader 'ts' for .svc: the build fails naming the file, and writes nothing`, async (t) => {
+    const out = `out/esbuild-plugin-${order}`;
+    const built = await run(process.execPath, ['build-esbuild-plugin.mjs'], { ORDER: order, OUT: out });
+    t.not(built.status, 0, built.output);
+    t.regex(
+      built.output,
+      /src\/pay\.svc, \S+src\/refund\.TS hold @redisLock tags, and the build bundled them as code[^\n]*a plugin compiled them/,
+    );
+    t.false(fs.existsSync(path.join(APP_DIR, out, 'app.mjs')));
+  });
+
 test('esbuild and webpack: an untagged .svc file compiled as TypeScript builds and runs as before', async (t) => {
   const esbuilt = await run(process.execPath, ['build-esbuild.mjs'], {
     ENTRY: 'plain-app',
@@ -128,6 +140,22 @@ test.serial('bun run --config=<file> naming the [loader] table: the tagged metho
     fs.renameSync(path.join(APP_DIR, 'bunfig.off.toml'), path.join(APP_DIR, 'bunfig.toml'));
   }
 });
+
+test.serial(
+  'bun -l .svc:ts (and --loader=.svc:ts) with a bunfig holding the preload alone: the tagged methods hold their keys',
+  async (t) => {
+    fs.renameSync(path.join(APP_DIR, 'bunfig.toml'), path.join(APP_DIR, 'bunfig.off.toml'));
+    try {
+      for (const flag of [['-l', '.svc:ts'], ['--loader=.svc:ts']]) {
+        const ran = await run(BUN, ['--config=bunfig.preload.toml', ...flag, 'src/app.ts']);
+        t.is(ran.status, 0, ran.output);
+        t.deepEqual(printed(ran), LOCKED);
+      }
+    } finally {
+      fs.renameSync(path.join(APP_DIR, 'bunfig.off.toml'), path.join(APP_DIR, 'bunfig.toml'));
+    }
+  },
+);
 
 test("Bun.build with loader { .svc: ts }: the bundle's tagged methods hold their keys", async (t) => {
   const built = await run(BUN, ['build-bun.ts'], { OUT: 'out/bun' });

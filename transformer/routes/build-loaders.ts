@@ -1,5 +1,5 @@
 // What esbuild and Bun compile each file as. Both pick a file's loader by its extension, from their
-// defaults and the build's `loader` option (Bun's runtime: bunfig.toml's [loader]), so a build with
+// defaults and the build's `loader` option (Bun's runtime: bunfig.toml's [loader], `bun -l`), so a build with
 // `loader: { '.svc': 'ts' }` compiles pay.svc as TypeScript — and drops the comments that hold its
 // tags. lockweave asks the same table: its onLoad takes every file the tool compiles as TypeScript,
 // whatever the name, and the build's end judges each input by the loader the tool used for it, not
@@ -91,13 +91,14 @@ export function bunLoaders(loader: LoaderMap | undefined): BuildLoaders {
 }
 
 /**
- * The [loader] table of the bunfig.toml files Bun's runtime reads: the global one
- * ($XDG_CONFIG_HOME or the home directory, `.bunfig.toml`), then the one `bun --config` names or
- * else the working directory's, which wins. A table this misses (a Bun that reads another file) is
- * the runtime's check of what ran to find: it refuses a tagged file compiled under a name no route
- * wove (runtime/base/weave-mark.ts).
+ * The loaders Bun's runtime compiles with besides its own: the [loader] table of the bunfig.toml
+ * files it reads — the global one ($XDG_CONFIG_HOME or the home directory, `.bunfig.toml`), then the
+ * one `bun --config` names or else the working directory's — and last, winning over both, the
+ * command line's `-l`/`--loader .svc:ts` (loaderFlags). A table this misses (a Bun that reads
+ * another file) is the runtime's check of what ran to find: it refuses a tagged file compiled under
+ * a name no route wove (runtime/base/weave-mark.ts).
  */
-export function bunfigLoaders(): LoaderMap {
+export function bunRuntimeLoaders(): LoaderMap {
   const parse = (globalThis as { Bun?: { TOML?: { parse(text: string): unknown } } }).Bun?.TOML?.parse;
   const home = process.env.XDG_CONFIG_HOME ?? os.homedir();
   const table: Record<string, string> = {};
@@ -113,7 +114,7 @@ export function bunfigLoaders(): LoaderMap {
     if (typeof loader !== 'object' || loader === null) continue;
     for (const [extension, name] of Object.entries(loader)) if (typeof name === 'string') table[extension] = name;
   }
-  return table;
+  return { ...table, ...loaderFlags() };
 }
 
 /** The file `bun --config=<file>` (or `-c <file>`) names: Bun keeps its own flags in execArgv. */
@@ -124,6 +125,36 @@ function configFlag(): string | undefined {
     if (flag) return flag[1] ?? argv[index + 1];
   }
   return undefined;
+}
+
+/**
+ * The mappings of Bun's `-l`/`--loader` flags, each `.ext:loader` (`-l .svc:ts`, `-l=.svc:ts`,
+ * `-l.svc:ts`, `--loader .svc:ts`, `--loader=.svc:ts`, repeated): Bun 1.4 keeps its own flags, those
+ * of BUN_OPTIONS among them, in execArgv (the script's own arguments are in argv). One this cannot
+ * read would leave a file Bun compiles as TypeScript unwoven, and its tagged methods unlocked, so
+ * it throws: the preload refuses the process rather than guess.
+ */
+function loaderFlags(): LoaderMap {
+  const argv = process.execArgv;
+  const table: Record<string, string> = {};
+  for (let index = 0; index < argv.length; index++) {
+    const flag = /^(?:--loader(?:=(.*))?|-l(?:=?(.+))?)$/s.exec(argv[index]);
+    if (!flag) continue;
+    const written = argv[index];
+    const inline = flag[1] ?? flag[2];
+    const value = inline ?? argv[++index];
+    const mapping = value === undefined ? null : /^(\.[^:]+):([\w-]+)$/.exec(value);
+    if (!mapping) {
+      throw new Error(
+        `lockweave: Bun was started with the loader flag ${JSON.stringify(inline === undefined ? `${written} ${value ?? ''}`.trim() : written)}, ` +
+          'which lockweave cannot read (it reads `-l .ext:loader` and `--loader=.ext:loader`), so it cannot tell which files Bun ' +
+          `compiles as TypeScript, and their @${'redisLock'} methods could run unlocked. Write it as \`--loader=.ext:loader\`, or map the ` +
+          "extension in bunfig.toml's [loader] table.",
+      );
+    }
+    table[mapping[1]] = mapping[2];
+  }
+  return table;
 }
 
 /**

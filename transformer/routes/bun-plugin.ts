@@ -2,10 +2,10 @@
 //
 // Bun compiles a file as TypeScript by its loader: `.ts`, `.mts`, `.cts`, `.tsx` in any case
 // (`pay.TS` too), and any extension Bun.build's `loader` option or bunfig.toml's [loader] maps to
-// `ts` or `tsx`. The plugin takes each of them (build-loaders.ts).
+// `ts` or `tsx` (Bun's runtime: `bun -l .svc:ts` too). The plugin takes each of them (build-loaders.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bunfigLoaders, bunLoaders, type LoaderMap, sourceKindOf } from './build-loaders';
+import { bunLoaders, bunRuntimeLoaders, type LoaderMap, sourceKindOf } from './build-loaders';
 import type { LockweaveBundlerOptions } from './bundler-hooks';
 import { type LoadedTypeScript, loadWoven, type Metafile, strippedInputs } from './load-step';
 
@@ -32,8 +32,8 @@ export const bunPlugin = (loaded: Set<string>, options?: LockweaveBundlerOptions
   name: 'lockweave',
   setup(build) {
     const { config, onEnd } = build;
-    // Bun's runtime reads its loaders from bunfig.toml, and tells a plugin nothing of them.
-    const loaders = bunLoaders(config ? config.loader : bunfigLoaders());
+    // Bun's runtime reads its loaders from bunfig.toml and `-l`, and tells a plugin nothing of them.
+    const loaders = bunLoaders(config ? config.loader : bunRuntimeLoaders());
     build.onLoad({ filter: loaders.filter }, (args) => {
       const loader = args.loader ?? loaders.loaderOf(args.path);
       if (loader !== 'ts' && loader !== 'tsx') {

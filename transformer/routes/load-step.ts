@@ -9,7 +9,8 @@
 //
 // What is TypeScript is the tool's to say: every file it compiles with its `ts` or `tsx` loader,
 // whatever the name (`loader: { '.svc': 'ts' }`), is loaded and woven, and the build's end judges
-// each input by the loader the tool used for it (build-loaders.ts).
+// each input by the build's loader table (build-loaders.ts) — and a tagged file under a name the
+// table leaves to no code loader (a plugin's onLoad answered `loader: 'ts'` for it) as unwoven code.
 //
 // Only TypeScript: a project's own JavaScript (allowJs: tspc weaves it) is refused, not woven.
 // esbuild's filter is a Go regular expression, without lookahead: taking JavaScript would call from
@@ -20,7 +21,7 @@
 // inputs, once each: a tagged one fails the build, naming the fix (unwovenJavaScript).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
+import { isCompiledSource, isProjectFile, TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
 import { mayHoldTag } from '../parse/find-tags';
 import { esbuildLoaders, type LoaderMap, parsedLoaderOf, type SourceKind, sourceKindOf } from './build-loaders';
 import { isWeavable, strippedError, weave, type LockweaveBundlerOptions } from './bundler-hooks';
@@ -84,13 +85,15 @@ export interface Metafile {
  * At the end of a build whose plugins load files (esbuild, Bun.build), which asks the plugins'
  * onLoad callbacks in order and takes the first answer: a plugin listed before lockweave's that
  * loads TypeScript files answers for them, and lockweave's is never asked. Each input is judged by
- * what the tool compiled it as (`kindOf`: its loader, not its name). Every source input lockweave's
- * onLoad did not load — TypeScript another plugin loaded first, or the project's own JavaScript,
- * which it does not load — is read once, and TypeScript another plugin served in its own namespace
- * with no file to read counts as tagged (its text is unknown); if one has tags, the files the build
- * wrote under `outputDir` (both tools write before the end callbacks run; undefined when they wrote
- * nothing) are removed — as the tools write nothing on errors of their own — and the error naming
- * the inputs is returned.
+ * what the build's loader table compiles it as (`kindOf`), and a project file the table gives no
+ * code loader, under a name neither JavaScript nor data, as code another plugin's onLoad compiled
+ * (the metafile does not record the loader a plugin chose). Every source input lockweave's onLoad
+ * did not load — TypeScript another plugin loaded first, the project's own JavaScript, which it
+ * does not load, or such a file — is read once, and TypeScript another plugin served in its own
+ * namespace with no file to read counts as tagged (its text is unknown); if one has tags, the files
+ * the build wrote under `outputDir` (both tools write before the end callbacks run; undefined when
+ * they wrote nothing) are removed — as the tools write nothing on errors of their own — and the
+ * error naming the inputs is returned.
  */
 export function strippedInputs(
   metafile: Metafile | undefined,
@@ -120,11 +123,23 @@ export function strippedInputs(
       tagsWeaveOnDisk(input.file)
     )
       unseen.push(input.name);
+  // A project file under a name that is neither JavaScript nor data, which the build's table gives
+  // no code loader (`.svc`), yet the build bundled: another plugin's onLoad chose its loader
+  // (`{ contents, loader: 'ts' }`), which the metafile does not record, and lockweave's onLoad,
+  // whose filter is the build's table, was never asked. Tags on disk mean code it never saw.
+  const compiledElsewhere = files.filter(
+    (file) =>
+      kindOf(file) === undefined &&
+      !loaded.has(file) &&
+      isProjectFile(file) &&
+      isCompiledSource(file) &&
+      tagsWeaveOnDisk(file),
+  );
   // TypeScript another plugin made in its own namespace, with no file to read: what it held is unknown.
   const unread = inputs
     .filter((input) => input.namespace !== undefined && kindOf(input.file) === 'typescript' && !readable(input.file))
     .map((input) => input.name);
-  if (unwoven.length === 0 && unread.length === 0 && unseen.length === 0) return undefined;
+  if (unwoven.length + unread.length + unseen.length + compiledElsewhere.length === 0) return undefined;
   if (outputDir !== undefined)
     for (const output of Object.keys(metafile.outputs)) fs.rmSync(path.resolve(outputDir, output), { force: true });
   const stripped = unwoven.filter((file) => kindOf(file) === 'typescript');
@@ -134,6 +149,7 @@ export function strippedInputs(
     ...(javaScript.length > 0 ? [unwovenJavaScript(javaScript)] : []),
     ...(unread.length > 0 ? [unreadTypeScript(unread)] : []),
     ...(unseen.length > 0 ? [loadedByAnotherPlugin(unseen)] : []),
+    ...(compiledElsewhere.length > 0 ? [compiledByAnotherPlugin(compiledElsewhere)] : []),
   ];
   return errors.length === 1 ? errors[0] : new Error(errors.map((error) => error.message).join('\n'));
 }
@@ -155,6 +171,17 @@ function loadedByAnotherPlugin(files: readonly string[]): Error {
     `lockweave: ${files.join(', ')} ${files.length > 1 ? 'were' : 'was'} loaded by a plugin listed before lockweave's (or in a namespace of its own), ` +
       `so lockweave never saw the text the build bundled for ${them} and cannot tell whether ${their} methods carry @${'redisLock'} tags that ` +
       "would run unlocked. List lockweave's plugin before every plugin that loads TypeScript files, and have plugins resolve TypeScript files to the file namespace.",
+  );
+}
+
+/** The error of tagged files a plugin compiled as code under a name the build's loader table gives no code loader. */
+function compiledByAnotherPlugin(files: readonly string[]): Error {
+  const [holds, them, their] = files.length > 1 ? ['hold', 'them', 'their'] : ['holds', 'it', 'its'];
+  return new Error(
+    `lockweave: ${files.join(', ')} ${holds} @${'redisLock'} tags, and the build bundled ${them} as code under a name its \`loader\` option ` +
+      `does not map to ts: a plugin compiled ${them} (its onLoad chose the loader) from text lockweave never saw, so ${their} methods ` +
+      "would run unlocked. Map the extension to ts in the build's `loader` option (lockweave then weaves it) and list lockweave's plugin " +
+      'before that plugin, or rename the file to .ts.',
   );
 }
 
