@@ -191,12 +191,14 @@ function moduleCache(): NodeJS.Dict<unknown> {
  * every require hook had its turn, just before it runs.
  */
 export function checkLaterTypeScript(check: (file: string) => void, atCompile: boolean): void {
-  const registerHooks = (nodeModule as Partial<typeof nodeModule>).registerHooks;
-  if (registerHooks === undefined) return;
   // Wrapped now, not at the first such file: a require hook in the way of pirates takes the
   // module's _compile as it starts a require, before the load hook runs, and would call the one
-  // found then.
-  const awaiting = atCompile ? checkAtCompile(check) : undefined;
+  // found then. And a hook of another tool for a name of its own (`require.extensions['.svc']`)
+  // compiles past every load hook, straight into _compile: such a file is checked there.
+  const waiting = checkAtCompile(check);
+  const awaiting = atCompile ? waiting : undefined;
+  const registerHooks = (nodeModule as Partial<typeof nodeModule>).registerHooks;
+  if (registerHooks === undefined) return;
   registerHooks({
     load(url, context, nextLoad) {
       if (awaiting !== undefined) checkCompiledPast(awaiting, check);
@@ -233,17 +235,22 @@ function checkAtCompile(check: (file: string) => void): Set<string> {
   const prototype = (nodeModule as unknown as { Module: { prototype: CommonJsModule } }).Module.prototype;
   const compile = prototype._compile;
   prototype._compile = function (content, filename, ...rest) {
-    if (waiting.delete(filename)) check(filename);
+    if (waiting.delete(filename) || isOtherCompiledName(filename)) check(filename);
     return compile.call(this, content, filename, ...rest);
   };
   awaitingCompile = waiting;
   return waiting;
 }
 
+/** A project file compiled as code under a name that is neither TypeScript, JavaScript nor data (isCompiledSource). */
+export function isOtherCompiledName(file: string): boolean {
+  return typeof file === 'string' && !TYPESCRIPT_FILE.test(file) && isCompiledSource(file);
+}
+
 /**
  * A file still awaiting its compile's check although its module ran to its end was compiled by a
  * _compile other than the wrapped one (a hook that kept Node's own from before the wrap): checked
- * now, at the next load, the latest moment still before anything it exports is used by another module.
+ * now, at the next load — late, its top level has run, but before the process loads on.
  */
 function checkCompiledPast(waiting: Set<string>, check: (file: string) => void): void {
   if (waiting.size === 0) return;

@@ -458,7 +458,7 @@ function assertImportsWoven(bun: boolean, entry: string, otherNamesOnly = false)
   const refuse = (file: string): never => {
     const marks = marksOf();
     // A name no route weaves (loaded-typescript.ts, isCompiledSource): only a rename makes it woven.
-    if (!TYPESCRIPT_FILE.test(file)) throw new Error(unwovenName(runtime, file));
+    if (!TYPESCRIPT_FILE.test(file)) throw new Error(unwovenNameMessage(runtime, file));
     throw new Error(
       marks.length === 0
         ? `lockweave: ${runtime} ran ${file} (imported by ${entry}) without a lockweave route, so its tagged methods would run unlocked. ${howToWeave(bun, entry)}`
@@ -491,8 +491,8 @@ function assertImportsWoven(bun: boolean, entry: string, otherNamesOnly = false)
   setImmediate(() => requiredTypeScript().forEach(checkLater));
 }
 
-/** The refusal of a file compiled under a name no route weaves, with tags on disk. */
-function unwovenName(runtime: string, file: string): string {
+/** The refusal of a file compiled under a name no route weaves, with tags on disk (lockweave/register's too). */
+export function unwovenNameMessage(runtime: string, file: string): string {
   return (
     `lockweave: ${runtime} ran ${file}, which holds @${'redisLock'} tags, as code under a name lockweave's routes do not weave ` +
     "(a bunfig [loader] lockweave's Bun plugin did not find, another tool's require hook or loader, or `require` of an unknown " +

@@ -23,7 +23,9 @@ import nodeModule = require('node:module');
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { weaver } from './lazy-weaver';
-import { holdsEvery, locksOnDisk, readDisk } from './tags-on-disk';
+import { isOtherCompiledName } from '../../runtime/base/loaded-typescript';
+import { unwovenNameMessage } from '../../runtime/base/weave-mark';
+import { holdsEvery, locksOnDisk, readDisk, tagsWeaveOnDisk } from './tags-on-disk';
 import type { CachedWeave } from './woven-cache';
 
 interface CommonJsModule {
@@ -78,6 +80,10 @@ export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
       compilePending.delete(filename);
       if (!handed || !compiledFrom(content, handed)) assertLocked(filename, content, weaving);
       weaving.handled.add(filename);
+    } else if (isOtherCompiledName(filename) && tagsWeaveOnDisk(filename)) {
+      // A hook of another tool for a name of its own (`require.extensions['.svc']`) compiled it:
+      // no route weaves such a name.
+      throw new Error(unwovenNameMessage('Node', filename));
     }
     return compile.call(this, content, filename, ...rest);
   };

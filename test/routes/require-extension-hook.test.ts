@@ -1,0 +1,40 @@
+// A require hook of the app's for a name of its own (`require.extensions['.svc']`) compiles tagged
+// TypeScript past every load hook, straight into the module's _compile: no route weaves such a name,
+// so the compile is refused before the file's code runs — at start and after it, with
+// lockweave/register and without (the runtime alone, Node 20's too).
+import test from 'ava';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ROOT } from '../helpers/fixture-projects';
+import { routeScratch } from '../helpers/route-scratch';
+import { NODE_LINES, scratchRunner } from '../helpers/scratch-runs';
+
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'require-extension-hook');
+const scratch = routeScratch('routes', 'require-extension-hook');
+const run = scratchRunner(scratch, 3);
+const REFUSED =
+  /lockweave: Node ran \S*pay\.svc, which holds @redisLock tags, as code under a name lockweave's routes do not weave/;
+
+test.before(() => {
+  fs.cpSync(FIXTURE, scratch.dir, { recursive: true });
+});
+
+const OWN_MAJOR = Number(process.versions.node.split('.')[0]);
+const NODES = { [`Node ${OWN_MAJOR} (this process's)`]: process.execPath, 'Node 24': NODE_LINES['Node 24'] };
+for (const [nodeName, node] of Object.entries(NODES)) {
+  for (const [way, preload] of [
+    ['the runtime alone', []],
+    ['lockweave/register', ['--require', 'lockweave/register']],
+  ] as const) {
+    // lockweave/register needs module.registerHooks (Node >= 22.15): the runtime alone on an older one.
+    if (preload.length > 0 && node === process.execPath && OWN_MAJOR < 23) continue;
+    for (const lazy of [false, true]) {
+      test(`${nodeName}, ${way}: a tagged .svc a require hook compiles ${lazy ? 'after start-up' : 'at start'} is refused before it runs`, async (t) => {
+        const result = await run(node, [...preload, 'main.cjs'], { env: lazy ? { LAZY: '1' } : {} });
+        t.not(result.status, 0, result.output);
+        t.regex(result.output, REFUSED);
+        t.notRegex(result.stdout, /RESULT/);
+      });
+    }
+  }
+}
