@@ -99,16 +99,32 @@ function refuseOtherValues(user: object, required: object, where: string): void 
 }
 
 /**
- * A client passed in with integer replies as strings (ioredis's `stringNumbers`, on the client or
- * a Cluster's node options): refused when configure() is given it, for the reason an owned
- * connection may not have it. Its other settings are its owner's (redis-store.ts warns of re-sending).
+ * A client passed in with integer replies as strings — ioredis's `stringNumbers` (any truthy value,
+ * as ioredis reads it; on the client or a Cluster's node options), node-redis's type mapping of
+ * RESP integers (`withTypeMapping({ [RESP_TYPES.NUMBER]: String })`, or in `commandOptions`):
+ * refused when configure() is given it, for the reason an owned connection may not have it. Its
+ * other settings are its owner's (redis-store.ts warns of re-sending).
  */
 export function assertRepliesReadable(client: unknown, where: string): void {
-  const options = (client as { options?: { stringNumbers?: unknown; redisOptions?: { stringNumbers?: unknown } } })
-    .options;
-  if (options?.stringNumbers !== true && options?.redisOptions?.stringNumbers !== true) return;
-  throw new TypeError(`${where}: a client with stringNumbers: true is refused. ${UNREAD} Pass a client without it.`);
+  const given = client as {
+    options?: {
+      stringNumbers?: unknown;
+      redisOptions?: { stringNumbers?: unknown };
+      commandOptions?: { typeMapping?: Record<number, unknown> };
+    };
+    _commandOptions?: { typeMapping?: Record<number, unknown> };
+  };
+  const mapped = (given._commandOptions ?? given.options?.commandOptions)?.typeMapping?.[RESP_NUMBER];
+  if (given.options?.stringNumbers || given.options?.redisOptions?.stringNumbers)
+    throw new TypeError(`${where}: a client with stringNumbers is refused. ${UNREAD} Pass a client without it.`);
+  if (mapped !== undefined && mapped !== Number)
+    throw new TypeError(
+      `${where}: a node-redis client whose type mapping turns integer replies (RESP_TYPES.NUMBER) into another type is refused. ${UNREAD} Pass a client without that mapping.`,
+    );
 }
+
+/** node-redis's RESP_TYPES.NUMBER, the type byte of an integer reply (`:`). */
+const RESP_NUMBER = 58;
 
 /**
  * For a Cluster the runtime opens: the same promises on each node connection, and on the cluster

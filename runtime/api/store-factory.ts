@@ -37,7 +37,13 @@ export const DEFAULT_URL = 'redis://127.0.0.1:6379';
  * default beside one that did costs their locks.
  */
 const NAMES_A_SERVER =
-  /redis|valkey|keydb|dragonfly|garnet|kvrocks|memurai|elasticache|memorystore|upstash|sentinel|(?<![a-z])(?:tair|kv)(?![a-z])/i;
+  /redis|valkey|keydb|dragonfly|redict|garnet|kvrocks|memurai|elasticache|memorystore|upstash|sentinel|(?<![a-z])(?:tair|kv|pika)(?![a-z])/i;
+
+/**
+ * A value that is a Redis URL, whatever the variable's name (`CACHE_URL`, a platform's
+ * `DATABASE_URL=rediss://…`): it names a server as surely as a name does. Read, never printed.
+ */
+const REDIS_URL_VALUE = /^\s*(?:redis|rediss|valkey|valkeys|redict)(?:\+sentinel)?:\/\//i;
 
 /**
  * Names that mention a server's kind without naming a server, left alone: lockweave's own
@@ -60,9 +66,10 @@ const NOT_A_SETTING = new RegExp(
   'i',
 );
 
-/** True when an environment variable's name may name a Redis server, other than REDIS_URL. */
+/** True when an environment variable, by its name or its value, may name a Redis server, other than REDIS_URL. */
 function looksLikeRedisSetting(name: string): boolean {
-  return name !== 'REDIS_URL' && NAMES_A_SERVER.test(name) && !NOT_A_SETTING.test(name);
+  if (name === 'REDIS_URL' || NOT_A_SETTING.test(name)) return false;
+  return NAMES_A_SERVER.test(name) || REDIS_URL_VALUE.test(process.env[name] ?? '');
 }
 
 /**
@@ -128,8 +135,10 @@ function singleStore(
   channel: string | undefined,
   where: string,
 ): LockStore {
-  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis))
+  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) {
+    assertRepliesReadable(redis, where);
     return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
+  }
   if (isGlideClient(redis)) return new GlideLockStore(redis, { channel });
   if (isIORedisClient(redis)) {
     assertRepliesReadable(redis, where);
@@ -169,7 +178,8 @@ export function assertOwnedConnections({ redis, redlock }: ConfigureOptions): vo
   const check = (server: unknown, where: string) => {
     if (opened(server)) ownedConnection(server as string | object, where, () => false);
     // A client passed in is its owner's, but one whose replies the lock cannot read is refused now too.
-    else if (isIORedisClient(server)) assertRepliesReadable(server, where);
+    else if (isIORedisClient(server) || isNodeRedisClient(server) || isNodeRedisCluster(server))
+      assertRepliesReadable(server, where);
   };
   check(redis, 'lockweave: configure({ redis })');
   redlock?.forEach((server, index) => check(server, `lockweave: configure({ redlock }): server ${index}`));

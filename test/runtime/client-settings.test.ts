@@ -2,6 +2,7 @@
 // cannot do without (a bound on every command) and says which it cannot make up for.
 import test from 'ava';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { createClient, RESP_TYPES } from 'redis';
 import { close, configure, LockAcquireError, withLock } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { uniqueId } from '../helpers/redis-fixture';
@@ -117,14 +118,39 @@ test.serial(
     const stringy = client({ stringNumbers: true, lazyConnect: true });
     t.throws(() => configure({ redis: stringy }), {
       instanceOf: TypeError,
-      message:
-        /configure\(\{ redis \}\): a client with stringNumbers: true is refused\. With integer replies as strings/,
+      message: /configure\(\{ redis \}\): a client with stringNumbers is refused\. With integer replies as strings/,
     });
     // Three servers as configure() tells them apart; nothing connects (lazyConnect) before it refuses.
     const at = (port: number) => client({ port, lazyConnect: true });
     t.throws(() => configure({ redlock: [at(server.port + 1), stringy, at(server.port + 2)] }), {
       instanceOf: TypeError,
-      message: /configure\(\{ redlock \}\): server 1: a client with stringNumbers: true is refused/,
+      message: /configure\(\{ redlock \}\): server 1: a client with stringNumbers is refused/,
     });
+  },
+);
+
+test.serial(
+  'stringNumbers as ioredis reads it (any truthy value), and a node-redis type mapping of integers, are refused alike',
+  async (t) => {
+    t.throws(() => configure({ redis: client({ stringNumbers: 1 as never, lazyConnect: true }) }), {
+      instanceOf: TypeError,
+      message: /a client with stringNumbers is refused/,
+    });
+    const plain = await createClient({ url: server.url }).connect();
+    const mappedInOptions = await createClient({
+      url: server.url,
+      commandOptions: { typeMapping: { [RESP_TYPES.NUMBER]: String } },
+    }).connect();
+    try {
+      for (const mapped of [plain.withTypeMapping({ [RESP_TYPES.NUMBER]: String }), mappedInOptions])
+        t.throws(() => configure({ redis: mapped as never }), {
+          instanceOf: TypeError,
+          message:
+            /a node-redis client whose type mapping turns integer replies \(RESP_TYPES\.NUMBER\) into another type is refused/,
+        });
+    } finally {
+      plain.destroy();
+      mappedInOptions.destroy();
+    }
   },
 );

@@ -99,6 +99,11 @@ for (const name of [
   'UPSTASH_REDIS_REST_URL',
   'KV_URL',
   'SENTINEL_HOSTS',
+  'REDICT_URL',
+  'PIKA_HOST',
+  // Any name at all whose value is a Redis URL (the value is this test's server's URL).
+  'CACHE_URL',
+  'DATABASE_URL',
 ]) {
   test(`${name} set and REDIS_URL unset: the first lock is refused, naming ${name}`, async (t) => {
     const result = await lockOnce(uniqueId('order'), { [name]: server.url });
