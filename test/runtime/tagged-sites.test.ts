@@ -14,6 +14,7 @@ import { analyseFile } from '../../transformer/check/analyse';
 import { taggedSites } from '../../runtime/base/tagged-sites';
 import { ROOT } from '../helpers/fixture-projects';
 import { programOf, tsApi } from '../helpers/in-memory-program';
+import { seededRandom, typeScriptSourcesUnder } from '../helpers/generated-sources';
 
 const TAG = `@${'redisLock'}`;
 
@@ -51,19 +52,9 @@ function compare(files: Record<string, string>): Compared {
   return compared;
 }
 
-function sourcesUnder(dir: string, out: string[] = []): string[] {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const at = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== '.tmp') sourcesUnder(at, out);
-    } else if (/\.[cm]?tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(at);
-  }
-  return out;
-}
-
 test('every tagged fixture file: each site read equals the transformer’s, none read otherwise', (t) => {
   const files: Record<string, string> = {};
-  for (const file of sourcesUnder(path.join(ROOT, 'test', 'fixtures'))) {
+  for (const file of typeScriptSourcesUnder(path.join(ROOT, 'test', 'fixtures'))) {
     const text = fs.readFileSync(file, 'utf8');
     if (text.includes(TAG)) files[file] = text;
   }
@@ -75,16 +66,6 @@ test('every tagged fixture file: each site read equals the transformer’s, none
   // Left unread is safe (the module is not shown woven) but refuses an honest ts-jest user: rare.
   t.true(unread.length <= planned / 50, unread.join('\n'));
 });
-
-/** A small seeded generator (mulberry32): the same files on every run, a failure reproducible. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let value = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Text that holds braces, comment openers and the tag's own text, in each form that is no comment. */
 const NOISE = [
@@ -190,7 +171,7 @@ const PRELUDE = [
 test('property: on 300 generated files each site read equals the transformer’s, none read otherwise', (t) => {
   const files: Record<string, string> = {};
   for (let seed = 1; seed <= 300; seed++) {
-    const pick = random(seed);
+    const pick = seededRandom(seed);
     files[`/virtual/generated-${seed}.ts`] =
       `${PRELUDE}\n${Array.from({ length: 2 + Math.floor(pick() * 4) }, () => piece(pick, 0)).join('')}export {};\n`;
   }

@@ -14,6 +14,7 @@ import { analyseFile } from '../../../transformer/check/analyse';
 import { jsDocParser } from '../../../transformer/parse/jsdoc-view';
 import { FIXTURES } from '../../helpers/fixture-projects';
 import { OPTIONS, programOf, tsApi } from '../../helpers/in-memory-program';
+import { seededRandom, typeScriptSourcesUnder } from '../../helpers/generated-sources';
 
 /** What the analysis says about every root file, as plain data: codes, spans, messages, locked sites. */
 function analyse(program: ts.Program) {
@@ -123,19 +124,11 @@ function disagreements(fileName: string, text: string): string[] {
   return found;
 }
 
-function sourcesUnder(dir: string, out: string[] = []): string[] {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const at = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== '.tmp') sourcesUnder(at, out);
-    } else if (/\.[cm]?tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(at);
-  }
-  return out;
-}
-
 test("the parser's rule gives each node of every fixture and test file the blocks full JSDoc parsing gives it", (t) => {
   const root = path.join(FIXTURES, '..', '..', '..');
-  const files = ['test', 'examples', 'transformer', 'runtime'].flatMap((dir) => sourcesUnder(path.join(root, dir)));
+  const files = ['test', 'examples', 'transformer', 'runtime'].flatMap((dir) =>
+    typeScriptSourcesUnder(path.join(root, dir)),
+  );
   const tagged = files.filter((file) => /@redislock/i.test(fs.readFileSync(file, 'utf8')));
   t.true(tagged.length > 50, `${tagged.length} files`);
   t.deepEqual(
@@ -143,16 +136,6 @@ test("the parser's rule gives each node of every fixture and test file the block
     [],
   );
 });
-
-/** A small seeded generator (mulberry32): the same files on every run, a failure reproducible. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let value = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const COMMENTS = [
   '',
@@ -202,7 +185,7 @@ function piece(pick: () => number, comment: () => string, depth: number): string
 test('property: on 400 generated files the rule gives each node the blocks full JSDoc parsing gives it', (t) => {
   const found: string[] = [];
   for (let seed = 1; seed <= 400; seed++) {
-    const pick = random(seed);
+    const pick = seededRandom(seed);
     const comment = () => COMMENTS[pick() < 0.5 ? 0 : 1 + Math.floor(pick() * (COMMENTS.length - 1))];
     const text = `declare const dec: any;\n${Array.from({ length: 2 + Math.floor(pick() * 4) }, () => piece(pick, comment, 0)).join('')}`;
     found.push(...disagreements(`/virtual/generated-${seed}.ts`, text));
