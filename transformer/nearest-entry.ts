@@ -6,13 +6,11 @@
 // the two would not exclude each other: a build error of tspc's, naming the file and the configs.
 import * as path from 'node:path';
 import type * as ts from 'typescript';
+import { PACKAGE_FILE } from '../runtime/base/loaded-typescript';
 import { Code, LockweaveDiagnostic } from './diagnostics';
 import { mayHoldTag } from './parse/find-tags';
 import { settingsText } from './plugin-entry';
 import { projectConfigFor } from './routes/project-config';
-
-/** Packages ship JavaScript built: their files are not this build's to weave. */
-const PACKAGE_FILE = /[\\/]node_modules[\\/]/;
 
 /** The first tagged file of `program` whose project the routes read with other settings than `entry`'s. */
 export function nearestEntryMismatch(

@@ -135,15 +135,11 @@ function singleStore(
   channel: string | undefined,
   where: string,
 ): LockStore {
-  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis)) {
-    assertRepliesReadable(redis, where);
+  // A client passed in was checked by configure() (assertOwnedConnections): used as it is.
+  if (isNodeRedisClient(redis) || isNodeRedisCluster(redis))
     return new NodeRedisLockStore(redis as NodeRedisClient | NodeRedisCluster, { channel });
-  }
   if (isGlideClient(redis)) return new GlideLockStore(redis, { channel });
-  if (isIORedisClient(redis)) {
-    assertRepliesReadable(redis, where);
-    return new RedisLockStore(redis, { channel });
-  }
+  if (isIORedisClient(redis)) return new RedisLockStore(redis, { channel });
   const { Redis, Cluster } = ioredis();
   let store: RedisLockStore | undefined;
   const connection = ownedConnection(redis, where, () => store?.recentlyUsed() ?? true);
@@ -236,7 +232,7 @@ function serverPlace({ redis, store }: ConfigureOptions): Placement['server'] {
   if (typeof redis === 'string' || isPlainObject(redis as unknown))
     return optionsPlace(serverOptions(redis, 'lockweave: configure({ redis })') as RedisOptions);
   // The database the client selects again on each connection (a `select()` of the user's included).
-  if (isIORedisClient(redis) && !isCluster(redis)) return optionsPlace({ ...redis.options, db: databaseOf(redis) });
+  if (isIORedisClient(redis) && !isCluster(redis)) return optionsPlace(redis.options, databaseOf(redis));
   if (isNodeRedisClient(redis)) {
     const { options } = redis as { options?: { url?: string; database?: number } };
     try {
@@ -249,7 +245,7 @@ function serverPlace({ redis, store }: ConfigureOptions): Placement['server'] {
   return { text: `a ${(redis as object).constructor?.name || 'client'} passed in`, object: redis as object };
 }
 
-function optionsPlace(options: RedisOptions): Placement['server'] {
+function optionsPlace(options: RedisOptions, db = options.db ?? 0): Placement['server'] {
   if (options.Connector) return { text: 'a custom Connector', object: options.Connector };
   const server = options.sentinels
     ? `the primary ${options.name} of the Sentinels ${options.sentinels
@@ -257,7 +253,7 @@ function optionsPlace(options: RedisOptions): Placement['server'] {
         .sort()
         .join(', ')}`
     : printAddress({ host: options.host, port: options.port, path: options.path });
-  return { text: `${server}, database ${options.db ?? 0}${keyPrefixText(options.keyPrefix)}` };
+  return { text: `${server}, database ${db}${keyPrefixText(options.keyPrefix)}` };
 }
 
 /** A client's keyPrefix puts every key under it: a part of the key, as the prefix is. */

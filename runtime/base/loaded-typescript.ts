@@ -30,7 +30,9 @@ export const SOURCE_EXTENSIONS = { typescript: '\\.[cm]?tsx?', javascript: '\\.[
 export const TYPESCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.typescript}$`, 'i');
 /** A JavaScript file name: .js, .mjs, .cjs, .jsx. */
 export const JAVASCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.javascript}$`);
-const DECLARATION_FILE = new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}$`, 'i');
+export const DECLARATION_FILE = new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}$`, 'i');
+/** A name tools compile as JavaScript, in any letter case: the file a built, woven app runs. */
+export const JAVASCRIPT_NAME = new RegExp(`${SOURCE_EXTENSIONS.javascript}$`, 'i');
 /**
  * Names no runtime compiles as code by itself: data (require's .json and .node, WebAssembly) and
  * the usual assets a require hook or a bunfig [loader] turns into text or a URL.
@@ -78,14 +80,7 @@ export function isProjectFile(file: string): boolean {
  */
 export function isCompiledSource(file: string): boolean {
   if (TYPESCRIPT_FILE.test(file)) return !DECLARATION_FILE.test(file);
-  const name = path.basename(file);
-  return (
-    name.lastIndexOf('.') > 0 &&
-    !/\.[cm]?jsx?$/i.test(name) &&
-    !DATA_FILE.test(name) &&
-    path.isAbsolute(file) &&
-    isProjectFile(file)
-  );
+  return isOtherCompiledName(file);
 }
 const TYPE_STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
 const ASYNC_LOADER_HOOKS = 'NativeModule internal/modules/esm/hooks';
@@ -244,7 +239,15 @@ function checkAtCompile(check: (file: string) => void): Set<string> {
 
 /** A project file compiled as code under a name that is neither TypeScript, JavaScript nor data (isCompiledSource). */
 export function isOtherCompiledName(file: string): boolean {
-  return typeof file === 'string' && !TYPESCRIPT_FILE.test(file) && isCompiledSource(file);
+  if (typeof file !== 'string' || TYPESCRIPT_FILE.test(file)) return false;
+  const name = path.basename(file);
+  return (
+    name.lastIndexOf('.') > 0 &&
+    !JAVASCRIPT_NAME.test(name) &&
+    !DATA_FILE.test(name) &&
+    path.isAbsolute(file) &&
+    isProjectFile(file)
+  );
 }
 
 /**

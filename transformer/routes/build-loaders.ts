@@ -7,7 +7,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isProjectFile, TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
+import {
+  DECLARATION_FILE,
+  isProjectFile,
+  JAVASCRIPT_NAME,
+  TYPESCRIPT_FILE,
+} from '../../runtime/base/loaded-typescript';
 
 /** A build's `loader` option: extension (with its dot) → loader name. */
 export type LoaderMap = Readonly<Record<string, string>>;
@@ -41,7 +46,6 @@ const ESBUILD_DEFAULTS: LoaderMap = {
 
 const TYPESCRIPT_LOADER = /^tsx?$/;
 const JAVASCRIPT_LOADER = /^jsx?$/;
-const DECLARATION_FILE = /\.d\.[cm]?tsx?$/i;
 
 /**
  * esbuild's loaders: the longest extension of the file's name found in the table wins
@@ -81,7 +85,7 @@ export function bunLoaders(loader: LoaderMap | undefined): BuildLoaders {
       const named = table[extension] ?? table[extension.toLowerCase()];
       if (named !== undefined) return named;
       if (TYPESCRIPT_FILE.test(file)) return /x$/i.test(file) ? 'tsx' : 'ts';
-      return /\.[cm]?jsx?$/i.test(file) ? (/x$/i.test(file) ? 'jsx' : 'js') : undefined;
+      return JAVASCRIPT_NAME.test(file) ? (/x$/i.test(file) ? 'jsx' : 'js') : undefined;
     },
     filter:
       typeScript.length === 0

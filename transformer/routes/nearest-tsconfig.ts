@@ -35,6 +35,12 @@ export function siblingConfigs(nearest: string): string[] {
   return siblings;
 }
 
+/** The nearest tsconfig and the names of those beside it (projectConfigFor reads them all): a cache key's part, one appearing weaves again. */
+export function projectKeyOf(file: string): string | undefined {
+  const nearest = nearestTsconfigOf(file);
+  return nearest && `${nearest}|${tsconfigNamesBeside(nearest)}`;
+}
+
 /** The tsconfig.json nearest above a file, found without loading TypeScript. */
 export function nearestTsconfigOf(fileName: string): string | undefined {
   return nearestTsconfig(path.dirname(path.resolve(fileName)));

@@ -56,7 +56,7 @@ export function holdsEvery(locked: readonly string[], wanted: readonly string[])
 }
 
 /** The file's text, or undefined for one that is not there (virtual, removed): nothing on disk could have been lost. */
-function readText(file: string): string | undefined {
+export function readText(file: string): string | undefined {
   try {
     return readDisk(file, 'utf8');
   } catch {

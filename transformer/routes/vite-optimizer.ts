@@ -26,7 +26,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PACKAGE_FILE } from '../../runtime/base/loaded-typescript';
 import type { lockweaveHooks, WatchContext } from './bundler-hooks';
-import { nearestTsconfigOf, tsconfigNamesBeside } from './nearest-tsconfig';
+import { projectKeyOf } from './nearest-tsconfig';
+import { readText } from './tags-on-disk';
 
 /** lockweave's hooks, as the optimizer's rolldown build runs them. */
 type Hooks = ReturnType<typeof lockweaveHooks>;
@@ -161,8 +162,7 @@ function digestOf(woven: readonly string[], configFiles: readonly string[]): str
   const hash = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256');
   for (const file of configFiles) hash.update(`${file}\0${readText(file) ?? '(absent)'}\0`);
   for (const file of woven) {
-    const nearest = nearestTsconfigOf(file);
-    hash.update(`${file}\0${nearest ? `${nearest}|${tsconfigNamesBeside(nearest)}` : ''}\0`);
+    hash.update(`${file}\0${projectKeyOf(file) ?? ''}\0`);
   }
   return hash.digest('hex').slice(0, 16);
 }
@@ -179,14 +179,6 @@ function readRecord(file: string): WeaveRecord | undefined {
 function writeRecord(file: string, record: WeaveRecord): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(record));
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 /**

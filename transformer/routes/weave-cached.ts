@@ -7,7 +7,7 @@
 // route locks the same key. A tag error throws LockweaveBuildError: the route fails loudly.
 import * as path from 'node:path';
 import { weaver } from './lazy-weaver';
-import { nearestTsconfigOf, tsconfigNamesBeside } from './nearest-tsconfig';
+import { projectKeyOf } from './nearest-tsconfig';
 import type { CachedWeave, WovenCache } from './woven-cache';
 
 export interface CachedWeaveOptions {
@@ -42,10 +42,4 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
   };
   if (key) cache!.write(key, result, project.configFiles, project.shadowedBy);
   return result;
-}
-
-/** The nearest tsconfig and the names of those beside it (projectConfigFor reads them all): one appearing weaves again. */
-function projectKeyOf(file: string): string | undefined {
-  const nearest = nearestTsconfigOf(file);
-  return nearest && `${nearest}|${tsconfigNamesBeside(nearest)}`;
 }
