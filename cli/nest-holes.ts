@@ -5,6 +5,7 @@
 // rspack config, which Nest merges over its own; swc and webpack cannot.
 import { nestBuilds, type NestBuild, type Origin } from './nest-config';
 import type { PartHole, Use } from './toolchain-rules';
+import { printableWithoutCredentials } from './without-credentials';
 
 const PLUGIN = 'lockweave/nest';
 const RSPACK_CONFIGS = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'].map((ext) => `rspack.config.${ext}`);
@@ -20,7 +21,22 @@ export const NEST_FIX =
  */
 export function nestHoles(use: Use): PartHole[] {
   const builds = nestBuilds(use.config, use.text === use.config ? undefined : use.text) ?? [];
-  return builds.filter((build) => !weaves(build, use)).map(hole);
+  return builds.filter((build) => !weaves(build, use)).map((build) => hole(shown(build)));
+}
+
+/**
+ * A build's names as its hole prints them: a project's, a builder's, a plugin's, an rspack config's
+ * are the user's text (a plugin may be named by a URL with a token in it, a project's name may hold
+ * a new line), shown as a script is.
+ */
+function shown(build: NestBuild): NestBuild {
+  return {
+    ...build,
+    project: build.project === undefined ? undefined : printableWithoutCredentials(build.project),
+    builder: printableWithoutCredentials(build.builder),
+    plugins: build.plugins.map(printableWithoutCredentials),
+    rspackConfig: build.rspackConfig === undefined ? undefined : printableWithoutCredentials(build.rspackConfig),
+  };
 }
 
 function weaves(build: NestBuild, use: Use): boolean {

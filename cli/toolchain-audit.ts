@@ -6,7 +6,7 @@ import { ownTypeScript } from '../transformer/typescript';
 import { isLockweaveTransform, weavingEntry } from '../transformer/plugin-entry';
 import { projectTypeScript } from './project';
 import { splitCommands } from './shell-words';
-import { withoutCredentials } from './without-credentials';
+import { printableWithoutCredentials } from './without-credentials';
 import { TOOLCHAIN_RULES, type ProjectFacts, type ToolRule, type Use } from './toolchain-rules';
 
 export interface Hole {
@@ -54,19 +54,23 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
       : undefined;
 
   const holes: Hole[] = [];
-  const reportedConfigs = new Set<string>();
+  /** Each config file reported, by tool, with the parts its holes named ('' for the whole). */
+  const reportedConfigs = new Map<string, Set<string>>();
   let seen = 0;
-  const hold = (rule: ToolRule, use: Use, where: string, command?: string) => {
-    if (rule.safe(use)) return false;
+  /** The parts of this use that run unlocked, each a hole unless `reported` named it; undefined when it weaves. */
+  const hold = (rule: ToolRule, use: Use, where: string, command?: string, reported?: ReadonlySet<string>) => {
+    if (rule.safe(use)) return undefined;
     const whole = () => ({
       part: '',
       runsUnlocked: typeof rule.runsUnlocked === 'string' ? rule.runsUnlocked : rule.runsUnlocked(use),
       fix: rule.fix,
     });
     // A Nest monorepo's config: a hole for each project that builds unlocked, named.
-    for (const { part, runsUnlocked, fix } of rule.unlockedParts?.(use) ?? [whole()])
-      holes.push({ where: part ? `${where} (${part})` : where, command, tool: rule.tool, runsUnlocked, fix });
-    return true;
+    const parts = rule.unlockedParts?.(use) ?? [whole()];
+    for (const { part, runsUnlocked, fix } of parts)
+      if (!reported?.has(part))
+        holes.push({ where: part ? `${where} (${part})` : where, command, tool: rule.tool, runsUnlocked, fix });
+    return new Set(parts.map(({ part }) => part));
   };
 
   // Config files, whether or not a script names them: `npx vite` runs them too.
@@ -75,14 +79,14 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
       const found = read(name);
       if (!found || (rule.configMatters && !rule.configMatters.test(found.text))) continue;
       seen++;
-      if (hold(rule, { text: found.text, config: found.text, project: facts }, found.label))
-        reportedConfigs.add(`${rule.tool}:${found.file}`);
+      const parts = hold(rule, { text: found.text, config: found.text, project: facts }, found.label);
+      if (parts) reportedConfigs.set(`${rule.tool}:${found.file}`, parts);
     }
     const inPackage = packageConfig(rule);
     if (inPackage) {
       seen++;
-      if (hold(rule, { text: inPackage.text, config: inPackage.text, project: facts }, inPackage.label))
-        reportedConfigs.add(`${rule.tool}:${inPackage.file}`);
+      const parts = hold(rule, { text: inPackage.text, config: inPackage.text, project: facts }, inPackage.label);
+      if (parts) reportedConfigs.set(`${rule.tool}:${inPackage.file}`, parts);
     }
   }
 
@@ -101,9 +105,15 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
     for (const rule of TOOLCHAIN_RULES) {
       if (!rule.command?.test(command)) continue;
       const config = rule.configFiles ? (configOf(command, rule, dirs, read) ?? packageConfig(rule)) : undefined;
-      // The config file's own hole already names this use.
-      if (config?.file && reportedConfigs.has(`${rule.tool}:${config.file}`)) break;
-      if (hold(rule, { text: command, config: config?.text ?? '', project: facts }, where, command)) break;
+      // The config file's own holes name this use already, but for a part (a Nest project) the
+      // command alone leaves unlocked (`nest build api -b swc`).
+      const reported = config?.file ? reportedConfigs.get(`${rule.tool}:${config.file}`) : undefined;
+      if (reported && !rule.unlockedParts) break;
+      if (
+        hold(rule, { text: command, config: config?.text ?? '', project: facts }, where, command, reported) ||
+        reported
+      )
+        break;
     }
     for (const script of scriptFilesOf(command, dirs)) {
       for (const rule of TOOLCHAIN_RULES.filter(
@@ -199,7 +209,7 @@ function projectFacts(
   return {
     typescriptMajor: installed?.major ?? declaredMajor,
     // Shown in a hole's message; a declared version may be a URL (git+https://user:token@…).
-    typescriptVersion: version === undefined ? undefined : withoutCredentials(version),
+    typescriptVersion: version === undefined ? undefined : printableWithoutCredentials(version),
     tsPatchInstalled: resolves('ts-patch/package.json', packageDir),
     typescriptPatched: /ts-patch\s+install/.test(scripts) || isPatched(installed?.dir),
     hasPluginEntry: (command) => tsconfig(tsconfigOf(command)).pluginEntry,
@@ -226,7 +236,7 @@ function readTsconfig(file: string): {
     .map((plugin) => plugin?.transform)
     .filter((transform): transform is string => typeof transform === 'string' && !isLockweaveTransform(transform))
     // Shown in a hole's message: the user's text, which may name a module by a URL with a token.
-    .map(withoutCredentials);
+    .map(printableWithoutCredentials);
   const tsNode = (read.config as { 'ts-node'?: { compiler?: string } } | undefined)?.['ts-node'];
   return { pluginEntry, otherTransforms, tsNodeCompiler: tsNode?.compiler };
 }

@@ -18,13 +18,17 @@ export interface Use {
 export interface ProjectFacts {
   /** The installed (else declared) major version of the project's `typescript`. */
   readonly typescriptMajor: number | undefined;
+  /** Its version as a hole prints it: printable, without credentials (a declared version may be a URL). */
   readonly typescriptVersion: string | undefined;
   readonly tsPatchInstalled: boolean;
   /** `ts-patch install` ran (the project's tsc itself loads plugins). */
   readonly typescriptPatched: boolean;
   /** Whether the tsconfig a command names (`-p`; default tsconfig.json) has a lockweave plugin entry. */
   hasPluginEntry(command: string): boolean;
-  /** The `transform` of that tsconfig's plugin entries that are not lockweave's by name (a wrapper of it among them, maybe). */
+  /**
+   * The `transform` of that tsconfig's plugin entries that are not lockweave's by name (a wrapper of
+   * it among them, maybe), as a hole prints them: printable, without credentials.
+   */
   otherTransforms(command: string): readonly string[];
   /** The tsconfig's `"ts-node": { "compiler" }`. */
   readonly tsNodeCompiler: string | undefined;
@@ -144,7 +148,7 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
       const others = use.project.otherTransforms(use.text);
       return others.length === 0
         ? 'the tsconfig it compiles has no lockweave plugin entry: tspc weaves nothing'
-        : `the tsconfig it compiles names no transformer "lockweave/transformer": its plugin entries name ${others.map((name) => JSON.stringify(name)).join(', ')}. ` +
+        : `the tsconfig it compiles names no transformer "lockweave/transformer": its plugin entries name ${others.map((name) => `"${name}"`).join(', ')}. ` +
             "lockweave's routes and this audit know lockweave's entry by that name (or a path into the package) only, so it cannot tell whether one weaves: " +
             "a module that re-exports lockweave's transformer does, but tspc fails the build when that entry sets a prefix or defaults, which the other routes would not read";
     },

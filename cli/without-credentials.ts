@@ -36,8 +36,12 @@ type ValueHider = (value: string, state: CommandState) => string;
 
 const WHOLE: ValueHider = () => '…';
 
-/** A value read as a word of its own: `-H 'Authorization: Bearer x'`, `-c http.extraHeader=…`, `--env=PGPASSWORD=x`. */
-const AS_WORD: ValueHider = (value, state) => hideValue(value, value, state);
+/**
+ * A value read as a word of its own: `-H 'Authorization: Bearer x'`, `-c http.extraHeader=…`,
+ * `--env=PGPASSWORD=x`. In a copy of the command's state: what the value says (`--config=jest.config.ts`
+ * names a file, not the script) does not change how the words after it are read.
+ */
+const AS_WORD: ValueHider = (value, state) => hideValue(value, value, { ...state });
 
 /**
  * `user:password` (curl's -u; docker's -u uid:gid alike) → `user:…`; a lone user name is kept, and

@@ -19,7 +19,6 @@ import type { LockOrder } from '../../transformer/check/lock-order';
 import { projectSources, tagReport } from '../tagged-methods';
 import { auditToolchain, type Audit } from '../toolchain-audit';
 import { AUDIT_BLIND_SPOTS } from '../toolchain-rules';
-import { printable } from '../../runtime/base/printable';
 import { printableWithoutCredentials } from '../without-credentials';
 
 export const check: Command = {
@@ -119,9 +118,10 @@ function printHoles(audit: Audit): void {
     lines.push(
       `  ${printableWithoutCredentials(hole.where)}${hole.command ? `: ${printableWithoutCredentials(hole.command)}` : ''}`,
     );
-    // lockweave's own words, with the project's (a version, a transform's name) in them already
-    // without credentials (toolchain-audit.ts): hiding would blank its `NODE_OPTIONS=…` advice.
-    lines.push(`    unlocked: ${printable(hole.runsUnlocked)}`);
+    // lockweave's own words, with the project's (a version, a transform's name, a Nest project's)
+    // made printable without credentials as they were put in (toolchain-audit.ts, nest-holes.ts):
+    // hiding would blank the `NODE_OPTIONS=…` advice, escaping would double the fix's backslashes.
+    lines.push(`    unlocked: ${hole.runsUnlocked}`);
     lines.push(`    fix: ${hole.fix}`);
   }
   lines.push(`  (${AUDIT_BLIND_SPOTS})`);

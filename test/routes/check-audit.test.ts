@@ -209,3 +209,44 @@ test("check reads a Nest monorepo as Nest does: a project's own plugins or build
     /scripts\.build \(project api\): nest build api -b swc\n {4}unlocked: project api builds with swc \(set by the command\)/,
   );
 });
+
+test("check prints a Nest config's names (a project, a plugin, an rspack config) in its holes with credentials hidden and control characters escaped", async (t) => {
+  const forged = 'web\nlockweave check: 0 toolchain holes';
+  const result = await nestVariant(
+    'names-printed',
+    {
+      sourceRoot: 'apps/api/src',
+      monorepo: true,
+      root: 'apps/api',
+      compilerOptions: { builder: 'tsc', plugins: ['lockweave/nest'] },
+      projects: {
+        api: {
+          root: 'apps/api',
+          compilerOptions: { plugins: ['https://deploy:Hunter2Plugin@git.example/nest-plugin.git'] },
+        },
+        [forged]: {
+          root: 'apps/web',
+          compilerOptions: {
+            builder: { type: 'rspack', options: { configPath: 'https://ci:Hunter2Rspack@configs.example/rspack.js' } },
+          },
+        },
+      },
+    },
+    // The config weaves project jobs; the command's flag leaves it unlocked: a hole of its own
+    // beside the config's holes for the other projects.
+    { build: 'nest build jobs -b swc' },
+  );
+  t.is(result.status, 1, result.output);
+  t.false(result.output.includes('Hunter2'), result.output);
+  t.false(/^lockweave check: 0/m.test(result.output), result.output);
+  t.regex(result.stderr, /fix: .*"plugins": \["https:\/\/…@git\.example\/nest-plugin\.git", "lockweave\/nest"\]/);
+  t.regex(
+    result.stderr,
+    /fix: plugins: \[require\('lockweave\/rspack'\)\(\)\] in https:\/\/…@configs\.example\/rspack\.js/,
+  );
+  t.regex(result.stderr, /project web\\nlockweave check: 0 toolchain holes/);
+  t.regex(
+    result.stderr,
+    /scripts\.build \(project jobs\): nest build jobs -b swc\n {4}unlocked: project jobs builds with swc/,
+  );
+});

@@ -66,6 +66,11 @@ const SHAPES: Record<string, [script: string, printed: string]> = {
     'tsx --conditions=$(redis-cli "-a" Hunter2 GET c) src/orders.ts',
     'tsx --conditions=$(redis-cli "-a" … GET c) src/orders.ts',
   ],
+  // An option's value that names a file is not the script: the words after it are still the command's.
+  'option-file': [
+    'tsx --import=./setup.ts --conditions dev --password Hunter2 src/orders.ts',
+    'tsx --import=./setup.ts --conditions dev --password … src/orders.ts',
+  ],
   'quoted-password': ['tsx "--password" Hunter2 src/orders.ts', 'tsx "--password" … src/orders.ts'],
   'single-quoted-password': ["tsx '--password' Hunter2 src/orders.ts", "tsx '--password' … src/orders.ts"],
   'quoted-script': ['tsx "src/orders.ts" -a Hunter2 "Hunter2 too"', 'tsx "src/orders.ts" -a … …'],
