@@ -1,7 +1,9 @@
 // A require hook of the app's for a name of its own (`require.extensions['.svc']`) compiles tagged
 // TypeScript past every load hook, straight into the module's _compile: no route weaves such a name,
 // so the compile is refused before the file's code runs — at start and after it, with
-// lockweave/register and without (the runtime alone, Node 20's too).
+// lockweave/register and without (the runtime alone, Node 20's too). A load hook registered after
+// lockweave/register that compiles such a name as an ES module is refused as it loads the file,
+// whether it calls lockweave's hook for the text or reads the file itself.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -36,5 +38,20 @@ for (const [nodeName, node] of Object.entries(NODES)) {
         t.notRegex(result.stdout, /RESULT/);
       });
     }
+  }
+}
+
+for (const nodeName of ['Node 22', 'Node 24'] as const) {
+  for (const readsItself of [false, true]) {
+    test(`${nodeName}, lockweave/register: a tagged .svc a later load hook compiles as an ES module ${readsItself ? 'from its own read' : "from lockweave's hook"} is refused before it runs`, async (t) => {
+      const result = await run(
+        NODE_LINES[nodeName],
+        ['--import', 'lockweave/register', '--import', './svc-hook.mjs', 'main.mjs'],
+        { env: readsItself ? { READS_ITSELF: '1' } : {} },
+      );
+      t.not(result.status, 0, result.output);
+      t.regex(result.output, REFUSED);
+      t.notRegex(result.stdout, /RESULT/);
+    });
   }
 }

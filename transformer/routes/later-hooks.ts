@@ -16,7 +16,7 @@
 import nodeModule = require('node:module');
 import { fileURLToPath } from 'node:url';
 import { isWovenSource } from '../../runtime/base/loaded-typescript';
-import { tagsWeaveOnDisk } from './tags-on-disk';
+import { refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
 
 interface LoadResult {
   format?: string | null;
@@ -27,11 +27,9 @@ export type NextLoad = (url: string, context?: unknown) => LoadResult;
 export type LoadHook = (url: string, context: unknown, nextLoad: NextLoad) => LoadResult;
 type RegisterHooks = (hooks: { load?: LoadHook; resolve?: unknown }) => unknown;
 
-/** The file a route weaves that a module URL names (its query and hash aside), if any. */
-export function weavableFileOf(url: string): string | undefined {
-  if (!url.startsWith('file:')) return undefined;
-  const file = fileURLToPath(url.replace(/[?#].*$/, ''));
-  return isWovenSource(file) ? file : undefined;
+/** The file a module URL names (its query and hash aside), if it names one. */
+export function fileOfUrl(url: string): string | undefined {
+  return url.startsWith('file:') ? fileURLToPath(url.replace(/[?#].*$/, '')) : undefined;
 }
 
 /** Loads under way in wrapped hooks (synchronous, so nested as a stack): the file, and whether lockweave's hook was reached for it. */
@@ -59,8 +57,13 @@ export function watchLaterHooks(): void {
 
 function checkedLoad(load: LoadHook): LoadHook {
   return function (this: unknown, url, context, nextLoad) {
-    const file = weavableFileOf(url);
-    if (file === undefined) return load.call(this, url, context, nextLoad);
+    const file = fileOfUrl(url);
+    if (file === undefined || !isWovenSource(file)) {
+      const loaded = load.call(this, url, context, nextLoad);
+      // This hook may have compiled a name of its own (`.svc`) without calling lockweave's.
+      if (file !== undefined) refuseUnwovenName(file);
+      return loaded;
+    }
     const visit = { file, reached: false };
     underWay.push(visit);
     let loaded: LoadResult;

@@ -23,9 +23,7 @@ import nodeModule = require('node:module');
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { weaver } from './lazy-weaver';
-import { isOtherCompiledName } from '../../runtime/base/loaded-typescript';
-import { unwovenNameMessage } from '../../runtime/base/weave-mark';
-import { holdsEvery, locksOnDisk, readDisk, tagsWeaveOnDisk } from './tags-on-disk';
+import { holdsEvery, locksOnDisk, readDisk, refuseUnwovenName } from './tags-on-disk';
 import type { CachedWeave } from './woven-cache';
 
 interface CommonJsModule {
@@ -80,10 +78,9 @@ export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
       compilePending.delete(filename);
       if (!handed || !compiledFrom(content, handed)) assertLocked(filename, content, weaving);
       weaving.handled.add(filename);
-    } else if (isOtherCompiledName(filename) && tagsWeaveOnDisk(filename)) {
-      // A hook of another tool for a name of its own (`require.extensions['.svc']`) compiled it:
-      // no route weaves such a name.
-      throw new Error(unwovenNameMessage('Node', filename));
+    } else {
+      // A hook of another tool for a name of its own (`require.extensions['.svc']`) compiled it.
+      refuseUnwovenName(filename);
     }
     return compile.call(this, content, filename, ...rest);
   };

@@ -23,10 +23,10 @@ import { pathToFileURL } from 'node:url';
 import { isWovenSource } from '../../runtime/base/loaded-typescript';
 import { assertCodeNotInFileWoven, assertTypeScriptWoven, markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
-import { firstPreload, type LoadHook, noteReached, watchLaterHooks, weavableFileOf } from './later-hooks';
+import { fileOfUrl, firstPreload, type LoadHook, noteReached, watchLaterHooks } from './later-hooks';
 import { weaveChildren } from './register-children';
 import { cancelWovenRead, noteHandedOn, weaveRequiredTypeScript } from './register-require';
-import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
+import { lostTags, refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
 
@@ -52,8 +52,12 @@ const handled = new Set<string>();
 
 registerHooks({
   load(url, context, nextLoad) {
-    const file = weavableFileOf(url);
-    if (file === undefined) return nextLoad(url, context);
+    const file = fileOfUrl(url);
+    if (file === undefined || !isWovenSource(file)) {
+      // A hook registered after this one may compile a name no route weaves (`.svc`) as code.
+      if (file !== undefined) refuseUnwovenName(file);
+      return nextLoad(url, context);
+    }
     noteReached(file);
     cancelWovenRead(file);
     const loaded = nextLoad(url, context);

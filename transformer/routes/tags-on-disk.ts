@@ -9,6 +9,8 @@
 
 // The module object itself (not an import-star copy): register-require.ts replaces its readFileSync.
 import fs = require('node:fs');
+import { isOtherCompiledName } from '../../runtime/base/loaded-typescript';
+import { unwovenNameMessage } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { weaver } from './lazy-weaver';
 
@@ -30,6 +32,15 @@ export function locksOnDisk(
 /** True when the file on disk has tags that weave (or fail): a copy without them was not ours to run. */
 export function tagsWeaveOnDisk(file: string): boolean {
   return locksOnDisk(file) !== undefined;
+}
+
+/**
+ * Throws when `file` is a project file under a name no route weaves (`pay.svc`: isOtherCompiledName)
+ * whose text on disk has tags, as a hook or loader is about to run it as code: another tool's hook
+ * for a name of its own compiles it as TypeScript, and lockweave, which weaves by name, never would.
+ */
+export function refuseUnwovenName(file: string): void {
+  if (isOtherCompiledName(file) && tagsWeaveOnDisk(file)) throw new Error(unwovenNameMessage('Node', file));
 }
 
 /**
