@@ -80,6 +80,8 @@ const TOOLS = new Map<string, Tool>([
     'mongoexport',
     'mongoimport',
     'sshpass',
+    // A registry's `docker login -p x` (podman, helm registry, oras, skopeo alike): the subcommand's word.
+    'login',
   ].map((name) => [name, PASSWORD_P] as const),
 ]);
 

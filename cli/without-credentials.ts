@@ -14,12 +14,15 @@
 //   (--password x, --dbPassword=x, --redisAuthToken x, --requirepass x, "apiKey": "x");
 // - the password of `user:password` after -u/--user (curl), a header whose name holds a secret word
 //   (`-H 'Authorization: …'`, `X-Api-Key: …`);
-// - after a tool whose short option takes a password (redis-cli's -a, mysql's and sshpass's -p):
-//   its value, attached (`-pSECRET`) or not; after redis-cli, everything after AUTH;
+// - after a tool whose short option takes a password (redis-cli's -a, mysql's, sshpass's and
+//   `docker login`'s -p): its value, attached (`-pSECRET`) or not; everything after AUTH (in any
+//   case after redis-cli; in capitals anywhere: `printf 'AUTH x' | redis-cli`);
 // - the lines a heredoc feeds a command;
 // - the arguments a command passes to the program it runs, after its script file
 //   (`tsx src/pay.ts -a x y` → `tsx src/pay.ts -a … …`): they are the program's, and only it knows
 //   which of them is a password.
+// A word is judged as a shell reads it and then in its compatibility form, typographic quotes gone
+// (`“--password”`, a full-width `－－password＝x`): a lookalike hides nothing.
 // Hiding too much is the safe way to be wrong: a URL's credentials run to the last @ of its word,
 // since a password with a raw @, / or # splits no way a parser can guess (runtime/base/redis-address.ts
 // prints nothing of such a URL for the same reason), and a name that merely contains a secret word
@@ -113,7 +116,7 @@ interface CommandState {
   valueHider: ValueHider | undefined;
   /** The tool this command runs, when its options are known. */
   tool: Tool | undefined;
-  /** AUTH came (after a redis-cli): every word after it is a credential. */
+  /** AUTH came: every word after it is a credential. */
   afterAuth: boolean;
   /** A script file came: the words after it are the program's arguments. */
   afterScript: boolean;
@@ -160,9 +163,27 @@ function stateAfter(operator: string, state: CommandState, nesting: Nesting): Co
   return (closes && nesting.outer.pop()) || newCommand();
 }
 
-/** A word as printed: as written when nothing in it is hidden, else what it says with that hidden. */
+/**
+ * Quotation marks a shell takes as letters (`“--password” x`): gone from a word as it is judged, as
+ * its shell quotes are, since whoever typed them meant quotes.
+ */
+const TYPOGRAPHIC_QUOTES = /[\u2018\u2019\u201A\u201B\u201C\u201D\u201E\u201F\u00AB\u00BB\u2039\u203A\u300C-\u300F]/g;
+
+/** What a word says as it is judged: NFKC, typographic quotes gone; `…`, hidden already, kept (NFKC would make it `...`). */
+function judged(word: string): string {
+  return word
+    .split('…')
+    .map((part) => part.normalize('NFKC').replace(TYPOGRAPHIC_QUOTES, ''))
+    .join('…');
+}
+
+/**
+ * A word as printed: as written when nothing in it is hidden, else what it says with that hidden.
+ * Judged in its compatibility form (NFKC: a full-width `－－ｐａｓｓ＝x` is `--pass=x`), so a
+ * lookalike character hides no option.
+ */
 function hideWord(raw: string, state: CommandState): string {
-  const value = unquote(raw);
+  const value = judged(unquote(raw));
   const shown = hideValue(value, raw, state);
   if (shown === value) return raw;
   // Quoted again where it needs quotes to read as one word (`sh -c 'PGPASSWORD=… tsx …'`), as it
@@ -248,7 +269,9 @@ function noteCommandWord(word: string, state: CommandState): void {
   if (SCRIPT_FILE.test(word)) state.afterScript = true;
   const tool = toolOf(word);
   if (tool) state.tool = tool;
-  else if (state.tool?.redis && /^auth$/i.test(word)) state.afterAuth = true;
+  // AUTH in capitals is Redis's wherever it stands (`printf 'AUTH pw' | redis-cli`: the words reach
+  // redis-cli through a pipe); in any case after a Redis client.
+  else if (word === 'AUTH' || (state.tool?.redis && /^auth$/i.test(word))) state.afterAuth = true;
   // `redis-cli CONFIG SET requirepass x`, `… masterauth x`
   else if (state.tool?.redis && isSecretName(word)) state.valueHider = WHOLE;
 }

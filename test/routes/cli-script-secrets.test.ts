@@ -71,6 +71,18 @@ const SHAPES: Record<string, [script: string, printed: string]> = {
     'tsx --import=./setup.ts --conditions dev --password Hunter2 src/orders.ts',
     'tsx --import=./setup.ts --conditions dev --password … src/orders.ts',
   ],
+  // Lookalikes: typographic quotes, full-width letters and equals sign.
+  'curly-quoted': ['tsx “--password” Hunter2 src/orders.ts', 'tsx “--password” … src/orders.ts'],
+  'full-width': ['tsx --password＝Hunter2 src/orders.ts', 'tsx --password=… src/orders.ts'],
+  // A Redis command piped to redis-cli, a registry login's -p.
+  'auth-piped': [
+    "tsx --conditions=$(printf 'AUTH Hunter2\\nGET c' | redis-cli) src/orders.ts",
+    "tsx --conditions=$(printf 'AUTH … …' | redis-cli) src/orders.ts",
+  ],
+  'docker-login': [
+    'tsx --conditions=$(docker login -u ci -p Hunter2 registry.example) src/orders.ts',
+    'tsx --conditions=$(docker login -u ci -p … registry.example) src/orders.ts',
+  ],
   'quoted-password': ['tsx "--password" Hunter2 src/orders.ts', 'tsx "--password" … src/orders.ts'],
   'single-quoted-password': ["tsx '--password' Hunter2 src/orders.ts", "tsx '--password' … src/orders.ts"],
   'quoted-script': ['tsx "src/orders.ts" -a Hunter2 "Hunter2 too"', 'tsx "src/orders.ts" -a … …'],
