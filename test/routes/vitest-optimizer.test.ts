@@ -130,3 +130,53 @@ test('an optimizer lockweave cannot hook (esbuild’s, vite < 8) refuses a linke
     weaveOptimizedDeps(config(['vitest', 'not-installed']), { viteVersion: '7.1.0' }, () => t.fail() as never),
   );
 });
+
+test('an optimizer lockweave cannot hook refuses a linked package a nested include reaches through an installed one (`dep > @org/pay`)', (t) => {
+  const app = workspace('unhooked-nested');
+  // @org/pay is dep's dependency only: linked into dep's node_modules, not the app's.
+  fs.rmSync(path.join(app, 'node_modules', '@org'), { recursive: true });
+  const dep = path.join(app, 'node_modules', 'dep');
+  fs.mkdirSync(path.join(dep, 'node_modules', '@org'), { recursive: true });
+  fs.writeFileSync(path.join(dep, 'package.json'), JSON.stringify({ name: 'dep', version: '1.0.0' }));
+  fs.symlinkSync(path.join(app, '..', 'packages', 'pay'), path.join(dep, 'node_modules', '@org', 'pay'), 'dir');
+  const config = {
+    root: app,
+    cacheDir: path.join(app, '.cache'),
+    environments: { ssr: { optimizeDeps: { include: ['dep > @org/pay'] } } },
+  };
+  const error = t.throws(() => weaveOptimizedDeps(config, { viteVersion: '7.1.0' }, () => t.fail() as never));
+  t.regex(error.message, /include dep > @org\/pay, a linked package/);
+});
+
+test("vitest's optimizer weaves again when a package the tsconfig extends appears in a nearer node_modules, rather than keep its cache", async (t) => {
+  const app = workspace('vitest-shadowed');
+  const workspaceDir = path.join(app, '..');
+  // The package's entry comes from a shared base, found in the workspace's node_modules.
+  const base = (dir: string, prefix: string) => {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: '@org/tsconfig', version: '1.0.0' }));
+    fs.writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          strict: true,
+          plugins: [{ transform: 'lockweave/transformer', prefix }],
+        },
+      }),
+    );
+  };
+  base(path.join(workspaceDir, 'node_modules', '@org', 'tsconfig'), 'PAY_');
+  fs.writeFileSync(
+    path.join(workspaceDir, 'packages', 'pay', 'tsconfig.json'),
+    JSON.stringify({ extends: '@org/tsconfig/tsconfig.json', include: ['src'] }),
+  );
+  const first = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr' });
+  t.is(first.status, 0, first.output);
+  // Installed nearer to the package, it is the one tspc reads now.
+  base(path.join(workspaceDir, 'packages', 'pay', 'node_modules', '@org', 'tsconfig'), 'REPAID_');
+  const changed = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr', EXPECT_PREFIX: 'REPAID_' });
+  t.is(changed.status, 0, changed.output);
+});

@@ -118,6 +118,7 @@ function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () =
         const woven = weave(file, code, options);
         if (lostTags(file, code, woven.locked)) throw strippedError(file);
         for (const config of woven.configFiles ?? []) this.addWatchFile(config);
+        for (const absent of woven.absent ?? []) this.dependsOnAbsent?.(absent);
         // The weave decides, not whether it came with a map: its text is what the tool compiles.
         return woven.code === code ? undefined : { code: woven.code, map: woven.map ?? null };
       },
@@ -154,6 +155,11 @@ export interface WovenModule {
 /** The part of a rollup-style plugin context the transform uses. */
 export interface WatchContext {
   addWatchFile(file: string): void;
+  /**
+   * A path whose appearing would change the settings a weave read (vite-optimizer.ts's context
+   * records them; a tool's own has no such method: its watcher is not asked to watch what is not there).
+   */
+  dependsOnAbsent?(file: string): void;
 }
 
 /** The part of a rollup-style plugin context buildEnd uses. */

@@ -98,11 +98,13 @@ function recordOf(config: OptimizedConfig, environment: string): string {
   return path.join(config.cacheDir, `lockweave-optimizer-${environment.replace(/[^\w.-]/g, '_')}.json`);
 }
 
-/** What an optimizer's build wove with: the plugin's name then, the files it read, and their digest. */
+/** What an optimizer's build wove with: the plugin's name then, the files it read (and those it found absent), and their digest. */
 interface WeaveRecord {
   readonly name: string;
   readonly woven: readonly string[];
   readonly configFiles: readonly string[];
+  /** Absent from a record written before lockweave recorded them: read as none. */
+  readonly absent?: readonly string[];
   readonly digest: string;
 }
 
@@ -115,7 +117,7 @@ interface WeaveRecord {
  */
 function optimizerPlugin(hooks: Hooks, record: string) {
   const last = readRecord(record);
-  const digest = last && digestOf(last.woven, last.configFiles);
+  const digest = last && digestOf(last);
   const name = !last
     ? `${PLUGIN_NAME}:unrecorded-${Date.now().toString(36)}`
     : digest === last.digest
@@ -123,6 +125,7 @@ function optimizerPlugin(hooks: Hooks, record: string) {
       : `${PLUGIN_NAME}:${digest}`;
   const woven = new Set<string>();
   const configFiles = new Set<string>();
+  const absent = new Set<string>();
   const { filter, handler } = hooks.transform;
   return {
     ...hooks,
@@ -139,6 +142,7 @@ function optimizerPlugin(hooks: Hooks, record: string) {
             configFiles.add(file);
             this.addWatchFile(file);
           },
+          dependsOnAbsent: (file) => absent.add(file),
         };
         const module = handler.call(context, code, id);
         if (module) woven.add(id.replace(/\?.*$/, ''));
@@ -148,29 +152,36 @@ function optimizerPlugin(hooks: Hooks, record: string) {
     buildEnd(this: ThisParameterType<Hooks['buildEnd']>, error?: Error): void {
       hooks.buildEnd.call(this, error);
       if (error) return;
-      const files = { woven: [...woven].sort(), configFiles: [...configFiles].sort() };
-      writeRecord(record, { name, ...files, digest: digestOf(files.woven, files.configFiles) });
+      const files = { woven: [...woven].sort(), configFiles: [...configFiles].sort(), absent: [...absent].sort() };
+      writeRecord(record, { name, ...files, digest: digestOf(files) });
     },
   };
 }
 
 /**
- * What decides the settings a weave read: the text of each config file, and for each woven file
- * its nearest tsconfig and the names beside it (a tsconfig added nearer to a file is read instead).
+ * What decides the settings a weave read: the text of each config file, each path that was absent
+ * and would be read instead if it appeared (a package an `extends` names, in a nearer node_modules;
+ * a tsconfig.json between a file's and the one whose entry it takes), and for each woven file its
+ * nearest tsconfig and the names beside it (a tsconfig added nearer to a file is read instead).
  */
-function digestOf(woven: readonly string[], configFiles: readonly string[]): string {
+function digestOf(files: Pick<WeaveRecord, 'woven' | 'configFiles' | 'absent'>): string {
   const hash = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256');
-  for (const file of configFiles) hash.update(`${file}\0${readText(file) ?? '(absent)'}\0`);
-  for (const file of woven) {
-    hash.update(`${file}\0${projectKeyOf(file) ?? ''}\0`);
-  }
+  for (const file of files.configFiles) hash.update(`${file}\0${readText(file) ?? '(absent)'}\0`);
+  // Hashed only when one appeared: a record without any keeps its digest.
+  for (const file of files.absent ?? []) if (fs.existsSync(file)) hash.update(`${file}\0(appeared)\0`);
+  for (const file of files.woven) hash.update(`${file}\0${projectKeyOf(file) ?? ''}\0`);
   return hash.digest('hex').slice(0, 16);
 }
 
 function readRecord(file: string): WeaveRecord | undefined {
   try {
     const record = JSON.parse(readText(file) ?? 'null') as WeaveRecord | null;
-    return record && Array.isArray(record.woven) && Array.isArray(record.configFiles) ? record : undefined;
+    return record &&
+      Array.isArray(record.woven) &&
+      Array.isArray(record.configFiles) &&
+      (record.absent === undefined || Array.isArray(record.absent))
+      ? record
+      : undefined;
   } catch {
     return undefined; // unreadable: as if none, and vite optimizes again
   }
@@ -182,19 +193,22 @@ function writeRecord(file: string, record: WeaveRecord): void {
 }
 
 /**
- * Entries of `include` that name a linked package: one whose directory, found from `root` as Node
- * finds it, is not under node_modules once links are followed. A nested entry (`a > b`) is
- * checked name by name; a glob cannot be told, and counts as linked.
+ * Entries of `include` that name a linked package: one whose directory, found as Node finds it, is
+ * not under node_modules once links are followed. A nested entry (`a > b`) is checked name by name,
+ * each found from the package before it (b is a's dependency), as vite finds it; a glob cannot be
+ * told, and counts as linked.
  */
 function linkedIncludes(root: string, include: readonly string[] | undefined): string[] {
-  return (include ?? []).filter((entry) =>
-    entry.split('>').some((name) => {
-      const trimmed = name.trim();
-      if (trimmed.includes('*')) return true;
-      const dir = packageDir(root, packageName(trimmed));
-      return dir !== undefined && !PACKAGE_FILE.test(`${dir}${path.sep}`);
-    }),
-  );
+  return (include ?? []).filter((entry) => {
+    let from: string | undefined = root;
+    for (const name of entry.split('>').map((part) => part.trim())) {
+      if (name.includes('*')) return true;
+      if (from === undefined) return false; // the one before is not installed: vite fails to resolve it
+      from = packageDir(from, packageName(name));
+      if (from !== undefined && !PACKAGE_FILE.test(`${from}${path.sep}`)) return true;
+    }
+    return false;
+  });
 }
 
 /** `@org/pay/sub` → `@org/pay`; `pay/sub` → `pay`. */

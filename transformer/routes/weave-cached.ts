@@ -20,7 +20,7 @@ export interface CachedWeaveOptions {
 /** Opened on the first tagged file: a process without tags pays nothing for it. */
 let cache: WovenCache | null | undefined;
 
-/** The woven text of a file that may hold tags (its own text when none locks), and the config files it depends on. */
+/** The woven text of a file that may hold tags (its own text when none locks), and the config files (and absent paths) it depends on. */
 export function weaveCached(file: string, code: string, options: CachedWeaveOptions): CachedWeave {
   if (cache === undefined)
     cache = (require('./woven-cache') as typeof import('./woven-cache')).WovenCache.open() ?? null;
@@ -39,7 +39,8 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
     map: woven.woven > 0 ? woven.map : undefined,
     locked: woven.locked,
     configFiles: project.configFiles,
+    absent: project.shadowedBy,
   };
-  if (key) cache!.write(key, result, project.configFiles, project.shadowedBy);
+  if (key) cache!.write(key, result);
   return result;
 }

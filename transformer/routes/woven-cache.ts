@@ -32,8 +32,10 @@ export interface CachedWeave {
   readonly map: SourceMapV3 | undefined;
   /** The site of every tagged method the code locks. */
   readonly locked: readonly string[];
-  /** On a read: the config files the entry was woven with (a bundler declares them as dependencies). */
+  /** The config files the entry was woven with (a bundler declares them as dependencies). */
   readonly configFiles?: readonly string[];
+  /** The paths that did not exist then, and would be read instead if they did (ProjectConfig's shadowedBy). */
+  readonly absent?: readonly string[];
 }
 
 interface Entry {
@@ -109,13 +111,15 @@ export class WovenCache {
         map: entry.map ?? undefined,
         locked: entry.locked,
         configFiles: Object.keys(entry.configs),
+        absent: entry.absent ?? [],
       };
     } catch {
       return undefined;
     }
   }
 
-  write(key: string, woven: CachedWeave, configFiles: readonly string[], absent: readonly string[] = []): void {
+  write(key: string, woven: CachedWeave): void {
+    const { configFiles = [], absent = [] } = woven;
     try {
       const configs = Object.fromEntries(
         configFiles.map((config) => [config, sha256(fs.readFileSync(config, 'utf8'))]),
