@@ -196,7 +196,6 @@ export function checkLaterTypeScript(check: (file: string) => void, atCompile: b
   if (registerHooks === undefined) return;
   registerHooks({
     load(url, context, nextLoad) {
-      if (awaiting !== undefined) checkCompiledPast(awaiting, check);
       const loaded = nextLoad(url, context);
       const file = typeScriptFileOf(url);
       if (file === undefined) return loaded;
@@ -218,10 +217,11 @@ export function checkLaterTypeScript(check: (file: string) => void, atCompile: b
 const ES_MODULE_FORMAT = /^module/;
 
 interface CommonJsModule {
+  load(this: CommonJsModule, filename: string, ...rest: unknown[]): unknown;
   _compile(this: CommonJsModule, content: string, filename: string, ...rest: unknown[]): unknown;
 }
 
-/** Files whose check waits for their compile; Module's _compile wrapped (once) to run it. */
+/** Files whose check waits for their compile; Module's _compile and load wrapped (once) to run it. */
 let awaitingCompile: Set<string> | undefined;
 
 function checkAtCompile(check: (file: string) => void): Set<string> {
@@ -232,6 +232,15 @@ function checkAtCompile(check: (file: string) => void): Set<string> {
   prototype._compile = function (content, filename, ...rest) {
     if (waiting.delete(filename) || isOtherCompiledName(filename)) check(filename);
     return compile.call(this, content, filename, ...rest);
+  };
+  // A file still awaiting its check as its load ends was compiled by a _compile other than the
+  // wrapped one (a hook that kept Node's own from before the wrap): its top level has run, but its
+  // exports have not reached the module that required it, nor has anything called its methods.
+  const load = prototype.load;
+  prototype.load = function (filename, ...rest) {
+    const loaded = load.call(this, filename, ...rest);
+    if (waiting.delete(filename)) check(filename);
+    return loaded;
   };
   awaitingCompile = waiting;
   return waiting;
@@ -248,21 +257,6 @@ export function isOtherCompiledName(file: string): boolean {
     path.isAbsolute(file) &&
     isProjectFile(file)
   );
-}
-
-/**
- * A file still awaiting its compile's check although its module ran to its end was compiled by a
- * _compile other than the wrapped one (a hook that kept Node's own from before the wrap): checked
- * now, at the next load — late, its top level has run, but before the process loads on.
- */
-function checkCompiledPast(waiting: Set<string>, check: (file: string) => void): void {
-  if (waiting.size === 0) return;
-  const cache = moduleCache();
-  for (const file of waiting) {
-    if ((cache[file] as { loaded?: unknown } | undefined)?.loaded !== true) continue;
-    waiting.delete(file);
-    check(file);
-  }
 }
 
 /**

@@ -2,7 +2,8 @@
 // "ignore" settings leave other TypeScript to Node, which strips the types and the tags with them.
 // The transformer marks the files it was handed, not the whole process: the runtime refuses a
 // tagged file ts-node left to Node, whether it loaded before the runtime or after, before its body
-// runs — a require hook that keeps the _compile it found (pirates) included; with every file in ts-node's hands both methods hold their keys.
+// runs — a require hook that keeps the _compile it found (pirates), or one from before the runtime
+// loaded, included; with every file in ts-node's hands both methods hold their keys.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -57,6 +58,15 @@ for (const [nodeName, node] of Object.entries(NODES)) {
     // The hook keeps the module's _compile from the start of the require, before Node's load hooks
     // ran: the file is refused at its compile all the same, not once the turn is over.
     const result = await tsNode(node, 'tsconfig.ignore.json', { LIB_NEXT: '1' }, ['-r', './pirates-like.js']);
+    t.not(result.status, 0, result.output);
+    t.regex(result.output, /lockweave: Node ran \S*lib\/pay\.ts without lockweave's transformer weaving it/);
+    t.notRegex(result.output, /ENTERED lib|RESULT lib/);
+  });
+
+  test(`${nodeName}, ts-node "ignore" and a require hook with a _compile it kept: a tagged file left to Node is refused as its require ends, before its first call`, async (t) => {
+    // Its compile never reaches the runtime's check: the end of its load does, before its exports
+    // reach main.ts.
+    const result = await tsNode(node, 'tsconfig.ignore.json', { LIB_NEXT: '1' }, ['-r', './keeps-compile.js']);
     t.not(result.status, 0, result.output);
     t.regex(result.output, /lockweave: Node ran \S*lib\/pay\.ts without lockweave's transformer weaving it/);
     t.notRegex(result.output, /ENTERED lib|RESULT lib/);
