@@ -3,12 +3,12 @@
 // Its tsc builder weaves with the compiler plugin lockweave/nest (or a TypeScript that `ts-patch
 // install` patched, with the tsconfig's plugin entry); its rspack builder with lockweave/rspack in the
 // rspack config, which Nest merges over its own; swc and webpack cannot.
+import { RSPACK_CONFIGS } from './config-files';
 import { nestBuilds, type NestBuild, type Origin } from './nest-config';
 import type { PartHole, Use } from './toolchain-rules';
 import { printableWithoutCredentials } from './without-credentials';
 
 const PLUGIN = 'lockweave/nest';
-const RSPACK_CONFIGS = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs'].map((ext) => `rspack.config.${ext}`);
 
 export const NEST_UNLOCKED =
   "the Nest CLI compiles with plain TypeScript (or swc, webpack, rspack) and runs lockweave only as nest-cli.json's compiler plugin with its tsc builder, or as the rspack builder's plugin: every tagged method is emitted unlocked";
@@ -20,9 +20,16 @@ export const NEST_FIX =
  * for a command, what it builds. A config Nest cannot parse builds nothing, so holds none.
  */
 export function nestHoles(use: Use): PartHole[] {
+  // The rule asks twice of one use (is it safe, then which parts): parsed once.
+  let holes = byUse.get(use);
+  if (holes) return holes;
   const builds = nestBuilds(use.config, use.text === use.config ? undefined : use.text) ?? [];
-  return builds.filter((build) => !weaves(build, use)).map((build) => hole(shown(build)));
+  holes = builds.filter((build) => !weaves(build, use)).map((build) => hole(shown(build)));
+  byUse.set(use, holes);
+  return holes;
 }
+
+const byUse = new WeakMap<Use, PartHole[]>();
 
 /**
  * A build's names as its hole prints them: a project's, a builder's, a plugin's, an rspack config's

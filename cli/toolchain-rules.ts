@@ -3,6 +3,7 @@
 // It is a heuristic over text — package.json scripts, the tsconfig and the tools' config files —
 // and can be fooled by what it cannot read (see AUDIT_BLIND_SPOTS).
 
+import { configFiles, RSPACK_CONFIGS } from './config-files';
 import { NEST_CONFIG_FILES } from './nest-config';
 import { NEST_FIX, NEST_UNLOCKED, nestHoles } from './nest-holes';
 
@@ -64,7 +65,6 @@ export interface PartHole {
 }
 
 const bin = (...names: string[]) => new RegExp(`(?:^|[\\s/])(?:${names.join('|')})(?=\\s|$)`);
-const exts = (base: string, list = ['ts', 'mts', 'cts', 'js', 'mjs', 'cjs']) => list.map((ext) => `${base}.${ext}`);
 const mentions =
   (...specifiers: string[]) =>
   (use: Use) =>
@@ -117,8 +117,8 @@ function optionsAfter(config: string, from: number): string {
 const writesNothing = (command: string) => /(?:^|\s)--noEmit(?!\s+false)(?=\s|$)/.test(command);
 const REGISTER = 'lockweave/register';
 
-const VITE = exts('vite.config');
-const VITEST = exts('vitest.config');
+const VITE = configFiles('vite.config');
+const VITEST = configFiles('vitest.config');
 
 export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   {
@@ -213,7 +213,7 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   {
     tool: 'rollup',
     command: bin('rollup'),
-    configFiles: exts('rollup.config'),
+    configFiles: configFiles('rollup.config'),
     safe: mentions('lockweave/rollup'),
     runsUnlocked:
       "rollup's TypeScript plugins strip or compile types without the weave: every tagged method is bundled unlocked",
@@ -222,7 +222,7 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   {
     tool: 'rolldown',
     command: bin('rolldown'),
-    configFiles: exts('rolldown.config'),
+    configFiles: configFiles('rolldown.config'),
     safe: mentions('lockweave/rolldown'),
     runsUnlocked: 'rolldown strips types itself: without the lockweave plugin every tagged method is bundled unlocked',
     fix: "rolldown.config: import lockweave from 'lockweave/rolldown'; plugins: [lockweave()]",
@@ -230,7 +230,7 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   {
     tool: 'webpack',
     command: bin('webpack', 'webpack-cli'),
-    configFiles: exts('webpack.config'),
+    configFiles: configFiles('webpack.config'),
     safe: mentions('lockweave/webpack'),
     runsUnlocked:
       'ts-loader, babel-loader or swc-loader compile without the weave: every tagged method is bundled unlocked',
@@ -239,7 +239,7 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   {
     tool: 'rspack',
     command: bin('rspack'),
-    configFiles: exts('rspack.config'),
+    configFiles: RSPACK_CONFIGS,
     safe: mentions('lockweave/rspack'),
     runsUnlocked: "rspack's builtin:swc-loader strips types without the weave: every tagged method is bundled unlocked",
     fix: "rspack.config: plugins: [require('lockweave/rspack').default()]",
@@ -262,7 +262,7 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   {
     tool: 'tsup',
     command: bin('tsup'),
-    configFiles: exts('tsup.config'),
+    configFiles: configFiles('tsup.config'),
     safe: mentions('lockweave/esbuild'),
     runsUnlocked: 'tsup bundles with esbuild: without the lockweave plugin every tagged method is bundled unlocked',
     fix: "tsup.config: esbuildPlugins: [require('lockweave/esbuild').default()]",
@@ -270,7 +270,7 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   {
     tool: 'jest',
     command: bin('jest'),
-    configFiles: [...exts('jest.config'), 'jest.config.json'],
+    configFiles: [...configFiles('jest.config'), 'jest.config.json'],
     packageKey: 'jest',
     // ts-patch's compiler given to ts-jest weaves on some of ts-jest's paths and not others
     // (isolatedModules with a Node module kind; a warm cache runs none), so lockweave's runtime

@@ -96,6 +96,20 @@ for (const order of ['before', 'after'])
     t.false(fs.existsSync(path.join(APP_DIR, out, 'app.mjs')));
   });
 
+test("esbuild whose loader table gives .svc a data loader (text) while a plugin's onLoad answers loader 'ts': the build fails naming the file, and writes nothing", async (t) => {
+  // The build's record does not say which loader compiled a file: a tagged file under a name the
+  // table maps to data, bundled as code, was compiled by a plugin.
+  const out = 'out/esbuild-plugin-text';
+  const built = await run(process.execPath, ['build-esbuild-plugin.mjs'], {
+    ORDER: 'after',
+    LOADER: JSON.stringify({ '.svc': 'text' }),
+    OUT: out,
+  });
+  t.not(built.status, 0, built.output);
+  t.regex(built.output, /src\/pay\.svc[^\n]* hold @redisLock tags, and the build bundled them as code/);
+  t.false(fs.existsSync(path.join(APP_DIR, out, 'app.mjs')));
+});
+
 test('esbuild and webpack: an untagged .svc file compiled as TypeScript builds and runs as before', async (t) => {
   const esbuilt = await run(process.execPath, ['build-esbuild.mjs'], {
     ENTRY: 'plain-app',

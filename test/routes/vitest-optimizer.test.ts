@@ -114,7 +114,7 @@ test("vite's dev server, ssr.optimizeDeps including the linked package: its meth
   t.regex(optimizedPay(app) ?? '', /defineLock\(/);
 });
 
-test('an optimizer lockweave cannot hook (esbuild’s, vite < 8) refuses a linked package in any include, and leaves installed ones alone', (t) => {
+test('an optimizer lockweave cannot hook (esbuild’s, vite < 8) refuses a linked package (or a glob) in any include, and leaves installed ones alone', (t) => {
   const app = workspace('unhooked');
   const config = (include: string[]) => ({
     root: app,
@@ -125,6 +125,11 @@ test('an optimizer lockweave cannot hook (esbuild’s, vite < 8) refuses a linke
     weaveOptimizedDeps(config(['@org/pay']), { viteVersion: '7.1.0' }, () => t.fail() as never),
   );
   t.regex(error.message, /include @org\/pay, a linked package .* this vite \(7\.1\.0\) optimizes with esbuild/);
+  // A glob may match a linked package: which one cannot be told from here.
+  const glob = t.throws(() =>
+    weaveOptimizedDeps(config(['@org/*']), { viteVersion: '7.1.0' }, () => t.fail() as never),
+  );
+  t.regex(glob.message, /include @org\/\*, a linked package \(or a pattern that may match one\)/);
   // vitest, installed (a real directory under node_modules), and a package not installed at all.
   t.notThrows(() =>
     weaveOptimizedDeps(config(['vitest', 'not-installed']), { viteVersion: '7.1.0' }, () => t.fail() as never),
