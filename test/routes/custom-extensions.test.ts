@@ -7,29 +7,22 @@
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ROOT, linkPackage } from '../helpers/fixture-projects';
+import { ROOT } from '../helpers/fixture-projects';
 import { childRunner, type Ran } from '../helpers/child-process';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { routeScratch } from '../helpers/route-scratch';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'custom-extensions');
-const APP_DIR = path.join(ROOT, 'test', '.tmp', 'routes', 'custom-extensions', 'app');
+const scratch = routeScratch('routes', 'custom-extensions');
+const APP_DIR = path.join(scratch.dir, 'app');
 const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
 const BUN = path.join(ROOT, 'node_modules', '@oven', 'bun-linux-x64', 'bin', 'bun');
 const SVC_AND_UPPER = JSON.stringify({ '.svc': 'ts', '.TS': 'ts' });
 const LOCKED = { pay: 'LOCK_payOrder_O1', refund: 'LOCK_refundOrder_O2' };
 
-let redis: RedisServer;
 const runChild = childRunner(3);
 
-test.before(async () => {
-  linkPackage(); // asserts that dist is built from the current transformer/
-  fs.rmSync(APP_DIR, { recursive: true, force: true });
+test.before(() => {
   fs.cpSync(FIXTURE, APP_DIR, { recursive: true });
-  redis = await startRedisServer();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
 });
 
 function run(binary: string, args: readonly string[], env: Record<string, string> = {}): Promise<Ran> {
@@ -38,7 +31,7 @@ function run(binary: string, args: readonly string[], env: Record<string, string
     env: {
       NO_COLOR: '1',
       FORCE_COLOR: '0',
-      REDIS_URL: redis.url,
+      REDIS_URL: scratch.redis().url,
       LOCKWEAVE_CACHE_DIR: path.join(APP_DIR, '.woven-cache'),
       ...env,
     },

@@ -9,28 +9,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { weaveOptimizedDeps } from '../../transformer/routes/vite-optimizer';
 import { childRunner, type Ran } from '../helpers/child-process';
-import { installedCopy, linkPackage, ROOT } from '../helpers/fixture-projects';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { installedCopy, ROOT } from '../helpers/fixture-projects';
+import { routeScratch } from '../helpers/route-scratch';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'vitest-optimizer');
-const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'vitest-optimizer');
+const scratch = routeScratch('routes', 'vitest-optimizer');
+const TMP = scratch.dir;
 /** lockweave installed as users install it: a copy in node_modules (a link would make vitest inline it). */
 const INSTALLED = path.join(TMP, 'node_modules', 'lockweave');
 /** vite 8 and vitest 5 need Node >= 20.19 / 22.12. */
 const NODE24 = path.join(ROOT, 'node_modules', 'node24', 'bin', 'node');
 const VITEST = [path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run'];
 
-let redis: RedisServer;
-
-test.before(async () => {
-  linkPackage(); // asserts that dist is built from the current transformer/
-  fs.rmSync(TMP, { recursive: true, force: true });
+test.before(() => {
   installedCopy(INSTALLED);
-  redis = await startRedisServer();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
 });
 
 /** A copy of the fixture of its own (a test edits its tsconfig), @org/pay linked into the app's node_modules; the app's directory. */
@@ -53,7 +45,7 @@ function spawnTool(cwd: string, args: readonly string[], env: Record<string, str
       NO_COLOR: '1',
       FORCE_COLOR: '0',
       CI: '1',
-      REDIS_URL: redis.url,
+      REDIS_URL: scratch.redis().url,
       LOCKWEAVE_CACHE_DIR: path.join(TMP, 'woven-cache'),
       RUN_ID: `optimizer-${++runs}`,
       ...env,
