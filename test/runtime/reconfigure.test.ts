@@ -126,3 +126,35 @@ test.serial(
     }
   },
 );
+
+test.serial(
+  'close() while a lease is held: the key stays until its lease ends, as after a crash, and the lease then says lost (its signal aborts)',
+  async (t) => {
+    const events: LockEvent[] = [];
+    configure({ redis: server.url, logger: (event) => events.push(event) });
+    const key = uniqueId('close-held');
+    const lockKey = `LOCK_reconf_${key}`;
+    let kept = 0;
+    let aborted: unknown;
+    await withLock({ businessFlag: 'reconf', key, lockTime: 2_000 }, async (lease) => {
+      await close();
+      // Not released: nothing can send the release now.
+      kept = await redis.pttl(lockKey);
+      // Nor renewed: the lease runs out, and says so. Generous bound on a loaded machine.
+      await until(() => lease.signal.aborted, 15_000);
+      aborted = lease.signal.reason;
+      t.false(lease.held);
+    }).catch(() => undefined);
+    t.true(kept > 0, `the key is kept after close() (pttl ${kept})`);
+    t.truthy(aborted, 'the signal aborted');
+    t.true(
+      events.some((event) => event.type === 'lost'),
+      JSON.stringify(events.map((event) => event.type)),
+    );
+    t.false(
+      events.some((event) => event.type === 'released' || event.type === 'renewed'),
+      JSON.stringify(events.map((event) => event.type)),
+    );
+    await until(async () => (await redis.exists(lockKey)) === 0, 10_000);
+  },
+);
