@@ -164,6 +164,24 @@ test.serial(
   },
 );
 
+test.serial(
+  'bun with lockweave/bun/register and no [loader] for .svc: require of a tagged .svc file (run as JavaScript) is refused before it runs',
+  async (t) => {
+    fs.renameSync(path.join(APP_DIR, 'bunfig.toml'), path.join(APP_DIR, 'bunfig.off.toml'));
+    try {
+      const ran = await run(BUN, ['--config=bunfig.preload.toml', 'src/ledger-app.cjs']);
+      t.not(ran.status, 0, ran.output);
+      t.regex(
+        ran.output,
+        /lockweave: Bun ran \S+src\/ledger\.svc, which holds @redisLock tags, as code under a name lockweave's routes do not weave/,
+      );
+      t.notRegex(ran.stdout, /ledger/);
+    } finally {
+      fs.renameSync(path.join(APP_DIR, 'bunfig.off.toml'), path.join(APP_DIR, 'bunfig.toml'));
+    }
+  },
+);
+
 test("Bun.build with loader { .svc: ts }: the bundle's tagged methods hold their keys", async (t) => {
   const built = await run(BUN, ['build-bun.ts'], { OUT: 'out/bun' });
   t.is(built.status, 0, built.output);

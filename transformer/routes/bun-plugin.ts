@@ -8,6 +8,16 @@ import * as path from 'node:path';
 import { bunLoaders, bunRuntimeLoaders, type LoaderMap, sourceKindOf } from './build-loaders';
 import type { LockweaveBundlerOptions } from './bundler-hooks';
 import { type LoadedTypeScript, loadWoven, type Metafile, strippedInputs } from './load-step';
+import { refuseUnwovenName } from './tags-on-disk';
+
+/** Loaders that compile TypeScript: lockweave's onLoad weaves what they load. */
+const TYPESCRIPT_LOADER = /^tsx?$/;
+
+/**
+ * A relative or absolute specifier whose name ends in an extension that is neither JavaScript,
+ * TypeScript nor JSON: what `require('./pay.svc')` names, which Bun's runtime runs as JavaScript.
+ */
+const OTHER_NAME = /^[./].*\.(?![cm]?[jt]sx?$|json$|node$)[^./\\]+$/i;
 
 /** The part of Bun's plugin API this plugin uses (Bun is not a dependency). */
 export interface BunPlugin {
@@ -18,6 +28,8 @@ export interface BunPlugin {
       /** `loader`: Bun.build's, for the file; the runtime gives none. */
       callback: (args: { path: string; loader?: string }) => LoadedFile | undefined,
     ): void;
+    /** The runtime's: a callback that returns nothing leaves the file to Bun, one that throws refuses it. */
+    onResolve?(options: { filter: RegExp }, callback: (args: { path: string; importer?: string }) => undefined): void;
     /** Bun.build's, not the runtime's. */
     readonly config?: { metafile?: boolean; outdir?: string; loader?: LoaderMap };
     onEnd?(callback: (result: { readonly success: boolean; readonly metafile?: Metafile }) => void): void;
@@ -43,6 +55,15 @@ export const bunPlugin = (loaded: Set<string>, options?: LockweaveBundlerOptions
       loaded.add(args.path);
       return loadWoven(args.path, options, loader, true);
     });
+    // Bun's runtime runs a file `require` names under an unknown extension as JavaScript, asking no
+    // onLoad of lockweave's: refused as it resolves when its text on disk has tags (its loader's
+    // onLoad weaves a name bunfig or `-l` maps to TypeScript).
+    if (!config)
+      build.onResolve?.({ filter: OTHER_NAME }, (args) => {
+        const file = path.resolve(args.importer ? path.dirname(args.importer) : process.cwd(), args.path);
+        if (!TYPESCRIPT_LOADER.test(loaders.loaderOf(file) ?? '')) refuseUnwovenName(file, 'Bun');
+        return undefined;
+      });
     if (!config || !onEnd) return; // Bun's runtime: no end of a build
     config.metafile = true;
     onEnd.call(build, (result) => {

@@ -39,8 +39,8 @@ export function tagsWeaveOnDisk(file: string): boolean {
  * whose text on disk has tags, as a hook or loader is about to run it as code: another tool's hook
  * for a name of its own compiles it as TypeScript, and lockweave, which weaves by name, never would.
  */
-export function refuseUnwovenName(file: string): void {
-  if (isOtherCompiledName(file) && tagsWeaveOnDisk(file)) throw new Error(unwovenNameMessage('Node', file));
+export function refuseUnwovenName(file: string, runtime = 'Node'): void {
+  if (isOtherCompiledName(file) && tagsWeaveOnDisk(file)) throw new Error(unwovenNameMessage(runtime, file));
 }
 
 /**
