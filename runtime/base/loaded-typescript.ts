@@ -265,7 +265,8 @@ export function isOtherCompiledName(file: string): boolean {
  */
 function typeScriptFileOf(url: string): string | undefined {
   const name = url.replace(/[?#].*$/, '');
-  if (!name.startsWith('file:')) return undefined;
+  // Most of what an app loads is JavaScript by name, told from the URL: no path made for it.
+  if (!name.startsWith('file:') || JAVASCRIPT_NAME.test(name)) return undefined;
   const file = fileURLToPath(name);
   return isCompiledSource(file) ? file : undefined;
 }

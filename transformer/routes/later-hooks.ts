@@ -15,7 +15,7 @@
 // first preload: nothing can have run before its hook.
 import nodeModule = require('node:module');
 import { fileURLToPath } from 'node:url';
-import { isWovenSource } from '../../runtime/base/loaded-typescript';
+import { isWovenSource, JAVASCRIPT_NAME, PACKAGE_FILE } from '../../runtime/base/loaded-typescript';
 import { refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
 
 interface LoadResult {
@@ -27,9 +27,15 @@ export type NextLoad = (url: string, context?: unknown) => LoadResult;
 export type LoadHook = (url: string, context: unknown, nextLoad: NextLoad) => LoadResult;
 type RegisterHooks = (hooks: { load?: LoadHook; resolve?: unknown }) => unknown;
 
-/** The file a module URL names (its query and hash aside), if it names one. */
+/**
+ * The file a module URL names (its query and hash aside), if it names one a route may weave or
+ * refuse: not a package's JavaScript, told from the URL (most of what an app loads) without the
+ * cost of making its path.
+ */
 export function fileOfUrl(url: string): string | undefined {
-  return url.startsWith('file:') ? fileURLToPath(url.replace(/[?#].*$/, '')) : undefined;
+  if (!url.startsWith('file:')) return undefined;
+  const name = url.replace(/[?#].*$/, '');
+  return PACKAGE_FILE.test(name) && JAVASCRIPT_NAME.test(name) ? undefined : fileURLToPath(name);
 }
 
 /** Loads under way in wrapped hooks (synchronous, so nested as a stack): the file, and whether lockweave's hook was reached for it. */
