@@ -51,11 +51,14 @@
 // cut after that must fail it as at once as one written on a warm connection. So every command is
 // watched from the start, and a close fails those not in the offline queue.
 //
-// On a database other than 0, no command is left to the offline queue: ioredis would write it after
-// its own SELECT of the database, unchecked, and a refused SELECT (an ACL without it, a server with
-// fewer databases) would leave it in database 0. redis-health.ts checks each connection's database
-// before a command goes out; one the client would hold for its next connection fails as on a cut,
-// and is made again once that connection is checked.
+// On a connection ioredis SELECTs a database on, no command is left to the offline queue: ioredis
+// would write it after its own SELECT of the database, unchecked, and a refused SELECT (an ACL without
+// it, a server with fewer databases) would leave it in database 0 — or before it: a client moved by
+// select() SELECTs its database only once the new connection is ready, after the commands held for
+// it. redis-health.ts checks each connection's database before a command goes out; one the client
+// would hold for its next connection fails as on a cut, and is made again once that connection is
+// checked. Which database is read at each write that would be held, not once: a select() of the
+// user's moves the client at any time (ioredis-client.ts, selectsDatabase).
 //
 // And a command given up on while its connection stays up is not only a lost answer: Redis answers
 // in order, and ioredis pairs each reply with the oldest command waiting for one. A reply that never
@@ -74,7 +77,7 @@
 // nothing in a reply says which command it answers, and only the bound tells that one was lost.
 import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
-import { commandTimeoutOf, connectionOptions, isCluster } from './ioredis-client';
+import { commandTimeoutOf, isCluster, selectsDatabase } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
 
 /**
@@ -245,8 +248,6 @@ class CommandBatch implements CommandSender {
   private readonly cluster: boolean;
   /** A batch is written once it holds this many: MAX_BATCH per connection it goes to (see MAX_BATCH). */
   private maxBatch = MAX_BATCH;
-  /** The connection's database is not 0: its commands go only on a connection open now (see above). */
-  private readonly selectsDatabase: boolean;
   /**
    * Batches given to the client and not answered yet, oldest first: a close fails their commands
    * written on the connection closed (see above). The listener is on the client only while there are
@@ -295,7 +296,6 @@ class CommandBatch implements CommandSender {
     this.timeoutMs = Command ? commandTimeoutOf(client) || timeoutMs : timeoutMs;
     this.commandOptions = { replyEncoding: 'utf8', keyPrefix: client.options?.keyPrefix };
     this.cluster = isCluster(client);
-    this.selectsDatabase = !this.cluster && Number(connectionOptions(client)?.db ?? 0) !== 0;
     this.autoPipelines = !this.Command && !this.cluster && client.options?.enableAutoPipelining === true;
   }
 
@@ -311,7 +311,7 @@ class CommandBatch implements CommandSender {
     const batch = this.queue;
     if (batch.length === 0) return; // written already: it filled up before the end of the tick
     this.queue = [];
-    if (this.selectsDatabase && !writesNow(this.client as Redis)) {
+    if (!this.cluster && !writesNow(this.client as Redis) && selectsDatabase(this.client)) {
       const error = connectionClosed(); // as at a close
       for (const command of batch) command.reject(error);
       return;

@@ -103,6 +103,19 @@ export function handshakeDatabaseOf(client: Redis | Cluster): number {
   return isCluster(client) ? 0 : Number(client.options.db ?? 0);
 }
 
+/**
+ * Whether ioredis SELECTs a database on the connections of `client` — then a command it holds for
+ * its next connection may be written there before the SELECT of the client's database, or after a
+ * refused one, in database 0. Both are read: a client with no `db` moved by select(5) is in database
+ * 0 through each new connection's handshake, and SELECTs 5 only once ready, after writing what it
+ * held (databaseOf); one with `db: 3` moved back by select(0) is in database 3 until then
+ * (handshakeDatabaseOf). Read as the commands go, not once: a select() moves the client at any time;
+ * a few property reads, no allocation. A Cluster has database 0 only.
+ */
+export function selectsDatabase(client: Redis | Cluster): boolean {
+  return databaseOf(client) !== 0 || handshakeDatabaseOf(client) !== 0;
+}
+
 /** An entry of an ioredis queue of commands (a denque) as read here. */
 interface QueuedCommand {
   command?: { name?: unknown; promise?: Promise<unknown> };

@@ -32,6 +32,7 @@ import {
   handshakeDatabaseOf,
   isCluster,
   pastHandshake,
+  selectsDatabase,
   sentSelects,
 } from './ioredis-client';
 import { RedisConnectionError } from '../base/errors';
@@ -324,16 +325,13 @@ export class RedisHealth {
 
   /**
    * The database a connection's SELECT is checked for, if a connection needs a check: an ioredis
-   * client's on one server whose connections ioredis SELECTs anything in — the database it puts them
-   * in is not 0, or its handshake SELECTs a `db` option before a select(0) of the user's is
-   * selected again (ioredis-client.ts, databaseOf). Read at each command: a select() of the user's
-   * moves the client, and its next connection is checked for the database it moved to.
+   * client's on one server whose connections ioredis SELECTs any database on (ioredis-client.ts,
+   * selectsDatabase). Read at each command: a select() of the user's moves the client, and its next
+   * connection is checked for the database it moved to.
    */
   private databaseToCheck(): number | undefined {
     const client = this.selecting;
-    if (!client) return undefined;
-    const db = databaseOf(client);
-    return db !== 0 || handshakeDatabaseOf(client) !== 0 ? db : undefined;
+    return client && selectsDatabase(client) ? databaseOf(client) : undefined;
   }
 
   /**

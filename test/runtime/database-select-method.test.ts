@@ -4,10 +4,13 @@
 // logs in again), the next lock is refused, nothing is locked in another database, and ioredis's
 // own SELECT — a promise it drops — is no unhandled rejection in the user's process. Covered: a
 // client on database 3 by `select(3)`, one back on database 0 by `select(0)` after `db: 3` (ioredis
-// SELECTs 3 in each handshake, then 0), and a `select()` after configure() moving the locks with it.
+// SELECTs 3 in each handshake, then 0), a `select()` after configure() moving the locks with it, and
+// locks asked while a client on database 5 by `select(5)` reconnects: ioredis writes the commands it
+// held for the new connection before its SELECT of 5, so none may be held, or it locks in database 0.
 import test from 'ava';
 import { Redis, type RedisOptions } from 'ioredis';
 import { close, configure, defineLock, LockAcquireError, RedisConnectionError } from 'lockweave';
+import { commandSender } from '../../runtime/store/command-batch';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { until } from '../helpers/time';
 import { databasesHolding, selectRefused } from './database-fixture';
@@ -130,3 +133,61 @@ test.serial('a select() after configure() moves the locks to that database, chec
   t.deepEqual(unhandled, []);
   await close();
 });
+
+/** The keys of database 0 that start with `prefix`: where a lock of a client on database 5 must never be. */
+async function inDatabaseZero(prefix: string): Promise<string[]> {
+  return admin.keys(`${prefix}*`);
+}
+
+test.serial(
+  'a client on database 5 by select(5): locks asked while it reconnects go there or fail, never to 0',
+  async (t) => {
+    const client = userClient();
+    t.teardown(() => client.disconnect());
+    await client.select(5);
+    configure({ redis: client });
+    const outcomes: Array<number[] | Error> = [];
+    for (let round = 0; round < 3; round++) {
+      // A lock asked at each step of the reconnect: the cut seen, the new connection's handshake, ready.
+      const asked: Array<Promise<number[] | Error>> = [];
+      const steps = ['close', 'connect', 'ready'] as const;
+      for (const step of steps) client.once(step, () => asked.push(lockOnce(`selectReconnect${round}${step}`)));
+      await admin.client('KILL', 'USER', USER);
+      await until(() => asked.length === steps.length, { what: 'a lock asked at each step of the reconnect' });
+      outcomes.push(...(await Promise.all(asked)));
+    }
+    for (const outcome of outcomes)
+      if (outcome instanceof Error) t.true(outcome instanceof LockAcquireError, outcome.stack);
+      else t.deepEqual(outcome, [5]);
+    t.deepEqual(await inDatabaseZero('LOCK_selectReconnect'), []);
+    t.deepEqual(await lockOnce('selectReconnect'), [5]);
+    t.deepEqual(unhandled, []);
+    await close();
+  },
+);
+
+test.serial(
+  'the store hands ioredis no command to hold across a reconnect of a client moved by select()',
+  async (t) => {
+    // Asked in the new connection's handshake, a command is held for it, and ioredis writes it as the
+    // connection is ready — before its SELECT of 5. The store's own check (redis-health.ts) stands in
+    // front of the batch, so the batch is asked here alone.
+    const client = userClient();
+    t.teardown(() => client.disconnect());
+    await client.select(5);
+    const sender = commandSender(client, 2_000);
+    const outcome = new Promise<unknown>((resolve) => {
+      client.once('connect', () => {
+        sender.send('set', ['selectHeld', 'v']).then(resolve, resolve);
+      });
+    });
+    await admin.client('KILL', 'USER', USER);
+    const reply = await outcome;
+    await until(() => client.status === 'ready', { what: 'the client reconnected' });
+    // The SET, had it been held, was written as the connection got ready: it is in its database by now.
+    t.is(await client.ping(), 'PONG');
+    t.deepEqual(await inDatabaseZero('selectHeld'), []);
+    if (reply instanceof Error) t.regex(reply.message, /Connection is closed/);
+    else t.deepEqual(await databasesHolding(server, 'selectHeld'), [5]);
+  },
+);
