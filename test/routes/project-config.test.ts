@@ -2,7 +2,9 @@
 // tspc builds with: a solution-style tsconfig.json whose entry is in a referenced project, an entry
 // that names the transformer by path, a tsconfig.build.json beside the nearest one that sets other
 // options, and a base config of a package found elsewhere once a nearer one is installed. Each would
-// have the route lock other keys than tspc's, with no error.
+// have the route lock other keys than tspc's, with no error. And where the nearest project has no
+// entry, the enclosing tsconfig.json that gives one: only inside the project (up to its .git), and
+// only one that includes the file, as `tspc -p` there would build it.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -175,4 +177,70 @@ test('tspc building a file whose own project reads another entry fails at the fi
     String(error.stdout),
     /pay\.ts is built here with the lockweave entry of tsconfig\.json \(\{"prefix":"shop:"\}\), but its own project \(src[\\/]legacy[\\/]tsconfig\.json\) says \{"prefix":"legacy:"\}/,
   );
+});
+
+test('a tsconfig.json above the project (its .git, its package.json) gives no entry: a stray one in a home folder decides no key', (t) => {
+  const home = project('above-root', {
+    'tsconfig.json': entry({ prefix: 'stray:' }),
+    'app/.git/HEAD': 'ref: refs/heads/main\n',
+    'app/package.json': { name: 'app' },
+    'app/tsconfig.json': { compilerOptions: { strict: true } },
+    'app/src/pay.ts': TAGGED,
+  });
+  const file = path.join(home, 'app', 'src', 'pay.ts');
+  const config = projectConfigFor(file);
+  t.is(config.plugin.prefix, undefined);
+  t.false(config.hasEntry);
+  t.false(config.configFiles.includes(path.join(home, 'tsconfig.json')), 'not what the answer depends on');
+  t.notRegex(wovenByRoutes(file, path.join(home, 'cache')), /stray:/);
+});
+
+test('an enclosing tsconfig.json that does not include the folder gives it no entry: `files: []`, an include of other folders, an exclude', (t) => {
+  const scopes = {
+    'root-no-files': { files: [] },
+    'root-other-include': { include: ['lib'] },
+    'root-excludes': { include: ['src'], exclude: ['src/legacy'] },
+  };
+  for (const [name, scope] of Object.entries(scopes)) {
+    const root = project(name, {
+      'tsconfig.json': { ...entry({ prefix: 'shop:' }), ...scope },
+      'src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
+      'src/legacy/pay.ts': TAGGED,
+      'lib/index.ts': SOURCE,
+    });
+    const file = path.join(root, 'src', 'legacy', 'pay.ts');
+    const config = projectConfigFor(file);
+    t.is(config.plugin.prefix, undefined, name);
+    t.false(config.hasEntry, name);
+    // Still what the answer depends on: an include that comes to cover the folder weaves again.
+    t.true(config.configFiles.includes(path.join(root, 'tsconfig.json')), name);
+  }
+  const root = path.join(TMP, 'root-other-include');
+  const file = path.join(root, 'src', 'legacy', 'pay.ts');
+  const cache = path.join(root, 'cache');
+  t.notRegex(wovenByRoutes(file, cache), /shop:/);
+  fs.writeFileSync(
+    path.join(root, 'tsconfig.json'),
+    JSON.stringify({ ...entry({ prefix: 'shop:' }), include: ['lib', 'src'] }),
+  );
+  t.regex(wovenByRoutes(file, cache), /prefix: "shop:"/);
+});
+
+test('the enclosing tsconfig.json of the project that includes the folder gives its entry, to a file written after the first was read too; one above the project does not count', (t) => {
+  const home = project('enclosing-in-root', {
+    'tsconfig.json': entry({ prefix: 'stray:' }),
+    'shop/.git': 'gitdir: ../shop.git\n',
+    'shop/package.json': { name: 'shop' },
+    'shop/tsconfig.json': { ...entry({ prefix: 'shop:' }), include: ['src'] },
+    'shop/src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
+    'shop/src/legacy/pay.ts': TAGGED,
+  });
+  const legacy = path.join(home, 'shop', 'src', 'legacy');
+  const config = projectConfigFor(path.join(legacy, 'pay.ts'));
+  t.is(config.plugin.prefix, 'shop:');
+  t.true(config.hasEntry);
+  t.is(config.configFile, path.join(legacy, 'tsconfig.json'), "the nearest project's compiler options");
+  // A module a dev server sees written after the project's files were listed.
+  fs.writeFileSync(path.join(legacy, 'refund.ts'), TAGGED);
+  t.is(projectConfigFor(path.join(legacy, 'refund.ts')).plugin.prefix, 'shop:');
 });

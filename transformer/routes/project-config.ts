@@ -6,6 +6,7 @@
 //   - the compiler options, which jest's transpile needs (decorators, jsx, target).
 // A tsconfig that cannot be read is an error, not "no options": a lost `prefix` would lock a
 // different key than the rest of the system does, and the two would not exclude each other.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { optionsEntry } from '../plugin-entry';
@@ -43,7 +44,20 @@ const NO_PROJECT: ProjectConfig = {
 
 const byConfigFile = new Map<string, ProjectConfig>();
 
-const byNearest = new Map<string, ProjectConfig>();
+/**
+ * What a nearest tsconfig.json says for the files under it: `config`, the agreed one; and where
+ * none of the configs read with it has an entry, the enclosing configs with an entry, which give
+ * it to a file they include.
+ */
+interface NearestProject {
+  readonly config: ProjectConfig;
+  readonly enclosing: readonly ProjectConfig[];
+}
+
+const byNearest = new Map<string, NearestProject>();
+
+/** By nearest tsconfig and the enclosing configs that include the file: one answer per pair. */
+const byInclusion = new Map<string, ProjectConfig>();
 
 /**
  * The project of a source file: `configFile` when given, else the nearest tsconfig.json above the
@@ -58,8 +72,14 @@ export function projectConfigFor(fileName: string, configFile?: string, tsApi?: 
   if (configFile) return readCached(path.resolve(configFile), tsApi);
   const nearest = nearestTsconfigOf(fileName);
   if (!nearest) return NO_PROJECT;
-  let config = byNearest.get(nearest);
-  if (!config) byNearest.set(nearest, (config = agreedConfig(nearest, tsApi)));
+  let project = byNearest.get(nearest);
+  if (!project) byNearest.set(nearest, (project = agreedConfig(nearest, tsApi)));
+  // The common case, an entry in the nearest project's configs: no project's files are listed.
+  if (project.enclosing.length === 0) return project.config;
+  const including = project.enclosing.filter((config) => includes(config.configFile!, fileName, tsApi));
+  const key = [nearest, ...including.map((config) => config.configFile)].join('\n');
+  let config = byInclusion.get(key);
+  if (!config) byInclusion.set(key, (config = withEnclosingEntry(project.config, including)));
   return config;
 }
 
@@ -70,7 +90,7 @@ function readCached(configFile: string, tsApi?: typeof ts): ProjectConfig {
   return config;
 }
 
-function agreedConfig(nearest: string, tsApi: typeof ts | undefined): ProjectConfig {
+function agreedConfig(nearest: string, tsApi: typeof ts | undefined): NearestProject {
   const own = readCached(nearest, tsApi);
   const others = [...new Set([...own.references, ...siblingConfigs(nearest)])]
     .filter((file) => file !== nearest)
@@ -87,55 +107,140 @@ function agreedConfig(nearest: string, tsApi: typeof ts | undefined): ProjectCon
   const read = [own, ...others];
   const configFiles = [...new Set(read.flatMap((config) => config.configFiles))];
   const shadowedBy = [...new Set(read.flatMap((config) => config.shadowedBy))];
-  if (entries.length === 0) return enclosingEntry(nearest, own, configFiles, shadowedBy, tsApi);
+  if (entries.length === 0) return enclosingProjects(nearest, own, configFiles, shadowedBy, tsApi);
   // An entry only elsewhere (a solution-style tsconfig.json): that project's entry and compiler options.
   const base = own.hasEntry ? own : entries[0]!;
-  return { ...base, configFiles, shadowedBy };
+  return { config: { ...base, configFiles, shadowedBy }, enclosing: [] };
 }
 
 /**
  * The nearest project has no lockweave entry (an editor's tsconfig.json in a folder of a larger
- * project, `src/legacy/tsconfig.json`): the file is built by a project further up, whose
- * tsconfig.json includes the folder — `tspc -p .` at the root weaves it with the root's entry. So the
- * entry of the enclosing tsconfig.json files is the file's, and where two of them differ it is an
- * error, as for the configs beside the nearest one. The nearest project's compiler options stay
- * the file's. Every tsconfig.json above is what the answer depends on, and so is the absence of one
- * in each folder above: an entry written there later changes the key.
+ * project, `src/legacy/tsconfig.json`): the file may be built by a project further up, whose
+ * tsconfig.json includes the folder — `tspc -p .` at the root weaves it with the root's entry. So
+ * the tsconfig.json files above, up to the project's root (projectRoot), are read; those with an
+ * entry give it to the files they include (withEnclosingEntry). The nearest project's compiler
+ * options stay the file's. Every tsconfig.json read is what the answer depends on — with or
+ * without an entry, including the file or not: an edit can change either — and so is the absence
+ * of one in each folder up to the root, and of the markers that would move the root.
  */
-function enclosingEntry(
+function enclosingProjects(
   nearest: string,
   own: ProjectConfig,
   configFiles: string[],
   shadowedBy: string[],
   tsApi: typeof ts | undefined,
-): ProjectConfig {
+): NearestProject {
+  const root = projectRoot(path.dirname(nearest));
   const enclosing: ProjectConfig[] = [];
-  const absent: string[] = [];
-  for (let dir = path.dirname(path.dirname(nearest)); ; dir = path.dirname(dir)) {
-    const above = nearestTsconfigOf(path.join(dir, 'file'));
-    for (let missing = dir; missing !== (above && path.dirname(above)); missing = path.dirname(missing)) {
-      absent.push(path.join(missing, 'tsconfig.json'));
-      if (path.dirname(missing) === missing) break;
+  const absent: string[] = [...root.absent];
+  const above = root.dir ? foldersUp(path.dirname(nearest), root.dir).slice(1) : [];
+  for (const dir of above) {
+    const candidate = path.join(dir, 'tsconfig.json');
+    if (!fs.existsSync(candidate)) {
+      absent.push(candidate);
+      continue;
     }
-    if (!above) break;
     try {
-      enclosing.push(readCached(above, tsApi));
+      enclosing.push(readCached(candidate, tsApi));
     } catch {
       // One tspc cannot read either builds nothing: not the file's project, until it is mended.
-      configFiles.push(above);
+      configFiles.push(candidate);
     }
-    dir = path.dirname(above);
-    if (path.dirname(dir) === dir) break;
   }
-  const entries = enclosing.filter((config) => config.hasEntry);
-  assertAgreed(entries);
-  return {
+  const config = {
     ...own,
-    hasEntry: entries.length > 0,
-    plugin: entries[0]?.plugin ?? own.plugin,
-    configFiles: [...new Set([...configFiles, ...enclosing.flatMap((config) => config.configFiles)])],
-    shadowedBy: [...new Set([...shadowedBy, ...absent, ...enclosing.flatMap((config) => config.shadowedBy)])],
+    configFiles: [...new Set([...configFiles, ...enclosing.flatMap((read) => read.configFiles)])],
+    shadowedBy: [...new Set([...shadowedBy, ...absent, ...enclosing.flatMap((read) => read.shadowedBy)])],
   };
+  return { config, enclosing: enclosing.filter((read) => read.hasEntry) };
+}
+
+/**
+ * The entry of the enclosing configs that include the file; where two differ, an error, as for the
+ * configs beside the nearest one. None: the nearest project's answer, no entry — the routes weave
+ * with the defaults, as in a project that has none, and tspc, building the file with an entry,
+ * fails at it (nearest-entry.ts).
+ */
+function withEnclosingEntry(config: ProjectConfig, including: readonly ProjectConfig[]): ProjectConfig {
+  if (including.length === 0) return config;
+  assertAgreed(including);
+  return { ...config, hasEntry: true, plugin: including[0]!.plugin };
+}
+
+/**
+ * The folder the look for an enclosing tsconfig.json stops at, from `start` up: the nearest one
+ * with a .git (a folder, or a worktree's file), else the highest with a package.json (a
+ * monorepo's root above its workspaces'); undefined when neither is found — then none is looked
+ * at. A tsconfig.json beyond it (a stray ~/tsconfig.json) is no part of the project, and must not
+ * decide its keys. `absent`: the markers whose appearance would move it. A marker's removal would
+ * move it too, but is not recorded: a .git folder has no text to compare, and a package.json's
+ * text changes with every dependency — the woven files would be woven again for nothing.
+ */
+function projectRoot(start: string): { readonly dir: string | undefined; readonly absent: string[] } {
+  const folders = foldersUp(start, undefined);
+  const marker = (name: string) => (dir: string) => path.join(dir, name);
+  const gitAt = folders.findIndex((dir) => fs.existsSync(path.join(dir, '.git')));
+  if (gitAt >= 0) return { dir: folders[gitAt], absent: folders.slice(0, gitAt).map(marker('.git')) };
+  const packageRoot = folders.filter((dir) => fs.existsSync(path.join(dir, 'package.json'))).at(-1);
+  const abovePackage = folders.slice(packageRoot ? folders.indexOf(packageRoot) + 1 : 0);
+  return { dir: packageRoot, absent: [...folders.map(marker('.git')), ...abovePackage.map(marker('package.json'))] };
+}
+
+/** `from` and the folders above it, up to `to` (included), else to the file system's root. */
+function foldersUp(from: string, to: string | undefined): string[] {
+  const folders: string[] = [];
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    folders.push(dir);
+    if (dir === to || path.dirname(dir) === dir) return folders;
+  }
+}
+
+/** The files a config's project is built from, as tsc lists them; files known not to be among them. */
+interface Listing {
+  files: Set<string>;
+  readonly notIncluded: Set<string>;
+}
+
+const listingByConfigFile = new Map<string, Listing>();
+
+/**
+ * Whether `configFile`'s project includes the file (`files`, `include`, `exclude`): only then would
+ * tspc build it with that config's entry. Its files are listed once; a file not among them is looked
+ * for in a new listing, once — one written since (a module a dev server sees created) would
+ * otherwise lose the entry, and its woven text, cached on disk, would lock another key. Whether a
+ * file that exists is included depends only on the configs' text, which the answer depends on.
+ */
+function includes(configFile: string, fileName: string, tsApi: typeof ts | undefined): boolean {
+  const api = tsApi ?? ownTypeScript();
+  const file = fileKey(api, fileName);
+  let listing = listingByConfigFile.get(configFile);
+  if (!listing)
+    listingByConfigFile.set(configFile, (listing = { files: filesOf(configFile, api), notIncluded: new Set() }));
+  if (listing.files.has(file)) return true;
+  if (listing.notIncluded.has(file)) return false;
+  listing.files = filesOf(configFile, api);
+  if (listing.files.has(file)) return true;
+  listing.notIncluded.add(file);
+  return false;
+}
+
+/** The files of a config's project, read from the disk as tsc reads them. */
+function filesOf(configFile: string, tsApi: typeof ts): Set<string> {
+  const json = tsApi.readJsonConfigFile(configFile, tsApi.sys.readFile);
+  const parsed = tsApi.parseJsonSourceFileConfigFileContent(
+    json,
+    tsApi.sys,
+    path.dirname(configFile),
+    undefined,
+    configFile,
+  );
+  return new Set(parsed.fileNames.map((file) => fileKey(tsApi, file)));
+}
+
+/** A file's path as the listings hold it: absolute, in the platform's separators, in one case where the file system has one. */
+function fileKey(tsApi: typeof ts, fileName: string): string {
+  const resolved = path.resolve(fileName);
+  return tsApi.sys.useCaseSensitiveFileNames ? resolved : resolved.toLowerCase();
 }
 
 /** Throws unless the lockweave entries of the configs tspc may build a file with say the same prefix and defaults. */
