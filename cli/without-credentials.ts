@@ -29,10 +29,9 @@
 // (--passWithNoTests, --keyPrefix) has the word after it hidden too.
 import { printable } from '../runtime/base/printable';
 import { parseRedisUrl, printAddress } from '../runtime/base/redis-address';
+import { withoutUrlCredentials } from '../runtime/base/url-credentials';
 import { isSecretName, OPTION_VALUES, toolOf, type Tool, type ValueKind } from './credential-words';
 import { shellTokens, unquote } from './shell-words';
-
-const SCHEME = /[A-Za-z][A-Za-z0-9+.-]*:\/\//g;
 
 /** How the word an option takes is hidden, in the state of the command it is a word of. */
 type ValueHider = (value: string, state: CommandState) => string;
@@ -85,7 +84,7 @@ export function withoutCredentials(text: string): string {
   const keysHidden = text.replace(QUOTED_KEY, (whole, quote: string, name: string, colon: string) =>
     isSecretName(name) ? `${quote}${name}${quote}${colon}…` : whole,
   );
-  return hideInCommands(hideUrlCredentials(keysHidden));
+  return hideInCommands(withoutUrlCredentials(keysHidden));
 }
 
 /**
@@ -199,7 +198,7 @@ function hideWord(raw: string, state: CommandState): string {
  * the words before it in its command (`state`, which it updates for the words after it).
  */
 function hideValue(word: string, raw: string, state: CommandState): string {
-  const value = hideUrlCredentials(word);
+  const value = withoutUrlCredentials(word);
   if (state.afterAuth) return '…';
   const valueHider = state.valueHider;
   state.valueHider = undefined;
@@ -274,23 +273,4 @@ function noteCommandWord(word: string, state: CommandState): void {
   else if (word === 'AUTH' || (state.tool?.redis && /^auth$/i.test(word))) state.afterAuth = true;
   // `redis-cli CONFIG SET requirepass x`, `… masterauth x`
   else if (state.tool?.redis && isSecretName(word)) state.valueHider = WHOLE;
-}
-
-/** scheme://user:pass@host → scheme://…@host, the credentials running to the last @ of the URL's word. */
-function hideUrlCredentials(text: string): string {
-  let shown = '';
-  let from = 0;
-  for (const match of text.matchAll(SCHEME)) {
-    const start = match.index + match[0].length;
-    if (match.index < from) continue; // inside credentials already hidden
-    // A quoted URL runs to its closing quote (a space may be inside); a bare one to white space.
-    const quote = text[match.index - 1];
-    const end = quote === '"' || quote === "'" ? text.indexOf(quote, start) : text.slice(start).search(/\s/) + start;
-    const word = text.slice(start, end < start ? text.length : end);
-    const at = word.lastIndexOf('@');
-    if (at < 0) continue;
-    shown += `${text.slice(from, start)}…`;
-    from = start + at;
-  }
-  return shown + text.slice(from);
 }

@@ -4,6 +4,7 @@ import { Code, LockweaveDiagnostic, type Span } from './diagnostics';
 import { KINDS, type JsonScalar } from '../runtime/base/option-kinds';
 import { OPTION_NAMES, OPTION_TABLE, type OptionName } from '../runtime/base/option-table';
 import type { LockOptions } from '../runtime/base/options';
+import { withoutUrlCredentials } from '../runtime/base/url-credentials';
 import { didYouMean } from './check/suggest';
 
 export interface PluginOptions {
@@ -34,7 +35,8 @@ export function readPluginOptions(config: Record<string, unknown> | undefined): 
     errors.push(
       new LockweaveDiagnostic(
         Code.PluginConfig,
-        `plugin option ${text} (in the "lockweave/transformer" entry of tsconfig "plugins")`,
+        // The value quoted may be a Redis URL put where it does not belong: its password is not printed.
+        `plugin option ${withoutUrlCredentials(text)} (in the "lockweave/transformer" entry of tsconfig "plugins")`,
         NOWHERE,
       ),
     );

@@ -6,6 +6,7 @@
 // allowed, (a_b, c) and (a, b_c) both locked `LOCK_a_b_c`. Braces belong to the prefix alone, as at
 // most one Cluster hash tag: lockweave's own keys are told from lock keys by the braces they hold
 // (store/waiting-line.ts), so neither a flag nor a value may bring one in.
+import { withoutUrlCredentials } from './url-credentials';
 
 /** Letters, digits and `. : -`. */
 export const BUSINESS_FLAG = /^[A-Za-z0-9.:-]+$/;
@@ -27,6 +28,6 @@ export function prefixProblem(value: unknown): string | undefined {
 
 function describe(value: unknown): string {
   return typeof value === 'string'
-    ? JSON.stringify(value)
+    ? withoutUrlCredentials(JSON.stringify(value))
     : `a value of type ${value === null ? 'null' : typeof value}`;
 }

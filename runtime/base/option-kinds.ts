@@ -5,6 +5,7 @@
 // The table of options (option-table.ts) gives each option its kind. The transformer reads the
 // first two at compile time, the runtime the third, so a tag and a call accept the same values.
 // No imports beyond base/: the transformer loads this file, and must not load a store with it.
+import { withoutUrlCredentials } from './url-credentials';
 import { prefixProblem } from './key-names';
 import { MAX_TIMER_DELAY_MS } from './timer-delay';
 
@@ -28,10 +29,13 @@ export interface OptionKind<T> {
 /**
  * A value user code passed, for a message: a string quoted and called one, since `false` and
  * `"false"` (read from an environment variable) print alike and mean opposite things. Lock options
- * are not secrets; a long string is cut.
+ * are not secrets, but a Redis URL given as one by mistake may hold a password: hidden; a long
+ * string is cut.
  */
 export function shownValue(value: unknown): string {
-  return typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : String(value);
+  return typeof value === 'string'
+    ? `the string ${JSON.stringify(withoutUrlCredentials(value).slice(0, 40))}`
+    : String(value);
 }
 
 /** `20` (seconds), `1500ms`, `20s`, `2m` → milliseconds. */
@@ -128,7 +132,9 @@ export const KINDS = {
     read: (value) =>
       value === 'throw' || value === 'skip'
         ? ok(value)
-        : bad(`${JSON.stringify(value)} must be "throw" or "skip" (a class can only be named in a tag)`),
+        : bad(
+            `${withoutUrlCredentials(JSON.stringify(value))} must be "throw" or "skip" (a class can only be named in a tag)`,
+          ),
     jsonProblem: () => undefined,
     problem: (name, value) =>
       value !== 'throw' && value !== 'skip' ? `${name} must be "throw" or "skip", got ${shownValue(value)}` : undefined,

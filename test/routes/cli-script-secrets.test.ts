@@ -83,6 +83,8 @@ const SHAPES: Record<string, [script: string, printed: string]> = {
     'tsx --conditions=$(docker login -u ci -p Hunter2 registry.example) src/orders.ts',
     'tsx --conditions=$(docker login -u ci -p … registry.example) src/orders.ts',
   ],
+  // A Redis URL without the slashes, as ioredis reads one.
+  'no-slashes': ['tsx --redis redis:bob:Hunter2@h src/orders.ts', 'tsx --redis redis:…@h src/orders.ts'],
   'quoted-password': ['tsx "--password" Hunter2 src/orders.ts', 'tsx "--password" … src/orders.ts'],
   'single-quoted-password': ["tsx '--password' Hunter2 src/orders.ts", "tsx '--password' … src/orders.ts"],
   'quoted-script': ['tsx "src/orders.ts" -a Hunter2 "Hunter2 too"', 'tsx "src/orders.ts" -a … …'],

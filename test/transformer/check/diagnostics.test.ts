@@ -279,6 +279,21 @@ test('signal= must name one path to an AbortSignal (or AbortSignal | undefined):
   }
 });
 
+test('a bad plugin option that holds a Redis URL is quoted without its user and password', (t) => {
+  const { errors } = readPluginOptions({
+    prefix: 'redis://bob:Hunter2PA@redis.internal:6379/',
+    defaults: {
+      lockTime: { url: 'redis://:Hunter2PB@h' },
+      waitTime: 'redis://:Hunter2PC@h',
+      onFail: 'rediss:bob:Hunter2PD@h',
+    },
+  });
+  const messages = errors.map((error) => error.message).join('\n');
+  t.is(errors.length, 4, messages);
+  t.false(messages.includes('Hunter2'), messages);
+  t.regex(messages, /prefix: "redis:\/\/…@redis\.internal:6379\/"/);
+});
+
 test('bad plugin options are 93022 each, with no place in a file', (t) => {
   const { errors, defaults } = readPluginOptions({
     prefix: 'ok',
