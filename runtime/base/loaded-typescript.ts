@@ -230,7 +230,7 @@ function checkAtCompile(check: (file: string) => void): Set<string> {
   const prototype = (nodeModule as unknown as { Module: { prototype: CommonJsModule } }).Module.prototype;
   const compile = prototype._compile;
   prototype._compile = function (content, filename, ...rest) {
-    if (waiting.delete(filename) || isOtherCompiledName(filename)) check(filename);
+    if (waiting.delete(filename) || isCompiledUnderOtherName(filename)) check(filename);
     return compile.call(this, content, filename, ...rest);
   };
   // A file still awaiting its check as its load ends was compiled by a _compile other than the
@@ -246,16 +246,35 @@ function checkAtCompile(check: (file: string) => void): Set<string> {
   return waiting;
 }
 
-/** A project file compiled as code under a name that is neither TypeScript, JavaScript nor data (isCompiledSource). */
+/**
+ * A project file compiled as code under a name that is neither TypeScript, JavaScript (as Node
+ * names it: `pay.JS` is not) nor data (isCompiledSource).
+ */
 export function isOtherCompiledName(file: string): boolean {
   if (typeof file !== 'string' || TYPESCRIPT_FILE.test(file)) return false;
   const name = path.basename(file);
   return (
     name.lastIndexOf('.') > 0 &&
-    !JAVASCRIPT_NAME.test(name) &&
+    !JAVASCRIPT_FILE.test(name) &&
     !DATA_FILE.test(name) &&
     path.isAbsolute(file) &&
     isProjectFile(file)
+  );
+}
+
+/**
+ * A file Module's _compile runs as code under a name with an extension that is neither TypeScript
+ * nor JavaScript as Node names them: `pay.svc`, `notes.md` (a require of it runs it as JavaScript,
+ * a require hook may compile it), `pay.JS`, a package's as much as the project's. Whatever the name
+ * says of it, it is code now, and no route wove it.
+ */
+export function isCompiledUnderOtherName(file: string): boolean {
+  return (
+    typeof file === 'string' &&
+    path.isAbsolute(file) &&
+    path.extname(file) !== '' &&
+    !TYPESCRIPT_FILE.test(file) &&
+    !JAVASCRIPT_FILE.test(file)
   );
 }
 
@@ -266,7 +285,7 @@ export function isOtherCompiledName(file: string): boolean {
 function typeScriptFileOf(url: string): string | undefined {
   const name = url.replace(/[?#].*$/, '');
   // Most of what an app loads is JavaScript by name, told from the URL: no path made for it.
-  if (!name.startsWith('file:') || JAVASCRIPT_NAME.test(name)) return undefined;
+  if (!name.startsWith('file:') || JAVASCRIPT_FILE.test(name)) return undefined;
   const file = fileURLToPath(name);
   return isCompiledSource(file) ? file : undefined;
 }

@@ -3,7 +3,8 @@
 // so the compile is refused before the file's code runs — at start and after it, with
 // lockweave/register and without (the runtime alone, Node 20's too). A load hook registered after
 // lockweave/register that compiles such a name as an ES module is refused as it loads the file,
-// whether it calls lockweave's hook for the text or reads the file itself.
+// whether it calls lockweave's hook for the text or reads the file itself. A name Node has no
+// handler for (`notes.md`, `pay.JS`), which require runs as JavaScript, is refused the same way.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -55,3 +56,18 @@ for (const nodeName of ['Node 22', 'Node 24'] as const) {
     });
   }
 }
+
+for (const file of ['notes.md', 'upper.JS'])
+  for (const [way, preload] of [
+    ['the runtime alone', []],
+    ['lockweave/register', ['--require', 'lockweave/register']],
+  ] as const)
+    test(`Node 24, ${way}: a tagged ${file} that require runs as JavaScript is refused before it runs`, async (t) => {
+      const result = await run(NODE_LINES['Node 24'], [...preload, 'main-named.cjs'], { env: { FILE: file } });
+      t.not(result.status, 0, result.output);
+      t.regex(
+        result.output,
+        new RegExp(`lockweave: Node ran \\S*${file.replace('.', '\\.')}, which holds @redisLock tags`),
+      );
+      t.notRegex(result.stdout, /RESULT/);
+    });

@@ -15,7 +15,7 @@
 // first preload: nothing can have run before its hook.
 import nodeModule = require('node:module');
 import { fileURLToPath } from 'node:url';
-import { isWovenSource, JAVASCRIPT_NAME, PACKAGE_FILE } from '../../runtime/base/loaded-typescript';
+import { isWovenSource, JAVASCRIPT_FILE, PACKAGE_FILE } from '../../runtime/base/loaded-typescript';
 import { refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
 
 interface LoadResult {
@@ -35,7 +35,7 @@ type RegisterHooks = (hooks: { load?: LoadHook; resolve?: unknown }) => unknown;
 export function fileOfUrl(url: string): string | undefined {
   if (!url.startsWith('file:')) return undefined;
   const name = url.replace(/[?#].*$/, '');
-  return PACKAGE_FILE.test(name) && JAVASCRIPT_NAME.test(name) ? undefined : fileURLToPath(name);
+  return PACKAGE_FILE.test(name) && JAVASCRIPT_FILE.test(name) ? undefined : fileURLToPath(name);
 }
 
 /** Loads under way in wrapped hooks (synchronous, so nested as a stack): the file, and whether lockweave's hook was reached for it. */

@@ -23,6 +23,7 @@ import nodeModule = require('node:module');
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { weaver } from './lazy-weaver';
+import { isCompiledUnderOtherName } from '../../runtime/base/loaded-typescript';
 import { holdsEvery, locksOnDisk, readDisk, refuseUnwovenName } from './tags-on-disk';
 import type { CachedWeave } from './woven-cache';
 
@@ -79,8 +80,9 @@ export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
       if (!handed || !compiledFrom(content, handed)) assertLocked(filename, content, weaving);
       weaving.handled.add(filename);
     } else {
-      // A hook of another tool for a name of its own (`require.extensions['.svc']`) compiled it.
-      refuseUnwovenName(filename);
+      // A hook of another tool for a name of its own (`require.extensions['.svc']`) compiled it, or
+      // require ran an unknown name (`notes.md`, `pay.JS`) as JavaScript.
+      refuseUnwovenName(filename, 'Node', isCompiledUnderOtherName);
     }
     return compile.call(this, content, filename, ...rest);
   };

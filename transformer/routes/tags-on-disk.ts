@@ -35,12 +35,13 @@ export function tagsWeaveOnDisk(file: string): boolean {
 }
 
 /**
- * Throws when `file` is a project file under a name no route weaves (`pay.svc`: isOtherCompiledName)
- * whose text on disk has tags, as a hook or loader is about to run it as code: another tool's hook
- * for a name of its own compiles it as TypeScript, and lockweave, which weaves by name, never would.
+ * Throws when `file` is a project file under a name no route weaves (`pay.svc`: isOtherCompiledName;
+ * at Module's _compile, any name but TypeScript's and JavaScript's: isCompiledUnderOtherName) whose
+ * text on disk has tags, as a hook or loader is about to run it as code: another tool's hook for a
+ * name of its own compiles it as TypeScript, and lockweave, which weaves by name, never would.
  */
-export function refuseUnwovenName(file: string, runtime = 'Node'): void {
-  if (isOtherCompiledName(file) && tagsWeaveOnDisk(file)) throw new Error(unwovenNameMessage(runtime, file));
+export function refuseUnwovenName(file: string, runtime = 'Node', otherName = isOtherCompiledName): void {
+  if (otherName(file) && tagsWeaveOnDisk(file)) throw new Error(unwovenNameMessage(runtime, file));
 }
 
 /**
