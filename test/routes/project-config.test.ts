@@ -244,3 +244,20 @@ test('the enclosing tsconfig.json of the project that includes the folder gives 
   fs.writeFileSync(path.join(legacy, 'refund.ts'), TAGGED);
   t.is(projectConfigFor(path.join(legacy, 'refund.ts')).plugin.prefix, 'shop:');
 });
+
+test("a woven file cached while the project's root marker decided which tsconfig.json counts: its removal weaves it again", (t) => {
+  // app/ is a repository of its own (its .git): the tsconfig.json above it is none of its business.
+  const root = project('root-marker-removed', {
+    'tsconfig.json': { ...entry({ prefix: 'ROOTP_' }), include: ['app/src'] },
+    'app/.git/HEAD': 'ref: refs/heads/main\n',
+    'app/tsconfig.json': { compilerOptions: { strict: true } },
+    'app/src/pay.ts': TAGGED,
+  });
+  const file = path.join(root, 'app', 'src', 'pay.ts');
+  const cache = path.join(root, 'cache');
+  t.notRegex(wovenByRoutes(file, cache), /ROOTP_/);
+  t.notRegex(wovenByRoutes(file, cache), /ROOTP_/, 'from the cache');
+  // Part of the project above now, whose tsconfig.json includes it: tspc -p there weaves it with ROOTP_.
+  fs.rmSync(path.join(root, 'app', '.git'), { recursive: true });
+  t.regex(wovenByRoutes(file, cache), /prefix: "ROOTP_"/);
+});

@@ -27,6 +27,11 @@ export interface ProjectConfig {
    * node_modules nearer than the one it was found in): what the options depend on too.
    */
   readonly shadowedBy: readonly string[];
+  /**
+   * The marker that decided the project's root (its .git, or its highest package.json), when an
+   * enclosing tsconfig was looked for: its removal moves the root, and the options may change.
+   */
+  readonly present?: readonly string[];
   /** The weaving entry's `prefix` and `defaults`, as written (weaveSource checks them). */
   readonly plugin: { readonly prefix?: unknown; readonly defaults?: unknown };
   readonly compilerOptions: ts.CompilerOptions;
@@ -151,6 +156,7 @@ function enclosingProjects(
     ...own,
     configFiles: [...new Set([...configFiles, ...enclosing.flatMap((read) => read.configFiles)])],
     shadowedBy: [...new Set([...shadowedBy, ...absent, ...enclosing.flatMap((read) => read.shadowedBy)])],
+    present: root.present,
   };
   return { config, enclosing: enclosing.filter((read) => read.hasEntry) };
 }
@@ -172,18 +178,31 @@ function withEnclosingEntry(config: ProjectConfig, including: readonly ProjectCo
  * with a .git (a folder, or a worktree's file), else the highest with a package.json (a
  * monorepo's root above its workspaces'); undefined when neither is found — then none is looked
  * at. A tsconfig.json beyond it (a stray ~/tsconfig.json) is no part of the project, and must not
- * decide its keys. `absent`: the markers whose appearance would move it. A marker's removal would
- * move it too, but is not recorded: a .git folder has no text to compare, and a package.json's
- * text changes with every dependency — the woven files would be woven again for nothing.
+ * decide its keys. `absent`: the markers whose appearance would move it; `present`: the one whose
+ * removal would (by its existence, not its text: a .git folder has none, and a package.json's
+ * changes with every dependency — the woven files would be woven again for nothing).
  */
-function projectRoot(start: string): { readonly dir: string | undefined; readonly absent: string[] } {
+function projectRoot(start: string): {
+  readonly dir: string | undefined;
+  readonly absent: string[];
+  readonly present: string[];
+} {
   const folders = foldersUp(start, undefined);
   const marker = (name: string) => (dir: string) => path.join(dir, name);
   const gitAt = folders.findIndex((dir) => fs.existsSync(path.join(dir, '.git')));
-  if (gitAt >= 0) return { dir: folders[gitAt], absent: folders.slice(0, gitAt).map(marker('.git')) };
+  if (gitAt >= 0)
+    return {
+      dir: folders[gitAt],
+      absent: folders.slice(0, gitAt).map(marker('.git')),
+      present: [path.join(folders[gitAt], '.git')],
+    };
   const packageRoot = folders.filter((dir) => fs.existsSync(path.join(dir, 'package.json'))).at(-1);
   const abovePackage = folders.slice(packageRoot ? folders.indexOf(packageRoot) + 1 : 0);
-  return { dir: packageRoot, absent: [...folders.map(marker('.git')), ...abovePackage.map(marker('package.json'))] };
+  return {
+    dir: packageRoot,
+    absent: [...folders.map(marker('.git')), ...abovePackage.map(marker('package.json'))],
+    present: packageRoot ? [path.join(packageRoot, 'package.json')] : [],
+  };
 }
 
 /** `from` and the folders above it, up to `to` (included), else to the file system's root. */

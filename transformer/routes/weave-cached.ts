@@ -40,6 +40,7 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
     locked: woven.locked,
     configFiles: project.configFiles,
     absent: project.shadowedBy,
+    present: project.present ?? [],
   };
   if (key) cache!.write(key, result);
   return result;

@@ -36,6 +36,8 @@ export interface CachedWeave {
   readonly configFiles?: readonly string[];
   /** The paths that did not exist then, and would be read instead if they did (ProjectConfig's shadowedBy). */
   readonly absent?: readonly string[];
+  /** The paths that existed then, and whose removal would change the settings (ProjectConfig's present). */
+  readonly present?: readonly string[];
 }
 
 interface Entry {
@@ -46,6 +48,8 @@ interface Entry {
   readonly configs: Record<string, string>;
   /** Paths that did not exist, and would be read instead if they did (a package an `extends` names, nearer). */
   readonly absent?: readonly string[];
+  /** Paths that existed, and whose removal would change what the entry was woven with (a project root's marker). */
+  readonly present?: readonly string[];
 }
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
@@ -106,12 +110,14 @@ export class WovenCache {
         if (sha256(fs.readFileSync(config, 'utf8')) !== hash) return undefined;
       }
       if (entry.absent?.some((shadow) => fs.existsSync(shadow))) return undefined;
+      if (entry.present?.some((marker) => !fs.existsSync(marker))) return undefined;
       return {
         code: entry.code,
         map: entry.map ?? undefined,
         locked: entry.locked,
         configFiles: Object.keys(entry.configs),
         absent: entry.absent ?? [],
+        present: entry.present ?? [],
       };
     } catch {
       return undefined;
@@ -119,7 +125,7 @@ export class WovenCache {
   }
 
   write(key: string, woven: CachedWeave): void {
-    const { configFiles = [], absent = [] } = woven;
+    const { configFiles = [], absent = [], present = [] } = woven;
     try {
       const configs = Object.fromEntries(
         configFiles.map((config) => [config, sha256(fs.readFileSync(config, 'utf8'))]),
@@ -130,6 +136,7 @@ export class WovenCache {
         locked: woven.locked,
         configs,
         absent,
+        present,
       } satisfies Entry);
       writePrivateFile(this.entryPath(key), `${this.mac(key, body).toString('hex')}\n${body}`);
     } catch {
