@@ -1,7 +1,7 @@
 // tspc weaves every file of its program with the plugin entry it was loaded from. The other routes
 // (lockweave/register, the bundler plugins, jest) read each file's own project instead: its nearest
 // tsconfig.json, the configs beside it, and — where that has no entry — the tsconfig.json files
-// above it (routes/project-config.ts). A tagged file whose project there says another prefix or
+// above it, up to the project's root, that include the file (routes/project-config.ts). A tagged file whose project there says another prefix or
 // other defaults than tspc's entry locks other keys under those routes than in tspc's output, and
 // the two would not exclude each other: a build error of tspc's, naming the file and the configs.
 import * as path from 'node:path';
