@@ -137,38 +137,40 @@ test.serial(
   },
 );
 
-test.serial('bun run --config=<file> naming the [loader] table: the tagged methods hold their keys', async (t) => {
+/** `body` run with the app's own bunfig.toml (its [loader] and preload) out of the way: the run names another with --config. */
+async function withoutAppBunfig(body: () => Promise<void>): Promise<void> {
   fs.renameSync(path.join(APP_DIR, 'bunfig.toml'), path.join(APP_DIR, 'bunfig.off.toml'));
   try {
-    const ran = await run(BUN, ['--config=bunfig.named.toml', 'run', 'src/app.ts']);
-    t.is(ran.status, 0, ran.output);
-    t.deepEqual(printed(ran), LOCKED);
+    await body();
   } finally {
     fs.renameSync(path.join(APP_DIR, 'bunfig.off.toml'), path.join(APP_DIR, 'bunfig.toml'));
   }
-});
+}
+
+test.serial('bun run --config=<file> naming the [loader] table: the tagged methods hold their keys', (t) =>
+  withoutAppBunfig(async () => {
+    const ran = await run(BUN, ['--config=bunfig.named.toml', 'run', 'src/app.ts']);
+    t.is(ran.status, 0, ran.output);
+    t.deepEqual(printed(ran), LOCKED);
+  }),
+);
 
 test.serial(
   'bun -l .svc:ts (and --loader=.svc:ts) with a bunfig holding the preload alone: the tagged methods hold their keys',
-  async (t) => {
-    fs.renameSync(path.join(APP_DIR, 'bunfig.toml'), path.join(APP_DIR, 'bunfig.off.toml'));
-    try {
+  (t) =>
+    withoutAppBunfig(async () => {
       for (const flag of [['-l', '.svc:ts'], ['--loader=.svc:ts']]) {
         const ran = await run(BUN, ['--config=bunfig.preload.toml', ...flag, 'src/app.ts']);
         t.is(ran.status, 0, ran.output);
         t.deepEqual(printed(ran), LOCKED);
       }
-    } finally {
-      fs.renameSync(path.join(APP_DIR, 'bunfig.off.toml'), path.join(APP_DIR, 'bunfig.toml'));
-    }
-  },
+    }),
 );
 
 test.serial(
   'bun with lockweave/bun/register and no [loader] for .svc: require of a tagged .svc file (run as JavaScript) is refused before it runs',
-  async (t) => {
-    fs.renameSync(path.join(APP_DIR, 'bunfig.toml'), path.join(APP_DIR, 'bunfig.off.toml'));
-    try {
+  (t) =>
+    withoutAppBunfig(async () => {
       const ran = await run(BUN, ['--config=bunfig.preload.toml', 'src/ledger-app.cjs']);
       t.not(ran.status, 0, ran.output);
       t.regex(
@@ -176,10 +178,7 @@ test.serial(
         /lockweave: Bun ran \S+src\/ledger\.svc, which holds @redisLock tags, as code under a name lockweave's routes do not weave/,
       );
       t.notRegex(ran.stdout, /ledger/);
-    } finally {
-      fs.renameSync(path.join(APP_DIR, 'bunfig.off.toml'), path.join(APP_DIR, 'bunfig.toml'));
-    }
-  },
+    }),
 );
 
 test("Bun.build with loader { .svc: ts }: the bundle's tagged methods hold their keys", async (t) => {
