@@ -31,7 +31,7 @@ export const TYPESCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.typescript}$`, 'i
 /** A JavaScript file name: .js, .mjs, .cjs, .jsx. */
 export const JAVASCRIPT_FILE = new RegExp(`${SOURCE_EXTENSIONS.javascript}$`);
 export const DECLARATION_FILE = new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}$`, 'i');
-/** A name tools compile as JavaScript, in any letter case: the file a built, woven app runs. */
+/** A JavaScript name in any letter case, as Bun takes one (`pay.JS` too); Node's own is JAVASCRIPT_FILE. */
 export const JAVASCRIPT_NAME = new RegExp(`${SOURCE_EXTENSIONS.javascript}$`, 'i');
 /**
  * Names no runtime compiles as code by itself: data (require's .json and .node, WebAssembly) and
