@@ -141,6 +141,24 @@ test('a folder whose tsconfig.json has no entry, inside a project whose tsconfig
   t.regex(String(error?.message), /src[\\/]tsconfig\.json \(prefix "src:".*tsconfig\.json \(prefix "shop:".* differ/);
 });
 
+test('names tsc does not list (.vue, a .svc given to a ts loader, .js without allowJs) get the entry their folder gets, as the .ts beside them', (t) => {
+  const root = project('enclosing-other-names', {
+    'tsconfig.json': { ...entry({ prefix: 'shop:' }), include: ['src'], exclude: ['src/legacy/old'] },
+    'src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
+    'src/legacy/pay.ts': TAGGED,
+    'src/legacy/Pay.vue': '<script setup lang="ts">\n</script>\n',
+    'src/legacy/pay.svc': TAGGED,
+    'src/legacy/pay.js': SOURCE,
+    'src/legacy/old/refund.vue': '<script setup lang="ts">\n</script>\n',
+  });
+  const legacy = path.join(root, 'src', 'legacy');
+  t.is(projectConfigFor(path.join(legacy, 'pay.ts')).plugin.prefix, 'shop:');
+  for (const name of ['Pay.vue', 'pay.svc', 'pay.js'])
+    t.is(projectConfigFor(path.join(legacy, name)).plugin.prefix, 'shop:', name);
+  // The config's exclude holds for them as for its own names.
+  t.is(projectConfigFor(path.join(legacy, 'old', 'refund.vue')).plugin.prefix, undefined);
+});
+
 test('tspc building a file whose own project reads another entry fails at the file; with none there, the enclosing one is agreed', (t) => {
   const root = project('enclosing-tspc', {
     'tsconfig.json': {

@@ -220,6 +220,7 @@ interface Listing {
   readonly notIncluded: Set<string>;
 }
 
+/** By config file and the extension of a name tsc does not list ('' for its own). */
 const listingByConfigFile = new Map<string, Listing>();
 
 /**
@@ -228,30 +229,51 @@ const listingByConfigFile = new Map<string, Listing>();
  * for in a new listing, once — one written since (a module a dev server sees created) would
  * otherwise lose the entry, and its woven text, cached on disk, would lock another key. Whether a
  * file that exists is included depends only on the configs' text, which the answer depends on.
+ *
+ * tsc lists only the names it compiles; a route also weaves others (`.vue`, a `.svc` given to
+ * esbuild's ts loader, `.js` without allowJs). Those are listed as tsc would if the name were one of
+ * its own — a listing per config and extension — so a `.vue` file beside a `.ts` one in a folder
+ * the config includes gets the same entry, and the same keys.
  */
 function includes(configFile: string, fileName: string, tsApi: typeof ts | undefined): boolean {
   const api = tsApi ?? ownTypeScript();
   const file = fileKey(api, fileName);
-  let listing = listingByConfigFile.get(configFile);
+  const extension = TYPESCRIPT_NAME.test(fileName) ? '' : path.extname(fileName);
+  const listingKey = `${configFile}\0${extension}`;
+  let listing = listingByConfigFile.get(listingKey);
   if (!listing)
-    listingByConfigFile.set(configFile, (listing = { files: filesOf(configFile, api), notIncluded: new Set() }));
+    listingByConfigFile.set(
+      listingKey,
+      (listing = { files: filesOf(configFile, extension, api), notIncluded: new Set() }),
+    );
   if (listing.files.has(file)) return true;
   if (listing.notIncluded.has(file)) return false;
-  listing.files = filesOf(configFile, api);
+  listing.files = filesOf(configFile, extension, api);
   if (listing.files.has(file)) return true;
   listing.notIncluded.add(file);
   return false;
 }
 
-/** The files of a config's project, read from the disk as tsc reads them. */
-function filesOf(configFile: string, tsApi: typeof ts): Set<string> {
+/** The names tsc lists by its own rules; any other extension is listed as an extra one. */
+const TYPESCRIPT_NAME = /\.(?:[cm]?ts|tsx)$/;
+
+/**
+ * The files of a config's project, read from the disk as tsc reads them; with `extension` (`.vue`),
+ * also the files of that name its `include` patterns match, as tsc would list them if it compiled them.
+ */
+function filesOf(configFile: string, extension: string, tsApi: typeof ts): Set<string> {
   const json = tsApi.readJsonConfigFile(configFile, tsApi.sys.readFile);
+  const extra: ts.FileExtensionInfo[] = extension
+    ? [{ extension, isMixedContent: true, scriptKind: tsApi.ScriptKind.Deferred }]
+    : [];
   const parsed = tsApi.parseJsonSourceFileConfigFileContent(
     json,
     tsApi.sys,
     path.dirname(configFile),
     undefined,
     configFile,
+    undefined,
+    extra,
   );
   return new Set(parsed.fileNames.map((file) => fileKey(tsApi, file)));
 }
