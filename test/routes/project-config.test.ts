@@ -59,6 +59,13 @@ test('a tsconfig.*.json beside the nearest one: the same options are taken, othe
     'pay.ts': SOURCE,
   });
   t.is(projectConfigFor(path.join(agree, 'pay.ts')).plugin.prefix, 'shop:');
+  // The same defaults written in another order are the same settings.
+  const reordered = project('siblings-reordered', {
+    'tsconfig.json': entry({ prefix: 'shop:', defaults: { lockTime: '60s', waitTime: '5s' } }),
+    'tsconfig.build.json': entry({ defaults: { waitTime: '5s', lockTime: '60s' }, prefix: 'shop:' }),
+    'pay.ts': SOURCE,
+  });
+  t.is(projectConfigFor(path.join(reordered, 'pay.ts')).plugin.prefix, 'shop:');
   const differ = project('siblings-differ', {
     'tsconfig.json': entry({ prefix: 'dev:' }),
     'tsconfig.build.json': { extends: './tsconfig.json', ...entry({ prefix: 'prod:' }) },

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
-import { optionsEntry } from '../plugin-entry';
+import { optionsEntry, settingsText } from '../plugin-entry';
 import { ownTypeScript } from '../typescript';
 import { nearestTsconfigOf, siblingConfigs } from './nearest-tsconfig';
 
@@ -286,7 +286,8 @@ function fileKey(tsApi: typeof ts, fileName: string): string {
 
 /** Throws unless the lockweave entries of the configs tspc may build a file with say the same prefix and defaults. */
 function assertAgreed(entries: readonly ProjectConfig[]): void {
-  const settings = (config: ProjectConfig) => JSON.stringify([config.plugin.prefix, config.plugin.defaults]);
+  // The same settings in another key order are the same keys: compared as settingsText, as tspc's check does.
+  const settings = (config: ProjectConfig) => settingsText(config.plugin);
   const differing = entries.filter((config) => settings(config) !== settings(entries[0]!));
   if (differing.length > 0)
     throw new Error(
