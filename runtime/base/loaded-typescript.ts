@@ -236,8 +236,11 @@ function checkAtCompile(check: (file: string) => void): Set<string> {
   // A file still awaiting its check as its load ends was compiled by a _compile other than the
   // wrapped one (a hook that kept Node's own from before the wrap): its top level has run, but its
   // exports have not reached the module that required it, nor has anything called its methods.
+  // A name no route weaves needs no compile to be judged: it is checked before any handler runs,
+  // so a hook with a kept _compile never runs its top level (which may call a tagged method).
   const load = prototype.load;
   prototype.load = function (filename, ...rest) {
+    if (isRunUnderOtherName(filename)) check(filename);
     const loaded = load.call(this, filename, ...rest);
     if (waiting.delete(filename)) check(filename);
     return loaded;
@@ -277,6 +280,18 @@ export function isCompiledUnderOtherName(file: string): boolean {
     !JAVASCRIPT_FILE.test(file)
   );
 }
+
+/**
+ * A file `require` is about to load that will run as code under another name
+ * (isCompiledUnderOtherName): any but the names Node reads with handlers of its own that compile
+ * nothing — `.json` and `.node`, spelled so (Node's handlers are found case-sensitively; `pay.JSON`
+ * runs as JavaScript).
+ */
+export function isRunUnderOtherName(file: string): boolean {
+  return isCompiledUnderOtherName(file) && !NODE_DATA_FILE.test(file);
+}
+
+const NODE_DATA_FILE = /\.(?:json|node)$/;
 
 /**
  * The TypeScript file a module URL names (its query and hash aside), or a project file under

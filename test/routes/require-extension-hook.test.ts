@@ -4,7 +4,8 @@
 // lockweave/register and without (the runtime alone, Node 20's too). A load hook registered after
 // lockweave/register that compiles such a name as an ES module is refused as it loads the file,
 // whether it calls lockweave's hook for the text or reads the file itself. A name Node has no
-// handler for (`notes.md`, `pay.JS`), which require runs as JavaScript, is refused the same way.
+// handler for (`notes.md`, `pay.JS`), which require runs as JavaScript, is refused the same way. So
+// is a file a hook compiles with a _compile it kept from before lockweave loaded: as its load starts.
 import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -39,6 +40,29 @@ for (const [nodeName, node] of Object.entries(NODES)) {
         t.notRegex(result.stdout, /RESULT/);
       });
     }
+  }
+}
+
+// A hook preloaded before lockweave that compiles with the _compile it kept then: lockweave's
+// wrapper of _compile never sees the file, and the file's own top level calls its tagged method.
+for (const [nodeName, node] of Object.entries(NODES)) {
+  for (const [way, preload] of [
+    ['the runtime alone', []],
+    ['lockweave/register', ['--require', 'lockweave/register']],
+  ] as const) {
+    if (preload.length > 0 && node === process.execPath && OWN_MAJOR < 23) continue;
+    for (const runtime of preload.length > 0 ? [true, false] : [true])
+      test(`${nodeName}, ${way}${runtime ? '' : ', the runtime never loaded'}: a tagged .svc a hook compiles with a _compile kept from before lockweave is refused before its top level runs`, async (t) => {
+        const result = await run(node, ['--require', './kept-hook.cjs', ...preload, 'main-kept.cjs'], {
+          env: runtime ? {} : { NO_RUNTIME: '1' },
+        });
+        t.not(result.status, 0, result.output);
+        t.regex(
+          result.output,
+          /lockweave: Node ran \S*top-level\.svc, which holds @redisLock tags, as code under a name lockweave's routes do not weave/,
+        );
+        t.notRegex(result.stdout, /TOP LEVEL RAN|RESULT/);
+      });
   }
 }
 

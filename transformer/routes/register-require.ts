@@ -23,7 +23,7 @@ import nodeModule = require('node:module');
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { weaver } from './lazy-weaver';
-import { isCompiledUnderOtherName } from '../../runtime/base/loaded-typescript';
+import { isCompiledUnderOtherName, isRunUnderOtherName } from '../../runtime/base/loaded-typescript';
 import { holdsEvery, locksOnDisk, readDisk, refuseUnwovenName } from './tags-on-disk';
 import type { CachedWeave } from './woven-cache';
 
@@ -62,7 +62,12 @@ export function weaveRequiredTypeScript(weaving: RequireWeaving): void {
   const Module = nodeModule.Module as unknown as ModuleInternals;
   const load = Module.prototype.load;
   Module.prototype.load = function (filename) {
-    if (!weaving.isWeavable(filename)) return load.call(this, filename);
+    if (!weaving.isWeavable(filename)) {
+      // Judged before a handler runs it: one that compiles with a _compile kept from before
+      // lockweave's would otherwise run its top level, and any tagged call there, unchecked.
+      if (isRunUnderOtherName(filename)) refuseUnwovenName(filename, 'Node', isCompiledUnderOtherName);
+      return load.call(this, filename);
+    }
     withWovenRead(filename, weaving, () => load.call(this, filename));
     // The file ran, and what the load hook handed on never reached the check below: a handler
     // compiled it with a _compile kept from before lockweave's (one loaded before lockweave/register),
