@@ -44,6 +44,35 @@ test('a solution-style tsconfig.json: the entry of the project it references', (
   t.true(config.configFiles.includes(path.join(dir, 'tsconfig.app.json')));
 });
 
+test('in a long-running process, an edited config, a nearer tsconfig.json and a new one beside are read again', (t) => {
+  const dir = project('long-running', {
+    'tsconfig.json': entry({ prefix: 'shop:' }),
+    'src/pay.ts': SOURCE,
+  });
+  const file = path.join(dir, 'src', 'pay.ts');
+  const write = (name: string, content: unknown) => fs.writeFileSync(path.join(dir, name), JSON.stringify(content));
+  t.is(projectConfigFor(file).plugin.prefix, 'shop:');
+  t.is(projectConfigFor(file).plugin.prefix, 'shop:', 'remembered');
+  // Same length, so neither size nor a coarse clock tells the edit: the text does.
+  write('tsconfig.json', entry({ prefix: 'shoq:' }));
+  t.is(projectConfigFor(file).plugin.prefix, 'shoq:', 'an edit of the config');
+  write('base.json', entry({ prefix: 'base:' }));
+  write('tsconfig.json', { extends: './base.json' });
+  t.is(projectConfigFor(file).plugin.prefix, 'base:', 'a config it extends');
+  write('base.json', entry({ prefix: 'based:' }));
+  t.is(projectConfigFor(file).plugin.prefix, 'based:', 'an edit of the config it extends');
+  write('tsconfig.build.json', entry({ prefix: 'prod:' }));
+  t.throws(
+    () => projectConfigFor(file),
+    { message: /tsconfig\.build\.json \(prefix "prod:".* differ/ },
+    'a config written beside',
+  );
+  fs.rmSync(path.join(dir, 'tsconfig.build.json'));
+  t.is(projectConfigFor(file).plugin.prefix, 'based:', 'and removed again');
+  write('src/tsconfig.json', entry({ prefix: 'src:' }));
+  t.is(projectConfigFor(file).plugin.prefix, 'src:', 'a nearer tsconfig.json');
+});
+
 test('an entry that names the transformer by path, as ts-patch takes it', (t) => {
   const dir = project('path-entry', {
     'tsconfig.json': entry({ prefix: 'shop:' }, './node_modules/lockweave/dist/transformer/index.js'),

@@ -4,8 +4,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-const nearestByDir = new Map<string, string | undefined>();
-
 /** The names of the tsconfig files in the nearest one's directory, for the woven-file cache's key. */
 export function tsconfigNamesBeside(nearest: string): string {
   return siblingConfigs(nearest)
@@ -13,26 +11,30 @@ export function tsconfigNamesBeside(nearest: string): string {
     .join(',');
 }
 
-const siblingsByDir = new Map<string, string[]>();
+/** By directory: the siblings found, and the directory's modification time then (an added or removed file changes it). */
+const siblingsByDir = new Map<string, { readonly files: string[]; readonly changed: bigint | undefined }>();
 
-/** tsconfig.*.json beside the nearest tsconfig.json (read once per process, as the nearest one is found once). */
+/**
+ * tsconfig.*.json beside the nearest tsconfig.json: listed again when the directory changed since,
+ * as in a long-running process (a dev server, a watch) one written there later counts.
+ */
 export function siblingConfigs(nearest: string): string[] {
   const dir = path.dirname(nearest);
-  let siblings = siblingsByDir.get(dir);
-  if (!siblings) {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {
-      // an unreadable directory has no siblings to read either
-    }
-    siblings = names
-      .filter((name) => /^tsconfig\..+\.json$/.test(name))
-      .sort()
-      .map((name) => path.join(dir, name));
-    siblingsByDir.set(dir, siblings);
+  const changed = fs.statSync(dir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+  const known = siblingsByDir.get(dir);
+  if (known && known.changed === changed) return known.files;
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    // an unreadable directory has no siblings to read either
   }
-  return siblings;
+  const files = names
+    .filter((name) => /^tsconfig\..+\.json$/.test(name))
+    .sort()
+    .map((name) => path.join(dir, name));
+  siblingsByDir.set(dir, { files, changed });
+  return files;
 }
 
 /** The nearest tsconfig and the names of those beside it (projectConfigFor reads them all): a cache key's part, one appearing weaves again. */
@@ -41,16 +43,15 @@ export function projectKeyOf(file: string): string | undefined {
   return nearest && `${nearest}|${tsconfigNamesBeside(nearest)}`;
 }
 
-/** The tsconfig.json nearest above a file, found without loading TypeScript. */
+/**
+ * The tsconfig.json nearest above a file, found without loading TypeScript. Looked for at each call,
+ * not remembered: in a long-running process one written nearer later is the file's project (a
+ * stat per folder up to it).
+ */
 export function nearestTsconfigOf(fileName: string): string | undefined {
-  return nearestTsconfig(path.dirname(path.resolve(fileName)));
-}
-
-function nearestTsconfig(dir: string): string | undefined {
-  if (nearestByDir.has(dir)) return nearestByDir.get(dir);
-  const candidate = path.join(dir, 'tsconfig.json');
-  const parent = path.dirname(dir);
-  const found = fs.existsSync(candidate) ? candidate : parent === dir ? undefined : nearestTsconfig(parent);
-  nearestByDir.set(dir, found);
-  return found;
+  for (let dir = path.dirname(path.resolve(fileName)); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'tsconfig.json');
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }

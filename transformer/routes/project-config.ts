@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { optionsEntry, settingsText } from '../plugin-entry';
 import { ownTypeScript } from '../typescript';
-import { nearestTsconfigOf, siblingConfigs } from './nearest-tsconfig';
+import { nearestTsconfigOf, siblingConfigs, tsconfigNamesBeside } from './nearest-tsconfig';
 
 export interface ProjectConfig {
   /** Absolute path of the tsconfig read; undefined when there is none up to the root. */
@@ -59,7 +59,27 @@ interface NearestProject {
   readonly enclosing: readonly ProjectConfig[];
 }
 
-const byNearest = new Map<string, NearestProject>();
+/**
+ * What an answer was read from: each config file whose text it parsed, the paths whose absence or
+ * presence it depends on, and the names of the tsconfig files beside the nearest one. A
+ * long-running process (a dev server, `tspc --watch`, jest's watch) asks again after the user
+ * edits a config: an answer whose sources changed is read again, else it would weave with the
+ * settings of before — another key than tspc's, or a new process's.
+ */
+interface ReadFrom {
+  readonly files: readonly string[];
+  readonly absent: readonly string[];
+  readonly present: readonly string[];
+  readonly beside: string;
+}
+
+/** Each config file's text as this process last parsed it (undefined: none was there), and the reader it came from. */
+const parsedTexts = new Map<string, { readonly text: string | undefined; readonly readFile: ReadFile }>();
+type ReadFile = (file: string) => string | undefined;
+/** The config files the answer being made reads, cached ones included. */
+let reading: Set<string> | undefined;
+
+const byNearest = new Map<string, { readonly project: NearestProject; readonly readFrom: ReadFrom }>();
 
 /** By nearest tsconfig and the enclosing configs that include the file: one answer per pair. */
 const byInclusion = new Map<string, ProjectConfig>();
@@ -74,11 +94,21 @@ const byInclusion = new Map<string, ProjectConfig>();
  * names them, and the route's `tsconfig` option says which.
  */
 export function projectConfigFor(fileName: string, configFile?: string, tsApi?: typeof ts): ProjectConfig {
-  if (configFile) return readCached(path.resolve(configFile), tsApi);
+  if (configFile) {
+    const named = byConfigFile.get(path.resolve(configFile));
+    if (named && !holds({ files: named.configFiles, absent: named.shadowedBy, present: [], beside: '' }, undefined))
+      forgetProjectConfigs();
+    return readCached(path.resolve(configFile), tsApi);
+  }
   const nearest = nearestTsconfigOf(fileName);
   if (!nearest) return NO_PROJECT;
-  let project = byNearest.get(nearest);
-  if (!project) byNearest.set(nearest, (project = agreedConfig(nearest, tsApi)));
+  let known = byNearest.get(nearest);
+  if (known && !holds(known.readFrom, nearest)) {
+    forgetProjectConfigs();
+    known = undefined;
+  }
+  if (!known) byNearest.set(nearest, (known = readNearest(nearest, tsApi)));
+  const { project } = known;
   // The common case, an entry in the nearest project's configs: no project's files are listed.
   if (project.enclosing.length === 0) return project.config;
   const including = project.enclosing.filter((config) => includes(config.configFile!, fileName, tsApi));
@@ -92,7 +122,61 @@ export function projectConfigFor(fileName: string, configFile?: string, tsApi?: 
 function readCached(configFile: string, tsApi?: typeof ts): ProjectConfig {
   let config = byConfigFile.get(configFile);
   if (!config) byConfigFile.set(configFile, (config = readProjectConfig(configFile, tsApi ?? ownTypeScript())));
+  for (const file of config.configFiles) reading?.add(file);
   return config;
+}
+
+/** The nearest project's answer, and what it was read from. */
+function readNearest(
+  nearest: string,
+  tsApi: typeof ts | undefined,
+): { readonly project: NearestProject; readonly readFrom: ReadFrom } {
+  const reads = new Set<string>();
+  reading = reads;
+  try {
+    const project = agreedConfig(nearest, tsApi);
+    const { shadowedBy, present = [] } = project.config;
+    return {
+      project,
+      readFrom: { files: [...reads], absent: shadowedBy, present, beside: tsconfigNamesBeside(nearest) },
+    };
+  } finally {
+    reading = undefined;
+  }
+}
+
+/** Whether the disk still says what an answer was read from. */
+function holds(readFrom: ReadFrom, nearest: string | undefined): boolean {
+  return (
+    readFrom.files.every((file) => {
+      const parsed = parsedTexts.get(path.resolve(file));
+      return parsed !== undefined && parsed.readFile(file) === parsed.text;
+    }) &&
+    !readFrom.absent.some((file) => fs.existsSync(file)) &&
+    readFrom.present.every((file) => fs.existsSync(file)) &&
+    (nearest === undefined || tsconfigNamesBeside(nearest) === readFrom.beside)
+  );
+}
+
+/** Drops every answer: one config changed, and others may have been read with it. */
+function forgetProjectConfigs(): void {
+  byConfigFile.clear();
+  byNearest.clear();
+  byInclusion.clear();
+  listingByConfigFile.clear();
+  parsedTexts.clear();
+}
+
+/** TypeScript's reader of config files, noting each text it parses (holds compares them). */
+function noting(tsApi: typeof ts): ReadFile {
+  const readFile: ReadFile = (file) => tsApi.sys.readFile(file);
+  return (file) => {
+    const text = readFile(file);
+    const key = path.resolve(file);
+    parsedTexts.set(key, { text, readFile });
+    reading?.add(key);
+    return text;
+  };
 }
 
 function agreedConfig(nearest: string, tsApi: typeof ts | undefined): NearestProject {
@@ -298,7 +382,8 @@ function assertAgreed(entries: readonly ProjectConfig[]): void {
 }
 
 function readProjectConfig(configFile: string, tsApi: typeof ts): ProjectConfig {
-  const json = tsApi.readJsonConfigFile(configFile, tsApi.sys.readFile);
+  const readFile = noting(tsApi);
+  const json = tsApi.readJsonConfigFile(configFile, readFile);
   const syntax = (json as { parseDiagnostics?: ts.Diagnostic[] }).parseDiagnostics?.[0];
   if (syntax) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, syntax)}`);
   // A host that lists no files: the options and `extends` are all we need, and enumerating a
@@ -307,7 +392,7 @@ function readProjectConfig(configFile: string, tsApi: typeof ts): ProjectConfig 
     useCaseSensitiveFileNames: tsApi.sys.useCaseSensitiveFileNames,
     readDirectory: () => [],
     fileExists: tsApi.sys.fileExists,
-    readFile: tsApi.sys.readFile,
+    readFile,
   };
   const parsed = tsApi.parseJsonSourceFileConfigFileContent(
     json,
