@@ -5,19 +5,30 @@
 // `ts` or `tsx` (Bun's runtime: `bun -l .svc:ts` too). The plugin takes each of them (build-loaders.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bunLoaders, bunRuntimeLoaders, type LoaderMap, sourceKindOf } from './build-loaders';
+import { isProjectFile, JAVASCRIPT_NAME, TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
+import { bunLoaders, bunRuntimeLoaders, type BuildLoaders, type LoaderMap, sourceKindOf } from './build-loaders';
 import type { LockweaveBundlerOptions } from './bundler-hooks';
 import { type LoadedTypeScript, loadWoven, type Metafile, strippedInputs } from './load-step';
 import { refuseUnwovenName } from './tags-on-disk';
 
-/** Loaders that compile TypeScript: lockweave's onLoad weaves what they load. */
-const TYPESCRIPT_LOADER = /^tsx?$/;
+/** Loaders that compile JavaScript: a name they load that no route weaves runs its tags unwoven. */
+const JAVASCRIPT_LOADER = /^jsx?$/;
 
 /**
- * A relative or absolute specifier whose name ends in an extension that is neither JavaScript,
- * TypeScript nor JSON: what `require('./pay.svc')` names, which Bun's runtime runs as JavaScript.
+ * A specifier whose name (its `?query` aside) ends in an extension that is neither JavaScript,
+ * TypeScript nor JSON: what may resolve to a file Bun's `require` runs as JavaScript, in any form —
+ * `./pay.svc`, `./pay.svc?x`, a package.json `imports` key (`#pay.svc`), a tsconfig `paths` alias
+ * (`@svc/pay.svc`), a package's file. Bun 1.4.5 asks a runtime plugin of no specifier without an
+ * extension (`#pay`, `pkg`), whatever its filter.
  */
-const OTHER_NAME = /^[./].*\.(?![cm]?[jt]sx?$|json$|node$)[^./\\]+$/i;
+const OTHER_NAME = /\.(?![cm]?[jt]sx?(?:\?|$)|json(?:\?|$)|node(?:\?|$))[^./\\?]+(?:\?.*)?$/is;
+
+/**
+ * The names Bun 1.4.5's own loaders hand over as data, in any case (`.md` as HTML, `.txt` as text,
+ * `.sh` as a path). Any other name but JavaScript's and TypeScript's — `.svc`, and `.sql`, `.svg` or
+ * `.scss` too — a `require` runs as JavaScript.
+ */
+const BUN_DATA_NAME = /\.(?:json|jsonc|json5|toml|ya?ml|txt|text|md|markdown|html|css|xml|wasm|node|sh|sqlite)$/i;
 
 /** The part of Bun's plugin API this plugin uses (Bun is not a dependency). */
 export interface BunPlugin {
@@ -34,6 +45,11 @@ export interface BunPlugin {
     readonly config?: { metafile?: boolean; outdir?: string; loader?: LoaderMap };
     onEnd?(callback: (result: { readonly success: boolean; readonly metafile?: Metafile }) => void): void;
   }): void;
+}
+
+/** Bun's own resolver: the file `specifier` names from `dir` (Bun.resolveSync). */
+interface BunResolver {
+  resolveSync(specifier: string, dir: string): string;
 }
 
 /** What the plugin's onLoad answers: a TypeScript file (woven, if tagged), or another file as it is, with the loader Bun would use. */
@@ -57,13 +73,29 @@ export const bunPlugin = (loaded: Set<string>, options?: LockweaveBundlerOptions
     });
     // Bun's runtime runs a file `require` names under an unknown extension as JavaScript, asking no
     // onLoad of lockweave's: refused as it resolves when its text on disk has tags (its loader's
-    // onLoad weaves a name bunfig or `-l` maps to TypeScript).
-    if (!config)
+    // onLoad weaves a name bunfig or `-l` maps to TypeScript). The specifier is resolved by Bun's own
+    // resolver, which knows `imports`, tsconfig `paths` and what plugins registered before this one answer.
+    const resolveSync = (globalThis as { Bun?: BunResolver }).Bun?.resolveSync;
+    if (!config && resolveSync) {
+      let resolving = false;
       build.onResolve?.({ filter: OTHER_NAME }, (args) => {
-        const file = path.resolve(args.importer ? path.dirname(args.importer) : process.cwd(), args.path);
-        if (!TYPESCRIPT_LOADER.test(loaders.loaderOf(file) ?? '')) refuseUnwovenName(file, 'Bun');
+        if (resolving) return undefined; // Bun.resolveSync asks the plugins too, this one among them
+        resolving = true;
+        let file: string;
+        try {
+          file = resolveSync(args.path, args.importer ? path.dirname(args.importer) : process.cwd());
+        } catch {
+          return undefined; // Bun finds no file either, and says so
+        } finally {
+          resolving = false;
+        }
+        const query = args.path.indexOf('?');
+        // Bun's answer keeps the specifier's query, which names no file.
+        if (query !== -1 && file.endsWith(args.path.slice(query))) file = file.slice(0, file.length - args.path.length + query);
+        refuseUnwovenName(file, 'Bun', (name) => runsAsOtherName(name, loaders));
         return undefined;
       });
+    }
     if (!config || !onEnd) return; // Bun's runtime: no end of a build
     config.metafile = true;
     onEnd.call(build, (result) => {
@@ -80,3 +112,16 @@ export const bunPlugin = (loaded: Set<string>, options?: LockweaveBundlerOptions
     });
   },
 });
+
+/**
+ * A project file Bun's `require` runs as JavaScript under a name no route weaves: by the loader
+ * bunfig or `-l` gives its extension (`js`, `jsx`; `ts` is the onLoad's to weave, `text` is data), else
+ * by Bun's own table (BUN_DATA_NAME). JavaScript by name is not judged so (a built, woven file keeps
+ * its tag comments), nor a package's file (packages ship it built).
+ */
+function runsAsOtherName(file: string, loaders: BuildLoaders): boolean {
+  if (path.extname(file) === '' || TYPESCRIPT_FILE.test(file) || JAVASCRIPT_NAME.test(file)) return false;
+  const loader = loaders.loaderOf(file);
+  const code = loader === undefined ? !BUN_DATA_NAME.test(file) : JAVASCRIPT_LOADER.test(loader);
+  return code && path.isAbsolute(file) && isProjectFile(file);
+}
