@@ -177,3 +177,26 @@ test("vitest's optimizer weaves again when a package the tsconfig extends appear
   const changed = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr', EXPECT_PREFIX: 'REPAID_' });
   t.is(changed.status, 0, changed.output);
 });
+
+test("vitest's optimizer weaves again when the marker of the package's project root goes, rather than keep its cache", async (t) => {
+  const app = workspace('vitest-root-marker');
+  const workspaceDir = path.join(app, '..');
+  // The package has no entry of its own; a .git in packages/ makes it the project's root, so the
+  // workspace's tsconfig.json above, which has one, is no part of it.
+  const tsconfig = path.join(workspaceDir, 'packages', 'pay', 'tsconfig.json');
+  fs.writeFileSync(tsconfig, JSON.stringify({ compilerOptions: { strict: true }, include: ['src'] }));
+  fs.mkdirSync(path.join(workspaceDir, 'packages', '.git'));
+  fs.writeFileSync(
+    path.join(workspaceDir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { plugins: [{ transform: 'lockweave/transformer', prefix: 'REPAID_' }] },
+      include: ['packages/pay/src'],
+    }),
+  );
+  const first = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr', EXPECT_PREFIX: 'LOCK_' });
+  t.is(first.status, 0, first.output);
+  // Without it the root is the repository's, and `tspc -p .` in the workspace builds the package with REPAID_.
+  fs.rmSync(path.join(workspaceDir, 'packages', '.git'), { recursive: true });
+  const changed = await spawnTool(app, VITEST, { OPTIMIZE: 'ssr', EXPECT_PREFIX: 'REPAID_' });
+  t.is(changed.status, 0, changed.output);
+});

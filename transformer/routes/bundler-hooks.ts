@@ -119,6 +119,7 @@ function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () =
         if (lostTags(file, code, woven.locked)) throw strippedError(file);
         for (const config of woven.configFiles ?? []) this.addWatchFile(config);
         for (const absent of woven.absent ?? []) this.dependsOnAbsent?.(absent);
+        for (const present of woven.present ?? []) this.dependsOnPresent?.(present);
         // The weave decides, not whether it came with a map: its text is what the tool compiles.
         return woven.code === code ? undefined : { code: woven.code, map: woven.map ?? null };
       },
@@ -160,6 +161,8 @@ export interface WatchContext {
    * records them; a tool's own has no such method: its watcher is not asked to watch what is not there).
    */
   dependsOnAbsent?(file: string): void;
+  /** A path whose removal would (the marker of a project's root): recorded as the absent ones are. */
+  dependsOnPresent?(file: string): void;
 }
 
 /** The part of a rollup-style plugin context buildEnd uses. */

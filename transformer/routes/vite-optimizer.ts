@@ -105,6 +105,8 @@ interface WeaveRecord {
   readonly configFiles: readonly string[];
   /** Absent from a record written before lockweave recorded them: read as none. */
   readonly absent?: readonly string[];
+  /** The paths it found present whose removal would change the settings (a project's root marker); as `absent`, none in an older record. */
+  readonly present?: readonly string[];
   readonly digest: string;
 }
 
@@ -126,6 +128,7 @@ function optimizerPlugin(hooks: Hooks, record: string) {
   const woven = new Set<string>();
   const configFiles = new Set<string>();
   const absent = new Set<string>();
+  const present = new Set<string>();
   const { filter, handler } = hooks.transform;
   return {
     ...hooks,
@@ -143,6 +146,7 @@ function optimizerPlugin(hooks: Hooks, record: string) {
             this.addWatchFile(file);
           },
           dependsOnAbsent: (file) => absent.add(file),
+          dependsOnPresent: (file) => present.add(file),
         };
         const module = handler.call(context, code, id);
         if (module) woven.add(id.replace(/\?.*$/, ''));
@@ -152,7 +156,12 @@ function optimizerPlugin(hooks: Hooks, record: string) {
     buildEnd(this: ThisParameterType<Hooks['buildEnd']>, error?: Error): void {
       hooks.buildEnd.call(this, error);
       if (error) return;
-      const files = { woven: [...woven].sort(), configFiles: [...configFiles].sort(), absent: [...absent].sort() };
+      const files = {
+        woven: [...woven].sort(),
+        configFiles: [...configFiles].sort(),
+        absent: [...absent].sort(),
+        present: [...present].sort(),
+      };
       writeRecord(record, { name, ...files, digest: digestOf(files) });
     },
   };
@@ -164,11 +173,12 @@ function optimizerPlugin(hooks: Hooks, record: string) {
  * a tsconfig.json between a file's and the one whose entry it takes), and for each woven file its
  * nearest tsconfig and the names beside it (a tsconfig added nearer to a file is read instead).
  */
-function digestOf(files: Pick<WeaveRecord, 'woven' | 'configFiles' | 'absent'>): string {
+function digestOf(files: Pick<WeaveRecord, 'woven' | 'configFiles' | 'absent' | 'present'>): string {
   const hash = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256');
   for (const file of files.configFiles) hash.update(`${file}\0${readText(file) ?? '(absent)'}\0`);
-  // Hashed only when one appeared: a record without any keeps its digest.
+  // Hashed only when one appeared, or went: a record without any keeps its digest.
   for (const file of files.absent ?? []) if (fs.existsSync(file)) hash.update(`${file}\0(appeared)\0`);
+  for (const file of files.present ?? []) if (!fs.existsSync(file)) hash.update(`${file}\0(gone)\0`);
   for (const file of files.woven) hash.update(`${file}\0${projectKeyOf(file) ?? ''}\0`);
   return hash.digest('hex').slice(0, 16);
 }
@@ -179,7 +189,8 @@ function readRecord(file: string): WeaveRecord | undefined {
     return record &&
       Array.isArray(record.woven) &&
       Array.isArray(record.configFiles) &&
-      (record.absent === undefined || Array.isArray(record.absent))
+      (record.absent === undefined || Array.isArray(record.absent)) &&
+      (record.present === undefined || Array.isArray(record.present))
       ? record
       : undefined;
   } catch {
