@@ -254,15 +254,18 @@ function checkAtCompile(check: (file: string) => void): Set<string> {
  * names it: `pay.JS` is not) nor data (isCompiledSource).
  */
 export function isOtherCompiledName(file: string): boolean {
+  return hasOtherCompiledName(file) && isProjectFile(file);
+}
+
+/**
+ * A file, a package's too, under a name that is neither TypeScript, JavaScript (as Node names it)
+ * nor data: what a load hook hands Node as code only when it compiled it (lockweave/register's
+ * hooks judge a package's `.svc` as a project's, since the hook that compiles it does not care where it is).
+ */
+export function hasOtherCompiledName(file: string): boolean {
   if (typeof file !== 'string' || TYPESCRIPT_FILE.test(file)) return false;
   const name = path.basename(file);
-  return (
-    name.lastIndexOf('.') > 0 &&
-    !JAVASCRIPT_FILE.test(name) &&
-    !DATA_FILE.test(name) &&
-    path.isAbsolute(file) &&
-    isProjectFile(file)
-  );
+  return name.lastIndexOf('.') > 0 && !JAVASCRIPT_FILE.test(name) && !DATA_FILE.test(name) && path.isAbsolute(file);
 }
 
 /**

@@ -81,6 +81,23 @@ for (const nodeName of ['Node 22', 'Node 24'] as const) {
   }
 }
 
+test("Node 24, lockweave/register: a package's tagged .svc a later load hook compiles as an ES module is refused before it runs", async (t) => {
+  const pkg = path.join(scratch.dir, 'node_modules', 'pkg');
+  fs.mkdirSync(pkg, { recursive: true });
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'pkg', version: '1.0.0' }));
+  fs.copyFileSync(path.join(scratch.dir, 'pay.svc'), path.join(pkg, 'ledger.svc'));
+  const result = await run(NODE_LINES['Node 24'], [
+    '--import',
+    'lockweave/register',
+    '--import',
+    './svc-hook.mjs',
+    'main-package.mjs',
+  ]);
+  t.not(result.status, 0, result.output);
+  t.regex(result.output, /lockweave: Node ran \S*node_modules[\\/]pkg[\\/]ledger\.svc, which holds @redisLock tags/);
+  t.notRegex(result.stdout, /RESULT/);
+});
+
 for (const file of ['notes.md', 'upper.JS'])
   for (const [way, preload] of [
     ['the runtime alone', []],

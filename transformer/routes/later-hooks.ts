@@ -15,7 +15,12 @@
 // first preload: nothing can have run before its hook.
 import nodeModule = require('node:module');
 import { fileURLToPath } from 'node:url';
-import { isWovenSource, JAVASCRIPT_FILE, PACKAGE_FILE } from '../../runtime/base/loaded-typescript';
+import {
+  hasOtherCompiledName,
+  isWovenSource,
+  JAVASCRIPT_FILE,
+  PACKAGE_FILE,
+} from '../../runtime/base/loaded-typescript';
 import { refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
 
 interface LoadResult {
@@ -66,8 +71,8 @@ function checkedLoad(load: LoadHook): LoadHook {
     const file = fileOfUrl(url);
     if (file === undefined || !isWovenSource(file)) {
       const loaded = load.call(this, url, context, nextLoad);
-      // This hook may have compiled a name of its own (`.svc`) without calling lockweave's.
-      if (file !== undefined) refuseUnwovenName(file);
+      // This hook may have compiled a name of its own (`.svc`, a package's too) without calling lockweave's.
+      if (file !== undefined) refuseUnwovenName(file, 'Node', hasOtherCompiledName);
       return loaded;
     }
     const visit = { file, reached: false };

@@ -20,7 +20,7 @@
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isWovenSource } from '../../runtime/base/loaded-typescript';
+import { hasOtherCompiledName, isWovenSource } from '../../runtime/base/loaded-typescript';
 import { assertCodeNotInFileWoven, assertTypeScriptWoven, markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { fileOfUrl, firstPreload, type LoadHook, noteReached, watchLaterHooks } from './later-hooks';
@@ -54,8 +54,8 @@ registerHooks({
   load(url, context, nextLoad) {
     const file = fileOfUrl(url);
     if (file === undefined || !isWovenSource(file)) {
-      // A hook registered after this one may compile a name no route weaves (`.svc`) as code.
-      if (file !== undefined) refuseUnwovenName(file);
+      // A hook registered after this one may compile a name no route weaves (`.svc`, a package's too) as code.
+      if (file !== undefined) refuseUnwovenName(file, 'Node', hasOtherCompiledName);
       return nextLoad(url, context);
     }
     noteReached(file);
