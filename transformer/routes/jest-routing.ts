@@ -7,10 +7,21 @@
 // if they load before it. So the transformer, which has the config, looks at every TypeScript file
 // under jest's rootDir and roots that holds a tag on disk, and fails every test file when one of them would go
 // to a transformer that does not weave.
+//
+// jest runs every file it loads as code but JSON and native addons, whatever its name, through the
+// first entry whose pattern matches: `'\\.svc$': 'ts-jest'` or an app's own transformer may compile
+// a `pay.svc` that holds TypeScript. Only lockweave/jest weaves such a name (ts-jest compiles
+// TypeScript and JavaScript names only, and hands any other on as it is, unseen by lockweave/ts-jest).
+// So the walk takes the project's files under a name no route weaves (isOtherCompiledName: not
+// TypeScript, JavaScript or data) too, and fails the test files when one that holds tagged methods
+// would go to another transformer. Not only names in moduleFileExtensions: those are the ones jest
+// finds without their extension, and `require('./pay.svc')` loads one outside them as well.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
+import { isOtherCompiledName, TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
+import { ownTypeScript } from '../typescript';
+import { locksOnDisk, readText } from './tags-on-disk';
 
 /** The part of jest's ProjectConfig read here (as jest hands it to a transformer, normalized). */
 export interface JestRoutingConfig {
@@ -39,26 +50,57 @@ export function misroutedTags(config: JestRoutingConfig, configKey: string, self
 
 function check(config: JestRoutingConfig, self: string): Error | undefined {
   const entries = config.transform ?? [];
-  // The usual config: every entry weaves (lockweave/jest alone), and there is nothing to walk for.
-  if (entries.every((entry) => weaves(entry, self))) return undefined;
+  // The usual config: lockweave/jest takes every file its patterns match, and there is nothing to walk for.
+  if (entries.every(([, transformer]) => sameFile(transformer, self))) return undefined;
   const ignored = (config.transformIgnorePatterns ?? []).map((pattern) => new RegExp(pattern));
-  // Compiled once, in the config's order, each with whether it weaves.
-  const routes = entries.map((entry) => ({ entry, pattern: new RegExp(entry[0]), weaves: weaves(entry, self) }));
-  const misrouted: string[] = [];
+  // Compiled once, in the config's order, each with what it weaves: TypeScript (lockweave/jest, or
+  // ts-jest with lockweave/ts-jest), or any name (lockweave/jest alone).
+  const routes = entries.map((entry) => ({
+    entry,
+    pattern: new RegExp(entry[0]),
+    weaves: weaves(entry, self),
+    weavesAnyName: sameFile(entry[1], self),
+  }));
+  const typeScript: string[] = [];
+  const otherNames: string[] = [];
+  const otherExtensions = new Set<string>();
   for (const root of walkedDirs(config)) {
-    for (const file of typeScriptFiles(root)) {
+    for (const file of sourceFiles(root)) {
       if (ignored.some((pattern) => pattern.test(file))) continue;
       const route = routes.find(({ pattern }) => pattern.test(file));
-      if (!route || route.weaves || !holdsTag(file)) continue;
+      if (!route || route.weavesAnyName) continue;
       const [pattern, transformer] = route.entry;
-      misrouted.push(`${path.relative(config.rootDir, file)} (to ${transformerName(transformer)}, pattern ${pattern})`);
+      const named = `${path.relative(config.rootDir, file)} (to ${transformerName(transformer)}, pattern ${pattern})`;
+      if (TYPESCRIPT_FILE.test(file)) {
+        if (!route.weaves && holdsTag(file)) typeScript.push(named);
+      } else if (locksAsCode(file)) {
+        otherNames.push(named);
+        otherExtensions.add(path.extname(file).slice(1));
+      }
     }
   }
-  if (misrouted.length === 0) return undefined;
-  return new Error(
-    `lockweave: jest's transform gives TypeScript that holds @redisLock tags to a transformer that does not weave, so its tagged methods would run unlocked: ${misrouted.join('; ')}. ` +
-      "List lockweave/jest's pattern first (transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }), or give that ts-jest " +
-      "astTransformers: { before: ['lockweave/ts-jest'] }.",
+  const errors = [
+    ...(typeScript.length > 0 ? [misroutedTypeScript(typeScript)] : []),
+    ...(otherNames.length > 0 ? [misroutedOtherNames(otherNames, [...otherExtensions])] : []),
+  ];
+  return errors.length > 0 ? new Error(errors.join('\n')) : undefined;
+}
+
+function misroutedTypeScript(files: readonly string[]): string {
+  return (
+    `lockweave: jest's transform gives TypeScript that holds @redisLock tags to a transformer that does not weave, so its tagged methods would run unlocked: ${files.join('; ')}. ` +
+    "List lockweave/jest's pattern first (transform: { '^.+\\\\.tsx?$': 'lockweave/jest' }), or give that ts-jest " +
+    "astTransformers: { before: ['lockweave/ts-jest'] }."
+  );
+}
+
+function misroutedOtherNames(files: readonly string[], extensions: readonly string[]): string {
+  const escaped = extensions.map((extension) => extension.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&'));
+  const pattern = escaped.length === 1 ? `\\\\.${escaped[0]}$` : `\\\\.(?:${escaped.join('|')})$`;
+  return (
+    `lockweave: jest's transform gives files under a name that is not TypeScript's, and that hold methods with @redisLock tags, to a transformer other than lockweave/jest, so their tagged methods would run unlocked: ${files.join('; ')}. ` +
+    `Give that name to lockweave/jest, which weaves and compiles it as TypeScript (transform: { '${pattern}': 'lockweave/jest' }), ` +
+    'or give the files a .ts name. ts-jest with lockweave/ts-jest will not do: ts-jest compiles TypeScript and JavaScript names only.'
   );
 }
 
@@ -95,6 +137,23 @@ function holdsTag(file: string): boolean {
 }
 
 /**
+ * True when a file under another name holds, read as TypeScript, methods with tags, or tags with
+ * errors in text that is code (lockweave/jest would compile it without a syntax error). Not the
+ * tag text alone, as for TypeScript names: a raw-text transformer's template or doc that merely
+ * mentions a tag is data, and its tag errors (a tag beside prose) say nothing of code.
+ */
+function locksAsCode(file: string): boolean {
+  const text = readText(file);
+  if (text === undefined) return false; // gone since the walk: jest cannot load it either
+  const locks = locksOnDisk(file, text);
+  if (locks === undefined) return false;
+  if (locks.sites.length > 0) return true;
+  const tsApi = ownTypeScript();
+  const { diagnostics = [] } = tsApi.transpileModule(text, { fileName: file, reportDiagnostics: true });
+  return !diagnostics.some((diagnostic) => diagnostic.category === tsApi.DiagnosticCategory.Error);
+}
+
+/**
  * Where the tagged files may be: jest finds tests under its roots, but the code they import is
  * often beside them (roots: ['<rootDir>/test'], the code in src/). So the rootDir, and each root
  * outside it.
@@ -108,10 +167,11 @@ function walkedDirs({ rootDir, roots = [] }: JestRoutingConfig): string[] {
 }
 
 /**
- * The TypeScript files under `dir`, links not followed. node_modules is left out, as jest's default
- * transformIgnorePatterns leaves it untransformed (docs/routes.md), and .git, which holds no source.
+ * The TypeScript files under `dir` and the files under a name no route weaves (isOtherCompiledName),
+ * links not followed. node_modules is left out, as jest's default transformIgnorePatterns leaves it
+ * untransformed (docs/routes.md), and .git, which holds no source.
  */
-function typeScriptFiles(dir: string): string[] {
+function sourceFiles(dir: string): string[] {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
@@ -120,7 +180,9 @@ function typeScriptFiles(dir: string): string[] {
   }
   return entries.flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === '.git' ? [] : typeScriptFiles(full);
-    return entry.isFile() && TYPESCRIPT_FILE.test(entry.name) && !DECLARATION.test(entry.name) ? [full] : [];
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === '.git' ? [] : sourceFiles(full);
+    if (!entry.isFile()) return [];
+    const typeScript = TYPESCRIPT_FILE.test(entry.name) && !DECLARATION.test(entry.name);
+    return typeScript || isOtherCompiledName(full) ? [full] : [];
   });
 }
