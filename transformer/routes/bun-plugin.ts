@@ -4,6 +4,7 @@
 // (`pay.TS` too), and any extension Bun.build's `loader` option or bunfig.toml's [loader] maps to
 // `ts` or `tsx` (Bun's runtime: `bun -l .svc:ts` too). The plugin takes each of them (build-loaders.ts).
 import * as fs from 'node:fs';
+import nodeModule = require('node:module');
 import * as path from 'node:path';
 import { isProjectFile, JAVASCRIPT_NAME, TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
 import { bunLoaders, bunRuntimeLoaders, type BuildLoaders, type LoaderMap, sourceKindOf } from './build-loaders';
@@ -11,12 +12,9 @@ import type { LockweaveBundlerOptions } from './bundler-hooks';
 import { type LoadedTypeScript, loadWoven, type Metafile, strippedInputs } from './load-step';
 import { refuseUnwovenName } from './tags-on-disk';
 
-/** Loaders that compile JavaScript: a name they load that no route weaves runs its tags unwoven. */
-const JAVASCRIPT_LOADER = /^jsx?$/;
-
 /**
  * A specifier whose name (its `?query` aside) ends in an extension that is neither JavaScript,
- * TypeScript nor JSON: what may resolve to a file Bun's `require` runs as JavaScript, in any form —
+ * TypeScript, JSON nor `.node`: what may resolve to a file Bun's `require` runs as JavaScript, in any form —
  * `./pay.svc`, `./pay.svc?x`, a package.json `imports` key (`#pay.svc`), a tsconfig `paths` alias
  * (`@svc/pay.svc`), a package's file. Bun 1.4.5 asks a runtime plugin of no specifier without an
  * extension (`#pay`, `pkg`), whatever its filter.
@@ -71,31 +69,7 @@ export const bunPlugin = (loaded: Set<string>, options?: LockweaveBundlerOptions
       loaded.add(args.path);
       return loadWoven(args.path, options, loader, true);
     });
-    // Bun's runtime runs a file `require` names under an unknown extension as JavaScript, asking no
-    // onLoad of lockweave's: refused as it resolves when its text on disk has tags (its loader's
-    // onLoad weaves a name bunfig or `-l` maps to TypeScript). The specifier is resolved by Bun's own
-    // resolver, which knows `imports`, tsconfig `paths` and what plugins registered before this one answer.
-    const resolveSync = (globalThis as { Bun?: BunResolver }).Bun?.resolveSync;
-    if (!config && resolveSync) {
-      let resolving = false;
-      build.onResolve?.({ filter: OTHER_NAME }, (args) => {
-        if (resolving) return undefined; // Bun.resolveSync asks the plugins too, this one among them
-        resolving = true;
-        let file: string;
-        try {
-          file = resolveSync(args.path, args.importer ? path.dirname(args.importer) : process.cwd());
-        } catch {
-          return undefined; // Bun finds no file either, and says so
-        } finally {
-          resolving = false;
-        }
-        const query = args.path.indexOf('?');
-        // Bun's answer keeps the specifier's query, which names no file.
-        if (query !== -1 && file.endsWith(args.path.slice(query))) file = file.slice(0, file.length - args.path.length + query);
-        refuseUnwovenName(file, 'Bun', (name) => runsAsOtherName(name, loaders));
-        return undefined;
-      });
-    }
+    if (!config) refuseRunAsOtherName(build, loaders);
     if (!config || !onEnd) return; // Bun's runtime: no end of a build
     config.metafile = true;
     onEnd.call(build, (result) => {
@@ -114,14 +88,58 @@ export const bunPlugin = (loaded: Set<string>, options?: LockweaveBundlerOptions
 });
 
 /**
+ * Bun's runtime runs a file `require` names under an unknown extension as JavaScript, asking no
+ * onLoad of lockweave's: such a file is refused as it resolves, before any of it runs, when its text
+ * on disk has tags. Two hooks see it resolve, each handed the file Bun's own resolver found (it knows
+ * package.json `imports`, tsconfig `paths`, packages, and what plugins registered before this one
+ * answer): the plugin's onResolve, for every `require`, `import` and entry point whose specifier has
+ * an extension, and `Module._resolveFilename`, which Bun's `require` (and `require.resolve`) calls
+ * with every specifier — `#ledger`, a package whose `main` has another name — onResolve is never asked of.
+ */
+function refuseRunAsOtherName(build: Parameters<BunPlugin['setup']>[0], loaders: BuildLoaders): void {
+  const otherName = (file: string) => runsAsOtherName(file, loaders);
+  const refuse = (specifier: string, file: string): void => {
+    // Bun's answer keeps the specifier's query, which names no file.
+    const query = specifier.indexOf('?');
+    const named =
+      query !== -1 && file.endsWith(specifier.slice(query)) ? file.slice(0, query - specifier.length) : file;
+    refuseUnwovenName(named, 'Bun', otherName);
+  };
+  const bun = (globalThis as { Bun?: BunResolver }).Bun as BunResolver;
+  let resolving = false;
+  build.onResolve?.({ filter: OTHER_NAME }, (args) => {
+    if (resolving) return undefined; // Bun.resolveSync asks the plugins too, this one among them
+    resolving = true;
+    let file: string;
+    try {
+      file = bun.resolveSync(args.path, args.importer ? path.dirname(args.importer) : process.cwd());
+    } catch {
+      return undefined; // Bun finds no file either, and says so
+    } finally {
+      resolving = false;
+    }
+    refuse(args.path, file);
+    return undefined;
+  });
+  const Module = nodeModule.Module as unknown as { _resolveFilename(request: unknown, ...rest: unknown[]): unknown };
+  const resolveFilename = Module._resolveFilename;
+  Module._resolveFilename = function (this: unknown, request, ...rest) {
+    const file = resolveFilename.call(this, request, ...rest);
+    if (typeof request === 'string' && typeof file === 'string') refuse(request, file);
+    return file;
+  };
+}
+
+/**
  * A project file Bun's `require` runs as JavaScript under a name no route weaves: by the loader
  * bunfig or `-l` gives its extension (`js`, `jsx`; `ts` is the onLoad's to weave, `text` is data), else
  * by Bun's own table (BUN_DATA_NAME). JavaScript by name is not judged so (a built, woven file keeps
  * its tag comments), nor a package's file (packages ship it built).
  */
 function runsAsOtherName(file: string, loaders: BuildLoaders): boolean {
-  if (path.extname(file) === '' || TYPESCRIPT_FILE.test(file) || JAVASCRIPT_NAME.test(file)) return false;
+  if (!path.isAbsolute(file) || path.extname(file) === '' || TYPESCRIPT_FILE.test(file) || JAVASCRIPT_NAME.test(file))
+    return false;
   const loader = loaders.loaderOf(file);
-  const code = loader === undefined ? !BUN_DATA_NAME.test(file) : JAVASCRIPT_LOADER.test(loader);
-  return code && path.isAbsolute(file) && isProjectFile(file);
+  if (loader !== undefined) return sourceKindOf(file, loader) === 'javascript';
+  return !BUN_DATA_NAME.test(file) && isProjectFile(file);
 }

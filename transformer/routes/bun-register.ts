@@ -2,6 +2,8 @@
 // test): registers lockweave's Bun plugin (bun-plugin.ts) with Bun's runtime, so every TypeScript file
 // the process loads after it is woven before Bun transpiles it, and marks the process as woven
 // (runtime/base/weave-mark.ts: without the mark, a Bun process running TypeScript is refused lockweave's runtime).
+// The plugin also refuses, as Bun resolves it, a tagged file that Bun's `require` would run as
+// JavaScript under a name no route weaves (`require('./ledger.svc')`).
 //
 // Bun asks runtime plugins in the order they were registered and takes the first answer: a
 // plugin that a preload listed before this one registered may load TypeScript files in
