@@ -73,6 +73,31 @@ test('in a long-running process, an edited config, a nearer tsconfig.json and a 
   t.is(projectConfigFor(file).plugin.prefix, 'src:', 'a nearer tsconfig.json');
 });
 
+test("a route's tsconfig option naming a config without an entry, where the file's own project has one: an error naming both", (t) => {
+  const dir = project('named-without-entry', {
+    'tsconfig.json': entry({ prefix: 'shop:' }),
+    'tsconfig.esbuild.json': { compilerOptions: { target: 'ES2022' } },
+    // Not beside as a tsconfig.*.json: not one the file's own project is read with.
+    'build/app.json': entry({ prefix: 'app:' }),
+    'src/pay.ts': SOURCE,
+  });
+  const file = path.join(dir, 'src', 'pay.ts');
+  const error = t.throws(() => projectConfigFor(file, path.join(dir, 'tsconfig.esbuild.json')));
+  t.regex(String(error?.message), /tsconfig\.esbuild\.json.* has no lockweave plugin entry.*"prefix":"shop:"/);
+  // A config with an entry is the route's choice, as `tspc -p` it.
+  t.is(projectConfigFor(file, path.join(dir, 'build', 'app.json')).plugin.prefix, 'app:');
+  // Without an entry anywhere, there is nothing to lock other keys than.
+  const plain = project('named-none', {
+    'tsconfig.json': { compilerOptions: { strict: true } },
+    'tsconfig.esbuild.json': { compilerOptions: { target: 'ES2022' } },
+    'src/pay.ts': SOURCE,
+  });
+  t.is(
+    projectConfigFor(path.join(plain, 'src', 'pay.ts'), path.join(plain, 'tsconfig.esbuild.json')).plugin.prefix,
+    undefined,
+  );
+});
+
 test('an entry that names the transformer by path, as ts-patch takes it', (t) => {
   const dir = project('path-entry', {
     'tsconfig.json': entry({ prefix: 'shop:' }, './node_modules/lockweave/dist/transformer/index.js'),
@@ -193,6 +218,57 @@ test('names tsc does not list (.vue, a .svc given to a ts loader, .js without al
     t.is(projectConfigFor(path.join(legacy, name)).plugin.prefix, 'shop:', name);
   // The config's exclude holds for them as for its own names.
   t.is(projectConfigFor(path.join(legacy, 'old', 'refund.vue')).plugin.prefix, undefined);
+});
+
+test("an enclosing project's entry in the config it references or in one beside it: the folder without an entry gets it, and one written beside later weaves again", (t) => {
+  const layouts = {
+    // vite's template: a solution-style tsconfig.json, the entry in tsconfig.app.json.
+    'enclosing-solution': {
+      'tsconfig.json': { files: [], references: [{ path: './tsconfig.app.json' }] },
+      'tsconfig.app.json': { ...entry({ prefix: 'shop:' }), include: ['src'] },
+    },
+    // `tspc -p tsconfig.build.json`, the entry there.
+    'enclosing-sibling': {
+      'tsconfig.json': { include: ['src'] },
+      'tsconfig.build.json': { extends: './tsconfig.json', ...entry({ prefix: 'shop:' }) },
+    },
+  };
+  for (const [name, configs] of Object.entries(layouts)) {
+    const root = project(name, {
+      ...configs,
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      'src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
+      'src/legacy/pay.ts': TAGGED,
+      'src/pay.ts': TAGGED,
+    });
+    t.is(projectConfigFor(path.join(root, 'src', 'pay.ts')).plugin.prefix, 'shop:', name);
+    t.is(projectConfigFor(path.join(root, 'src', 'legacy', 'pay.ts')).plugin.prefix, 'shop:', name);
+  }
+  // A config with another entry written beside the enclosing one later: the woven-file cache weaves again.
+  const root = path.join(TMP, 'enclosing-sibling');
+  const file = path.join(root, 'src', 'legacy', 'pay.ts');
+  const cache = path.join(root, 'cache');
+  t.regex(wovenByRoutes(file, cache), /prefix: "shop:"/);
+  fs.writeFileSync(
+    path.join(root, 'tsconfig.prod.json'),
+    JSON.stringify({ extends: './tsconfig.json', ...entry({ prefix: 'prod:' }) }),
+  );
+  const error = t.throws(() => wovenByRoutes(file, cache));
+  t.regex(String(error?.message), /prefix "prod:".* differ|prefix "shop:".*prefix "prod:"/);
+});
+
+test('names tsc does not list get the entry when the enclosing config would list TypeScript in their place (an include of the .ts files only)', (t) => {
+  const root = project('enclosing-ts-include', {
+    'tsconfig.json': { ...entry({ prefix: 'shop:' }), include: ['src/**/*.ts'] },
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    'src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
+    'src/legacy/pay.ts': TAGGED,
+    'src/legacy/pay.svc': TAGGED,
+    'src/legacy/Pay.vue': '<script setup lang="ts">\n</script>\n',
+  });
+  const legacy = path.join(root, 'src', 'legacy');
+  for (const name of ['pay.ts', 'pay.svc', 'Pay.vue'])
+    t.is(projectConfigFor(path.join(legacy, name)).plugin.prefix, 'shop:', name);
 });
 
 test('tspc building a file whose own project reads another entry fails at the file; with none there, the enclosing one is agreed', (t) => {

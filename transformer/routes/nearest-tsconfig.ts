@@ -37,10 +37,26 @@ export function siblingConfigs(nearest: string): string[] {
   return files;
 }
 
-/** The nearest tsconfig and the names of those beside it (projectConfigFor reads them all): a cache key's part, one appearing weaves again. */
+/** The project key of a file's nearest tsconfig (projectKey), or undefined when it has none. */
 export function projectKeyOf(file: string): string | undefined {
   const nearest = nearestTsconfigOf(file);
-  return nearest && `${nearest}|${tsconfigNamesBeside(nearest)}`;
+  return nearest && projectKey(nearest);
+}
+
+/**
+ * What decides which configs projectConfigFor reads for the files under `nearest`, told from names
+ * alone — a part of the woven-file cache's key, so one appearing weaves again: the nearest tsconfig
+ * and the names beside it, and each tsconfig.json above with the names beside it (an enclosing
+ * project's tsconfig.build.json, written later, gives its entry to a folder without one). A folder
+ * without a tsconfig.json adds nothing: one written there changes the key.
+ */
+export function projectKey(nearest: string): string {
+  const parts = [`${nearest}|${tsconfigNamesBeside(nearest)}`];
+  for (let dir = path.dirname(path.dirname(nearest)); ; dir = path.dirname(dir)) {
+    const above = path.join(dir, 'tsconfig.json');
+    if (fs.existsSync(above)) parts.push(`${above}|${tsconfigNamesBeside(above)}`);
+    if (path.dirname(dir) === dir) return parts.join('\n');
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { optionsEntry, settingsText } from '../plugin-entry';
 import { ownTypeScript } from '../typescript';
-import { nearestTsconfigOf, siblingConfigs, tsconfigNamesBeside } from './nearest-tsconfig';
+import { nearestTsconfigOf, projectKey, siblingConfigs } from './nearest-tsconfig';
 
 export interface ProjectConfig {
   /** Absolute path of the tsconfig read; undefined when there is none up to the root. */
@@ -61,7 +61,7 @@ interface NearestProject {
 
 /**
  * What an answer was read from: each config file whose text it parsed, the paths whose absence or
- * presence it depends on, and the names of the tsconfig files beside the nearest one. A
+ * presence it depends on, and the names of the tsconfig files beside it and above (projectKey). A
  * long-running process (a dev server, `tspc --watch`, jest's watch) asks again after the user
  * edits a config: an answer whose sources changed is read again, else it would weave with the
  * settings of before — another key than tspc's, or a new process's.
@@ -95,10 +95,11 @@ const byInclusion = new Map<string, ProjectConfig>();
  */
 export function projectConfigFor(fileName: string, configFile?: string, tsApi?: typeof ts): ProjectConfig {
   if (configFile) {
-    const named = byConfigFile.get(path.resolve(configFile));
-    if (named && !holds({ files: named.configFiles, absent: named.shadowedBy, present: [], beside: '' }, undefined))
+    const known = byConfigFile.get(path.resolve(configFile));
+    if (known && !holds({ files: known.configFiles, absent: known.shadowedBy, present: [], beside: '' }, undefined))
       forgetProjectConfigs();
-    return readCached(path.resolve(configFile), tsApi);
+    const named = readCached(path.resolve(configFile), tsApi);
+    return named.hasEntry ? named : withoutEntryOfItsOwn(fileName, named, tsApi);
   }
   const nearest = nearestTsconfigOf(fileName);
   if (!nearest) return NO_PROJECT;
@@ -116,6 +117,33 @@ export function projectConfigFor(fileName: string, configFile?: string, tsApi?: 
   let config = byInclusion.get(key);
   if (!config) byInclusion.set(key, (config = withEnclosingEntry(project.config, including)));
   return config;
+}
+
+/**
+ * A route told to read a config without a lockweave entry (a bundler's own tsconfig.esbuild.json)
+ * would weave with the defaults; when the file's own project has an entry, tspc builds it with that
+ * one, and the two would lock other keys: an error, naming both. Else the named config, depending
+ * on the files of the own project too (an entry written there later weaves again).
+ */
+function withoutEntryOfItsOwn(fileName: string, named: ProjectConfig, tsApi: typeof ts | undefined): ProjectConfig {
+  const unnamed = `lockweave: the route reads ${named.configFile} for ${fileName}, and it has no lockweave plugin entry, but the file's own project`;
+  const fix = `Add the entry tspc builds with to ${named.configFile} ({ "transform": "lockweave/transformer", … }), or name a config that has it.`;
+  let own: ProjectConfig;
+  try {
+    own = projectConfigFor(fileName, undefined, tsApi);
+  } catch (error) {
+    throw new Error(`${unnamed} has entries (${(error as Error).message}) ${fix}`);
+  }
+  if (!own.hasEntry || settingsText(own.plugin) === settingsText(named.plugin))
+    return {
+      ...named,
+      configFiles: [...new Set([...named.configFiles, ...own.configFiles])],
+      shadowedBy: [...new Set([...named.shadowedBy, ...own.shadowedBy])],
+      present: own.present,
+    };
+  throw new Error(
+    `${unnamed} (${own.configFile ?? 'its tsconfig files'}) has one, ${settingsText(own.plugin)}, which tspc builds it with: the route would lock other keys. ${fix}`,
+  );
 }
 
 /** `tsApi`: the compiler to read with (tspc's own, in tspc); else lockweave's (typescript.ts). */
@@ -138,7 +166,7 @@ function readNearest(
     const { shadowedBy, present = [] } = project.config;
     return {
       project,
-      readFrom: { files: [...reads], absent: shadowedBy, present, beside: tsconfigNamesBeside(nearest) },
+      readFrom: { files: [...reads], absent: shadowedBy, present, beside: projectKey(nearest) },
     };
   } finally {
     reading = undefined;
@@ -154,7 +182,7 @@ function holds(readFrom: ReadFrom, nearest: string | undefined): boolean {
     }) &&
     !readFrom.absent.some((file) => fs.existsSync(file)) &&
     readFrom.present.every((file) => fs.existsSync(file)) &&
-    (nearest === undefined || tsconfigNamesBeside(nearest) === readFrom.beside)
+    (nearest === undefined || projectKey(nearest) === readFrom.beside)
   );
 }
 
@@ -180,26 +208,42 @@ function noting(tsApi: typeof ts): ReadFile {
 }
 
 function agreedConfig(nearest: string, tsApi: typeof ts | undefined): NearestProject {
-  const own = readCached(nearest, tsApi);
-  const others = [...new Set([...own.references, ...siblingConfigs(nearest)])]
-    .filter((file) => file !== nearest)
-    .flatMap((file) => {
-      try {
-        return [readCached(file, tsApi)];
-      } catch {
-        return []; // one tspc cannot read either (a missing base): it builds nothing with it
-      }
-    });
-  const entries = [own, ...others].filter((config) => config.hasEntry);
+  const { read, configFiles, shadowedBy } = withAlternatives(nearest, tsApi);
+  const own = read[0]!;
+  const entries = read.filter((config) => config.hasEntry);
   assertAgreed(entries);
-  // The configs it was read from are what it depends on: a change in any of them weaves again.
-  const read = [own, ...others];
-  const configFiles = [...new Set(read.flatMap((config) => config.configFiles))];
-  const shadowedBy = [...new Set(read.flatMap((config) => config.shadowedBy))];
   if (entries.length === 0) return enclosingProjects(nearest, own, configFiles, shadowedBy, tsApi);
   // An entry only elsewhere (a solution-style tsconfig.json): that project's entry and compiler options.
   const base = own.hasEntry ? own : entries[0]!;
   return { config: { ...base, configFiles, shadowedBy }, enclosing: [] };
+}
+
+/**
+ * A tsconfig and the configs tspc may be given in its place: the projects it references and the
+ * tsconfig.*.json beside it. What they were read from is what an answer depends on — a change in
+ * any weaves again — and so is one that cannot be read (tspc builds nothing with it, until it is
+ * mended) or is not there (a reference to a config not yet written).
+ */
+function withAlternatives(
+  tsconfig: string,
+  tsApi: typeof ts | undefined,
+): { read: ProjectConfig[]; configFiles: string[]; shadowedBy: string[] } {
+  const read = [readCached(tsconfig, tsApi)];
+  const unreadable: string[] = [];
+  const missing: string[] = [];
+  for (const file of new Set([...read[0]!.references, ...siblingConfigs(tsconfig)])) {
+    if (file === tsconfig) continue;
+    try {
+      read.push(readCached(file, tsApi));
+    } catch {
+      (fs.existsSync(file) ? unreadable : missing).push(file);
+    }
+  }
+  return {
+    read,
+    configFiles: [...new Set([...read.flatMap((config) => config.configFiles), ...unreadable])],
+    shadowedBy: [...new Set([...read.flatMap((config) => config.shadowedBy), ...missing])],
+  };
 }
 
 /**
@@ -229,8 +273,13 @@ function enclosingProjects(
       absent.push(candidate);
       continue;
     }
+    // Its references and the configs beside it too: `tspc -p tsconfig.build.json` there, or the
+    // tsconfig.app.json a solution-style tsconfig.json names, builds the folder with its entry.
     try {
-      enclosing.push(readCached(candidate, tsApi));
+      const alternatives = withAlternatives(candidate, tsApi);
+      enclosing.push(...alternatives.read);
+      configFiles.push(...alternatives.configFiles);
+      absent.push(...alternatives.shadowedBy);
     } catch {
       // One tspc cannot read either builds nothing: not the file's project, until it is mended.
       configFiles.push(candidate);
@@ -238,8 +287,8 @@ function enclosingProjects(
   }
   const config = {
     ...own,
-    configFiles: [...new Set([...configFiles, ...enclosing.flatMap((read) => read.configFiles)])],
-    shadowedBy: [...new Set([...shadowedBy, ...absent, ...enclosing.flatMap((read) => read.shadowedBy)])],
+    configFiles: [...new Set(configFiles)],
+    shadowedBy: [...new Set([...shadowedBy, ...absent])],
     present: root.present,
   };
   return { config, enclosing: enclosing.filter((read) => read.hasEntry) };
@@ -342,25 +391,91 @@ function includes(configFile: string, fileName: string, tsApi: typeof ts | undef
 const TYPESCRIPT_NAME = /\.(?:[cm]?ts|tsx)$/;
 
 /**
- * The files of a config's project, read from the disk as tsc reads them; with `extension` (`.vue`),
- * also the files of that name its `include` patterns match, as tsc would list them if it compiled them.
+ * The files of a config's project, read from the disk as tsc reads them. With `extension` (`.vue`),
+ * the files of that name too, each listed when the config would list it under its own name (an
+ * `include` of `src`, or of the `.vue` files under it) or when it would list a TypeScript file in its
+ * place (an `include` of the `.ts` files under `src`): the key a folder's TypeScript gets is the key
+ * its other names get.
  */
 function filesOf(configFile: string, extension: string, tsApi: typeof ts): Set<string> {
   const json = tsApi.readJsonConfigFile(configFile, tsApi.sys.readFile);
-  const extra: ts.FileExtensionInfo[] = extension
-    ? [{ extension, isMixedContent: true, scriptKind: tsApi.ScriptKind.Deferred }]
-    : [];
-  const parsed = tsApi.parseJsonSourceFileConfigFileContent(
-    json,
-    tsApi.sys,
-    path.dirname(configFile),
-    undefined,
-    configFile,
-    undefined,
-    extra,
-  );
-  return new Set(parsed.fileNames.map((file) => fileKey(tsApi, file)));
+  const list = (host: ts.ParseConfigHost, extra: readonly ts.FileExtensionInfo[]) =>
+    tsApi.parseJsonSourceFileConfigFileContent(
+      json,
+      host,
+      path.dirname(configFile),
+      undefined,
+      configFile,
+      undefined,
+      extra,
+    ).fileNames;
+  if (!extension) return new Set(list(tsApi.sys, []).map((file) => fileKey(tsApi, file)));
+  const byOwnName = list(tsApi.sys, [{ extension, isMixedContent: true, scriptKind: tsApi.ScriptKind.Deferred }]);
+  const asTypeScript = typeScriptNamesHost(tsApi, extension);
+  const inPlace = asTypeScript ? list(asTypeScript, []).map((file) => file.replace(AS_TYPESCRIPT, '')) : [];
+  return new Set([...byOwnName, ...inPlace].map((file) => fileKey(tsApi, file)));
 }
+
+/** The suffix typeScriptNamesHost gives a file of another name: `Pay.vue` is listed as `Pay.vue.ts`. */
+const AS_TYPESCRIPT_SUFFIX = '.ts';
+const AS_TYPESCRIPT = /\.ts$/;
+
+/**
+ * A host that shows each file named `*<extension>` under a TypeScript name, for tsc's own matching
+ * of `include` and `exclude` (ts.matchFiles, which tsc's readDirectory calls). undefined when the
+ * compiler does not have it; the listing by the file's own name is then the only one.
+ */
+function typeScriptNamesHost(tsApi: typeof ts, extension: string): ts.ParseConfigHost | undefined {
+  const matchFiles = (tsApi as unknown as { matchFiles?: MatchFiles }).matchFiles;
+  if (typeof matchFiles !== 'function') return undefined;
+  const entries = (dir: string) => {
+    const files: string[] = [];
+    const directories: string[] = [];
+    let found: fs.Dirent[] = [];
+    try {
+      found = fs.readdirSync(dir || '.', { withFileTypes: true });
+    } catch {
+      // unreadable: nothing listed in it, as tsc's own listing does
+    }
+    for (const entry of found) {
+      const stat = entry.isSymbolicLink() ? fs.statSync(path.join(dir, entry.name), { throwIfNoEntry: false }) : entry;
+      if (stat?.isFile())
+        files.push(entry.name.endsWith(extension) ? `${entry.name}${AS_TYPESCRIPT_SUFFIX}` : entry.name);
+      else if (stat?.isDirectory()) directories.push(entry.name);
+    }
+    return { files: files.sort(), directories: directories.sort() };
+  };
+  const useCaseSensitiveFileNames = tsApi.sys.useCaseSensitiveFileNames;
+  return {
+    useCaseSensitiveFileNames,
+    fileExists: tsApi.sys.fileExists,
+    readFile: tsApi.sys.readFile,
+    readDirectory: (root, extensions, excludes, includes, depth) =>
+      matchFiles(
+        root,
+        extensions,
+        excludes,
+        includes,
+        useCaseSensitiveFileNames,
+        process.cwd(),
+        depth,
+        entries,
+        (file) => (tsApi.sys.realpath ? tsApi.sys.realpath(file) : file),
+      ),
+  };
+}
+
+type MatchFiles = (
+  root: string,
+  extensions: readonly string[] | undefined,
+  excludes: readonly string[] | undefined,
+  includes: readonly string[] | undefined,
+  useCaseSensitiveFileNames: boolean,
+  currentDirectory: string,
+  depth: number | undefined,
+  entries: (dir: string) => { files: readonly string[]; directories: readonly string[] },
+  realpath: (file: string) => string,
+) => string[];
 
 /** A file's path as the listings hold it: absolute, in the platform's separators, in one case where the file system has one. */
 function fileKey(tsApi: typeof ts, fileName: string): string {
