@@ -14,7 +14,7 @@ import type { LockOptions } from '../runtime/base/options';
 import { markCompileWeaving } from '../runtime/base/weave-mark';
 import { Code, formatError, LockweaveDiagnostic, toTsDiagnostic } from './diagnostics';
 import { nearestEntryMismatch } from './nearest-entry';
-import { isLockweaveTransform, optionsEntry, settingsText, weavingEntry } from './plugin-entry';
+import { isLockweaveTransform, optionsEntry, settingsNote, settingsText, weavingEntry } from './plugin-entry';
 import { readPluginOptions } from './plugin-config';
 import { weaveFile } from './weave/weave-file';
 
@@ -92,7 +92,7 @@ function entryMismatch(program: ts.Program, config: PluginConfig): LockweaveDiag
   return new LockweaveDiagnostic(
     Code.PluginConfig,
     `lockweave's transformer was loaded from a plugin entry whose prefix and defaults (${settingsText(config)}) are not those of ` +
-      `the entry lockweave's other routes read, { "transform": ${JSON.stringify(read.transform)} } (${settingsText(read)}): they would lock ` +
+      `the entry lockweave's other routes read, { "transform": ${JSON.stringify(read.transform)} } (${settingsText(read)})${settingsNote([config, read])}: they would lock ` +
       'other keys than tspc. Keep one entry that weaves, { "transform": "lockweave/transformer", … }, with the prefix and defaults',
     NOWHERE,
   );

@@ -9,7 +9,7 @@ import type * as ts from 'typescript';
 import { PACKAGE_FILE } from '../runtime/base/loaded-typescript';
 import { Code, LockweaveDiagnostic } from './diagnostics';
 import { mayHoldTag } from './parse/find-tags';
-import { settingsText } from './plugin-entry';
+import { settingsNote, settingsText } from './plugin-entry';
 import { projectConfigFor } from './routes/project-config';
 
 /** The first tagged file of `program` whose project the routes read with other settings than `entry`'s. */
@@ -32,7 +32,7 @@ export function nearestEntryMismatch(
     return new LockweaveDiagnostic(
       Code.PluginConfig,
       `${path.relative(process.cwd(), file.fileName)} is built here with the lockweave entry of ${typeof own === 'string' ? path.relative(process.cwd(), own) : 'this program'} ` +
-        `(${settingsText(entry)}), but its own project (${where}) says ${settingsText(read.plugin)}, which lockweave/register, ` +
+        `(${settingsText(entry)}), but its own project (${where}) says ${settingsText(read.plugin)}${settingsNote([entry, read.plugin])}, which lockweave/register, ` +
         'the bundler plugins and jest read for it: its methods would lock other keys there than in this build. ' +
         'Give both the same prefix and defaults, or remove the lockweave entry from the one that does not build the file.',
       { file, start: 0, length: 0 },
