@@ -39,6 +39,10 @@ export const JAVASCRIPT_NAME = new RegExp(`${SOURCE_EXTENSIONS.javascript}$`, 'i
  */
 const DATA_FILE =
   /\.(?:json5?|jsonc|node|wasm|txt|md|css|scss|sass|less|html?|svg|png|jpe?g|gif|webp|ico|ya?ml|toml|graphql|gql|sql|map)$/i;
+/** A name DATA_FILE holds: code only where a hook or loader compiles it. */
+export function hasDataName(file: string): boolean {
+  return DATA_FILE.test(file);
+}
 /** Packages ship JavaScript built (woven, if at all, when they were built); a look at each would cost every build and start. */
 export const PACKAGE_FILE = /[\\/]node_modules[\\/]/;
 

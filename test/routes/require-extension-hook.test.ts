@@ -98,6 +98,26 @@ test("Node 24, lockweave/register: a package's tagged .svc a later load hook com
   t.notRegex(result.stdout, /RESULT/);
 });
 
+test('Node 24, lockweave/register: TypeScript under a data name (.sql) that a later load hook compiles is refused before it runs; a document a hook hands over as text is not', async (t) => {
+  const result = await run(
+    NODE_LINES['Node 24'],
+    ['--import', 'lockweave/register', '--import', './svc-hook.mjs', 'main-data.mjs'],
+    { env: { HOOK_EXT: '.sql' } },
+  );
+  t.not(result.status, 0, result.output);
+  t.regex(result.output, /lockweave: Node ran \S*ledger\.sql, which holds @redisLock tags/);
+  t.notRegex(result.stdout, /RESULT/);
+  const doc = await run(NODE_LINES['Node 24'], [
+    '--import',
+    'lockweave/register',
+    '--import',
+    './raw-hook.mjs',
+    'main-doc.mjs',
+  ]);
+  t.is(doc.status, 0, doc.output);
+  t.regex(doc.stdout, /RESULT # Paying/);
+});
+
 for (const file of ['notes.md', 'upper.JS'])
   for (const [way, preload] of [
     ['the runtime alone', []],

@@ -20,8 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isOtherCompiledName, TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
-import { ownTypeScript } from '../typescript';
-import { locksOnDisk, readText } from './tags-on-disk';
+import { locksAsCode } from './tags-on-disk';
 
 /** The part of jest's ProjectConfig read here (as jest hands it to a transformer, normalized). */
 export interface JestRoutingConfig {
@@ -134,23 +133,6 @@ function holdsTag(file: string): boolean {
   } catch {
     return false; // gone since the walk: jest cannot load it either
   }
-}
-
-/**
- * True when a file under another name holds, read as TypeScript, methods with tags, or tags with
- * errors in text that is code (lockweave/jest would compile it without a syntax error). Not the
- * tag text alone, as for TypeScript names: a raw-text transformer's template or doc that merely
- * mentions a tag is data, and its tag errors (a tag beside prose) say nothing of code.
- */
-function locksAsCode(file: string): boolean {
-  const text = readText(file);
-  if (text === undefined) return false; // gone since the walk: jest cannot load it either
-  const locks = locksOnDisk(file, text);
-  if (locks === undefined) return false;
-  if (locks.sites.length > 0) return true;
-  const tsApi = ownTypeScript();
-  const { diagnostics = [] } = tsApi.transpileModule(text, { fileName: file, reportDiagnostics: true });
-  return !diagnostics.some((diagnostic) => diagnostic.category === tsApi.DiagnosticCategory.Error);
 }
 
 /**

@@ -15,13 +15,8 @@
 // first preload: nothing can have run before its hook.
 import nodeModule = require('node:module');
 import { fileURLToPath } from 'node:url';
-import {
-  hasOtherCompiledName,
-  isWovenSource,
-  JAVASCRIPT_FILE,
-  PACKAGE_FILE,
-} from '../../runtime/base/loaded-typescript';
-import { refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
+import { isWovenSource, JAVASCRIPT_FILE, PACKAGE_FILE } from '../../runtime/base/loaded-typescript';
+import { refuseHookedName, tagsWeaveOnDisk } from './tags-on-disk';
 
 interface LoadResult {
   format?: string | null;
@@ -72,7 +67,7 @@ function checkedLoad(load: LoadHook): LoadHook {
     if (file === undefined || !isWovenSource(file)) {
       const loaded = load.call(this, url, context, nextLoad);
       // This hook may have compiled a name of its own (`.svc`, a package's too) without calling lockweave's.
-      if (file !== undefined) refuseUnwovenName(file, 'Node', hasOtherCompiledName);
+      if (file !== undefined) refuseHookedName(file);
       return loaded;
     }
     const visit = { file, reached: false };

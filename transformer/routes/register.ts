@@ -20,13 +20,13 @@
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { hasOtherCompiledName, isWovenSource } from '../../runtime/base/loaded-typescript';
+import { isWovenSource } from '../../runtime/base/loaded-typescript';
 import { assertCodeNotInFileWoven, assertTypeScriptWoven, markWeaving } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { fileOfUrl, firstPreload, type LoadHook, noteReached, watchLaterHooks } from './later-hooks';
 import { weaveChildren } from './register-children';
 import { cancelWovenRead, noteHandedOn, weaveRequiredTypeScript } from './register-require';
-import { lostTags, refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
+import { lostTags, refuseHookedName, tagsWeaveOnDisk } from './tags-on-disk';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
 
@@ -55,7 +55,7 @@ registerHooks({
     const file = fileOfUrl(url);
     if (file === undefined || !isWovenSource(file)) {
       // A hook registered after this one may compile a name no route weaves (`.svc`, a package's too) as code.
-      if (file !== undefined) refuseUnwovenName(file, 'Node', hasOtherCompiledName);
+      if (file !== undefined) refuseHookedName(file);
       return nextLoad(url, context);
     }
     noteReached(file);

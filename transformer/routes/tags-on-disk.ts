@@ -9,7 +9,7 @@
 
 // The module object itself (not an import-star copy): register-require.ts replaces its readFileSync.
 import fs = require('node:fs');
-import { isOtherCompiledName } from '../../runtime/base/loaded-typescript';
+import { hasDataName, hasOtherCompiledName, isOtherCompiledName } from '../../runtime/base/loaded-typescript';
 import { unwovenNameMessage } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { weaver } from './lazy-weaver';
@@ -45,6 +45,17 @@ export function refuseUnwovenName(file: string, runtime = 'Node', otherName = is
 }
 
 /**
+ * Throws when a load hook may have compiled `file` as code under a name no route weaves: another
+ * compiled name (`.svc`, a package's too) whose text on disk has tags, or a data name (`.sql`,
+ * `.md`) whose text is TypeScript with tagged methods (locksAsCode) — such a file runs only where a
+ * hook compiles it, and a doc that mentions a tag is not refused.
+ */
+export function refuseHookedName(file: string): void {
+  refuseUnwovenName(file, 'Node', hasOtherCompiledName);
+  if (hasDataName(file) && locksAsCode(file)) throw new Error(unwovenNameMessage('Node', file));
+}
+
+/**
  * True when `handed` — the text a tool handed on for `file`, woven into code that locks `locked` —
  * lost a tagged method of the file on disk. A copy equal to the file costs one read; a different
  * one (another plugin ran first) is checked site by site.
@@ -74,4 +85,22 @@ export function readText(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * True when a file under another name holds, read as TypeScript, methods with tags, or tags with
+ * errors in text that is code (it compiles without a syntax error). Not the tag text alone, as for
+ * TypeScript names: a raw-text transformer's template or doc that merely mentions a tag is data,
+ * and its tag errors (a tag beside prose) say nothing of code.
+ */
+export function locksAsCode(file: string): boolean {
+  const text = readText(file);
+  if (text === undefined) return false; // gone: nothing can load it either
+  const locks = locksOnDisk(file, text);
+  if (locks === undefined) return false;
+  if (locks.sites.length > 0) return true;
+  // Loaded here, not at the top: the routes' warm start never gets this far.
+  const tsApi = (require('../typescript') as typeof import('../typescript')).ownTypeScript();
+  const { diagnostics = [] } = tsApi.transpileModule(text, { fileName: file, reportDiagnostics: true });
+  return !diagnostics.some((diagnostic) => diagnostic.category === tsApi.DiagnosticCategory.Error);
 }
