@@ -48,11 +48,21 @@ export const OPTION_VALUES: ReadonlyMap<string, ValueKind> = new Map([
   ['--proxy-header', 'header'],
 ]);
 
-/** A tool whose short options take a password, attached (`-pSECRET`) or as the next word. */
+/**
+ * A tool whose short options take a password, attached (`-pSECRET`) or as the next word; or an
+ * interpreter, whose options that take code take text nobody can read a password out of.
+ */
 export interface Tool {
   readonly passwordOptions: readonly string[];
   /** A Redis client: after AUTH come credentials; after a secret word (`CONFIG SET requirepass`), one. */
   readonly redis?: true;
+  /**
+   * An interpreter's options that take code (`-e`, `--eval`, `-p`, `--print`, python's `-c`): the
+   * code, attached or the next word, is hidden whole, as a script file's text would be.
+   */
+  readonly codeOptions?: readonly string[];
+  /** The subcommand whose next word that is no option is code: `deno eval '…'`. */
+  readonly codeCommand?: string;
 }
 
 const REDIS_CLIENT: Tool = { passwordOptions: ['-a'], redis: true };
@@ -60,7 +70,24 @@ const REDIS_CLIENT: Tool = { passwordOptions: ['-a'], redis: true };
 // too: whoever wrote `mysql -p x` meant x as the password.
 const PASSWORD_P: Tool = { passwordOptions: ['-p'] };
 
+// Interpreters: node's -e, -p and -pe (print the evaluated code), the same in bun, tsx and ts-node;
+// deno's `eval`; the code options of the other languages a script may run.
+const JS_EVAL: Tool = { passwordOptions: [], codeOptions: ['-e', '--eval', '-p', '--print', '-pe', '-ep'] };
+const INTERPRETERS: readonly (readonly [string, Tool])[] = [
+  ...['node', 'nodejs', 'bun', 'tsx', 'esno', 'ts-node', 'ts-node-esm', 'ts-node-transpile-only', 'ts-node-script'].map(
+    (name) => [name, JS_EVAL] as const,
+  ),
+  ['deno', { passwordOptions: [], codeCommand: 'eval' }],
+  ...['python', 'python2', 'python3', 'pypy', 'pypy3'].map(
+    (name) => [name, { passwordOptions: [], codeOptions: ['-c'] }] as const,
+  ),
+  ['ruby', { passwordOptions: [], codeOptions: ['-e'] }],
+  ['perl', { passwordOptions: [], codeOptions: ['-e', '-E'] }],
+  ['php', { passwordOptions: [], codeOptions: ['-r'] }],
+];
+
 const TOOLS = new Map<string, Tool>([
+  ...INTERPRETERS,
   ...['redis-cli', 'valkey-cli', 'keydb-cli', 'redis-benchmark', 'valkey-benchmark'].map(
     (name) => [name, REDIS_CLIENT] as const,
   ),
@@ -85,7 +112,15 @@ const TOOLS = new Map<string, Tool>([
   ].map((name) => [name, PASSWORD_P] as const),
 ]);
 
-/** The tool a word runs, by its file name (`node_modules/.bin/redis-cli`, `redis-cli.exe`). */
+/**
+ * The tool a word runs, by its file name (`node_modules/.bin/redis-cli`, `redis-cli.exe`), a
+ * package's version gone (`npx tsx@4`), a minor version too (`python3.12`).
+ */
 export function toolOf(word: string): Tool | undefined {
-  return TOOLS.get(word.replace(/^.*[\\/]/, '').replace(/\.(?:exe|cmd)$/i, ''));
+  const name = word
+    .replace(/^.*[\\/]/, '')
+    .replace(/\.(?:exe|cmd)$/i, '')
+    .replace(/(?<=.)@[^@]*$/, '')
+    .replace(/^(python\d?)(?:\.\d+)+$/, '$1');
+  return TOOLS.get(name);
 }

@@ -18,6 +18,13 @@
 //   `docker login`'s -p): its value, attached (`-pSECRET`) or not; everything after AUTH (in any
 //   case after redis-cli; in capitals anywhere: `printf 'AUTH x' | redis-cli`);
 // - the lines a heredoc feeds a command;
+// - code handed to an interpreter, whole: the word after `-e`, `--eval`, `-p`, `--print`, `-pe`
+//   (node, bun, tsx, ts-node; `--eval=…` and `-e…` attached alike), after deno's `eval`, python's
+//   `-c`, ruby's and perl's `-e` (`-ne` too), php's `-r`, and what a here-string feeds one
+//   (`node <<< '…'`); the code of a `data:` URL (`--import 'data:text/javascript,…'`). Code is any
+//   text: a password in it may sit in an object (`{ password: 'x' }`), a template literal, a
+//   variable, and no pattern finds them all, so none is looked for; the words after it are the
+//   program's, as after a script file;
 // - the arguments a command passes to the program it runs, after its script file
 //   (`tsx src/pay.ts -a x y` → `tsx src/pay.ts -a … …`): they are the program's, and only it knows
 //   which of them is a password.
@@ -38,12 +45,18 @@ type ValueHider = (value: string, state: CommandState) => string;
 
 const WHOLE: ValueHider = () => '…';
 
+/** Code, hidden whole; the words after it are the program's arguments, as after a script file. */
+const CODE: ValueHider = (_value, state) => {
+  state.afterScript = true;
+  return '…';
+};
+
 /**
  * A value read as a word of its own: `-H 'Authorization: Bearer x'`, `-c http.extraHeader=…`,
  * `--env=PGPASSWORD=x`. In a copy of the command's state: what the value says (`--config=jest.config.ts`
  * names a file, not the script) does not change how the words after it are read.
  */
-const AS_WORD: ValueHider = (value, state) => hideValue(value, value, { ...state });
+const AS_WORD: ValueHider = (value, state) => hideValue(value, value, { ...state, codeNext: false });
 
 /**
  * `user:password` (curl's -u; docker's -u uid:gid alike) → `user:…`; a lone user name is kept, and
@@ -65,6 +78,17 @@ const SCRIPT_FILE = /\.[cm]?[jt]sx?$/;
 
 /** `"apiKey": "x"`, `'password':x` (JSON or a JavaScript object in a script); not `"key": --password`, an option. */
 const QUOTED_KEY = /(["'])([\w.:-]+)\1(\s*:\s*)(?!--)(?:'[^']*'?|"(?:[^"\\]|\\.)*"?|\\.|[^\s'"\\])+/g;
+/**
+ * `password: 'x'`, `pass: \`x\``: a JavaScript object's key and a string, outside the code options
+ * that hide code whole (an interpreter lockweave does not know, `echo '…' | node`).
+ */
+const BARE_KEY = /(?<![\w$.'"-])([A-Za-z_$][\w$]*)(\s*:\s*)(?:'[^']*'?|"(?:[^"\\]|\\.)*"?|`[^`]*`?)/g;
+/** `data:text/javascript,…`: a URL whose content is the code or text it carries. */
+const DATA_URL = /^(data:[^,]*,)[\s\S]/i;
+/** `<<<word`: a here-string, the word the command reads as its input. */
+const HERE_STRING = /^<<<([\s\S]*)$/;
+/** Perl's `-ne`, python's `-Bc`: short options run together. */
+const SHORT_CLUSTER = /^-([A-Za-z]+)$/;
 
 /** `--name`, `-name`, `--name=value`. */
 const OPTION = /^(-{1,2}[A-Za-z][\w.:-]*)(?:=([\s\S]*))?$/;
@@ -81,9 +105,11 @@ const HEADER = /^([A-Za-z][\w-]*\s*:\s*)\S/;
 
 /** `text` (a script, a command, a word) with URL credentials, assigned values and secret values hidden. */
 export function withoutCredentials(text: string): string {
-  const keysHidden = text.replace(QUOTED_KEY, (whole, quote: string, name: string, colon: string) =>
-    isSecretName(name) ? `${quote}${name}${quote}${colon}…` : whole,
-  );
+  const keysHidden = text
+    .replace(QUOTED_KEY, (whole, quote: string, name: string, colon: string) =>
+      isSecretName(name) ? `${quote}${name}${quote}${colon}…` : whole,
+    )
+    .replace(BARE_KEY, (whole, name: string, colon: string) => (isSecretName(name) ? `${name}${colon}…` : whole));
   return hideInCommands(withoutUrlCredentials(keysHidden));
 }
 
@@ -117,8 +143,10 @@ interface CommandState {
   tool: Tool | undefined;
   /** AUTH came: every word after it is a credential. */
   afterAuth: boolean;
-  /** A script file came: the words after it are the program's arguments. */
+  /** A script file, or code, came: the words after it are the program's arguments. */
   afterScript: boolean;
+  /** deno's `eval` came: the next word that is no option is code. */
+  codeNext: boolean;
 }
 
 const newCommand = (): CommandState => ({
@@ -126,6 +154,7 @@ const newCommand = (): CommandState => ({
   tool: undefined,
   afterAuth: false,
   afterScript: false,
+  codeNext: false,
 });
 
 /** Each word of each command in `text` hidden or kept by what it is and what came before it. */
@@ -204,6 +233,8 @@ function hideValue(word: string, raw: string, state: CommandState): string {
   state.valueHider = undefined;
   // `--password --verbose`: the next long option is not the password.
   if (valueHider && !LONG_OPTION.test(value)) return valueHider(value, state);
+  const code = hideCode(value, state);
+  if (code !== undefined) return code;
   const attached = hideAttached(value, state);
   if (attached !== undefined) return attached;
   const option = OPTION.exec(value);
@@ -220,6 +251,47 @@ function hideValue(word: string, raw: string, state: CommandState): string {
   if (/\s/.test(value)) return hideInCommands(value, state);
   noteCommandWord(value, state);
   return value;
+}
+
+/**
+ * Code, or what says where code comes: an interpreter's code option (`-e`, `--eval=…`, `-e…`,
+ * `-ne`), the word after deno's `eval`, a here-string fed to an interpreter, a `data:` URL.
+ * Undefined when `value` is none of them.
+ */
+function hideCode(value: string, state: CommandState): string | undefined {
+  const tool = state.tool;
+  const codeOptions = tool?.codeOptions ?? [];
+  if (state.codeNext && !value.startsWith('-')) {
+    state.codeNext = false;
+    return CODE(value, state);
+  }
+  const data = DATA_URL.exec(value);
+  if (data) return `${data[1]}…`;
+  const hereString = HERE_STRING.exec(value);
+  if (hereString && (tool?.codeOptions || tool?.codeCommand)) {
+    if (hereString[1] !== '') return `<<<${CODE(hereString[1], state)}`;
+    state.valueHider = CODE;
+    return '<<<';
+  }
+  const option = OPTION.exec(value);
+  // `--eval` takes code whatever the tool (`$NODE --eval '…'`).
+  if (option && (codeOptions.includes(option[1]) || option[1] === '--eval')) {
+    if (option[2] !== undefined) return `${option[1]}=${CODE(option[2], state)}`;
+    state.valueHider = CODE;
+    return option[1];
+  }
+  if (codeOptions.length === 0) return undefined;
+  // `-ne`, `-Bc`: the first code option of the run takes the rest, or, last, the next word.
+  const letters = SHORT_CLUSTER.exec(value)?.[1] ?? '';
+  const at = [...letters].findIndex((letter) => codeOptions.includes(`-${letter}`));
+  if (at >= 0 && at === letters.length - 1) {
+    state.valueHider = CODE;
+    return value;
+  }
+  const attached = SHORT_ATTACHED.exec(value);
+  if (attached && codeOptions.includes(attached[1])) return `${attached[1]}${CODE(attached[2], state)}`;
+  if (at >= 0) return `-${letters.slice(0, at + 1)}${CODE(letters.slice(at + 1), state)}`;
+  return undefined;
 }
 
 /** How the value of option `name` is hidden in this command, if it is. */
@@ -271,6 +343,8 @@ function noteCommandWord(word: string, state: CommandState): void {
   // AUTH in capitals is Redis's wherever it stands (`printf 'AUTH pw' | redis-cli`: the words reach
   // redis-cli through a pipe); in any case after a Redis client.
   else if (word === 'AUTH' || (state.tool?.redis && /^auth$/i.test(word))) state.afterAuth = true;
+  // `deno eval '…'`: the code comes next, after any options.
+  else if (word === state.tool?.codeCommand) state.codeNext = true;
   // `redis-cli CONFIG SET requirepass x`, `… masterauth x`
   else if (state.tool?.redis && isSecretName(word)) state.valueHider = WHOLE;
 }

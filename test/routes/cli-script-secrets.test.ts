@@ -226,3 +226,97 @@ test("check prints a script's name and command with control characters escaped: 
   t.true(result.stderr.includes(`${start}\n`), result.stderr);
   t.regex(result.stdout, /\b2 toolchain holes\b/);
 });
+
+/**
+ * Code handed to an interpreter, each with a secret starting Hunter2, and the line check prints:
+ * the code is hidden whole, wherever the password sits in it (an object's key, quoted or not, a
+ * nested object, a template literal, a variable), and so are the words after it, the program's.
+ * What is not code (the interpreter, its other options, the script file) is printed as written.
+ */
+const CODE_SHAPES: Record<string, [script: string, printed: string]> = {
+  // The audit's script: an ioredis option in double-quoted `-e` code.
+  'eval-object': [
+    `node --import tsx -e "import('./src/orders.ts'); new (require('ioredis'))({ host: 'cache', password: 'Hunter2' })"`,
+    'node --import tsx -e …',
+  ],
+  'eval-single-quoted-json': [
+    `node --import tsx -e 'import("./src/orders.ts"); connect({ "password": "Hunter2" })'`,
+    'node --import tsx -e …',
+  ],
+  'eval-equals': [
+    `node --import tsx --eval="import('./src/orders.ts'); connect({ auth: { pass: 'Hunter2' } })"`,
+    'node --import tsx --eval=…',
+  ],
+  'print-eval': [
+    `node --import tsx -pe "import('./src/orders.ts'), { password: 'Hunter2' }"`,
+    'node --import tsx -pe …',
+  ],
+  'print-long': [`tsx --print "connect({ password: 'Hunter2' })" src/orders.ts`, 'tsx --print … src/orders.ts'],
+  'tsx-eval': ['tsx -e \'const password = `Hunter2`; import("./src/orders.ts")\'', 'tsx -e …'],
+  'eval-variable': [`tsx -e "const pw = 'Hunter2'; connect({ password: pw })" src/orders.ts`, 'tsx -e … src/orders.ts'],
+  'npx-version': [
+    `tsx --conditions=$(npx -y tsx@4 -p "'Hunter2'") src/orders.ts`,
+    'tsx --conditions=$(npx -y tsx@4 -p …) src/orders.ts',
+  ],
+  // The program's arguments after its code, as after a script file.
+  'eval-arguments': [
+    `node --import tsx -e "import('./src/orders.ts')" Hunter2 --port=Hunter2`,
+    'node --import tsx -e … … --port=…',
+  ],
+  // Code that reaches an interpreter otherwise: a data: URL, a here-string, a heredoc.
+  'data-url': [
+    `node --import tsx --import 'data:text/javascript,globalThis.pw="Hunter2"' src/orders.ts`,
+    'node --import tsx --import data:text/javascript,… src/orders.ts',
+  ],
+  'here-string': [
+    `tsx --conditions=$(node <<< "console.log({ password: 'Hunter2' }.password)") src/orders.ts`,
+    'tsx --conditions=$(node <<< …) src/orders.ts',
+  ],
+  heredoc: [
+    "node --import tsx - <<'END'\nimport('./src/orders.ts'); connect('Hunter2')\nEND",
+    String.raw`node --import tsx - <<'END'\n…\nEND`,
+  ],
+  // Other interpreters, inside the tsx command.
+  'bun-eval': [
+    `tsx --conditions=$(bun -e "console.log('Hunter2')") src/orders.ts`,
+    'tsx --conditions=$(bun -e …) src/orders.ts',
+  ],
+  'deno-eval': [
+    `tsx --conditions=$(deno eval --ext=ts "const p: string = 'Hunter2'") src/orders.ts`,
+    'tsx --conditions=$(deno eval --ext=ts …) src/orders.ts',
+  ],
+  python: [
+    `tsx --conditions=$(python3 -c "print('Hunter2')") src/orders.ts`,
+    'tsx --conditions=$(python3 -c …) src/orders.ts',
+  ],
+  perl: [
+    `tsx --conditions=$(perl -ne 'print "Hunter2"') src/orders.ts`,
+    'tsx --conditions=$(perl -ne …) src/orders.ts',
+  ],
+  // A shell's command whose own command has code, read as the shell would.
+  'nested-shell': [
+    `sh -c "node --import tsx -e \\"import('./src/orders.ts'); connect({ password: 'Hunter2' })\\""`,
+    'sh -c "node --import tsx -e …"',
+  ],
+  // An interpreter lockweave cannot name ($NODE): a secret's key and its string are still hidden.
+  'unknown-interpreter': [
+    `tsx --conditions=$(echo "{ password: 'Hunter2' }" | $NODE) src/orders.ts`,
+    `tsx --conditions=$(echo "{ password: … }" | $NODE) src/orders.ts`,
+  ],
+};
+
+test('check hides the code an interpreter is handed, whole: -e, -p, -pe, --eval=, data: URLs, here-strings, other languages, nested shells', async (t) => {
+  const project = projectWith(
+    'code',
+    Object.fromEntries(Object.entries(CODE_SHAPES).map(([name, [script]]) => [name, script])),
+  );
+  const result = await runChild(process.execPath, [CLI, 'check', '-p', project], { cwd: ROOT });
+  t.is(result.status, 1, result.output);
+  t.false(result.output.includes('Hunter'), result.output);
+  for (const [name, [, printed]] of Object.entries(CODE_SHAPES))
+    t.true(
+      result.stderr.includes(`  package.json scripts.${name}: ${printed}\n`),
+      `${name}: ${printed}\n${result.stderr}`,
+    );
+  t.regex(result.stdout, new RegExp(`\\b${Object.keys(CODE_SHAPES).length} toolchain holes\\b`));
+});
