@@ -40,10 +40,38 @@ const NAMES_A_SERVER =
   /redis|valkey|keydb|dragonfly|redict|garnet|kvrocks|memurai|elasticache|memorystore|upstash|sentinel|(?<![a-z])(?:tair|kv|pika)(?![a-z])/i;
 
 /**
- * A value that is a Redis URL, whatever the variable's name (`CACHE_URL`, a platform's
+ * A value that names a Redis, whatever the variable's name (`CACHE_URL`, a platform's
  * `DATABASE_URL=rediss://…`): it names a server as surely as a name does. Read, never printed.
+ * Judged with the quotes and blanks around it gone, as docker's `--env-file`, systemd's
+ * `Environment=` and many `.env` loaders keep them (`CACHE_URL="redis://…"`): the client strips
+ * nothing, but whoever wrote it meant the URL inside. Each is one of:
+ * - a URL of a Redis scheme, a variant of one too (`redis+sentinel://`, kombu's `redis+socket://`);
+ * - a socket URL, `unix:///run/redis/redis.sock` (node-redis and ioredis take it, redis-py and the
+ *   Ruby client too), or a socket's path ending in `.sock` (ioredis takes `/run/redis/redis.sock` as
+ *   one), when the path names a Redis: `DOCKER_HOST=unix:///var/run/docker.sock`, D-Bus's
+ *   `unix:path=…` and a `PATH` or `HOME` under a redis folder name none;
+ * - `host:6379`, `[::1]:26379`, a list of them (a Cluster's nodes, `tcp://` as docker's links write
+ *   it): 6379 and 26379 are the ports registered to Redis and its Sentinel, and nothing else is
+ *   reached there. Another port (`cache:6380`) says nothing of what listens, and is not read so.
  */
-const REDIS_URL_VALUE = /^\s*(?:redis|rediss|valkey|valkeys|redict)(?:\+sentinel)?:\/\//i;
+const SOCKET_KINDS = 'redis|valkey|keydb|dragonfly|redict|garnet|kvrocks';
+const REDIS_VALUE = new RegExp(
+  [
+    String.raw`^(?:redis|rediss|valkey|valkeys|redict)(?:[+-][a-z]+)?:\/\/`,
+    String.raw`^unix:\/\/[^?#]*(?:${SOCKET_KINDS})`,
+    String.raw`^\/[^\s:?#]*(?:${SOCKET_KINDS})[^\s:?#]*\.sock$`,
+    String.raw`^(?:(?:tcp:\/\/)?(?:[\w.-]+|\[[^\]\s]+\]):(?:6379|26379)\/?(?:\s*[,;\s]\s*|$))+$`,
+  ].join('|'),
+  'i',
+);
+
+/** The quotes and blanks a value kept from the file it was written in (`"redis://…"`, `'…'`). */
+const KEPT_QUOTES = /^[\s"'`]+|[\s"'`]+$/g;
+
+/** True when `value`, its kept quotes gone, names a Redis (REDIS_VALUE). */
+function namesRedis(value: string): boolean {
+  return REDIS_VALUE.test(value.replace(KEPT_QUOTES, ''));
+}
 
 /**
  * Names that mention a server's kind without naming a server, left alone: lockweave's own
@@ -69,7 +97,7 @@ const NOT_A_SETTING = new RegExp(
 /** True when an environment variable, by its name or its value, may name a Redis server, other than REDIS_URL. */
 function looksLikeRedisSetting(name: string): boolean {
   if (name === 'REDIS_URL' || NOT_A_SETTING.test(name)) return false;
-  return NAMES_A_SERVER.test(name) || REDIS_URL_VALUE.test(process.env[name] ?? '');
+  return NAMES_A_SERVER.test(name) || namesRedis(process.env[name] ?? '');
 }
 
 /**

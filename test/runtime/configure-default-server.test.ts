@@ -139,3 +139,44 @@ test('variables that only mention Redis (LOCKWEAVE_REDIS_SERVER, copies of packa
   const named = await defaultRefused({ ...mentions, REDIS_HOST: '10.0.0.1' });
   t.regex(named.message ?? '', /REDIS_URL is not set .* the environment sets REDIS_HOST, /, JSON.stringify(named));
 });
+
+// A value names a Redis as it is written in the files that set it: with the quotes docker's
+// --env-file, systemd's Environment= and many .env loaders keep, a socket's URL or path, a bare
+// address on Redis's or Sentinel's port. Asked without a lock: before this was read, each of them
+// sent the first lock to the default, which a test must not touch.
+for (const [name, value] of Object.entries({
+  CACHE_URL: '"redis://127.0.0.1:6390"',
+  QUEUE_URL: "'rediss://alice:Hunter2Env@127.0.0.1:6390/2'",
+  JOBS_URL: ' \t"valkey://127.0.0.1:6390"\n',
+  CACHE_SOCKET: 'unix:///run/redis/redis-server.sock',
+  QUEUE_SOCKET: '"unix://:Hunter2Env@/var/run/valkey/valkey.sock?db=2"',
+  CACHE_SOCKET_PATH: '/var/run/redis/redis.sock',
+  BROKER_URL: 'redis+socket:///tmp/redis.sock',
+  CACHE_ADDR: '10.0.0.5:6379',
+  CACHE_NODES: '10.0.0.1:6379,10.0.0.2:6379, cache-3.internal:6379',
+  QUEUE_WATCHERS: "'[::1]:26379 [fd00::2]:26379'",
+  LINKED_CACHE: 'tcp://172.17.0.5:6379',
+})) {
+  test(`${name}=${JSON.stringify(value)} and REDIS_URL unset: the default is refused, naming ${name}`, async (t) => {
+    const result = await defaultRefused({ [name]: value });
+    t.is(result.name, 'TypeError', JSON.stringify(result));
+    t.regex(result.message ?? '', new RegExp(`REDIS_URL is not set .* the environment sets ${name}, `));
+    t.false(result.message?.includes(PASSWORD), 'the value is not in the message');
+  });
+}
+
+test('values that name another server or none (a docker or D-Bus socket, a PATH or HOME under a redis folder, another port) leave the default alone', async (t) => {
+  const result = await defaultRefused({
+    DOCKER_HOST: 'unix:///var/run/docker.sock',
+    CONTAINER_HOST: '"unix:///run/user/1000/podman/podman.sock"',
+    DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+    TOOLS_PATH: '/opt/redis/bin:/usr/local/bin',
+    HOME: '/home/redis',
+    APP_DIR: '/srv/redis-dashboard',
+    SSH_AUTH_SOCK: '/tmp/ssh-redis/agent.1',
+    CACHE_ADDR: 'cache.internal:6380',
+    MEMCACHED_URL: '"memcached://127.0.0.1:11211"',
+    APP_PORT: '6379',
+  });
+  t.deepEqual(result, {}, JSON.stringify(result));
+});
