@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
-import { optionsEntry, settingsText } from '../plugin-entry';
+import { optionsEntry, settingsNote, settingsText } from '../plugin-entry';
 import { ownTypeScript } from '../typescript';
 import { nearestTsconfigOf, projectKey, siblingConfigs } from './nearest-tsconfig';
 
@@ -485,12 +485,12 @@ function fileKey(tsApi: typeof ts, fileName: string): string {
 
 /** Throws unless the lockweave entries of the configs tspc may build a file with say the same prefix and defaults. */
 function assertAgreed(entries: readonly ProjectConfig[]): void {
-  // The same settings in another key order are the same keys: compared as settingsText, as tspc's check does.
+  // The same settings in other spellings or key orders are the same keys: compared as settingsText, as tspc's check does.
   const settings = (config: ProjectConfig) => settingsText(config.plugin);
   const differing = entries.filter((config) => settings(config) !== settings(entries[0]!));
   if (differing.length > 0)
     throw new Error(
-      `lockweave: the lockweave plugin entries of ${entries.map((config) => `${config.configFile} (prefix ${JSON.stringify(config.plugin.prefix ?? 'LOCK_')}, defaults ${JSON.stringify(config.plugin.defaults ?? {})})`).join(' and ')} differ, ` +
+      `lockweave: the lockweave plugin entries of ${entries.map((config) => `${config.configFile} (${settings(config)})`).join(' and ')}${settingsNote(entries.map((config) => config.plugin))} differ, ` +
         "and which one tspc builds with cannot be told from here: the methods would lock other keys than tspc's. " +
         "Give them the same prefix and defaults, or name the tsconfig in the route's options ({ tsconfig: 'tsconfig.app.json' }).",
     );
