@@ -13,21 +13,24 @@ export type ScratchRun = (
 ) => Promise<Ran>;
 
 /**
- * `binary args…` in the scratch folder, with REDIS_URL its server and a woven-file cache of its own;
- * `stdin` (a file of the folder) as its standard input when given. `concurrency` runs at once.
+ * `binary args…` in the scratch folder (or `dir`, an app copied into it), with REDIS_URL its server,
+ * a woven-file cache of its own and no colours in what it prints; `stdin` (a file of the folder) as
+ * its standard input when given. `concurrency` runs at once.
  */
-export function scratchRunner(scratch: RouteScratch, concurrency: number): ScratchRun {
+export function scratchRunner(scratch: RouteScratch, concurrency: number, dir = scratch.dir): ScratchRun {
   const runChild = childRunner(concurrency);
   return (binary, args, options = {}) => {
     const env = {
+      NO_COLOR: '1',
+      FORCE_COLOR: '0',
       REDIS_URL: scratch.redis().url,
-      LOCKWEAVE_CACHE_DIR: path.join(scratch.dir, '.cache'),
+      LOCKWEAVE_CACHE_DIR: path.join(dir, '.cache'),
       ...options.env,
     };
-    if (!options.stdin) return runChild(binary, args, { cwd: scratch.dir, env });
+    if (!options.stdin) return runChild(binary, args, { cwd: dir, env });
     // The shell feeds the file: childRunner's children read no input.
     return runChild('/bin/sh', ['-c', '"$@" < "$STDIN_FILE"', 'sh', binary, ...args], {
-      cwd: scratch.dir,
+      cwd: dir,
       env: { ...env, STDIN_FILE: options.stdin },
     });
   };

@@ -7,8 +7,9 @@ import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from '../helpers/fixture-projects';
-import { childRunner, type Ran } from '../helpers/child-process';
+import type { Ran } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
+import { scratchRunner } from '../helpers/scratch-runs';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'bun-specifiers');
 const scratch = routeScratch('routes', 'bun-specifiers');
@@ -17,8 +18,6 @@ const BUN = path.join(ROOT, 'node_modules', '@oven', 'bun-linux-x64', 'bin', 'bu
 /** What the fixture's tagged method prints first: its body ran, unlocked. */
 const BODY_RAN = /TAGGED BODY RAN/;
 
-const runChild = childRunner(3);
-
 test.before(() => {
   fs.cpSync(FIXTURE, APP_DIR, { recursive: true });
   // A workspace package, linked as npm links one: Bun resolves through the link to the project's file.
@@ -26,18 +25,11 @@ test.before(() => {
   fs.symlinkSync(path.join('..', 'packages', 'ledger-pkg'), path.join(APP_DIR, 'node_modules', 'ledger-pkg'), 'dir');
 });
 
+const runInApp = scratchRunner(scratch, 3, APP_DIR);
+
 /** `bun <entry>` in the app, whose bunfig.toml preloads lockweave/bun/register. */
 function run(entry: string, env: Record<string, string> = {}): Promise<Ran> {
-  return runChild(BUN, [entry], {
-    cwd: APP_DIR,
-    env: {
-      NO_COLOR: '1',
-      FORCE_COLOR: '0',
-      REDIS_URL: scratch.redis().url,
-      LOCKWEAVE_CACHE_DIR: path.join(APP_DIR, '.woven-cache'),
-      ...env,
-    },
-  });
+  return runInApp(BUN, [entry], { env });
 }
 
 function refusal(file: string): RegExp {

@@ -8,8 +8,9 @@ import test from 'ava';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from '../helpers/fixture-projects';
-import { childRunner, type Ran } from '../helpers/child-process';
+import type { Ran } from '../helpers/child-process';
 import { routeScratch } from '../helpers/route-scratch';
+import { scratchRunner } from '../helpers/scratch-runs';
 
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'routes', 'custom-extensions');
 const scratch = routeScratch('routes', 'custom-extensions');
@@ -19,23 +20,14 @@ const BUN = path.join(ROOT, 'node_modules', '@oven', 'bun-linux-x64', 'bin', 'bu
 const SVC_AND_UPPER = JSON.stringify({ '.svc': 'ts', '.TS': 'ts' });
 const LOCKED = { pay: 'LOCK_payOrder_O1', refund: 'LOCK_refundOrder_O2' };
 
-const runChild = childRunner(3);
-
 test.before(() => {
   fs.cpSync(FIXTURE, APP_DIR, { recursive: true });
 });
 
+const runInApp = scratchRunner(scratch, 3, APP_DIR);
+
 function run(binary: string, args: readonly string[], env: Record<string, string> = {}): Promise<Ran> {
-  return runChild(binary, args, {
-    cwd: APP_DIR,
-    env: {
-      NO_COLOR: '1',
-      FORCE_COLOR: '0',
-      REDIS_URL: scratch.redis().url,
-      LOCKWEAVE_CACHE_DIR: path.join(APP_DIR, '.woven-cache'),
-      ...env,
-    },
-  });
+  return runInApp(binary, [...args], { env });
 }
 
 function printed(ran: Ran): unknown {

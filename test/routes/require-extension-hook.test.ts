@@ -25,45 +25,47 @@ test.before(() => {
 
 const OWN_MAJOR = Number(process.versions.node.split('.')[0]);
 const NODES = { [`Node ${OWN_MAJOR} (this process's)`]: process.execPath, 'Node 24': NODE_LINES['Node 24'] };
-for (const [nodeName, node] of Object.entries(NODES)) {
-  for (const [way, preload] of [
-    ['the runtime alone', []],
-    ['lockweave/register', ['--require', 'lockweave/register']],
-  ] as const) {
-    // lockweave/register needs module.registerHooks (Node >= 22.15): the runtime alone on an older one.
-    if (preload.length > 0 && node === process.execPath && OWN_MAJOR < 23) continue;
-    for (const lazy of [false, true]) {
-      test(`${nodeName}, ${way}: a tagged .svc a require hook compiles ${lazy ? 'after start-up' : 'at start'} is refused before it runs`, async (t) => {
-        const result = await run(node, [...preload, 'main.cjs'], { env: lazy ? { LAZY: '1' } : {} });
-        t.not(result.status, 0, result.output);
-        t.regex(result.output, REFUSED);
-        t.notRegex(result.stdout, /RESULT/);
-      });
-    }
+/**
+ * Each Node with each way lockweave is there: the runtime alone, and lockweave/register, which needs
+ * module.registerHooks (Node >= 22.15) — the runtime alone on an older one.
+ */
+const NODE_WAYS = Object.entries(NODES).flatMap(([nodeName, node]) =>
+  (
+    [
+      ['the runtime alone', []],
+      ['lockweave/register', ['--require', 'lockweave/register']],
+    ] as const
+  )
+    .filter(([, preload]) => preload.length === 0 || node !== process.execPath || OWN_MAJOR >= 23)
+    .map(([way, preload]) => ({ nodeName, node, way, preload })),
+);
+
+for (const { nodeName, node, way, preload } of NODE_WAYS) {
+  for (const lazy of [false, true]) {
+    test(`${nodeName}, ${way}: a tagged .svc a require hook compiles ${lazy ? 'after start-up' : 'at start'} is refused before it runs`, async (t) => {
+      const result = await run(node, [...preload, 'main.cjs'], { env: lazy ? { LAZY: '1' } : {} });
+      t.not(result.status, 0, result.output);
+      t.regex(result.output, REFUSED);
+      t.notRegex(result.stdout, /RESULT/);
+    });
   }
 }
 
 // A hook preloaded before lockweave that compiles with the _compile it kept then: lockweave's
 // wrapper of _compile never sees the file, and the file's own top level calls its tagged method.
-for (const [nodeName, node] of Object.entries(NODES)) {
-  for (const [way, preload] of [
-    ['the runtime alone', []],
-    ['lockweave/register', ['--require', 'lockweave/register']],
-  ] as const) {
-    if (preload.length > 0 && node === process.execPath && OWN_MAJOR < 23) continue;
-    for (const runtime of preload.length > 0 ? [true, false] : [true])
-      test(`${nodeName}, ${way}${runtime ? '' : ', the runtime never loaded'}: a tagged .svc a hook compiles with a _compile kept from before lockweave is refused before its top level runs`, async (t) => {
-        const result = await run(node, ['--require', './kept-hook.cjs', ...preload, 'main-kept.cjs'], {
-          env: runtime ? {} : { NO_RUNTIME: '1' },
-        });
-        t.not(result.status, 0, result.output);
-        t.regex(
-          result.output,
-          /lockweave: Node ran \S*top-level\.svc, which holds @redisLock tags, as code under a name lockweave's routes do not weave/,
-        );
-        t.notRegex(result.stdout, /TOP LEVEL RAN|RESULT/);
+for (const { nodeName, node, way, preload } of NODE_WAYS) {
+  for (const runtime of preload.length > 0 ? [true, false] : [true])
+    test(`${nodeName}, ${way}${runtime ? '' : ', the runtime never loaded'}: a tagged .svc a hook compiles with a _compile kept from before lockweave is refused before its top level runs`, async (t) => {
+      const result = await run(node, ['--require', './kept-hook.cjs', ...preload, 'main-kept.cjs'], {
+        env: runtime ? {} : { NO_RUNTIME: '1' },
       });
-  }
+      t.not(result.status, 0, result.output);
+      t.regex(
+        result.output,
+        /lockweave: Node ran \S*top-level\.svc, which holds @redisLock tags, as code under a name lockweave's routes do not weave/,
+      );
+      t.notRegex(result.stdout, /TOP LEVEL RAN|RESULT/);
+    });
 }
 
 for (const nodeName of ['Node 22', 'Node 24'] as const) {
