@@ -42,35 +42,61 @@ const NAMES_A_SERVER =
 /**
  * A value that names a Redis, whatever the variable's name (`CACHE_URL`, a platform's
  * `DATABASE_URL=rediss://…`): it names a server as surely as a name does. Read, never printed.
- * Judged with the quotes and blanks around it gone, as docker's `--env-file`, systemd's
- * `Environment=` and many `.env` loaders keep them (`CACHE_URL="redis://…"`): the client strips
- * nothing, but whoever wrote it meant the URL inside. Each is one of:
- * - a URL of a Redis scheme, a variant of one too (`redis+sentinel://`, kombu's `redis+socket://`);
- * - a socket URL, `unix:///run/redis/redis.sock` (node-redis and ioredis take it, redis-py and the
- *   Ruby client too), or a socket's path ending in `.sock` (ioredis takes `/run/redis/redis.sock` as
- *   one), when the path names a Redis: `DOCKER_HOST=unix:///var/run/docker.sock`, D-Bus's
- *   `unix:path=…` and a `PATH` or `HOME` under a redis folder name none;
- * - `host:6379`, `[::1]:26379`, a list of them (a Cluster's nodes, `tcp://` as docker's links write
- *   it): 6379 and 26379 are the ports registered to Redis and its Sentinel, and nothing else is
- *   reached there. Another port (`cache:6380`) says nothing of what listens, and is not read so.
+ * Searched anywhere in the value, not only at its start: a Redis is as often named inside a value as
+ * by it — in JSON (`NODE_CONFIG={"redis":{"url":"redis://…"}}`, the `config` package's override), in
+ * a list (kombu's `sentinel://a:26379;sentinel://b:26379`), in the quotes docker's `--env-file`,
+ * systemd's `Environment=` and many `.env` loaders keep (`CACHE_URL="redis://…"`). Each form is
+ * word-bounded, so it is not read out of a longer word (`myredis://`, `x:16379`). One of:
+ * - a URL of a Redis scheme — `redis`, `rediss`, `valkey`, `valkeys`, `redict`, a variant of one
+ *   (`redis+sentinel://`, kombu's `redis+socket://`), or kombu's and Celery's `sentinel://`;
+ * - `host:6379`, `[::1]:26379`, with a database (`host:6379/0`), alone, in a list (a Cluster's
+ *   nodes), after `tcp://` (docker's links) or `user:password@`: 6379 and 26379 are the ports
+ *   registered to Redis and its Sentinel, and nothing else is reached there. Another port
+ *   (`cache:6380`) says nothing of what listens, and is not read so. Left alone: a port mapping
+ *   (`6379:6379`, `127.0.0.1:6379:6379`: a host of digits only, or a port followed by `:`), and a
+ *   URL's path after the port (`http://docs.example:6379/guide`);
+ * - a JSON (or YAML, or JS) key `port` of 6379 or 26379 (`{"host":"10.0.0.5","port":6379}`);
+ * - a socket (REDIS_SOCKET): a URL `unix:/…` or `unix:///…` (node-redis and ioredis take it, redis-py
+ *   and the Ruby client too), or a path ending in `.sock` or `.socket` (ioredis takes
+ *   `/run/redis/redis.sock` as one), when the path names a Redis: `DOCKER_HOST=unix:///var/run/docker.sock`,
+ *   D-Bus's `unix:path=…` and a `PATH` or `HOME` under a redis folder name none.
+ * An address or URL inside another URL counts too (`https://docs.example/?connect=redis://…`): a value
+ * that spells a Redis's address is refused even if it only mentions one, as refusing costs its user
+ * one REDIS_URL, and taking the default beside a server that was meant costs their locks.
+ * Only the value's first SCANNED characters are read: an environment value may be megabytes (a
+ * certificate, a whole config), and the check runs at every process's first lock. A Redis named
+ * only further in is not seen.
  */
-const SOCKET_KINDS = 'redis|valkey|keydb|dragonfly|redict|garnet|kvrocks';
+const SCANNED = 4096;
+const SOCKET_KINDS = /redis|valkey|keydb|dragonfly|redict|garnet|kvrocks/i;
 const REDIS_VALUE = new RegExp(
   [
-    String.raw`^(?:redis|rediss|valkey|valkeys|redict)(?:[+-][a-z]+)?:\/\/`,
-    String.raw`^unix:\/\/[^?#]*(?:${SOCKET_KINDS})`,
-    String.raw`^\/[^\s:?#]*(?:${SOCKET_KINDS})[^\s:?#]*\.sock$`,
-    String.raw`^(?:(?:tcp:\/\/)?(?:[\w.-]+|\[[^\]\s]+\]):(?:6379|26379)\/?(?:\s*[,;\s]\s*|$))+$`,
+    // A scheme is letters, digits, `+`, `-`, `.`: one of them before means a longer scheme.
+    String.raw`(?<![a-z\d+.-])(?:redis|rediss|valkey|valkeys|redict|sentinel)(?:[+-][a-z]+)?:\/\/`,
+    // Not a digits-only host, not after a host's or port's character, not followed by more of one.
+    String.raw`(?<![\w.:[\]-])(?:(?!\d+:)[\w-]+(?:\.[\w-]+)*|\[[\da-f:.]+(?:%[\w.-]+)?\]):(?:6379|26379)(?:\/\d*)?(?![\w.:@/-])`,
+    String.raw`(?<![\w-])["']?port["']?\s*:\s*["']?(?:6379|26379)(?![\w.])`,
   ].join('|'),
   'i',
 );
 
-/** The quotes and blanks a value kept from the file it was written in (`"redis://…"`, `'…'`). */
-const KEPT_QUOTES = /^[\s"'`]+|[\s"'`]+$/g;
+/**
+ * A socket's URL (`unix:` and its path, the first group) or a socket's path standing alone (after a
+ * start, a blank, a quote, `=`, `,`, `;`, a bracket: not a URL's path; the second group). Lengths are
+ * bounded by a socket path's own limit (108 bytes on Linux; the URL's has room for a `:password@`), so
+ * a long run of slashes costs no more than a few times its length.
+ */
+const REDIS_SOCKET =
+  /(?<![a-z\d+.-])unix:(\/[^\s?#"',;]{0,300})|(?<![^\s"'`=,;([{])(\/[^\s:?#"'`,;]{0,120}\.sock(?:et)?)(?=$|[\s"'`,;)\]}])/gi;
 
-/** True when `value`, its kept quotes gone, names a Redis (REDIS_VALUE). */
+/** True when `value` names a Redis (REDIS_VALUE, REDIS_SOCKET), judged on its first SCANNED characters. */
 function namesRedis(value: string): boolean {
-  return REDIS_VALUE.test(value.replace(KEPT_QUOTES, ''));
+  const text = value.slice(0, SCANNED);
+  if (REDIS_VALUE.test(text)) return true;
+  for (const [, url, path] of text.matchAll(REDIS_SOCKET)) {
+    if (SOCKET_KINDS.test(url ?? path)) return true;
+  }
+  return false;
 }
 
 /**
@@ -79,8 +105,10 @@ function namesRedis(value: string): boolean {
  * REDIS_DOWNLOAD_URL, REDIS_DOWNLOAD_SHA), and a package manager's copies of package.json text that
  * is no setting: a script's command line (`npm_package_scripts_redis_server`: yarn 1, pnpm, npm 6
  * and older) and the dependency lists (`npm_package_dependencies_ioredis`: pnpm and yarn 1 copy the
- * whole package.json, so every app of theirs that depends on ioredis has one). The script that runs
- * is also copied as `npm_lifecycle_script`, whose name holds no server's kind.
+ * whole package.json, so every app of theirs that depends on ioredis has one), and the command line
+ * of the script that runs, `npm_lifecycle_script` (`docker run -p 6379:6379 redis && ava`). The rest
+ * of package.json's copy (`npm_package_description`, `npm_package_homepage`…) is judged by its name
+ * only (PACKAGE_TEXT): a description that mentions `localhost:6379` names no server of this process.
  * Not left alone, though they start with npm_: `npm_package_config_*`, package.json's "config",
  * which npm and bun hand every script precisely as settings (`"config": { "redis_url": … }`), and
  * `npm_config_*`, any key of an .npmrc — a server named there is a server named.
@@ -90,14 +118,18 @@ const NOT_A_SETTING = new RegExp(
     '^lockweave_',
     '^(?:redis|valkey|keydb|dragonfly)_(?:version|download_url|download_sha)$',
     '^npm_package_(?:scripts|(?:dev|peer|optional)?dependencies(?:meta)?|overrides|resolutions|pnpm_overrides)_',
+    '^npm_lifecycle_script$',
   ].join('|'),
   'i',
 );
 
+/** package.json's text as a package manager copies it, but for its "config" (settings): values not read. */
+const PACKAGE_TEXT = /^npm_package_(?!config_)/i;
+
 /** True when an environment variable, by its name or its value, may name a Redis server, other than REDIS_URL. */
 function looksLikeRedisSetting(name: string): boolean {
   if (name === 'REDIS_URL' || NOT_A_SETTING.test(name)) return false;
-  return NAMES_A_SERVER.test(name) || namesRedis(process.env[name] ?? '');
+  return NAMES_A_SERVER.test(name) || (!PACKAGE_TEXT.test(name) && namesRedis(process.env[name] ?? ''));
 }
 
 /**

@@ -142,8 +142,9 @@ test('variables that only mention Redis (LOCKWEAVE_REDIS_SERVER, copies of packa
 
 // A value names a Redis as it is written in the files that set it: with the quotes docker's
 // --env-file, systemd's Environment= and many .env loaders keep, a socket's URL or path, a bare
-// address on Redis's or Sentinel's port. Asked without a lock: before this was read, each of them
-// sent the first lock to the default, which a test must not touch.
+// address on Redis's or Sentinel's port, anywhere in the value (inside JSON, in a list). Asked
+// without a lock: before this was read, each of them sent the first lock to the default, which a
+// test must not touch.
 for (const [name, value] of Object.entries({
   CACHE_URL: '"redis://127.0.0.1:6390"',
   QUEUE_URL: "'rediss://alice:Hunter2Env@127.0.0.1:6390/2'",
@@ -156,6 +157,17 @@ for (const [name, value] of Object.entries({
   CACHE_NODES: '10.0.0.1:6379,10.0.0.2:6379, cache-3.internal:6379',
   QUEUE_WATCHERS: "'[::1]:26379 [fd00::2]:26379'",
   LINKED_CACHE: 'tcp://172.17.0.5:6379',
+  // Inside a value: the config package's JSON override, options as JSON, kombu's and Celery's
+  // Sentinel list, an address with its database, the single-slash socket URL, a `.socket` path.
+  NODE_CONFIG: '{"redis":{"url":"redis://127.0.0.2:6379"}}',
+  CACHE_OPTS: '{"host":"127.0.0.2","port":6379}',
+  WATCHER_OPTS: "{sentinels: [{host: '127.0.0.2', port: '26379'}]}",
+  CELERY_BROKER_URL: 'sentinel://127.0.0.2:26379;sentinel://127.0.0.3:26379',
+  CACHE_DB_ADDR: 'cache.internal:6379/0',
+  JOBS_BROKER: 'amqp-fallback cache.internal:6379/2, [::1]:26379',
+  CACHE_UNIX: 'unix:/var/run/redis/redis.sock',
+  CACHE_SOCKET_FILE: '/var/run/valkey/valkey-server.socket',
+  APP_SETTINGS: 'mode=prod;cache=unix:///run/redis/redis.sock;debug=0',
 })) {
   test(`${name}=${JSON.stringify(value)} and REDIS_URL unset: the default is refused, naming ${name}`, async (t) => {
     const result = await defaultRefused({ [name]: value });
@@ -179,4 +191,34 @@ test('values that name another server or none (a docker or D-Bus socket, a PATH 
     APP_PORT: '6379',
   });
   t.deepEqual(result, {}, JSON.stringify(result));
+});
+
+// Read anywhere in a value, a form is still word-bounded, and some text that holds a Redis's port
+// or scheme names no server of this process: a port mapping, a URL's path after the port, a longer
+// port or scheme, a password of digits, a command line, package.json's description.
+test('text that holds 6379 or a Redis scheme but names no server leaves the default alone', async (t) => {
+  const result = await defaultRefused({
+    START_CMD: 'docker run -d -p 6379:6379 -p 127.0.0.1:26379:26379 valkey/valkey',
+    DOCS_URL: 'https://docs.internal:6379/guide',
+    CACHE_ADDR: 'cache.internal:16379,cache.internal:63790',
+    CACHE_OPTS: '{"host":"127.0.0.2","port":6380,"sentinelPort":26380}',
+    OTHER_URL: 'myredis://127.0.0.2:6390',
+    BROKER_URL: 'amqp://guest:6379@127.0.0.2:5672',
+    DOCKER_SOCKET: '/var/run/docker.socket',
+    npm_lifecycle_script: 'redis-cli -u redis://127.0.0.1:6390 ping && ava',
+    npm_package_description: 'A dashboard for the Redis at localhost:6379',
+  });
+  t.deepEqual(result, {}, JSON.stringify(result));
+  // package.json's "config" is a setting, and is read.
+  const config = await defaultRefused({ npm_package_config_cache: 'localhost:6379' });
+  t.regex(config.message ?? '', /the environment sets npm_package_config_cache, /, JSON.stringify(config));
+});
+
+test('only the first 4 KB of a value are read: a Redis named further in is not seen', async (t) => {
+  const filler = `${'=/a'.repeat(1400)} `;
+  t.true(filler.length > 4096);
+  const result = await defaultRefused({ BIG_BLOB: `${filler}redis://127.0.0.2:6379` });
+  t.deepEqual(result, {}, JSON.stringify(result));
+  const near = await defaultRefused({ BIG_BLOB: `${'a '.repeat(1000)}redis://127.0.0.2:6379 ${filler}` });
+  t.regex(near.message ?? '', /the environment sets BIG_BLOB, /, JSON.stringify(near));
 });
