@@ -83,7 +83,7 @@ export function isProjectFile(file: string): boolean {
  * is left out: a built, woven file keeps its tag comments, so its text cannot tell.
  */
 export function isCompiledSource(file: string): boolean {
-  if (TYPESCRIPT_FILE.test(file)) return !DECLARATION_FILE.test(file);
+  if (TYPESCRIPT_FILE.test(file) && !DECLARATION_FILE.test(file)) return true;
   return isOtherCompiledName(file);
 }
 const TYPE_STRIPPER = 'NativeModule internal/deps/amaro/dist/index';
@@ -166,8 +166,11 @@ export function requiredTypeScript(): string[] {
  */
 export function requiredSources(): string[] {
   const cache = moduleCache();
+  // A declaration file's name among them ran as code all the same: judged by its tags as any other.
   return Object.keys(cache).filter(
-    (file) => isWovenSource(file) && (cache[file] as { loaded?: unknown } | undefined)?.loaded !== false,
+    (file) =>
+      (isWovenSource(file) || DECLARATION_FILE.test(file)) &&
+      (cache[file] as { loaded?: unknown } | undefined)?.loaded !== false,
   );
 }
 
@@ -267,7 +270,7 @@ export function isOtherCompiledName(file: string): boolean {
  * hooks judge a package's `.svc` as a project's, since the hook that compiles it does not care where it is).
  */
 export function hasOtherCompiledName(file: string): boolean {
-  if (typeof file !== 'string' || TYPESCRIPT_FILE.test(file)) return false;
+  if (typeof file !== 'string' || isTypeScriptSource(file)) return false;
   const name = path.basename(file);
   return name.lastIndexOf('.') > 0 && !JAVASCRIPT_FILE.test(name) && !DATA_FILE.test(name) && path.isAbsolute(file);
 }
@@ -283,9 +286,18 @@ export function isCompiledUnderOtherName(file: string): boolean {
     typeof file === 'string' &&
     path.isAbsolute(file) &&
     path.extname(file) !== '' &&
-    !TYPESCRIPT_FILE.test(file) &&
+    !isTypeScriptSource(file) &&
     !JAVASCRIPT_FILE.test(file)
   );
+}
+
+/**
+ * TypeScript a route weaves by its name: not a declaration file's name (`pay.d.ts`), which no route
+ * weaves and tsc builds nothing of — yet Node, tsx and esbuild run the code such a file holds, so
+ * where one runs it is judged as a file under another name is.
+ */
+function isTypeScriptSource(file: string): boolean {
+  return TYPESCRIPT_FILE.test(file) && !DECLARATION_FILE.test(file);
 }
 
 /**

@@ -120,6 +120,29 @@ test('Node 24, lockweave/register: TypeScript under a data name (.sql) that a la
   t.regex(doc.stdout, /RESULT # Paying/);
 });
 
+// Code under a declaration file's name: no route weaves one (tsc builds nothing of it), yet Node and
+// esbuild run what it holds.
+for (const [way, preload] of [
+  ['the runtime alone', ['--require', 'lockweave/runtime']],
+  ['lockweave/register', ['--import', 'lockweave/register']],
+] as const)
+  for (const declaration of ['cts', 'mts'])
+    test(`Node 24, ${way}: a tagged pay.d.${declaration}, which Node runs as code, is refused before it runs`, async (t) => {
+      const result = await run(NODE_LINES['Node 24'], [...preload, 'main-declaration.cjs'], {
+        env: { DECLARATION: declaration },
+      });
+      t.not(result.status, 0, result.output);
+      t.regex(result.output, new RegExp(`lockweave: Node ran \\S*pay\\.d\\.${declaration}`));
+      t.notRegex(result.stdout, /RESULT/);
+    });
+
+test("esbuild with lockweave's plugin: a tagged pay.d.mts an entry imports as code fails the build", async (t) => {
+  const result = await run(NODE_LINES['Node 24'], ['build-declaration.mjs']);
+  t.not(result.status, 0, result.output);
+  t.regex(result.output, /lockweave: The build ran \S*pay\.d\.mts, which holds @redisLock tags/);
+  t.notRegex(result.stdout, /BUILT/);
+});
+
 for (const file of ['notes.md', 'upper.JS'])
   for (const [way, preload] of [
     ['the runtime alone', []],

@@ -26,10 +26,15 @@
 // Other caches must not keep an old weave: the tsconfig chain is declared a dependency of each
 // woven file (webpack's and rspack's persistent caches, watch modes), and vitest's module cache,
 // keyed on the file's text and the plugin names only, is given the woven text's hash.
-import { isWovenSource, PACKAGE_FILE, SOURCE_EXTENSIONS } from '../../runtime/base/loaded-typescript';
+import {
+  hasOtherCompiledName,
+  isWovenSource,
+  PACKAGE_FILE,
+  SOURCE_EXTENSIONS,
+} from '../../runtime/base/loaded-typescript';
 import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
 import { mayHoldTag } from '../parse/find-tags';
-import { lostTags, tagsWeaveOnDisk } from './tags-on-disk';
+import { lostTags, refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
 import { weaveOptimizedDeps, type OptimizedConfig, type ViteMeta } from './vite-optimizer';
 import { weaveCached } from './weave-cached';
 import type { CachedWeave } from './woven-cache';
@@ -57,12 +62,9 @@ const SOURCE_IDS = [
  * otherwise, so their route asks the module's type instead (isWeavableFile, webpack-like.ts).
  */
 const VIRTUAL = /^\0/;
-const DECLARATION_OR_DATA = [
-  new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}${ID_END}`),
-  /(\?|&)raw(?:&|$)/,
-  /(\?|&)url(?:&|$)/,
-];
-const NOT_SOURCE = [...DECLARATION_OR_DATA, VIRTUAL];
+const DECLARATION = new RegExp(`\\.d${SOURCE_EXTENSIONS.typescript}${ID_END}`);
+const DATA = [/(\?|&)raw(?:&|$)/, /(\?|&)url(?:&|$)/];
+const NOT_SOURCE = [DECLARATION, ...DATA, VIRTUAL];
 /** A package's JavaScript, in the filter, so that rolldown and vite leave it out without calling JavaScript. */
 const PACKAGE_JAVASCRIPT_ID = new RegExp(`${PACKAGE_FILE.source}[^?]*${SOURCE_EXTENSIONS.javascript}${ID_END}`);
 
@@ -79,7 +81,8 @@ export type StrippedCheck = 'build-end' | 'each-file';
  * The transform's filters: every TypeScript source, or only those whose text may hold a tag. A
  * virtual module is let through, so that one with tag text fails the build instead of running unlocked.
  */
-const SOURCE_FILTER = { id: { include: SOURCE_IDS, exclude: [...DECLARATION_OR_DATA, PACKAGE_JAVASCRIPT_ID] } };
+// Declaration files pass the filter: one the tool compiles as code (`import './pay.d.ts'`) is refused when it holds tags.
+const SOURCE_FILTER = { id: { include: SOURCE_IDS, exclude: [...DATA, PACKAGE_JAVASCRIPT_ID] } };
 const TAGGED_FILTER = { ...SOURCE_FILTER, code: MAY_HOLD_TAG };
 
 /** The plugin, as rollup, rolldown and vite take it (and webpack-like.ts runs its transform). */
@@ -107,6 +110,7 @@ function hooksChecking(options: LockweaveBundlerOptions | undefined, check: () =
         // A plugin's virtual module with tag text (a file loaded under a \0 id): nothing to weave it
         // by — no file, no tsconfig — and its methods would run unlocked.
         if (VIRTUAL.test(id) && mayHoldTag(code)) throw virtualError(id);
+        if (DECLARATION.test(id) && mayHoldTag(code)) refuseUnwovenName(fileOf(id), 'The build', hasOtherCompiledName);
         if (!isWeavable(id)) return undefined;
         const file = fileOf(id);
         if (!mayHoldTag(code)) {

@@ -21,11 +21,16 @@
 // inputs, once each: a tagged one fails the build, naming the fix (unwovenJavaScript).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isCompiledSource, isProjectFile, TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
+import {
+  hasOtherCompiledName,
+  isCompiledSource,
+  isProjectFile,
+  TYPESCRIPT_FILE,
+} from '../../runtime/base/loaded-typescript';
 import { mayHoldTag } from '../parse/find-tags';
 import { esbuildLoaders, type LoaderMap, parsedLoaderOf, type SourceKind, sourceKindOf } from './build-loaders';
 import { isWeavable, strippedError, weave, type LockweaveBundlerOptions } from './bundler-hooks';
-import { tagsWeaveOnDisk } from './tags-on-disk';
+import { refuseUnwovenName, tagsWeaveOnDisk } from './tags-on-disk';
 import type { CachedWeave } from './woven-cache';
 
 /**
@@ -283,8 +288,10 @@ export function loadWoven(
   loader: 'ts' | 'tsx',
   asRead = false,
 ): LoadedTypeScript | undefined {
-  // Compiled as TypeScript by the tool's word: woven whatever the name, declaration files aside.
+  // Compiled as TypeScript by the tool's word: woven whatever the name, declaration files aside —
+  // one the tool compiles as code anyway (`import './pay.d.ts'`) is refused when it holds tags.
   const weavable = TYPESCRIPT_FILE.test(file) ? isWeavable(file) : true;
+  if (!weavable) refuseUnwovenName(file, 'The build', hasOtherCompiledName);
   if (!weavable && !asRead) return undefined;
   const code = fs.readFileSync(file, 'utf8');
   if (!weavable || !mayHoldTag(code)) return asRead ? { contents: code, loader, watchFiles: [] } : undefined;

@@ -14,6 +14,9 @@ import { unwovenNameMessage } from '../../runtime/base/weave-mark';
 import { mayHoldTag } from '../parse/find-tags';
 import { weaver } from './lazy-weaver';
 
+/** `.d` before a TypeScript extension, and the extension. */
+const DECLARATION_SUFFIX = /\.d(\.[cm]?tsx?)$/i;
+
 /** fs.readFileSync as it was when the routes loaded, before any answer of lockweave's: what the file really holds. */
 export const readDisk = fs.readFileSync;
 
@@ -23,7 +26,9 @@ export function locksOnDisk(
   onDisk = readText(file),
 ): { sites: readonly string[]; errors: boolean } | undefined {
   if (onDisk === undefined || !mayHoldTag(onDisk)) return undefined;
-  const check = weaver().weaveSource(file, onDisk, { sourceMap: false });
+  // A declaration file's name (`pay.d.cts`) would have TypeScript read it as declarations, bodies
+  // and tags unseen: what it holds is read as the code it is where it runs.
+  const check = weaver().weaveSource(file.replace(DECLARATION_SUFFIX, '$1'), onDisk, { sourceMap: false });
   return check.locked.length > 0 || check.errors.length > 0
     ? { sites: check.locked, errors: check.errors.length > 0 }
     : undefined;
