@@ -4,6 +4,7 @@
 // above it, up to the project's root, that include the file (routes/project-config.ts). A tagged file whose project there says another prefix or
 // other defaults than tspc's entry locks other keys under those routes than in tspc's output, and
 // the two would not exclude each other: a build error of tspc's, naming the file and the configs.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { PACKAGE_FILE } from '../runtime/base/loaded-typescript';
@@ -21,22 +22,39 @@ export function nearestEntryMismatch(
   const own = program.getCompilerOptions().configFilePath;
   for (const file of program.getSourceFiles()) {
     if (file.isDeclarationFile || PACKAGE_FILE.test(file.fileName) || !mayHoldTag(file.text)) continue;
-    let read: ReturnType<typeof projectConfigFor>;
-    try {
-      read = projectConfigFor(file.fileName, undefined, tsApi);
-    } catch (error) {
-      return new LockweaveDiagnostic(Code.PluginConfig, (error as Error).message, { file, start: 0, length: 0 });
+    // tsc lists a file by the path it found it at (through a linked folder, `src/shared` → `../shared`);
+    // Node's loader and the bundlers hand the routes its real path, whose nearest tsconfig may be another.
+    const real = realPath(file.fileName);
+    for (const name of real === path.resolve(file.fileName) ? [file.fileName] : [file.fileName, real]) {
+      let read: ReturnType<typeof projectConfigFor>;
+      try {
+        read = projectConfigFor(name, undefined, tsApi);
+      } catch (error) {
+        return new LockweaveDiagnostic(Code.PluginConfig, (error as Error).message, { file, start: 0, length: 0 });
+      }
+      if (settingsText(read.plugin) === settingsText(entry)) continue;
+      const where = read.configFile ? path.relative(process.cwd(), read.configFile) : 'no tsconfig.json';
+      const reached =
+        name === file.fileName
+          ? ''
+          : ` (by its real path, ${path.relative(process.cwd(), name)}, as Node's loader and the bundlers reach it)`;
+      return new LockweaveDiagnostic(
+        Code.PluginConfig,
+        `${path.relative(process.cwd(), file.fileName)} is built here with the lockweave entry of ${typeof own === 'string' ? path.relative(process.cwd(), own) : 'this program'} ` +
+          `(${settingsText(entry)}), but its own project${reached} (${where}) says ${settingsText(read.plugin)}${settingsNote([entry, read.plugin])}, which lockweave/register, ` +
+          'the bundler plugins and jest read for it: its methods would lock other keys there than in this build. ' +
+          'Give both the same prefix and defaults, or remove the lockweave entry from the one that does not build the file.',
+        { file, start: 0, length: 0 },
+      );
     }
-    if (settingsText(read.plugin) === settingsText(entry)) continue;
-    const where = read.configFile ? path.relative(process.cwd(), read.configFile) : 'no tsconfig.json';
-    return new LockweaveDiagnostic(
-      Code.PluginConfig,
-      `${path.relative(process.cwd(), file.fileName)} is built here with the lockweave entry of ${typeof own === 'string' ? path.relative(process.cwd(), own) : 'this program'} ` +
-        `(${settingsText(entry)}), but its own project (${where}) says ${settingsText(read.plugin)}${settingsNote([entry, read.plugin])}, which lockweave/register, ` +
-        'the bundler plugins and jest read for it: its methods would lock other keys there than in this build. ' +
-        'Give both the same prefix and defaults, or remove the lockweave entry from the one that does not build the file.',
-      { file, start: 0, length: 0 },
-    );
   }
   return undefined;
+}
+
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file); // not on disk (a program's virtual file): no other path to judge
+  }
 }

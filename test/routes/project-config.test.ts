@@ -96,6 +96,14 @@ test("a route's tsconfig option naming a config without an entry, where the file
     projectConfigFor(path.join(plain, 'src', 'pay.ts'), path.join(plain, 'tsconfig.esbuild.json')).plugin.prefix,
     undefined,
   );
+  // Cached so, it is woven again once the file's own project comes to have an entry.
+  fs.writeFileSync(path.join(plain, 'src', 'pay.ts'), TAGGED);
+  const named = path.join(plain, 'tsconfig.esbuild.json');
+  const cache = path.join(plain, 'cache');
+  t.regex(wovenByRoutes(path.join(plain, 'src', 'pay.ts'), cache, named), /defineLock\(/);
+  fs.writeFileSync(path.join(plain, 'src', 'tsconfig.json'), JSON.stringify(entry({ prefix: 'shop:' })));
+  const stale = t.throws(() => wovenByRoutes(path.join(plain, 'src', 'pay.ts'), cache, named));
+  t.regex(String(stale?.message), /has no lockweave plugin entry.*"prefix":"shop:"/);
 });
 
 test('an entry that names the transformer by path, as ts-patch takes it', (t) => {
@@ -126,7 +134,10 @@ test('a tsconfig.*.json beside the nearest one: the same options are taken, othe
     'pay.ts': SOURCE,
   });
   const error = t.throws(() => projectConfigFor(path.join(differ, 'pay.ts')));
-  t.regex(error!.message, /tsconfig\.json \(\{"prefix":"dev:"\}\).*tsconfig\.build\.json \(\{"prefix":"prod:"\}\).* differ/);
+  t.regex(
+    error!.message,
+    /tsconfig\.json \(\{"prefix":"dev:"\}\).*tsconfig\.build\.json \(\{"prefix":"prod:"\}\).* differ/,
+  );
   t.regex(error!.message, /name the tsconfig in the route's options/);
   // Named by the route, the tsconfig is the one read.
   t.is(projectConfigFor(path.join(differ, 'pay.ts'), path.join(differ, 'tsconfig.build.json')).plugin.prefix, 'prod:');
@@ -167,15 +178,19 @@ test('a woven file cached under a base config of a package: a nearer install of 
 const TAGGED =
   'export class Pay {\n  /** @redisLock businessFlag=pay keyName=no */\n  async pay(no: string) { return no; }\n}\n';
 
-/** The woven text of `file` by the routes' weave (weave-cached.ts), in a process of its own, with the cache in `cacheDir`. */
-function wovenByRoutes(file: string, cacheDir: string): string {
+/**
+ * The woven text of `file` by the routes' weave (weave-cached.ts), in a process of its own, with the
+ * cache in `cacheDir`; `tsconfig`: the config the route is told to read.
+ */
+function wovenByRoutes(file: string, cacheDir: string, tsconfig?: string): string {
   return execFileSync(
     process.execPath,
     [
       '-e',
       `const { weaveCached } = require(${JSON.stringify(path.join(DIST, 'weave-cached.js'))});
        const file = ${JSON.stringify(file)};
-       process.stdout.write(weaveCached(file, require('node:fs').readFileSync(file, 'utf8'), {}).code);`,
+       const options = ${JSON.stringify(tsconfig ? { tsconfig } : {})};
+       process.stdout.write(weaveCached(file, require('node:fs').readFileSync(file, 'utf8'), options).code);`,
     ],
     { env: { ...process.env, LOCKWEAVE_CACHE_DIR: cacheDir }, encoding: 'utf8' },
   );
@@ -199,7 +214,10 @@ test('a folder whose tsconfig.json has no entry, inside a project whose tsconfig
   t.regex(wovenByRoutes(file, cache), /prefix: "shop:"/, 'from the cache');
   fs.writeFileSync(path.join(root, 'src', 'tsconfig.json'), JSON.stringify(entry({ prefix: 'src:' })));
   const error = t.throws(() => wovenByRoutes(file, cache));
-  t.regex(String(error?.message), /src[\\/]tsconfig\.json \(\{"prefix":"src:"\}\).*tsconfig\.json \(\{"prefix":"shop:"\}\).* differ/);
+  t.regex(
+    String(error?.message),
+    /src[\\/]tsconfig\.json \(\{"prefix":"src:"\}\).*tsconfig\.json \(\{"prefix":"shop:"\}\).* differ/,
+  );
 });
 
 test('names tsc does not list (.vue, a .svc given to a ts loader, .js without allowJs) get the entry their folder gets, as the .ts beside them', (t) => {
@@ -309,6 +327,43 @@ test('tspc building a file whose own project reads another entry fails at the fi
   );
 });
 
+test("tspc building a file through a linked folder fails at it when its real path's project reads another entry, as Node's loader and the bundlers reach it there", (t) => {
+  const home = project('linked-folder', {
+    'shared/tsconfig.json': { compilerOptions: { strict: true } },
+    'shared/src/b.ts': TAGGED,
+    'app/.git/HEAD': 'ref: refs/heads/main\n',
+    'app/tsconfig.json': {
+      compilerOptions: {
+        ...entry({ prefix: 'shop:' }).compilerOptions,
+        target: 'ES2022',
+        module: 'commonjs',
+        outDir: 'dist',
+        rootDir: 'src',
+        types: [],
+        skipLibCheck: true,
+      },
+      include: ['src'],
+    },
+    'app/src/a.ts': TAGGED,
+  });
+  const app = path.join(home, 'app');
+  fs.mkdirSync(path.join(app, 'node_modules'));
+  fs.symlinkSync(ROOT, path.join(app, 'node_modules', 'lockweave'));
+  fs.symlinkSync(path.join('..', '..', 'shared', 'src'), path.join(app, 'src', 'shared'), 'dir');
+  // What the routes read for the file by its real path: the shared folder's own project, no entry.
+  t.is(projectConfigFor(path.join(home, 'shared', 'src', 'b.ts')).plugin.prefix, undefined);
+  const error = t.throws(() =>
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js'), '-p', app], {
+      cwd: app,
+      encoding: 'utf8',
+    }),
+  ) as Error & { stdout?: string };
+  t.regex(
+    String(error.stdout),
+    /shared[\\/]b\.ts is built here with the lockweave entry of tsconfig\.json \(\{"prefix":"shop:"\}\), but its own project \(by its real path, .*shared[\\/]src[\\/]b\.ts/,
+  );
+});
+
 test('a tsconfig.json above the project (its .git, its package.json) gives no entry: a stray one in a home folder decides no key', (t) => {
   const home = project('above-root', {
     'tsconfig.json': entry({ prefix: 'stray:' }),
@@ -325,17 +380,20 @@ test('a tsconfig.json above the project (its .git, its package.json) gives no en
   t.notRegex(wovenByRoutes(file, path.join(home, 'cache')), /stray:/);
 });
 
-test('an enclosing tsconfig.json that does not include the folder gives it no entry: `files: []`, an include of other folders, an exclude', (t) => {
+test('an enclosing tsconfig.json with an entry that does not list the folder (`files`, an include of other folders, an exclude): a tagged file there is refused, as tsc builds it with that entry when a listed file imports it', (t) => {
   const scopes = {
     'root-no-files': { files: [] },
+    'root-entry-file': { files: ['lib/index.ts'] },
     'root-other-include': { include: ['lib'] },
     'root-excludes': { include: ['src'], exclude: ['src/legacy'] },
   };
   for (const [name, scope] of Object.entries(scopes)) {
     const root = project(name, {
       'tsconfig.json': { ...entry({ prefix: 'shop:' }), ...scope },
+      '.git/HEAD': 'ref: refs/heads/main\n',
       'src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
       'src/legacy/pay.ts': TAGGED,
+      'src/legacy/plain.ts': SOURCE,
       'lib/index.ts': SOURCE,
     });
     const file = path.join(root, 'src', 'legacy', 'pay.ts');
@@ -344,11 +402,18 @@ test('an enclosing tsconfig.json that does not include the folder gives it no en
     t.false(config.hasEntry, name);
     // Still what the answer depends on: an include that comes to cover the folder weaves again.
     t.true(config.configFiles.includes(path.join(root, 'tsconfig.json')), name);
+    const error = t.throws(() => wovenByRoutes(file, path.join(root, 'cache')), undefined, name);
+    t.regex(
+      String(error?.message),
+      /pay\.ts holds @redisLock tags, but which plugin entry locks them cannot be told/,
+      name,
+    );
+    // A file without tags there is woven (handed on) as it is.
+    t.is(wovenByRoutes(path.join(root, 'src', 'legacy', 'plain.ts'), path.join(root, 'cache')), SOURCE, name);
   }
   const root = path.join(TMP, 'root-other-include');
   const file = path.join(root, 'src', 'legacy', 'pay.ts');
   const cache = path.join(root, 'cache');
-  t.notRegex(wovenByRoutes(file, cache), /shop:/);
   fs.writeFileSync(
     path.join(root, 'tsconfig.json'),
     JSON.stringify({ ...entry({ prefix: 'shop:' }), include: ['lib', 'src'] }),

@@ -15,7 +15,7 @@ import type * as ts from 'typescript';
 import { LockweaveBuildError, weaveSource } from '../weave-source';
 import { ownTypeScript } from '../typescript';
 import { misroutedTags, type JestRoutingConfig } from './jest-routing';
-import { projectConfigFor } from './project-config';
+import { projectConfigFor, undecidedError } from './project-config';
 import { markJestWeaving } from '../../runtime/base/weave-mark';
 import { LOCKWEAVE_VERSION } from '../version';
 
@@ -54,6 +54,8 @@ function processFile(sourceText: string, sourcePath: string, options: JestTransf
     sourceMap: false,
   });
   if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
+  const undecided = undecidedError(sourcePath, project, woven.locked);
+  if (undecided) throw undecided;
   const tsApi = ownTypeScript();
   const output = tsApi.transpileModule(woven.code, {
     fileName: sourcePath,
@@ -124,6 +126,7 @@ function getCacheKey(sourceText: string, sourcePath: string, options: JestTransf
         options.instrument === true,
         project.configFile ?? null,
         project.plugin,
+        project.undecided ?? null,
         project.compilerOptions,
       ]),
     )

@@ -32,6 +32,12 @@ export interface ProjectConfig {
    * enclosing tsconfig was looked for: its removal moves the root, and the options may change.
    */
   readonly present?: readonly string[];
+  /**
+   * Why no entry can be told for a tagged file here, when none can: its own project has none, and
+   * a project above with one does not list it — tsc builds a file a listed one imports all the same,
+   * with that entry. A route refuses to weave tags with the defaults then (undecidedError).
+   */
+  readonly undecided?: string;
   /** The weaving entry's `prefix` and `defaults`, as written (weaveSource checks them). */
   readonly plugin: { readonly prefix?: unknown; readonly defaults?: unknown };
   readonly compilerOptions: ts.CompilerOptions;
@@ -115,7 +121,7 @@ export function projectConfigFor(fileName: string, configFile?: string, tsApi?: 
   const including = project.enclosing.filter((config) => includes(config.configFile!, fileName, tsApi));
   const key = [nearest, ...including.map((config) => config.configFile)].join('\n');
   let config = byInclusion.get(key);
-  if (!config) byInclusion.set(key, (config = withEnclosingEntry(project.config, including)));
+  if (!config) byInclusion.set(key, (config = withEnclosingEntry(project.config, including, project.enclosing)));
   return config;
 }
 
@@ -143,6 +149,18 @@ function withoutEntryOfItsOwn(fileName: string, named: ProjectConfig, tsApi: typ
     };
   throw new Error(
     `${unnamed} (${own.configFile ?? 'its tsconfig files'}) has one, ${settingsText(own.plugin)}, which tspc builds it with: the route would lock other keys. ${fix}`,
+  );
+}
+
+/**
+ * The error for weaving `file`'s tagged methods (`locked`) in a project whose entry cannot be told
+ * (ProjectConfig's undecided); undefined when there is an entry, or nothing to lock.
+ */
+export function undecidedError(file: string, project: ProjectConfig, locked: readonly string[]): Error | undefined {
+  if (project.undecided === undefined || locked.length === 0) return undefined;
+  return new Error(
+    `lockweave: ${file} holds @redisLock tags, but which plugin entry locks them cannot be told: ${project.undecided}, ` +
+      'so the routes would lock other keys than tspc. Give its tsconfig.json the same lockweave entry, or list its folder in the project above (include).',
   );
 }
 
@@ -300,8 +318,18 @@ function enclosingProjects(
  * with the defaults, as in a project that has none, and tspc, building the file with an entry,
  * fails at it (nearest-entry.ts).
  */
-function withEnclosingEntry(config: ProjectConfig, including: readonly ProjectConfig[]): ProjectConfig {
-  if (including.length === 0) return config;
+function withEnclosingEntry(
+  config: ProjectConfig,
+  including: readonly ProjectConfig[],
+  enclosing: readonly ProjectConfig[],
+): ProjectConfig {
+  if (including.length === 0)
+    return {
+      ...config,
+      undecided:
+        `its own project (${config.configFile}) has no lockweave plugin entry, and ${enclosing.map((read) => read.configFile).join(' and ')} above, which ` +
+        `${enclosing.length > 1 ? 'have' : 'has'} one, ${enclosing.length > 1 ? 'do' : 'does'} not list it — yet tsc builds it with that entry when a file listed there imports it`,
+    };
   assertAgreed(including);
   return { ...config, hasEntry: true, plugin: including[0]!.plugin };
 }

@@ -25,15 +25,21 @@ export function weaveCached(file: string, code: string, options: CachedWeaveOpti
   if (cache === undefined)
     cache = (require('./woven-cache') as typeof import('./woven-cache')).WovenCache.open() ?? null;
   const { format, tsconfig } = options;
-  const key = cache?.key(file, code, format, tsconfig ? path.resolve(tsconfig) : projectKeyOf(file));
+  // A named tsconfig without an entry is refused when the file's own project has one
+  // (project-config.ts): the own project's key is part of the key then too, so one that comes to
+  // have an entry (a nearer tsconfig.json written later) is read again.
+  const own = projectKeyOf(file);
+  const key = cache?.key(file, code, format, tsconfig ? `${path.resolve(tsconfig)}\n${own ?? ''}` : own);
   const cached = key ? cache!.read(key) : undefined;
   if (cached) return cached;
   // Read on a miss only: the config reader and what it imports are not needed to find an entry.
-  const { projectConfigFor } = require('./project-config') as typeof import('./project-config');
+  const { projectConfigFor, undecidedError } = require('./project-config') as typeof import('./project-config');
   const project = projectConfigFor(file, tsconfig);
   const { weaveSource, LockweaveBuildError } = weaver();
   const woven = weaveSource(file, code, { ...project.plugin, format });
   if (woven.errors.length > 0) throw new LockweaveBuildError(woven.errors);
+  const undecided = undecidedError(file, project, woven.locked);
+  if (undecided) throw undecided;
   const result = {
     code: woven.code,
     map: woven.woven > 0 ? woven.map : undefined,
