@@ -87,6 +87,12 @@ test('Bun.build with lockweave/bun: the bundle, run by bun, holds every key', as
   assertLocked(t, await bun([path.join('out', 'app', 'app.js')]));
 });
 
+test("Bun.build in a script run under the preload, without lockweave's plugin: the preload adds it, and the bundle holds every key", async (t) => {
+  const built = await bun(['build-bun.ts'], { OUT: 'out/no-plugin', NO_PLUGIN: '1' });
+  t.is(built.status, 0, built.output);
+  assertLocked(t, await bun([path.join('out', 'no-plugin', 'app.js')]));
+});
+
 test('Bun.build with lockweave/bun: a tagged method in a .js file (allowJs) fails the build, naming the file and the fix, and leaves no bundle', async (t) => {
   const out = path.join('out', 'js-app');
   const built = await bun(['build-bun.ts'], { ENTRIES: 'js-app', OUT: out });

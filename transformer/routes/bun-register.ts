@@ -14,6 +14,11 @@ import { bunPlugin, type BunPlugin } from './bun-plugin';
 
 interface BunRuntime {
   plugin(plugin: BunPlugin): unknown;
+  build?: (config: BuildConfig, ...rest: unknown[]) => unknown;
+}
+
+interface BuildConfig {
+  readonly plugins?: readonly ({ readonly name?: unknown } | null | undefined)[];
 }
 
 const bun = (globalThis as { Bun?: BunRuntime }).Bun;
@@ -26,6 +31,17 @@ if (!bun) {
 const loaded = new Set<string>();
 bun.plugin(bunPlugin(loaded));
 markWeaving(loaded);
+// A build script this preload runs (`bun build.ts`) may call Bun.build without lockweave's plugin:
+// Bun.build uses no runtime plugin, so it would bundle every tagged method unlocked, and the bundle,
+// JavaScript, is no file a later check judges. lockweave's plugin goes first among its plugins
+// (the nearest tsconfig's entry, as `plugins: [lockweave()]` reads it); one already there is left be.
+const build = bun.build;
+if (typeof build === 'function')
+  bun.build = function (this: unknown, config: BuildConfig, ...rest: unknown[]) {
+    const plugins = config?.plugins ?? [];
+    if (plugins.some((plugin) => plugin?.name === 'lockweave')) return build.call(this, config, ...rest);
+    return build.call(this, { ...config, plugins: [bunPlugin(new Set()), ...plugins] }, ...rest);
+  };
 // Code given with -e or on stdin (`bun run -`) is no file the plugin is asked for, and need not
 // load the runtime: Bun hands it over as process._eval before the preloads run, checked now.
 assertCodeNotInFileWoven();
