@@ -26,6 +26,7 @@
 // Other caches must not keep an old weave: the tsconfig chain is declared a dependency of each
 // woven file (webpack's and rspack's persistent caches, watch modes), and vitest's module cache,
 // keyed on the file's text and the plugin names only, is given the woven text's hash.
+import * as path from 'node:path';
 import {
   hasOtherCompiledName,
   isWovenSource,
@@ -211,6 +212,19 @@ export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
       // The dependency optimizer's own bundler, which vite's plugins do not reach (vite-optimizer.ts).
       weaveOptimizedDeps(config, this?.meta, () => lockweaveHooks(options));
     },
+    // vite invalidates every module when a tsconfig.json is written or removed, not when a
+    // tsconfig.*.json is: one written beside a woven module's config (tsconfig.build.json, with
+    // another entry) must be read again, as a fresh start reads it. The configs that exist are
+    // each woven module's watched files already.
+    configureServer(server: DevServer): void {
+      const invalidate = (file: string) => {
+        if (!SIBLING_CONFIG.test(path.basename(file))) return;
+        for (const environment of Object.values(server.environments ?? {})) environment.moduleGraph?.invalidateAll?.();
+        server.moduleGraph?.invalidateAll?.();
+      };
+      server.watcher?.on?.('add', invalidate);
+      server.watcher?.on?.('unlink', invalidate);
+    },
     // vitest ≥ 4 caches transformed modules on disk (fsModuleCache) by the file's text and the
     // plugins' names: without this, a changed `prefix` in the tsconfig would go on locking the
     // old key. The woven text says all that the weave read (and comes from lockweave's cache).
@@ -228,6 +242,16 @@ export function vitePlugin(options: LockweaveBundlerOptions | undefined) {
       });
     },
   };
+}
+
+/** A tsconfig.*.json's name (nearest-tsconfig.ts lists them beside a tsconfig.json). */
+const SIBLING_CONFIG = /^tsconfig\..+\.json$/;
+
+/** The part of vite's dev server this plugin uses (vite is not a dependency of this module). */
+interface DevServer {
+  readonly watcher?: { on?(event: 'add' | 'unlink', listener: (file: string) => void): unknown };
+  readonly environments?: Record<string, { readonly moduleGraph?: { invalidateAll?(): void } }>;
+  readonly moduleGraph?: { invalidateAll?(): void };
 }
 
 /** The part of vitest's plugin context this plugin uses (vitest is not a dependency). */
