@@ -143,12 +143,16 @@ function configOf(
   return undefined;
 }
 
-/** JavaScript and TypeScript files a command runs that exist in the project (`node scripts/build.mjs`). */
+/**
+ * JavaScript and TypeScript files a command runs that exist in the project, whatever runs them:
+ * `node scripts/build.mjs`, `bun build.ts`, `bun run --bun build.ts`, `./build.ts` (a shebang).
+ */
 function scriptFilesOf(command: string, dirs: readonly string[]): Found[] {
   return command
     .split(/\s+/)
+    .map((token) => token.replace(/^['"]|['"]$/g, ''))
     .filter((token) => /\.[cm]?[jt]s$/.test(token))
-    .map((token) => readIn(dirs, token.replace(/^['"]|['"]$/g, '')))
+    .map((token) => readIn(dirs, token))
     .filter((found): found is Found => found !== undefined);
 }
 

@@ -260,6 +260,17 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     fix: "plugins: [require('lockweave/esbuild').default()] in its esbuild.build()/context() options",
   },
   {
+    // A file a script runs (`bun build.ts`, `bun run scripts/build.mjs`, `./build.ts` with a bun
+    // shebang) that calls Bun's bundler API: the bunfig preload is a runtime plugin, which
+    // Bun.build does not use, and the bundle it writes is JavaScript the runtime cannot tell from
+    // woven code. `lockweave/bun/register` (the preload) is not the bundler plugin.
+    tool: 'Bun.build (build script)',
+    configMatters: /\bBun\s*\.\s*build\s*\(/,
+    safe: (use) => /(['"])lockweave\/bun\1/.test(use.config) && /\bplugins\b/.test(use.config),
+    runsUnlocked: 'this script runs Bun.build without the lockweave plugin: every tagged method is bundled unlocked',
+    fix: "import lockweave from 'lockweave/bun' and plugins: [lockweave()] in its Bun.build() options",
+  },
+  {
     tool: 'tsup',
     command: bin('tsup'),
     configFiles: configFiles('tsup.config'),
@@ -373,4 +384,4 @@ function withoutComments(toml: string): string {
 
 /** Printed with every audit: what a reading of the project's files cannot know. */
 export const AUDIT_BLIND_SPOTS =
-  "The audit reads package.json scripts, the tsconfig, the tools' config files and the esbuild scripts a script runs. It cannot see shell scripts, CI files, Dockerfiles, NODE_OPTIONS set outside a script, tools started from code, or other packages of a monorepo: run `lockweave verify <output>` after each build to catch what it misses.";
+  "The audit reads package.json scripts, the tsconfig, the tools' config files and the esbuild and Bun.build scripts a script runs. It cannot see shell scripts, CI files, Dockerfiles, NODE_OPTIONS set outside a script, tools started from code, or other packages of a monorepo: run `lockweave verify <output>` after each build to catch what it misses.";

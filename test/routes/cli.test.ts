@@ -263,6 +263,69 @@ test('check lists every hole of a project whose scripts and configs run TypeScri
   t.regex(result.stderr, /It cannot see shell scripts, CI files/);
 });
 
+test('check follows the files Bun runs into Bun.build: without lockweave/bun in its plugins each is a hole, with it none', async (t) => {
+  // The clean fixture (0 holes; its bunfig.toml preloads lockweave/bun/register, which Bun.build does not use).
+  const dir = path.join(TMP, 'bun-build-scripts');
+  fs.cpSync(path.join(FIXTURE, 'clean'), dir, { recursive: true });
+  const unwoven = "await Bun.build({ entrypoints: ['src/orders.ts'], outdir: 'out', target: 'bun' });\n";
+  const files: Record<string, string> = {
+    'build.ts': unwoven,
+    'scripts/bun-build.mjs': `// Bun's bundler API, no plugin.\n${unwoven}`,
+    'scripts/shebang.ts': `#!/usr/bin/env bun\n${unwoven}`,
+    // The preload is a runtime plugin: importing it is not passing the bundler plugin.
+    'scripts/preload-only.ts': `import 'lockweave/bun/register';\n${unwoven}`,
+    'scripts/imported-unused.ts': `import lockweave from 'lockweave/bun';\n${unwoven}`,
+    'scripts/woven.ts':
+      "import lockweave from 'lockweave/bun';\n" +
+      "await Bun.build({ entrypoints: ['src/orders.ts'], outdir: 'out', target: 'bun', plugins: [lockweave()] });\n",
+  };
+  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  Object.assign(manifest.scripts, {
+    'bundle:bun': 'bun build.ts',
+    'bundle:bun-run': 'bun run build.ts',
+    'bundle:bun-flags': 'bun --bun --env-file=.env scripts/bun-build.mjs',
+    'bundle:bun-quoted': 'cd . && bun run "scripts/bun-build.mjs"',
+    'bundle:shebang': './scripts/shebang.ts',
+    'bundle:preload-only': 'bun scripts/preload-only.ts',
+    'bundle:imported-unused': 'bun scripts/imported-unused.ts',
+    // Not holes: the plugin passed, and `bun run build` naming the package's own (woven) build script.
+    'bundle:woven': 'bun scripts/woven.ts',
+    'bundle:named': 'bun run build',
+  });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
+
+  const result = await lockweave(['check', '-p', path.join(dir, 'tsconfig.json')]);
+  t.is(result.status, 1, result.output);
+  const blocks = result.stderr.split(/\n(?= {2}\S)/);
+  const flagged = [
+    ['build.ts', 'bundle:bun'],
+    ['build.ts', 'bundle:bun-run'],
+    ['scripts/bun-build.mjs', 'bundle:bun-flags'],
+    ['scripts/bun-build.mjs', 'bundle:bun-quoted'],
+    ['scripts/shebang.ts', 'bundle:shebang'],
+    ['scripts/preload-only.ts', 'bundle:preload-only'],
+    ['scripts/imported-unused.ts', 'bundle:imported-unused'],
+  ];
+  for (const [file, script] of flagged) {
+    const where = `${file} (run by package.json scripts.${script})`;
+    const block = blocks.find((b) => b.includes(`/${where}`) || b.includes(`  ${where}`));
+    t.truthy(block, `no hole reported for ${where}`);
+    t.regex(
+      block ?? '',
+      /unlocked: this script runs Bun\.build without the lockweave plugin: every tagged method is bundled unlocked/,
+      where,
+    );
+    t.regex(block ?? '', /fix: import lockweave from 'lockweave\/bun' and plugins: \[lockweave\(\)\]/, where);
+  }
+  t.false(result.stderr.includes('woven.ts'), result.stderr);
+  t.false(result.stderr.includes('scripts.bundle:named'), result.stderr);
+  t.regex(result.stdout, new RegExp(`; 0 errors; ${flagged.length} toolchain holes`));
+  t.regex(result.stderr, /the esbuild and Bun\.build scripts a script runs/);
+});
+
 test('check passes a project whose every script and config weaves, and prints the tagged-method count', async (t) => {
   const result = await lockweave(['check', '-p', path.join(FIXTURE, 'clean', 'tsconfig.json')]);
   t.is(result.status, 0, result.output);
