@@ -120,7 +120,11 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
         (r) => !r.command && !r.configFiles && r.configMatters?.test(script.text),
       )) {
         seen++;
-        hold(rule, { text: script.text, config: script.text, project: facts }, `${script.label} (run by ${where})`);
+        hold(
+          rule,
+          { text: script.text, config: script.text, project: facts, runBy: command },
+          `${script.label} (run by ${where})`,
+        );
       }
     }
   }

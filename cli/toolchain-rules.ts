@@ -14,6 +14,8 @@ export interface Use {
   /** For a command: the text of the config file it reads ('' when there is none). For a config file: its text. */
   readonly config: string;
   readonly project: ProjectFacts;
+  /** For a script file a command runs (`bun build.ts`): that command. */
+  readonly runBy?: string;
 }
 
 export interface ProjectFacts {
@@ -261,13 +263,19 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
   },
   {
     // A file a script runs (`bun build.ts`, `bun run scripts/build.mjs`, `./build.ts` with a bun
-    // shebang) that calls Bun's bundler API: the bunfig preload is a runtime plugin, which
-    // Bun.build does not use, and the bundle it writes is JavaScript the runtime cannot tell from
-    // woven code. `lockweave/bun/register` (the preload) is not the bundler plugin.
+    // shebang) that calls Bun's bundler API. lockweave/bun/register, preloaded by the bunfig.toml the
+    // bun command reads or imported by the file, puts lockweave's plugin into a Bun.build that lacks
+    // it; without it the bundle, JavaScript, holds every tagged method unlocked.
     tool: 'Bun.build (build script)',
     configMatters: /\bBun\s*\.\s*build\s*\(/,
-    safe: (use) => /(['"])lockweave\/bun\1/.test(use.config) && /\bplugins\b/.test(use.config),
-    runsUnlocked: 'this script runs Bun.build without the lockweave plugin: every tagged method is bundled unlocked',
+    safe: (use) =>
+      (/(['"])lockweave\/bun\1/.test(use.config) && /\bplugins\b/.test(use.config)) ||
+      /(['"])lockweave\/bun\/register\1/.test(use.config) ||
+      (use.runBy !== undefined &&
+        (/(?:^|[\s/])bun(?=\s)/.test(use.runBy) || /^#!.*\bbun\b/.test(use.config)) &&
+        bunPreloads({ ...use, text: use.runBy }, '')),
+    runsUnlocked:
+      'this script runs Bun.build without the lockweave plugin: every tagged method is bundled unlocked (no bunfig.toml preload of lockweave/bun/register adds it)',
     fix: "import lockweave from 'lockweave/bun' and plugins: [lockweave()] in its Bun.build() options",
   },
   {

@@ -263,18 +263,19 @@ test('check lists every hole of a project whose scripts and configs run TypeScri
   t.regex(result.stderr, /It cannot see shell scripts, CI files/);
 });
 
-test('check follows the files Bun runs into Bun.build: without lockweave/bun in its plugins each is a hole, with it none', async (t) => {
-  // The clean fixture (0 holes; its bunfig.toml preloads lockweave/bun/register, which Bun.build does not use).
-  const dir = path.join(TMP, 'bun-build-scripts');
+/** The clean fixture (0 holes) with build scripts that call Bun.build, each run by a script; `preload` keeps its bunfig.toml. */
+function bunBuildProject(name: string, preload: boolean): string {
+  const dir = path.join(TMP, name);
   fs.cpSync(path.join(FIXTURE, 'clean'), dir, { recursive: true });
+  if (!preload) fs.rmSync(path.join(dir, 'bunfig.toml'));
   const unwoven = "await Bun.build({ entrypoints: ['src/orders.ts'], outdir: 'out', target: 'bun' });\n";
   const files: Record<string, string> = {
     'build.ts': unwoven,
     'scripts/bun-build.mjs': `// Bun's bundler API, no plugin.\n${unwoven}`,
     'scripts/shebang.ts': `#!/usr/bin/env bun\n${unwoven}`,
-    // The preload is a runtime plugin: importing it is not passing the bundler plugin.
-    'scripts/preload-only.ts': `import 'lockweave/bun/register';\n${unwoven}`,
     'scripts/imported-unused.ts': `import lockweave from 'lockweave/bun';\n${unwoven}`,
+    // lockweave/bun/register puts lockweave's plugin into a Bun.build that lacks it.
+    'scripts/registered.ts': `import 'lockweave/bun/register';\n${unwoven}`,
     'scripts/woven.ts':
       "import lockweave from 'lockweave/bun';\n" +
       "await Bun.build({ entrypoints: ['src/orders.ts'], outdir: 'out', target: 'bun', plugins: [lockweave()] });\n",
@@ -289,14 +290,18 @@ test('check follows the files Bun runs into Bun.build: without lockweave/bun in 
     'bundle:bun-flags': 'bun --bun --env-file=.env scripts/bun-build.mjs',
     'bundle:bun-quoted': 'cd . && bun run "scripts/bun-build.mjs"',
     'bundle:shebang': './scripts/shebang.ts',
-    'bundle:preload-only': 'bun scripts/preload-only.ts',
     'bundle:imported-unused': 'bun scripts/imported-unused.ts',
-    // Not holes: the plugin passed, and `bun run build` naming the package's own (woven) build script.
+    'bundle:registered': 'bun scripts/registered.ts',
     'bundle:woven': 'bun scripts/woven.ts',
+    // `bun run build` names the package's own (woven) build script, not a file.
     'bundle:named': 'bun run build',
   });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
+  return dir;
+}
 
+test('check follows the files Bun runs into Bun.build: without lockweave/bun in its plugins and no bunfig preload, each is a hole', async (t) => {
+  const dir = bunBuildProject('bun-build-scripts', false);
   const result = await lockweave(['check', '-p', path.join(dir, 'tsconfig.json')]);
   t.is(result.status, 1, result.output);
   const blocks = result.stderr.split(/\n(?= {2}\S)/);
@@ -306,7 +311,6 @@ test('check follows the files Bun runs into Bun.build: without lockweave/bun in 
     ['scripts/bun-build.mjs', 'bundle:bun-flags'],
     ['scripts/bun-build.mjs', 'bundle:bun-quoted'],
     ['scripts/shebang.ts', 'bundle:shebang'],
-    ['scripts/preload-only.ts', 'bundle:preload-only'],
     ['scripts/imported-unused.ts', 'bundle:imported-unused'],
   ];
   for (const [file, script] of flagged) {
@@ -320,10 +324,17 @@ test('check follows the files Bun runs into Bun.build: without lockweave/bun in 
     );
     t.regex(block ?? '', /fix: import lockweave from 'lockweave\/bun' and plugins: \[lockweave\(\)\]/, where);
   }
-  t.false(result.stderr.includes('woven.ts'), result.stderr);
-  t.false(result.stderr.includes('scripts.bundle:named'), result.stderr);
-  t.regex(result.stdout, new RegExp(`; 0 errors; ${flagged.length} toolchain holes`));
+  t.is(result.stderr.match(/runs Bun\.build without the lockweave plugin/g)?.length, flagged.length, result.stderr);
+  for (const file of ['registered.ts (run by', 'woven.ts (run by'])
+    t.false(result.stderr.includes(file), `${file}: ${result.stderr}`);
   t.regex(result.stderr, /the esbuild and Bun\.build scripts a script runs/);
+});
+
+test("check passes Bun.build scripts that Bun runs with bunfig.toml's preload of lockweave/bun/register, which adds the plugin", async (t) => {
+  const dir = bunBuildProject('bun-build-scripts-preloaded', true);
+  const result = await lockweave(['check', '-p', path.join(dir, 'tsconfig.json')]);
+  t.is(result.status, 0, result.output);
+  t.regex(result.stdout, /; 0 errors; 0 toolchain holes/);
 });
 
 test('check passes a project whose every script and config weaves, and prints the tagged-method count', async (t) => {
