@@ -12,9 +12,11 @@ test_log_start() {
 # ava_run NODE_BINARY ARGS...: one ava run on that Node, its output kept in the log. A failed run
 # sets TEST_STATUS and the next runs still go. (Variables set before the call reach ava.)
 ava_run() {
-  local node_bin="$1"
+  local node_bin="$1" started=$SECONDS
   shift
   "$node_bin" node_modules/ava/entrypoints/cli.mjs "$@" 2>&1 | tee -a "$TEST_LOG" || TEST_STATUS=$?
+  # Each run's time, so a slower CI says which Node line or server grew.
+  echo "test: that run took $((SECONDS - started)) s"
 }
 
 # True when an argument names files (not an option, nor an option's value): a run of chosen tests.
