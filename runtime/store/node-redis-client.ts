@@ -148,7 +148,14 @@ class ReplyPairing {
         reject(commandTimedOut(COMMAND_TIMEOUT_MS));
       }, COMMAND_TIMEOUT_MS);
       timer.unref();
-      sent.then(resolve, reject).finally(() => clearTimeout(timer));
+      sent
+        .then(resolve, (error: unknown) => {
+          // node-redis's own timeout can end a written command before this bound does (the two are
+          // due at the same time): its reply is as overdue, and the next reply may be its.
+          if (isTimeout(error) && this.client.isReady && connection === this.connection) this.replyOverdue();
+          reject(error);
+        })
+        .finally(() => clearTimeout(timer));
     });
   }
 
@@ -196,9 +203,14 @@ class ReplyPairing {
   }
 }
 
-/** node-redis's timeout error (v5's has no message) as one the health check reads as a lost connection. */
+/** node-redis's timeout error (its class's name; v5's has no message). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.constructor.name === 'TimeoutError';
+}
+
+/** node-redis's timeout error as one the health check reads as a lost connection. */
 export function explainTimeout(error: unknown): never {
-  if (error instanceof Error && error.constructor.name === 'TimeoutError') {
+  if (isTimeout(error)) {
     throw commandTimedOut(COMMAND_TIMEOUT_MS, error);
   }
   throw error;
