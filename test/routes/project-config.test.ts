@@ -289,31 +289,38 @@ test('names tsc does not list get the entry when the enclosing config would list
     t.is(projectConfigFor(path.join(legacy, name)).plugin.prefix, 'shop:', name);
 });
 
+/** A project tspc builds from src to dist (CommonJS), with the plugin entry prefix shop:. */
+const TSPC_PROJECT = {
+  compilerOptions: {
+    ...entry({ prefix: 'shop:' }).compilerOptions,
+    target: 'ES2022',
+    module: 'commonjs',
+    outDir: 'dist',
+    rootDir: 'src',
+    types: [],
+    skipLibCheck: true,
+  },
+  include: ['src'],
+};
+
+/** `tspc -p dir` (ts-patch's compiler, lockweave's transformer by the project's own link); its output. */
+function tspcBuild(dir: string): string {
+  return execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js'), '-p', dir], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+}
+
 test('tspc building a file whose own project reads another entry fails at the file; with none there, the enclosing one is agreed', (t) => {
   const root = project('enclosing-tspc', {
-    'tsconfig.json': {
-      compilerOptions: {
-        ...entry({ prefix: 'shop:' }).compilerOptions,
-        target: 'ES2022',
-        module: 'commonjs',
-        outDir: 'dist',
-        rootDir: 'src',
-        types: [],
-        skipLibCheck: true,
-      },
-      include: ['src'],
-    },
+    'tsconfig.json': TSPC_PROJECT,
     'src/legacy/tsconfig.json': { compilerOptions: { strict: true } },
     'src/legacy/pay.ts': TAGGED,
     'node_modules/lockweave': '',
   });
   fs.rmSync(path.join(root, 'node_modules', 'lockweave'));
   fs.symlinkSync(ROOT, path.join(root, 'node_modules', 'lockweave'));
-  const tspc = () =>
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js'), '-p', root], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+  const tspc = () => tspcBuild(root);
   t.notThrows(tspc);
   t.regex(fs.readFileSync(path.join(root, 'dist', 'legacy', 'pay.js'), 'utf8'), /prefix: "shop:"/);
   fs.writeFileSync(
@@ -332,18 +339,7 @@ test("tspc building a file through a linked folder fails at it when its real pat
     'shared/tsconfig.json': { compilerOptions: { strict: true } },
     'shared/src/b.ts': TAGGED,
     'app/.git/HEAD': 'ref: refs/heads/main\n',
-    'app/tsconfig.json': {
-      compilerOptions: {
-        ...entry({ prefix: 'shop:' }).compilerOptions,
-        target: 'ES2022',
-        module: 'commonjs',
-        outDir: 'dist',
-        rootDir: 'src',
-        types: [],
-        skipLibCheck: true,
-      },
-      include: ['src'],
-    },
+    'app/tsconfig.json': TSPC_PROJECT,
     'app/src/a.ts': TAGGED,
   });
   const app = path.join(home, 'app');
@@ -352,12 +348,7 @@ test("tspc building a file through a linked folder fails at it when its real pat
   fs.symlinkSync(path.join('..', '..', 'shared', 'src'), path.join(app, 'src', 'shared'), 'dir');
   // What the routes read for the file by its real path: the shared folder's own project, no entry.
   t.is(projectConfigFor(path.join(home, 'shared', 'src', 'b.ts')).plugin.prefix, undefined);
-  const error = t.throws(() =>
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js'), '-p', app], {
-      cwd: app,
-      encoding: 'utf8',
-    }),
-  ) as Error & { stdout?: string };
+  const error = t.throws(() => tspcBuild(app)) as Error & { stdout?: string };
   t.regex(
     String(error.stdout),
     /shared[\\/]b\.ts is built here with the lockweave entry of tsconfig\.json \(\{"prefix":"shop:"\}\), but its own project \(by its real path, .*shared[\\/]src[\\/]b\.ts/,
