@@ -270,9 +270,7 @@ export function isOtherCompiledName(file: string): boolean {
  * hooks judge a package's `.svc` as a project's, since the hook that compiles it does not care where it is).
  */
 export function hasOtherCompiledName(file: string): boolean {
-  if (typeof file !== 'string' || isTypeScriptSource(file)) return false;
-  const name = path.basename(file);
-  return name.lastIndexOf('.') > 0 && !JAVASCRIPT_FILE.test(name) && !DATA_FILE.test(name) && path.isAbsolute(file);
+  return isCompiledUnderOtherName(file) && !DATA_FILE.test(file);
 }
 
 /**
