@@ -3,6 +3,10 @@
 
 TEST_LOG=test/.tmp/ava.log
 TEST_STATUS=0
+# Node 22 and later keep the compiled code of what they load (TypeScript's compiler, the bundlers,
+# ava) here, for the thousands of processes a run starts: about a quarter of the toolchain suites'
+# time. Node 20 has no such cache and ignores it. A test about the cache sets its own.
+export NODE_COMPILE_CACHE="$PWD/test/.tmp/node-compile-cache"
 
 test_log_start() {
   mkdir -p test/.tmp
@@ -17,6 +21,30 @@ ava_run() {
   "$node_bin" node_modules/ava/entrypoints/cli.mjs "$@" 2>&1 | tee -a "$TEST_LOG" || TEST_STATUS=$?
   # Each run's time, so a slower CI says which Node line or server grew.
   echo "test: that run took $((SECONDS - started)) s"
+}
+
+# ava_side_by_side COMMAND... [-- COMMAND...]: one command (a function that calls ava_run), or two
+# at once. Two runs' output is held apart (a file and a log each) and shown whole, in order, as
+# they end, so their lines never interleave in a CI log; their failures count as any run's.
+ava_side_by_side() {
+  local first=() second=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do first+=("$1"); shift; done
+  if [ $# -gt 0 ]; then shift; second=("$@"); fi
+  if [ ${#second[@]} = 0 ]; then "${first[@]}"; return; fi
+  local dir=test/.tmp/side-by-side started=$SECONDS pids=() run
+  mkdir -p "$dir"
+  for run in 1 2; do
+    if [ "$run" = 1 ]; then set -- "${first[@]}"; else set -- "${second[@]}"; fi
+    (TEST_LOG="$dir/$run.log" TEST_STATUS=0 && : > "$TEST_LOG" && "$@" && exit "$TEST_STATUS") > "$dir/$run.out" 2>&1 &
+    pids+=($!)
+  done
+  echo "test: two runs side by side: ${first[*]} | ${second[*]} (output as each ends)"
+  for run in 1 2; do
+    wait "${pids[run - 1]}" || TEST_STATUS=$?
+    cat "$dir/$run.out"
+    cat "$dir/$run.log" >> "$TEST_LOG"
+  done
+  echo "test: the two runs side by side took $((SECONDS - started)) s"
 }
 
 # True when an argument names files (not an option, nor an option's value): a run of chosen tests.

@@ -23,21 +23,24 @@ UNIT_TESTS=(
 #   Node 22, 24 and 26, and Valkey the whole matrix (below: which suites each line runs)
 FAST_TESTS=("${UNIT_TESTS[@]}" test/runtime test/behaviour test/protocol)
 
-# `npm run test:all` (CI): every file on the machine's Node, then on the other Node lines only the
-# suites whose outcome can depend on the Node that runs them:
-#   Node 22, 26   FAST_TESTS but the other client libraries' suites (below): the runtime and woven
-#                 methods on that Node's timers, sockets and AsyncLocalStorage, the transformer's
-#                 stages, the protocol
-#   Node 24       FAST_TESTS and the fault suite (and Valkey's run, and the topologies)
-# Not again on each line: the toolchain suites (test/routes, test/install, test/transformer/e2e)
-# start the Node binaries they are about themselves — the loader and jest routes on Node 22 and 24
-# by path, the rest on the machine's — so the line's own Node changes nothing in them but the time
-# (about 3 minutes a line). The fault suite runs where the runtime is deployed most (24) and on the
-# machine's Node: on 22 and 26 it would repeat the runtime suites' answers at 2 minutes a line.
+# `npm run test:all` (CI): every file on Node 24, then on the other Node lines (the machine's, 22,
+# 26) only the suites whose outcome can depend on the Node that runs them:
+#   Node 24             every file: FAST_TESTS, the fault suite, the toolchain suites (test/routes,
+#                       test/install, test/transformer/e2e) and the other client libraries' suites
+#   machine's, 22, 26   FAST_TESTS but the other client libraries' suites (below): the runtime and
+#                       woven methods on that Node's timers, sockets and AsyncLocalStorage, the
+#                       transformer's stages, the protocol
+# The toolchain suites run on one line, 24 — the line users deploy most; the machine's Node 20 is
+# past its end of life — not on each: they start the Node binaries they are about themselves (the
+# loader and jest routes on Node 20, 22 and 24 by path, the rest on the Node that runs ava or on the
+# PATH's), so the line's own Node changes nothing in them but the time (about 6 minutes a line; on
+# Node 24 with its compile cache, scripts/test-lib.sh, a quarter less than on Node 20). The fault
+# suite runs where the runtime is deployed most (24, and Valkey's run on 24): on the other lines it
+# would repeat the runtime suites' answers at 1.5 minutes a line.
 # The suites of the other client libraries (GLIDE, node-redis 5 and 6, ioredis 6 beside 5, and their
-# shapes told apart) are not run again on 22 and 26: what they prove is the library's protocol and
-# the store's use of it, the same on every Node; the runtime's own timers and sockets on each line
-# are the ioredis suites'. They run on the machine's Node and on 24 (with Valkey's run).
+# shapes told apart) are not run again on each line either: what they prove is the library's
+# protocol and the store's use of it, the same on every Node; the runtime's own timers and sockets
+# on each line are the ioredis suites'. They run on 24 (and in Valkey's run).
 CLIENT_LIBRARY_TESTS=(
   test/runtime/glide-connection.test.ts test/runtime/glide-lock.test.ts
   test/runtime/node-redis-connection.test.ts test/runtime/node-redis-lock.test.ts test/runtime/node-redis5-lock.test.ts
@@ -47,7 +50,8 @@ NODE_LINE_TESTS=("${UNIT_TESTS[@]}" test/behaviour test/protocol)
 for file in test/runtime/*.test.ts; do
   case " ${UNIT_TESTS[*]} ${CLIENT_LIBRARY_TESTS[*]} " in *" $file "*) ;; *) NODE_LINE_TESTS+=("$file") ;; esac
 done
-NODE24_TESTS=("${FAST_TESTS[@]}" test/faults)
+# The line that runs every file (ava's own list, ava.config.mjs).
+EVERY_FILE_LINE=24
 
 # The Valkey run (Node 24): the suites whose outcome depends on the server (test/runtime,
 # test/behaviour, test/faults, test/protocol), but not their files that start no server at all —
