@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from '../helpers/fixture-projects';
 import { childRunner } from '../helpers/child-process';
+import { processScratch } from '../helpers/process-scratch';
 import { useRedis } from '../helpers/redis-fixture';
 
 /** The binary of the `bun` devDependency's platform package (scripts/setup.sh installs it). */
@@ -20,7 +21,7 @@ test('bun run src/main.ts in examples/: every case locks, the waiter wakes at th
     env: {
       REDIS_URL: fixture.server.url,
       NO_COLOR: '1',
-      LOCKWEAVE_CACHE_DIR: path.join(ROOT, 'test', '.tmp', 'bun-example-cache'),
+      LOCKWEAVE_CACHE_DIR: processScratch('bun-example-cache'),
     },
   });
   t.is(ran.status, 0, ran.output);

@@ -4,13 +4,14 @@
 // written by one instance only, and every tick all three were up for is written by one of them.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, linkPackage } from '../helpers/fixture-projects';
 import { childRunner } from '../helpers/child-process';
+import { processScratch } from '../helpers/process-scratch';
 import { useRedis } from '../helpers/redis-fixture';
 
-const projectDir = join(ROOT, 'test', '.tmp', 'examples-nest');
+const projectDir = processScratch('examples-nest');
 const outDir = join(projectDir, 'dist');
 const NEST = join(ROOT, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
 const fixture = useRedis(test);
@@ -20,7 +21,6 @@ const MIN_HOLD_MS = 3_000;
 
 test.before(() => {
   linkPackage(); // lockweave/nest resolves from test/.tmp as from a user's node_modules
-  rmSync(projectDir, { recursive: true, force: true });
   cpSync(join(ROOT, 'examples', 'nest'), projectDir, { recursive: true, filter: (from) => !from.endsWith('dist') });
   const built = spawnSync(process.execPath, [NEST, 'build'], { cwd: projectDir, encoding: 'utf8', timeout: 120_000 });
   if (built.status !== 0) throw new Error(`nest build failed:\n${built.stdout}${built.stderr}`);

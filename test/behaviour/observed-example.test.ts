@@ -4,10 +4,11 @@
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { processScratch } from '../helpers/process-scratch';
 import { tspc } from '../helpers/tspc';
 import { useRedis } from '../helpers/redis-fixture';
 
-const outDir = join(__dirname, '..', '.tmp', 'examples-observed');
+const outDir = processScratch('examples-observed');
 const fixture = useRedis(test);
 
 test.before(() => {

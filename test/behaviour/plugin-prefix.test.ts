@@ -6,6 +6,7 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { configure, inspect, lock, LockAcquireError, withLock } from 'lockweave';
+import { processScratch } from '../helpers/process-scratch';
 import { tspc } from '../helpers/tspc';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
 import { eventually } from '../helpers/time';
@@ -16,9 +17,10 @@ const fixture = useRedis(test);
 let orders: InstanceType<OrdersModule['Orders']>;
 
 test.before(() => {
-  const compiled = tspc(['-p', 'test/fixtures/plugin-prefix/tsconfig.json']);
+  const outDir = processScratch('plugin-prefix');
+  const compiled = tspc(['-p', 'test/fixtures/plugin-prefix/tsconfig.json', '--outDir', outDir]);
   if (compiled.status !== 0) throw new Error(`tspc failed:\n${compiled.output}`);
-  const woven = require(join(__dirname, '..', '.tmp', 'plugin-prefix', 'orders.js')) as OrdersModule;
+  const woven = require(join(outDir, 'orders.js')) as OrdersModule;
   orders = new woven.Orders();
 });
 

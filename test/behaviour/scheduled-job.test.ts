@@ -7,9 +7,10 @@ import test from 'ava';
 import { join } from 'node:path';
 import { tspc } from '../helpers/tspc';
 import { childRunner } from '../helpers/child-process';
+import { processScratch } from '../helpers/process-scratch';
 import { useRedis } from '../helpers/redis-fixture';
 
-const outDir = join(__dirname, '..', '.tmp', 'examples');
+const outDir = processScratch('examples');
 const fixture = useRedis(test);
 
 test.before(() => {

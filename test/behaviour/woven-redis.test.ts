@@ -3,20 +3,21 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { LockAcquireError, LockKeyError, type LockEvent } from 'lockweave';
+import { processScratch } from '../helpers/process-scratch';
 import { tspc } from '../helpers/tspc';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
 import { sleep, until } from '../helpers/time';
 
 type PaymentsModule = typeof import('../fixtures/behaviour/src/payments');
 
-const outDir = join(__dirname, '..', '.tmp', 'behaviour');
+const outDir = processScratch('behaviour');
 const events: LockEvent[] = [];
 const fixture = useRedis(test, { logger: (event) => events.push(event) });
 let woven: PaymentsModule;
 let payments: InstanceType<PaymentsModule['Payments']>;
 
 test.before(() => {
-  const compiled = tspc(['-p', 'test/fixtures/behaviour/tsconfig.json']);
+  const compiled = tspc(['-p', 'test/fixtures/behaviour/tsconfig.json', '--outDir', outDir]);
   if (compiled.status !== 0) throw new Error(`tspc failed:\n${compiled.output}`);
   woven = require(join(outDir, 'payments.js')) as PaymentsModule;
   payments = new woven.Payments();

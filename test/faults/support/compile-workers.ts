@@ -9,7 +9,7 @@
 // fail for the wrong reason. So runtime/*.ts is transpiled (no type check: tsc does that in
 // `npm test`) into a `lockweave` package in node_modules beside the workers' output, in a package
 // scope of its own. The types the workers are compiled against still come from dist/.
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { REPO_ROOT, WORKERS_DIR, scratchDir } from './paths';
@@ -30,9 +30,8 @@ export function compiledWorkersDir(): string {
   if (compiled) return compiled;
   if (!existsSync(TRANSFORMER))
     throw new Error('dist/transformer is missing: run `npm run build` (scripts/setup.sh does)');
+  // Workers have exited by the time the test process does; their build goes with it (scratchDir).
   const dir = scratchDir('faults-workers');
-  // Workers have exited by the time the test process does; their build goes with it.
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const outDir = join(dir, 'out');
   writeFileSync(
     join(dir, 'tsconfig.json'),

@@ -1,6 +1,5 @@
 // Where the fault suite lives and where it may write. Everything it writes goes under
 // test/.tmp/ (gitignored), so a run leaves the repository as it found it.
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -8,9 +7,5 @@ export const TMP_DIR = join(REPO_ROOT, 'test', '.tmp');
 export const WORKERS_DIR = resolve(__dirname, '..', 'workers');
 export const SUMMARY_FILE = join(TMP_DIR, 'faults-summary.jsonl');
 
-/** A fresh directory under test/.tmp/ for one test file's scratch files. */
-export function scratchDir(name: string): string {
-  const dir = join(TMP_DIR, `${name}-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
+/** A fresh directory under test/.tmp/ for one test file's scratch files (the helpers' one kind). */
+export { processScratch as scratchDir } from '../../helpers/process-scratch';
