@@ -72,7 +72,9 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
   });
 
   test('retries=10: eleven attempts, for a caller alone and for callers queued behind another in their process', async (t) => {
-    const L = spec('eleven', { retries: 10, waitTime: 40 });
+    // waitTime leaves room for slow answers: attempts answered later than the schedule are fewer
+    // (acquire.ts's deadlineOf), and a loaded 2-core machine running a Cluster is slow at times.
+    const L = spec('eleven', { retries: 10, waitTime: 150 });
     const holder = await L.acquire('A');
     const errors = await Promise.all(
       [1, 2, 3].map(() =>
@@ -127,11 +129,13 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
   });
 
   test('the watchdog renews the lease while the body runs; without it the lease runs out', async (t) => {
-    const watched = spec('watchdog', { lockTime: 300 });
-    const unwatched = spec('nowatchdog', { lockTime: 300, watchdog: false });
+    // A lease long enough that a renewal late by a loaded machine's stall (up to two thirds of it)
+    // still comes in time, and a wait over twice as long, so the unwatched one has run out.
+    const watched = spec('watchdog', { lockTime: 1_200 });
+    const unwatched = spec('nowatchdog', { lockTime: 1_200, watchdog: false });
     const a = await watched.acquire('A');
     const b = await unwatched.acquire('A');
-    await sleep(1_000);
+    await sleep(3_000);
     t.is(await probe().holder(a!.key), (a as { token: string }).token);
     t.true(a!.held);
     t.falsy(await probe().holder(b!.key));
