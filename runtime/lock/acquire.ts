@@ -395,7 +395,8 @@ async function attemptInTurn(
  */
 function answered<T>(attempt: Promise<T>, store: LockStore, until: number): Promise<T> {
   return new Promise((resolve, reject) => {
-    const waitMs = until - Date.now();
+    // 0 when the bound passed while the attempt was sent (a paused process), never less.
+    const waitMs = Math.max(0, until - Date.now());
     const timer = setTimer(() => {
       // Made in a timer's callback, its stack would hold only Node's timer internals; capturing it
       // is most of the cost when a crowd of callers gives up at once (measured: 0.4 s of CPU for

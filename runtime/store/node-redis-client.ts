@@ -79,7 +79,7 @@ export function nodeRedisSender(client: NodeRedisClient, address: string): Comma
     send: (name, args) => {
       const refusal = pairing.refusal;
       if (refusal) return Promise.reject(refusal);
-      return pairing.bound(client.sendCommand([name, ...args.map(String)], options)).catch(explainTimeout);
+      return pairing.bound(() => client.sendCommand([name, ...args.map(String)], options)).catch(explainTimeout);
     },
     close: () => pairing.close(),
   };
@@ -139,8 +139,14 @@ class ReplyPairing {
     return this.unpaired ?? this.overdue;
   }
 
-  /** `sent`, rejected once unanswered for the bound; if it was on the open connection, the PINGs start. */
-  bound<T>(sent: Promise<T>): Promise<T> {
+  /**
+   * What `send` sends, rejected once unanswered for the bound; if it was on the open connection, the
+   * PINGs start. The bound starts before the command is handed to node-redis: a process paused
+   * between the two (a stop, a long GC) would otherwise wake with the caller's bound and node-redis's
+   * own timeout past and this one not yet running, and send the next lock commands while the reply
+   * to this one may be lost — each would read its neighbour's.
+   */
+  bound<T>(send: () => Promise<T>): Promise<T> {
     const connection = this.connection;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimer(() => {
@@ -148,6 +154,14 @@ class ReplyPairing {
         reject(commandTimedOut(COMMAND_TIMEOUT_MS));
       }, COMMAND_TIMEOUT_MS);
       timer.unref();
+      let sent: Promise<T>;
+      try {
+        sent = send();
+      } catch (error) {
+        clearTimeout(timer);
+        reject(error);
+        return;
+      }
       sent
         .then(resolve, (error: unknown) => {
           // node-redis's own timeout can end a written command before this bound does (the two are
