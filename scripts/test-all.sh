@@ -9,11 +9,12 @@
 # then the topology suites (test/topologies) once per server on Node 24,
 # and end with a plain "N passed, N failed" line summed over all of them.
 #
-# The run of every file keeps both cores busy and goes alone; the runs after it go two at a time
-# (scripts/test-lib.sh: ava_side_by_side), in the order below: the machine's Node beside 22, 26
-# beside Valkey, the topologies on redis-server beside those on valkey-server. Those runs leave a
-# core idle much of the time (waits on leases, failovers, restarts: the topologies use a third of
-# the machine alone), and their tests' bounds are made for a loaded 2-core machine.
+# The run of every file keeps both cores busy and goes alone; the other Node lines' and Valkey's
+# runs go two at a time (scripts/test-lib.sh: ava_side_by_side), in the order below: the machine's
+# Node beside 22, 26 beside Valkey. Each leaves a core idle much of the time (waits on leases,
+# restarts), and their tests' bounds are made for a loaded 2-core machine. The topologies go alone,
+# one server after the other: two of them at once (some thirty servers, each Cluster's gossip) made
+# the shared suite's short leases lapse.
 #
 # LOCKWEAVE_TEST_NODES picks the Nodes of the redis-server runs (below). LOCKWEAVE_TEST_SERVERS
 # picks the servers: "redis" (the suites of each of those Nodes), "valkey" (the server-backed
@@ -80,13 +81,13 @@ if [[ "$servers" == *" redis "* ]]; then
   done
 fi
 if [[ "$servers" == *" valkey "* ]]; then pending+=("valkey_run"); fi
-# Skipped when the arguments name files (a run of chosen tests).
-if ! names_files "$@" && [ -n "$(ls test/topologies/*.test.ts 2>/dev/null)" ]; then
-  for server in $servers; do pending+=("topology_run $server"); done
-fi
 for ((index = 0; index < ${#pending[@]}; index += 2)); do
   # Word-split on purpose: each entry is a function and its one plain argument.
   # shellcheck disable=SC2086
   ava_side_by_side ${pending[index]} ${pending[index + 1]:+-- ${pending[index + 1]}}
 done
+# Skipped when the arguments name files (a run of chosen tests).
+if ! names_files "$@" && [ -n "$(ls test/topologies/*.test.ts 2>/dev/null)" ]; then
+  for server in $servers; do topology_run "$server"; done
+fi
 test_summary
