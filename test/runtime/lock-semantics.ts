@@ -92,11 +92,12 @@ export function lockSemantics(test: TestFn, probe: () => StoreProbe, offers: Sto
   });
 
   test('when the holder never lets go, the caller gives up after retries × waitTime with LockAcquireError', async (t) => {
-    const L = spec('exhaust', { retries: 2, waitTime: 150 });
+    // Attempts 400 ms apart: room for a slow answer on a loaded machine, as for 'eleven' above.
+    const L = spec('exhaust', { retries: 2, waitTime: 400 });
     const holder = await L.acquire('A');
     const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
     t.is(error!.attempts, 3, 'the first attempt and retries=2 more: nothing released the key in between');
-    t.true(error!.waitedMs >= 250 && error!.waitedMs < 10_000, `waited ${error!.waitedMs}`);
+    t.true(error!.waitedMs >= 750 && error!.waitedMs < 10_000, `waited ${error!.waitedMs}`);
     t.regex(error!.message, /could not acquire .* after \d+ attempt/);
     await holder!.release();
   });
