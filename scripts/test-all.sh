@@ -87,7 +87,7 @@ for ((index = 0; index < ${#pending[@]}; index += 2)); do
   ava_side_by_side ${pending[index]} ${pending[index + 1]:+-- ${pending[index + 1]}}
 done
 # Skipped when the arguments name files (a run of chosen tests).
-if ! names_files "$@" && [ -n "$(ls test/topologies/*.test.ts 2>/dev/null)" ]; then
+if ! names_files "${ARGS[@]}" && [ -n "$(ls test/topologies/*.test.ts 2>/dev/null)" ]; then
   for server in $servers; do topology_run "$server"; done
 fi
 test_summary

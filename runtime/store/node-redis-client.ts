@@ -66,6 +66,7 @@ function hasClientShape(value: unknown): value is NodeRedisClient {
 // and a lock attempt must fail rather than hang past its caller's wait bound. A timed-out command
 // that was not written yet is taken out of the queue, so it is never sent late. A written one
 // node-redis waits for without a bound (it drops its timeout at the write): ReplyPairing bounds it.
+const NODE_REDIS_TIMEOUT = { timeout: COMMAND_TIMEOUT_MS };
 
 /**
  * Sends each command alone: node-redis writes the commands of one tick together by itself.
@@ -73,13 +74,12 @@ function hasClientShape(value: unknown): value is NodeRedisClient {
  * it is given one the health check (redis-health.ts) reads as a lost connection.
  */
 export function nodeRedisSender(client: NodeRedisClient, address: string): CommandSender {
-  const options = { timeout: COMMAND_TIMEOUT_MS };
   const pairing = new ReplyPairing(client, address);
   return {
     send: (name, args) => {
       const refusal = pairing.refusal;
       if (refusal) return Promise.reject(refusal);
-      return pairing.bound(() => client.sendCommand([name, ...args.map(String)], options)).catch(explainTimeout);
+      return pairing.send([name, ...args.map(String)]).catch(explainTimeout);
     },
     close: () => pairing.close(),
   };
@@ -140,23 +140,23 @@ class ReplyPairing {
   }
 
   /**
-   * What `send` sends, rejected once unanswered for the bound; if it was on the open connection, the
-   * PINGs start. The bound starts before the command is handed to node-redis: a process paused
-   * between the two (a stop, a long GC) would otherwise wake with the caller's bound and node-redis's
-   * own timeout past and this one not yet running, and send the next lock commands while the reply
-   * to this one may be lost — each would read its neighbour's.
+   * Sends `command` with node-redis's timeout, rejected once unanswered for the bound; if it was on
+   * the open connection, the PINGs start. The bound starts before the command is handed to
+   * node-redis: a process paused between the two (a stop, a long GC) would otherwise wake with the
+   * caller's bound past and this one not yet running, and send the next lock commands while the
+   * reply to this one may be lost — each would read its neighbour's.
    */
-  bound<T>(send: () => Promise<T>): Promise<T> {
+  send(command: readonly string[]): Promise<unknown> {
     const connection = this.connection;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const timer = setTimer(() => {
         if (this.client.isReady && connection === this.connection) this.replyOverdue();
         reject(commandTimedOut(COMMAND_TIMEOUT_MS));
       }, COMMAND_TIMEOUT_MS);
       timer.unref();
-      let sent: Promise<T>;
+      let sent: Promise<unknown>;
       try {
-        sent = send();
+        sent = this.client.sendCommand(command, NODE_REDIS_TIMEOUT);
       } catch (error) {
         clearTimeout(timer);
         reject(error);
@@ -164,8 +164,9 @@ class ReplyPairing {
       }
       sent
         .then(resolve, (error: unknown) => {
-          // node-redis's own timeout can end a written command before this bound does (the two are
-          // due at the same time): its reply is as overdue, and the next reply may be its.
+          // node-redis's own timeout ends a command it has not written yet (it drops it at the
+          // write), which a shorter maintenance timeout of its own can do before this bound: the
+          // same check runs, at the cost of one PING.
           if (isTimeout(error) && this.client.isReady && connection === this.connection) this.replyOverdue();
           reject(error);
         })

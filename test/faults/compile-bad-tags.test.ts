@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { HAND_WRITTEN, type BadTagCase } from '../fixtures/faults/compile-corpus';
 import { sampleBadTags } from './support/bad-tags';
-import { REPO_ROOT, scratchDir } from './support/paths';
+import { processScratch } from '../helpers/process-scratch';
+import { REPO_ROOT } from './support/paths';
 import { recordSummary } from './support/summary';
 import { tspc } from '../helpers/tspc';
 import { WOVEN_CALL } from './support/compile-workers';
@@ -74,7 +75,7 @@ function parseDiagnostics(output: string): Diagnostic[] {
 test(`tspc rejects each of ${HAND_WRITTEN.length} hand-written and ${GENERATED} generated malformed tags with a @redisLock: diagnostic in its own file, never crashes, and never turns tag text into code`, async (t) => {
   const startedAt = Date.now();
   t.true(existsSync(TRANSFORMER), 'dist/transformer is built (npm run build)');
-  const dir = scratchDir('faults-compile');
+  const dir = processScratch('faults-compile');
   rmSync(join(dir, 'src'), { recursive: true, force: true });
   rmSync(join(dir, 'out'), { recursive: true, force: true });
   mkdirSync(join(dir, 'src'));

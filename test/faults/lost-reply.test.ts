@@ -41,8 +41,8 @@ interface Client {
   reconnect?: () => Promise<void>;
   /**
    * node-redis only: the next command's process stalls (a busy event loop) for longer than the
-   * bound, between the command being queued and node-redis writing it (setImmediate). node-redis's
-   * own timeout then ends it unwritten, before the store's bound fires.
+   * bound, between node-redis queueing the command and writing it (setImmediate): the caller's
+   * bound and node-redis's own timeout pass during the stall.
    */
   stallNextSend?: () => void;
   end(): Promise<void>;
@@ -105,10 +105,10 @@ const clients: Record<string, (proxy: FaultProxy) => Promise<Client>> = {
   ),
 };
 
-// How a lost reply is met: `stalled`, the command whose reply is lost first waits past the bound in
-// a stalled process, where node-redis's own timeout ends it before the store's bound does (a held
-// key was entered so, once, in a loaded CI run: the next reply was dropped instead, and the one after
-// it answered the held key's SET NX).
+// How a lost reply is met: `stalled`, the command whose reply is lost is queued by a process that
+// then stalls past the bound (a held key was entered so, once, in a loaded CI run, when the store's
+// bound started only after the command was handed over: the caller gave up first, and the next
+// lock commands read their neighbours' replies).
 const cases = Object.entries(clients).flatMap(([label, open]) => [
   { title: label, open, stalled: false },
   ...(label.includes('node-redis')
@@ -143,7 +143,7 @@ for (const { title: label, open, stalled } of cases) {
     const commandConnections = proxy.carrying(/^SET$/);
     t.is(commandConnections.length, 1, 'one connection carries the lock commands');
     commandConnections[0]!.dropNextReply();
-    if (stalled) client.stallNextSend?.();
+    if (stalled) client.stallNextSend!();
     const lost = await outcome(withLock(request('lost'), async () => 'ok'));
     t.log(`the call whose reply was lost: ${lost}`);
     t.regex(lost, /^LockAcquireError/);

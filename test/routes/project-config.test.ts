@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ROOT } from '../helpers/fixture-projects';
+import { TSPC } from '../helpers/tspc';
 
 type ProjectConfigModule = typeof import('../../transformer/routes/project-config');
 const DIST = path.join(ROOT, 'dist', 'transformer', 'routes');
@@ -305,7 +306,7 @@ const TSPC_PROJECT = {
 
 /** `tspc -p dir` (ts-patch's compiler, lockweave's transformer by the project's own link); its output. */
 function tspcBuild(dir: string): string {
-  return execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'ts-patch', 'bin', 'tspc.js'), '-p', dir], {
+  return execFileSync(process.execPath, [TSPC, '-p', dir], {
     cwd: dir,
     encoding: 'utf8',
   });

@@ -12,7 +12,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
-import { REPO_ROOT, WORKERS_DIR, scratchDir } from './paths';
+import { processScratch } from '../../helpers/process-scratch';
+import { REPO_ROOT, WORKERS_DIR } from './paths';
 import { tspc } from '../../helpers/tspc';
 
 /** What a locked body starts with: `const lease_1 = await pay_lock_1.acquire(orderNo);` (transformer/weave/method-body.ts). */
@@ -30,8 +31,8 @@ export function compiledWorkersDir(): string {
   if (compiled) return compiled;
   if (!existsSync(TRANSFORMER))
     throw new Error('dist/transformer is missing: run `npm run build` (scripts/setup.sh does)');
-  // Workers have exited by the time the test process does; their build goes with it (scratchDir).
-  const dir = scratchDir('faults-workers');
+  // Workers have exited by the time the test process does; their build goes with it (processScratch).
+  const dir = processScratch('faults-workers');
   const outDir = join(dir, 'out');
   writeFileSync(
     join(dir, 'tsconfig.json'),

@@ -6,6 +6,3 @@ export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 export const TMP_DIR = join(REPO_ROOT, 'test', '.tmp');
 export const WORKERS_DIR = resolve(__dirname, '..', 'workers');
 export const SUMMARY_FILE = join(TMP_DIR, 'faults-summary.jsonl');
-
-/** A fresh directory under test/.tmp/ for one test file's scratch files (the helpers' one kind). */
-export { processScratch as scratchDir } from '../../helpers/process-scratch';
