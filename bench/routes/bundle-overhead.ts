@@ -9,8 +9,11 @@
 //   plain      the tool alone
 //   lockweave  with the plugin, its woven-file cache warm (the usual rebuild: tagged files unchanged)
 //   cold       with the plugin, LOCKWEAVE_CACHE=off: every build weaves (loads TypeScript 6)
-// Prints the medians and the ratios to plain (the issue's target: at most 1.10). Not a test:
-// timings depend on the machine.
+//   floor      (esbuild) a plugin that only reads each TypeScript file in its onLoad and hands it
+//              back to esbuild: the least a plugin that weaves by the file's text costs there,
+//              since esbuild's onLoad filters on the path alone and calls JavaScript for each file
+// Prints the medians and the ratios to plain (the issue's target: at most 1.10), and lockweave's
+// to the floor where there is one. Not a test: timings depend on the machine.
 //
 // Where the plugin's time goes (measured in-process, Node 24, warm cache): opening the woven-file
 // cache and reading 10 entries ~10-15 ms (loading node:crypto ~5 ms of it); for esbuild also one
@@ -19,7 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MODULES, TAGGED_EVERY, median, writeGeneratedApp } from './generated-app';
+import { cpuRatio, endedChildrenCpuMs, MODULES, TAGGED_EVERY, median, writeGeneratedApp } from './generated-app';
 
 const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
 const APP_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'bundle-overhead');
@@ -35,7 +38,9 @@ const TOOLS: Record<string, { args: string[]; files: Record<string, string> }> =
     args: ['build-esbuild.mjs'],
     files: {
       'build-esbuild.mjs': `import * as esbuild from 'esbuild';
-const plugins = process.env.LOCKWEAVE ? [(await import('lockweave/esbuild')).default()] : [];
+import { readFileSync } from 'node:fs';
+const floor = { name: 'floor', setup(build) { build.onLoad({ filter: /\\.ts$/ }, (args) => { readFileSync(args.path, 'utf8'); return undefined; }); } };
+const plugins = process.env.LOCKWEAVE ? [(await import('lockweave/esbuild')).default()] : process.env.FLOOR ? [floor] : [];
 await esbuild.build({ entryPoints: ['app.ts'], bundle: true, platform: 'node', format: 'esm', outfile: 'out/esbuild/app.mjs',
   external: ['lockweave'], logLevel: 'error', plugins });
 `,
@@ -111,7 +116,10 @@ const WAYS: Record<string, Record<string, string>> = {
   plain: {},
   lockweave: { LOCKWEAVE: '1', LOCKWEAVE_CACHE_DIR: CACHE_DIR },
   cold: { LOCKWEAVE: '1', LOCKWEAVE_CACHE: 'off' },
+  floor: { FLOOR: '1' },
 };
+/** The tools whose build script has a floor plugin (WAYS.floor). */
+const WITH_FLOOR = new Set(['esbuild']);
 
 function buildOnce(tool: string, env: Record<string, string>): number {
   const started = process.hrtime.bigint();
@@ -150,25 +158,39 @@ function main(): void {
   console.log(
     `  ${'tool'.padEnd(9)} ${Object.keys(WAYS)
       .map((way) => way.padStart(9))
-      .join(' ')}   lockweave/plain  cold/plain`,
+      .join(' ')}   lockweave/plain  cold/plain  floor/plain  lockweave/floor`,
   );
   for (const tool of Object.keys(TOOLS).filter((name) => !ONLY || ONLY.includes(name))) {
+    const ways = Object.keys(WAYS).filter((way) => way !== 'floor' || WITH_FLOOR.has(tool));
     // One build each first: it warms the OS file cache and fills lockweave's woven-file cache.
-    for (const [way, env] of Object.entries(WAYS)) {
-      buildOnce(tool, env);
-      assertWoven(tool, way === 'plain' ? 0 : MODULES / TAGGED_EVERY);
+    for (const way of ways) {
+      buildOnce(tool, WAYS[way]);
+      assertWoven(tool, way === 'lockweave' || way === 'cold' ? MODULES / TAGGED_EVERY : 0);
     }
-    const times: Record<string, number[]> = Object.fromEntries(Object.keys(WAYS).map((way) => [way, []]));
+    const times: Record<string, number[]> = Object.fromEntries(ways.map((way) => [way, []]));
+    const cpuMs: Record<string, number | undefined> = Object.fromEntries(ways.map((way) => [way, 0]));
     for (let round = 0; round < REPETITIONS; round++) {
       // Alternating order, so a slow moment of the machine does not fall on one way only.
-      const order = round % 2 === 0 ? Object.keys(WAYS) : Object.keys(WAYS).reverse();
-      for (const way of order) times[way].push(buildOnce(tool, WAYS[way]));
+      const order = round % 2 === 0 ? ways : [...ways].reverse();
+      for (const way of order) {
+        const before = endedChildrenCpuMs();
+        times[way].push(buildOnce(tool, WAYS[way]));
+        const after = endedChildrenCpuMs();
+        cpuMs[way] = before === undefined || after === undefined ? undefined : (cpuMs[way] ?? 0) + after - before;
+      }
     }
-    const ratio = (way: string) => (median(times[way]) / median(times.plain)).toFixed(2);
+    const ratio = (way: string, to = 'plain') =>
+      times[way] ? `${(median(times[way]) / median(times[to])).toFixed(2)}x` : '—';
     console.log(
       `  ${tool.padEnd(9)} ${Object.keys(WAYS)
-        .map((way) => median(times[way]).toFixed(0).padStart(9))
-        .join(' ')}   ${ratio('lockweave').padStart(14)}x  ${ratio('cold').padStart(9)}x`,
+        .map((way) => (times[way] ? median(times[way]).toFixed(0) : '—').padStart(9))
+        .join(
+          ' ',
+        )}   ${ratio('lockweave').padStart(15)}  ${ratio('cold').padStart(10)}  ${ratio('floor').padStart(11)}  ${(times.floor ? ratio('lockweave', 'floor') : '—').padStart(15)}`,
+    );
+    console.log(
+      `  ${''.padEnd(9)} CPU, all ${REPETITIONS} builds: ${ways.map((way) => `${way} ${cpuMs[way] ?? '—'} ms`).join(', ')}; ` +
+        `lockweave/plain ${cpuRatio(cpuMs, 'lockweave', 'plain')}${times.floor ? `, floor/plain ${cpuRatio(cpuMs, 'floor', 'plain')}, lockweave/floor ${cpuRatio(cpuMs, 'lockweave', 'floor')}` : ''}`,
     );
   }
   console.log('  target: lockweave/plain <= 1.10x');

@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MODULES, type StartWay, median, timeStarts } from './generated-app';
+import { cpuRatio, MODULES, type StartWay, median, timeStarts } from './generated-app';
 
 const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
 const APP_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'runtime-load');
@@ -50,13 +50,16 @@ function main(): void {
     'import-preload': { args: ['--import', './preload.mjs'], env: {} },
   };
   // The first start of each also fills the compile cache.
-  const times = timeStarts(NODE, APP_DIR, 'main.cjs', ways, REPETITIONS);
+  const { times, cpuMs } = timeStarts(NODE, APP_DIR, 'main.cjs', ways, REPETITIONS);
   const version = spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(
     `start of a built app (${MODULES} modules and lockweave's runtime), Node ${version}, median of ${REPETITIONS}:`,
   );
   for (const name of Object.keys(ways)) {
-    const extra = name === 'marked' ? '' : `  ${(median(times[name]) / median(times.marked)).toFixed(2)}x marked`;
+    const extra =
+      name === 'marked'
+        ? ''
+        : `  ${(median(times[name]) / median(times.marked)).toFixed(2)}x marked, CPU ${cpuRatio(cpuMs, name, 'marked')}`;
     console.log(
       `  ${name.padEnd(15)} ${median(times[name]).toFixed(0).padStart(5)} ms${extra}   (${times[name].map((t) => t.toFixed(0)).join(', ')})`,
     );
