@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { startFaultProxy, type FaultProxy } from '../test/helpers/fault-proxy';
 import { startRedisServer, type RedisServer } from '../test/helpers/redis-server';
 import { LEASE_MS, POLL_MS, type FaultWorkerConfig, type FaultWorkerResult } from './faults/settings';
-import { machineFacts } from './machine';
+import { cpuTicks, machineFacts, stolenSince } from './machine';
 import { writeResults } from './paths';
 import { median, medianRatio, percentile } from './stats';
 
@@ -139,6 +139,7 @@ async function main(): Promise<void> {
   const quick = process.env.BENCH_QUICK === '1';
   const reps = Number(process.env.BENCH_FAULT_REPS) || (quick ? 1 : 3);
   const runMs = quick ? 6_000 : 20_000;
+  const startTicks = cpuTicks();
   const machine = machineFacts();
   log(`lockweave bench, faults: node ${machine.node}, redis ${machine.redis}, ${reps} reps of ${runMs / 1_000} s`);
   const redis = await startRedisServer(AOF);
@@ -161,7 +162,7 @@ async function main(): Promise<void> {
     admin.disconnect();
     await redis.stop();
   }
-  const markdown = render(runs, machine, reps, runMs, quick);
+  const markdown = render(runs, { ...machine, stolen: stolenSince(startTicks) }, reps, runMs, quick);
   log('');
   log(markdown);
   writeResults(quick, { 'results-faults.md': markdown }, log);
@@ -180,7 +181,7 @@ function render(
   out.push('');
   out.push(
     `Produced by \`npm run bench\` (bench/faults.ts). Node ${machine.node}, redis-server ${machine.redis} (appendonly, fsync always), ` +
-      `${machine.cores} cores, load average ${machine.loadAverage} at the start, ${machine.date}.`,
+      `${machine.cores} cores, load average ${machine.loadAverage} at the start, CPU stolen by the host during the run ${machine.stolen ?? 'not read'}, ${machine.date}.`,
   );
   out.push('');
   out.push(

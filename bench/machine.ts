@@ -11,6 +11,52 @@ export interface MachineFacts {
   readonly redis: string;
   readonly loadAverage: string;
   readonly date: string;
+  /** The share of the machine's CPU time its host took for other guests during the run (steal), e.g. '27%'. */
+  readonly stolen?: string;
+}
+
+/**
+ * CPU milliseconds (user + system) process `pid` has used so far, from Linux's /proc/<pid>/stat
+ * (clock ticks of 10 ms): the redis-server's, read around a measured run. undefined elsewhere.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The machine's CPU time so far, in clock ticks: all of it, and what the host stole (Linux's /proc/stat). */
+interface CpuTicks {
+  readonly total: number;
+  readonly steal: number;
+}
+
+/** undefined where /proc/stat is not there. */
+export function cpuTicks(): CpuTicks | undefined {
+  try {
+    // cpu  user nice system idle iowait irq softirq steal guest guest_nice (guest time is in user's)
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    if (fields.length < 8 || fields.some((n) => !Number.isFinite(n))) return undefined;
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The share of CPU time the host stole since `start`: on a virtual machine a neighbour's load shows
+ * here and nowhere else, and it slows every contender (their ratios less than their absolute figures).
+ */
+export function stolenSince(start: CpuTicks | undefined): string | undefined {
+  const now = cpuTicks();
+  if (!start || !now || now.total <= start.total) return undefined;
+  return `${((100 * (now.steal - start.steal)) / (now.total - start.total)).toFixed(0)}%`;
 }
 
 function cpuModel(): string {

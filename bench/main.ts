@@ -15,7 +15,7 @@ import { benchConfig } from './config';
 import { BASELINE_ID, CONTENDER_IDS } from './contenders';
 import { runJob } from './child/spawn-child';
 import { measureShapes, type ShapeTimes } from './compile/measure-shapes';
-import { machineFacts } from './machine';
+import { cpuTicks, machineFacts, stolenSince } from './machine';
 import { TMP_DIR, TRANSFORMER_ENTRY, writeResults } from './paths';
 import { renderMarkdown } from './report/markdown';
 import { summarise } from './report/summary';
@@ -30,7 +30,8 @@ async function main(): Promise<void> {
   const config = benchConfig(process.env.BENCH_QUICK === '1', Number(process.env.BENCH_REPS) || undefined);
   const contenderIds = process.env.BENCH_CONTENDERS?.split(',') ?? CONTENDER_IDS;
   const only = new Set((process.env.BENCH_ONLY ?? 'scenarios,weave,compile').split(','));
-  const machine = machineFacts();
+  const startTicks = cpuTicks();
+  let machine = machineFacts();
   const startedAt = Date.now();
   const notes: string[] = [];
   log(
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
     const redis = await startRedisServer();
     log(`redis-server ${redis.pid} on ${redis.url}`);
     try {
-      samples = await runSuite(config, redis.url, contenderIds, log);
+      samples = await runSuite(config, redis.url, contenderIds, log, redis.pid);
       log('the ceiling: redis-benchmark on the same server…');
       ceiling = await measureCeiling(redis.url, config.uncontended.callers);
     } finally {
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
   if (ceiling !== undefined) notes.push(describeCeiling(ceiling, summary));
   const checks = checkTargets(summary, Number(process.versions.node.split('.')[0]));
   notes.push(`Whole bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
+  machine = { ...machine, stolen: stolenSince(startTicks) };
   const markdown = renderMarkdown(summary, checks, machine, config, notes);
   log('');
   log(markdown);

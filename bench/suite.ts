@@ -51,6 +51,9 @@ export interface RepSample {
   readonly cutShort: boolean;
   /** Hot-key scenarios: completed sections − final counter. */
   readonly lostUpdates?: number;
+  /** CPU µs per section of the callers' process(es), and of the redis-server (when the suite was given its pid). */
+  readonly clientCpuUs?: number;
+  readonly redisCpuUs?: number;
 }
 
 export type Samples = Record<ScenarioId, Record<string, RepSample[]>>;
@@ -74,8 +77,13 @@ function toSample(result: RunResult): RepSample {
     failures: result.failures,
     cutShort: result.cutShort,
     lostUpdates: result.counter === undefined ? undefined : result.sections - result.counter,
+    clientCpuUs: perSection(result.cpuUs, result.sections),
+    redisCpuUs: perSection(result.redisCpuUs, result.sections),
   };
 }
+
+const perSection = (us: number | undefined, sections: number) =>
+  us === undefined || sections === 0 ? undefined : us / sections;
 
 /** Every scenario, or those BENCH_SCENARIOS names (comma-separated ids: for working on one). */
 function scenarioIds(): ScenarioId[] {
@@ -84,11 +92,16 @@ function scenarioIds(): ScenarioId[] {
   return wanted ? all.filter((id) => wanted.includes(id)) : all;
 }
 
+/**
+ * Runs the scenarios against `redisUrl`. With `redisPid`, the redis-server's CPU per section is read
+ * too: only where every contender locks on that one server (not a topology's other servers).
+ */
 export async function runSuite(
   config: BenchConfig,
   redisUrl: string,
   contenderIds: readonly string[],
   log: (line: string) => void,
+  redisPid?: number,
 ): Promise<Samples> {
   const samples = {} as Samples;
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
@@ -104,6 +117,7 @@ export async function runSuite(
             keyPrefix: `bench:${scenario}:${contender}:${rep}`,
             warmupMs: config.warmupMs,
             deadlineMs: config.runDeadlineMs,
+            redisPid,
           };
           let result: RunResult;
           if (scenario === 'multi-process') {
@@ -145,5 +159,8 @@ function describeSample(scenario: ScenarioId, rep: number, contender: string, s:
       : ` succession p50 ${s.successionP50Ms.toFixed(2)} ms p99 ${s.successionP99Ms!.toFixed(2)} ms (${s.successions})`;
   const lost = s.lostUpdates === undefined ? '' : ` lost ${s.lostUpdates}`;
   const bad = (s.failures ? ` FAILURES ${s.failures}` : '') + (s.cutShort ? ' CUT SHORT' : '');
-  return `  ${scenario} #${rep + 1} ${contender}: ${s.throughput.toFixed(0)}/s p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms.toFixed(2)} ms max ${s.maxMs.toFixed(1)} ms${succession}${lost}${bad}`;
+  const cpu =
+    (s.clientCpuUs === undefined ? '' : ` CPU ${s.clientCpuUs.toFixed(1)} µs`) +
+    (s.redisCpuUs === undefined ? '' : ` Redis ${s.redisCpuUs.toFixed(1)} µs`);
+  return `  ${scenario} #${rep + 1} ${contender}: ${s.throughput.toFixed(0)}/s p50 ${s.p50Ms.toFixed(2)} ms p99 ${s.p99Ms.toFixed(2)} ms max ${s.maxMs.toFixed(1)} ms${cpu}${succession}${lost}${bad}`;
 }

@@ -17,7 +17,7 @@ import { startRedisServer } from '../test/helpers/redis-server';
 import { runJob } from './child/spawn-child';
 import { benchConfig } from './config';
 import { BASELINE_ID, TOPOLOGY_IDS } from './contenders';
-import { machineFacts } from './machine';
+import { cpuTicks, machineFacts, stolenSince } from './machine';
 import { writeResults } from './paths';
 import { summarise, type ContenderRow, type Summary } from './report/summary';
 import { runSuite } from './suite';
@@ -27,6 +27,7 @@ const log = (line: string) => console.log(line);
 async function main(): Promise<void> {
   const quick = process.env.BENCH_QUICK === '1';
   const config = benchConfig(quick, Number(process.env.BENCH_TOPOLOGY_REPS) || (quick ? 1 : 3));
+  const startTicks = cpuTicks();
   const machine = machineFacts();
   const startedAt = Date.now();
   log(`lockweave bench, topologies: node ${machine.node}, redis ${machine.redis}, ${config.reps} reps`);
@@ -46,7 +47,13 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([single.stop(), cluster.stop(), stopPrimaries(primaries)]);
   }
-  const markdown = render(summary, machine, config.reps, quick, Date.now() - startedAt);
+  const markdown = render(
+    summary,
+    { ...machine, stolen: stolenSince(startTicks) },
+    config.reps,
+    quick,
+    Date.now() - startedAt,
+  );
   log('');
   log(markdown);
   if (!wanted) writeResults(quick, { 'results-topologies.md': markdown }, log);
@@ -136,7 +143,7 @@ function render(
   for (const contender of summary.contenders) out.push(`- **${contender.name}**: ${contender.settings}`);
   out.push('');
   out.push(
-    `Machine: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis-server ${machine.redis}; load average at the start ${machine.loadAverage}; ${machine.date.slice(0, 10)}; medians of ${reps} repetitions; took ${(tookMs / 1000).toFixed(0)} s.`,
+    `Machine: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, redis-server ${machine.redis}; load average at the start ${machine.loadAverage}; CPU stolen by the host during the run ${machine.stolen ?? 'not read'}; ${machine.date.slice(0, 10)}; medians of ${reps} repetitions; took ${(tookMs / 1000).toFixed(0)} s.`,
   );
   out.push('');
   return out.join('\n');

@@ -20,6 +20,8 @@ export interface ScenarioJob {
   /** How long the child warms up before the measured run (see bench/config.ts). */
   readonly warmupMs: number;
   readonly deadlineMs: number;
+  /** The redis-server every contender of the run locks on, whose CPU the run reads (not a topology's). */
+  readonly redisPid?: number;
 }
 
 export interface OverheadJob {

@@ -3,6 +3,7 @@
 // processes begin together.
 import { Redis } from 'ioredis';
 import { CONTENDERS } from '../contenders';
+import { processCpuMs } from '../machine';
 import { runUncontended } from '../scenarios/uncontended';
 import { runHotKey } from '../scenarios/hot-key';
 import { runSuccession } from '../scenarios/succession';
@@ -57,7 +58,19 @@ async function runScenario(job: ScenarioJob): Promise<RunResult> {
       await send({ type: 'ready' });
       await go;
     }
-    return await run(job.keyPrefix, job.iterations);
+    // Over the measured part alone: the process's whole CPU (the lock's code, the client's, the
+    // GC's), and the redis-server's. A process of the multi-process run reports its own; the
+    // parent reads the server's over all of them (multi-process.ts).
+    const cpuAtStart = process.cpuUsage();
+    const redisAtStart = job.kind === 'hot-key-process' ? undefined : processCpuMs(job.redisPid);
+    const result = await run(job.keyPrefix, job.iterations);
+    const redisAtEnd = redisAtStart === undefined ? undefined : processCpuMs(job.redisPid);
+    const cpu = process.cpuUsage(cpuAtStart);
+    return {
+      ...result,
+      cpuUs: cpu.user + cpu.system,
+      redisCpuUs: redisAtEnd === undefined ? undefined : (redisAtEnd - redisAtStart!) * 1000,
+    };
   } finally {
     await contender.teardown();
     await client.quit().catch(() => client.disconnect());

@@ -48,6 +48,7 @@ export function renderMarkdown(
         ['node', machine.node],
         ['redis-server', `${machine.redis} (throwaway local server on loopback, persistence off)`],
         ['load average at start', machine.loadAverage],
+        ['CPU time the host stole during the run (steal)', machine.stolen ?? 'not read'],
         ['date', machine.date],
         ['repetitions', String(config.reps)],
       ],
@@ -86,12 +87,16 @@ export function renderMarkdown(
     const info = SCENARIOS[scenario.id];
     const succession = scenario.rows.some((row) => row.successionP50Ms);
     const hot = scenario.rows.some((row) => row.lostUpdates !== undefined);
+    const clientCpu = scenario.rows.some((row) => row.clientCpuUs);
+    const redisCpu = scenario.rows.some((row) => row.redisCpuUs);
     out.push(`## Scenario: ${info.title}`);
     out.push('');
     out.push(`${info.describe(config)}.`);
     out.push('');
     const header = ['contender', 'sections/s', '× floor', 'p50 ms', '× floor', 'p99 ms', '× floor', 'max ms'];
     if (succession) header.push('succession p50 ms', '× floor', 'succession p99 ms', '× floor');
+    if (clientCpu) header.push('client CPU µs', '× floor');
+    if (redisCpu) header.push('Redis CPU µs', '× floor');
     if (hot) header.push('lost updates');
     header.push('failed');
     const rows = scenario.rows.map((row) => {
@@ -112,6 +117,8 @@ export function renderMarkdown(
           num(row.successionP99Ms?.value ?? NaN, 2),
           times(row.successionP99Ms),
         );
+      if (clientCpu) cells.push(num(row.clientCpuUs?.value ?? NaN, 1), times(row.clientCpuUs));
+      if (redisCpu) cells.push(num(row.redisCpuUs?.value ?? NaN, 1), times(row.redisCpuUs));
       if (hot) cells.push(String(row.lostUpdates ?? '—'));
       cells.push(String(row.failures));
       return cells;

@@ -66,7 +66,7 @@ function render(runs: Run[]): string {
   const machine = runs[0]?.machine;
   if (machine)
     out.push(
-      `Machine: ${machine.cpu}, ${machine.cores} cores, redis-server ${machine.redis}; load average at the start of the first run ${machine.loadAverage}; ${machine.date.slice(0, 10)}.`,
+      `Machine: ${machine.cpu}, ${machine.cores} cores, redis-server ${machine.redis}; load average at the start of the first run ${machine.loadAverage}; CPU stolen by the host during it ${machine.stolen ?? 'not read'}; ${machine.date.slice(0, 10)}.`,
     );
   out.push('');
   return out.join('\n');

@@ -24,6 +24,9 @@ export interface ContenderRow {
   readonly lostUpdates?: number;
   readonly failures: number;
   readonly cutShort: boolean;
+  /** CPU µs per section of the callers' processes, and of the redis-server: steadier than throughput on a shared machine. */
+  readonly clientCpuUs?: Figure;
+  readonly redisCpuUs?: Figure;
 }
 
 export interface ScenarioTable {
@@ -94,6 +97,8 @@ export function summarise(
           lostUpdates: lost.some((l) => l === undefined) ? undefined : lost.reduce((a, b) => a! + b!, 0),
           failures: reps.reduce((sum, s) => sum + s.failures, 0),
           cutShort: reps.some((s) => s.cutShort),
+          clientCpuUs: figure(reps, baseline, (s) => s.clientCpuUs),
+          redisCpuUs: figure(reps, baseline, (s) => s.redisCpuUs),
         };
       });
       return { id, rows };

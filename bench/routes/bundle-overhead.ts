@@ -22,6 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { cpuTicks, stolenSince } from '../machine';
 import { cpuRatio, endedChildrenCpuMs, MODULES, TAGGED_EVERY, median, writeGeneratedApp } from './generated-app';
 
 const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
@@ -146,6 +147,7 @@ function assertWoven(tool: string, expected: number): void {
 }
 
 function main(): void {
+  const startTicks = cpuTicks();
   if (!fs.existsSync(path.join(ROOT, 'dist', 'transformer', 'routes', 'bundler-hooks.js'))) {
     throw new Error('build first: npx tsc -p tsconfig.build.json');
   }
@@ -194,6 +196,7 @@ function main(): void {
     );
   }
   console.log('  target: lockweave/plain <= 1.10x');
+  console.log(`  CPU stolen by the host during the run: ${stolenSince(startTicks) ?? 'not read'}`);
 }
 
 main();

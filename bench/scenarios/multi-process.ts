@@ -4,6 +4,7 @@
 import type { Redis } from 'ioredis';
 import { BenchChild } from '../child/spawn-child';
 import type { ScenarioJob } from '../child/jobs';
+import { processCpuMs } from '../machine';
 import { hotKeyNames } from './hot-key';
 import type { RunResult } from './run-result';
 
@@ -19,8 +20,10 @@ export async function runMultiProcess(
   );
   try {
     await Promise.all(children.map((child) => child.next('ready')));
+    const redisAtStart = processCpuMs(job.redisPid);
     children.forEach((child) => child.go());
     const results = (await Promise.all(children.map((child) => child.next('result')))).map((message) => message.result);
+    const redisAtEnd = redisAtStart === undefined ? undefined : processCpuMs(job.redisPid);
     const startEpochMs = Math.min(...results.map((result) => result.startEpochMs));
     const endEpochMs = Math.max(...results.map((result) => result.endEpochMs));
     return {
@@ -32,6 +35,10 @@ export async function runMultiProcess(
       endEpochMs,
       latenciesMs: results.flatMap((result) => result.latenciesMs),
       counter: Number(await client.get(hotKeyNames(job.keyPrefix).counterKey)),
+      cpuUs: results.every((result) => result.cpuUs !== undefined)
+        ? results.reduce((sum, result) => sum + result.cpuUs!, 0)
+        : undefined,
+      redisCpuUs: redisAtEnd === undefined ? undefined : (redisAtEnd - redisAtStart!) * 1000,
     };
   } finally {
     children.forEach((child) => child.kill());

@@ -16,6 +16,10 @@ export interface RunResult {
   readonly successionsMs?: number[];
   /** Hot-key scenarios: the counter the bodies incremented, read after the run. */
   readonly counter?: number;
+  /** CPU microseconds (user + system) of the callers' process(es) during the measured part. */
+  readonly cpuUs?: number;
+  /** The same of the redis-server, when the job named its pid. */
+  readonly redisCpuUs?: number;
 }
 
 /** Wall-clock time with sub-millisecond resolution, comparable across processes on one machine. */
