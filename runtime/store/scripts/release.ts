@@ -48,10 +48,13 @@ export interface ReleaseCall {
  */
 const SOURCE = `${LINE_HELPERS}${FENCE_HELPERS}
 local key, line, lapses, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local token, channel, claim_ms, successor, successor_lease_ms = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local leaving, goes_ahead, publish, successor_fenced, announce_free = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local token, channel, publish = ARGV[1], ARGV[2], ARGV[3]
+-- A release that asks nothing (nobody named, nobody leaving) sends only the three above.
+local leaving, successor, successor_lease_ms = ARGV[4] or '', ARGV[5] or '', ARGV[6] or '0'
+local goes_ahead, successor_fenced, announce_free = ARGV[7] or '', ARGV[8] or '', ARGV[9] or ''
+local claim_ms = '${CLAIM_MS}'
 if leaving == '1' then leave(line, lapses, token) end
-for i = 11, #ARGV do leave(line, lapses, ARGV[i]) end
+for i = 10, #ARGV do leave(line, lapses, ARGV[i]) end
 if redis.call('get', key) ~= token then return 0 end
 if leaving == '1' then redis.call('del', claim) end
 -- The common case, nobody waiting, stays as cheap as a plain compare-and-delete.
@@ -93,17 +96,21 @@ export const RELEASE = luaScript<ReleaseCall, Released>({
     const keys = [key, line, lapses, claimMarkOf(key)];
     return succession?.successor?.fenced ? [...keys, fenceCounterOf(key)] : keys;
   },
+  // The release of a holder nobody waits for in its process — the uncontended lock's — asks nothing,
+  // and sends its token, channel and publish command alone: the script reads the request's fields
+  // left off as empty. Every argument is built and written by the client on each release: an
+  // ioredis EVALSHA of a full release's sixteen costs 1.15 µs to build and serialize, of these nine
+  // 0.79 µs, and an uncontended section ~0.5 µs of client CPU less (bench/history.md).
   args: (key, { token, channels, leaving, succession }) => {
+    const always = [token, channels.of(key), channels.publish];
+    if (!leaving && !succession) return always;
     const successor = succession?.successor;
     return [
-      token,
-      channels.of(key),
-      CLAIM_MS,
+      ...always,
+      flag(leaving),
       successor?.token ?? '',
       successor?.leaseMs ?? 0,
-      flag(leaving),
       flag(succession?.goesAhead),
-      channels.publish,
       flag(successor?.fenced),
       flag(succession?.announceFree),
       ...(succession?.leavingLine ?? NONE),
