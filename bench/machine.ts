@@ -16,16 +16,23 @@ export interface MachineFacts {
 }
 
 /**
- * CPU milliseconds (user + system) process `pid` has used so far, from Linux's /proc/<pid>/stat
- * (clock ticks of 10 ms): the redis-server's, read around a measured run. undefined elsewhere.
+ * CPU milliseconds (user + system) from Linux's /proc/<pid>/stat, in clock ticks of 10 ms: what
+ * process `pid` has used so far (`own`: the redis-server's, read around a measured run), or what its
+ * children that have ended used, theirs included (`endedChildren`: a route bench's builds and starts,
+ * esbuild's Go service too). undefined where /proc is not there, or for no pid.
  */
-export function processCpuMs(pid: number | undefined): number | undefined {
+export function processCpuMs(
+  pid: number | 'self' | undefined,
+  whose: 'own' | 'endedChildren' = 'own',
+): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command's name, which is in parentheses and may hold spaces: utime,
+    // stime, cutime and cstime are fields 14 to 17 of the whole line, 11 to 14 after the name.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const at = whose === 'own' ? 11 : 13;
+    return (Number(fields[at]) + Number(fields[at + 1])) * 10;
   } catch {
     return undefined;
   }

@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cpuTicks, stolenSince } from '../machine';
-import { cpuRatio, endedChildrenCpuMs, MODULES, TAGGED_EVERY, median, writeGeneratedApp } from './generated-app';
+import { cpuRatio, MODULES, TAGGED_EVERY, median, withChildrenCpu, writeGeneratedApp } from './generated-app';
 
 const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
 const APP_DIR = path.join(ROOT, 'bench', '.tmp', 'routes', 'bundle-overhead');
@@ -174,12 +174,7 @@ function main(): void {
     for (let round = 0; round < REPETITIONS; round++) {
       // Alternating order, so a slow moment of the machine does not fall on one way only.
       const order = round % 2 === 0 ? ways : [...ways].reverse();
-      for (const way of order) {
-        const before = endedChildrenCpuMs();
-        times[way].push(buildOnce(tool, WAYS[way]));
-        const after = endedChildrenCpuMs();
-        cpuMs[way] = before === undefined || after === undefined ? undefined : (cpuMs[way] ?? 0) + after - before;
-      }
+      for (const way of order) times[way].push(withChildrenCpu(cpuMs, way, () => buildOnce(tool, WAYS[way])));
     }
     const ratio = (way: string, to = 'plain') =>
       times[way] ? `${(median(times[way]) / median(times[to])).toFixed(2)}x` : '—';

@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { processCpuMs } from '../machine';
 
 export const MODULES = 100;
 export const TAGGED_EVERY = 10;
@@ -82,22 +83,17 @@ ${
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
- * CPU milliseconds (user + system) of this process's children that have ended, their own children
- * included (esbuild's Go service): Linux's cutime and cstime, in clock ticks of 10 ms. Read around
- * each build or start and summed per way, they give a CPU ratio steadier than wall time on a
- * machine shared with other work (one tick's error per reading, ~1% over 11 builds of 100 ms).
- * undefined where /proc is not there.
+ * Runs `run` (a build or a start in a child process), adding the CPU its processes used to
+ * `cpuMs[way]` (undefined once a reading fails), and returns what it returned. Summed per way, the
+ * CPU gives a ratio steadier than wall time on a machine shared with other work (one 10 ms tick's
+ * error per reading, ~1% over 11 runs of 100 ms).
  */
-export function endedChildrenCpuMs(): number | undefined {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    // The fields after the command's name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // cutime and cstime are fields 16 and 17 of the whole line: 14 and 15 after the name.
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  } catch {
-    return undefined;
-  }
+export function withChildrenCpu<T>(cpuMs: Record<string, number | undefined>, way: string, run: () => T): T {
+  const before = processCpuMs('self', 'endedChildren');
+  const result = run();
+  const after = processCpuMs('self', 'endedChildren');
+  cpuMs[way] = before === undefined || after === undefined ? undefined : (cpuMs[way] ?? 0) + after - before;
+  return result;
 }
 
 /** The ratio of two ways' summed CPU, as text; '—' when either was not read. */
@@ -143,12 +139,7 @@ export function timeStarts(
   for (const way of Object.values(ways)) startOnce(way);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? Object.keys(ways) : Object.keys(ways).reverse();
-    for (const name of order) {
-      const before = endedChildrenCpuMs();
-      times[name].push(startOnce(ways[name]));
-      const after = endedChildrenCpuMs();
-      cpuMs[name] = before === undefined || after === undefined ? undefined : (cpuMs[name] ?? 0) + after - before;
-    }
+    for (const name of order) times[name].push(withChildrenCpu(cpuMs, name, () => startOnce(ways[name])));
   }
   return { times, cpuMs };
 }
