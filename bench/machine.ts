@@ -90,7 +90,8 @@ export function machineFacts(): MachineFacts {
     cpu: cpuModel(),
     cores: availableParallelism(),
     memoryGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
+    // With the flags it ran under (Node 22 with --experimental-async-context-frame is a line of its own).
+    node: [process.version, ...process.execArgv].join(' '),
     redis: redisVersion(),
     loadAverage: loadavg()
       .map((n) => n.toFixed(2))

