@@ -311,8 +311,7 @@ class CommandBatch implements CommandSender {
   }
 
   send(name: string, args: readonly (string | number)[]): Promise<Reply> {
-    if (!this.Command)
-      return new Promise((resolve, reject) => this.enqueue({ name, args, resolve, reject }));
+    if (!this.Command) return new Promise((resolve, reject) => this.enqueue({ name, args, resolve, reject }));
     // The Command is made now and its own promise is the caller's: no second promise per command
     // to pass its reply on (each costs a section, and Node 22's AsyncLocalStorage hooks every one).
     // A stack per command only when the client asks for one (showFriendlyErrorStack), as its call() does.
