@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { close, configure, defineLock, LockAcquireError, RedisConnectionError, type LockEvent } from 'lockweave';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { closedLoopbackPort } from '../helpers/loopback';
 import { uniqueId } from '../helpers/redis-fixture';
 import { sleep } from '../helpers/time';
 
@@ -35,9 +36,7 @@ test.serial('without configure(), the runtime connects lazily to REDIS_URL; the 
 test.serial(
   'with Redis unreachable, a process that got its LockError still exits by itself (reconnects do not hold it)',
   async (t) => {
-    const dead = await startRedisServer();
-    const url = dead.url;
-    await dead.stop();
+    const url = `redis://127.0.0.1:${await closedLoopbackPort()}`;
     const program = join(__dirname, 'programs', 'fail-and-exit.js');
     // execFile rejects if the process is still running after 20 s: ioredis's reconnect timer would keep it.
     const { stdout } = await run(process.execPath, [program], {
@@ -51,9 +50,7 @@ test.serial(
 test.serial(
   'an unreachable Redis gives LockAcquireError with the Redis error as cause, within the wait bound',
   async (t) => {
-    const dead = await startRedisServer();
-    const url = dead.url;
-    await dead.stop();
+    const url = `redis://127.0.0.1:${await closedLoopbackPort()}`;
     configure({ redis: url });
     const L = defineLock({ businessFlag: 'unreachable', retries: 2, waitTime: 200 });
     const started = Date.now();
@@ -128,16 +125,15 @@ test.serial(
 test.serial(
   'a closed port: the error names the server and the cause, attempts keep their schedule, and no log line says the key is held',
   async (t) => {
-    const dead = await startRedisServer();
-    const url = dead.url;
-    await dead.stop();
+    const closedPort = await closedLoopbackPort();
+    const url = `redis://127.0.0.1:${closedPort}`;
     const events: LockEvent[] = [];
     configure({ redis: url, logger: (event) => events.push(event) });
     const L = defineLock({ businessFlag: 'closedPort', retries: 10, waitTime: 200 });
     const started = Date.now();
     const error = await t.throwsAsync(L.acquire('A'), { instanceOf: LockAcquireError });
     t.true(error!.cause instanceof RedisConnectionError);
-    t.regex(error!.message, new RegExp(`Redis at 127\\.0\\.0\\.1:${dead.port} is unreachable: connect ECONNREFUSED`));
+    t.regex(error!.message, new RegExp(`Redis at 127\\.0\\.0\\.1:${closedPort} is unreachable: connect ECONNREFUSED`));
     // Each attempt fails at once while Redis is known to be down, instead of waiting out a reconnect.
     t.true(error!.attempts >= 10, `attempts ${error!.attempts}`);
     t.true(Date.now() - started < 10_000, 'within the wait bound (2 s) plus generous slack');

@@ -5,7 +5,7 @@
 // and nobody was told.
 import test from 'ava';
 import { join } from 'node:path';
-import { startRedisServer } from '../helpers/redis-server';
+import { closedLoopbackPort } from '../helpers/loopback';
 import { startSilentServer } from '../helpers/silent-server';
 import { runToExit } from '../helpers/settle-and-exit';
 
@@ -27,9 +27,7 @@ for (const node of ['dead', 'silent'] as const) {
         t.teardown(() => silent.close());
         port = silent.port;
       } else {
-        const server = await startRedisServer();
-        port = server.port;
-        await server.stop(); // nothing listens there now
+        port = await closedLoopbackPort(); // nothing listens there, and no test's server can be given it
       }
       const ran = await runToExit(PROGRAM, [
         'cluster',
