@@ -110,11 +110,8 @@ interface Queued {
   readonly args: readonly (string | number)[];
   readonly resolve: (reply: Reply) => void;
   readonly reject: (error: unknown) => void;
-  /**
-   * The ioredis Command it is written as, made when it is given (its promise is the one the caller
-   * waits on, settled by ioredis's reply or by the batch); none when sent through call() or a pipeline.
-   */
-  readonly command?: IoredisCommand;
+  /** The ioredis Command it was written as (none when sent through call() or a pipeline). */
+  command?: object;
 }
 
 /**
@@ -174,7 +171,7 @@ const reconnectedAt = new WeakMap<Redis, number>();
 function awaitsReply(connection: Redis, batch: readonly Queued[]): boolean {
   const queue = (connection as unknown as { commandQueue?: ReplyQueue }).commandQueue;
   if (connection.status !== 'ready' || !queue || queue.length === 0) return false;
-  const commands = new Set<object | undefined>(batch.map((queued) => queued.command));
+  const commands = new Set(batch.map((queued) => queued.command));
   if (commands.has(undefined)) return true;
   return queue.toArray().some((entry) => commands.has(entry.command));
 }
@@ -224,20 +221,12 @@ function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number, ga
   return timer;
 }
 
-/** An ioredis Command: its promise, and what settles it (ioredis at the reply; the batch at a close or its bound). */
-interface IoredisCommand {
-  readonly promise: Promise<Reply>;
-  readonly resolve: (reply: Reply) => void;
-  readonly reject: (error: unknown) => void;
-  setTimeout: (ms: number) => void;
-}
-
 /** ioredis's Command, built with the options its `call` gives one (replies as strings, the client's keyPrefix). */
 type CommandClass = new (
   name: string,
   args: readonly (string | number)[],
   options: { replyEncoding: 'utf8'; keyPrefix?: string; errorStack?: Error },
-) => IoredisCommand;
+) => { readonly promise: Promise<Reply>; setTimeout: (ms: number) => void };
 
 /** The client's Command, with no timer of its own: the batch's write bounds it (see above). */
 function boundedByTheBatch(Command: CommandClass): CommandClass {
@@ -311,22 +300,11 @@ class CommandBatch implements CommandSender {
   }
 
   send(name: string, args: readonly (string | number)[]): Promise<Reply> {
-    if (!this.Command) return new Promise((resolve, reject) => this.enqueue({ name, args, resolve, reject }));
-    // The Command is made now and its own promise is the caller's: no second promise per command
-    // to pass its reply on (each costs a section, and Node 22's AsyncLocalStorage hooks every one).
-    // A stack per command only when the client asks for one (showFriendlyErrorStack), as its call() does.
-    const options = this.client.options.showFriendlyErrorStack
-      ? { ...this.commandOptions, errorStack: new Error() }
-      : this.commandOptions;
-    const command = new this.Command(name, args, options);
-    this.enqueue({ name, args, resolve: command.resolve, reject: command.reject, command });
-    return command.promise;
-  }
-
-  private enqueue(queued: Queued): void {
-    if (this.queue.length === 0) process.nextTick(() => this.flush());
-    this.queue.push(queued);
-    if (this.queue.length >= this.maxBatch) this.flush();
+    return new Promise((resolve, reject) => {
+      if (this.queue.length === 0) process.nextTick(() => this.flush());
+      this.queue.push({ name, args, resolve, reject });
+      if (this.queue.length >= this.maxBatch) this.flush();
+    });
   }
 
   private flush(): void {
@@ -354,14 +332,11 @@ class CommandBatch implements CommandSender {
       if (this.written.length === 0) this.client.on('close', this.onClose);
       this.written.push(batch);
     }
-    if (timer || watched) {
-      const settled = () => {
+    if (timer || watched)
+      void sent.finally(() => {
         clearTimeout(timer);
         if (watched) this.answered(batch);
-      };
-      // Its callers see each command's failure; here the batch is only done.
-      void sent.then(settled, settled);
-    }
+      });
   }
 
   /** The batch went unanswered within its bound: a connection still waiting for its replies is made again (see above). */
@@ -381,11 +356,11 @@ class CommandBatch implements CommandSender {
     for (const stream of streams) stream.cork();
     const sent: Promise<unknown>[] = [];
     try {
-      for (const command of batch) sent.push(this.write(command));
+      for (const command of batch) sent.push(this.write(command).then(command.resolve, command.reject));
     } finally {
       for (const stream of streams) stream.uncork();
     }
-    return this.cluster ? Promise.allSettled(sent) : sent[sent.length - 1]!;
+    return this.cluster ? Promise.all(sent) : sent[sent.length - 1]!;
   }
 
   /** The sockets the batch's commands are written to: a Cluster's primaries' (its writes go there). */
@@ -394,10 +369,15 @@ class CommandBatch implements CommandSender {
     return this.client.nodes('master').flatMap((node) => (node.stream ? [node.stream] : []));
   }
 
-  /** Hands the command to the client; settles when it is answered or failed (its caller's promise settles then too). */
   private write(command: Queued): Promise<Reply> {
-    if (command.command) return this.client.sendCommand(command.command as never) as Promise<Reply>;
-    return this.client.call(command.name, ...command.args).then(command.resolve, command.reject);
+    if (!this.Command) return this.client.call(command.name, ...command.args);
+    // A stack per command only when the client asks for one (showFriendlyErrorStack), as its call() does.
+    const options = this.client.options.showFriendlyErrorStack
+      ? { ...this.commandOptions, errorStack: new Error() }
+      : this.commandOptions;
+    const written = new this.Command(command.name, command.args, options);
+    command.command = written;
+    return this.client.sendCommand(written as never) as Promise<Reply>;
   }
 
   private sendPipeline(batch: readonly Queued[]): Promise<unknown> {
