@@ -22,13 +22,18 @@ export async function closedLoopbackPort(): Promise<number> {
   throw new Error('closedLoopbackPort: something listens on each of 127.0.0.1:1-9');
 }
 
+/** Whether a connection to the port is refused at once; one that hangs (a firewall dropping it) is not taken. */
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
+    const settle = (isRefused: boolean) => {
       socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+      resolve(isRefused);
+    };
+    socket.setTimeout(REFUSAL_WAIT_MS, () => settle(false));
+    socket.once('connect', () => settle(false));
+    socket.once('error', (error: NodeJS.ErrnoException) => settle(error.code === 'ECONNREFUSED'));
   });
 }
+
+const REFUSAL_WAIT_MS = 1_000;
