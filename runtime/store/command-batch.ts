@@ -60,25 +60,26 @@
 // checked. Which database is read at each write that would be held, not once: a select() of the
 // user's moves the client at any time (ioredis-client.ts, selectsDatabase).
 //
-// And a command given up on while its connection stays up is not only a lost answer: Redis answers
-// in order, and ioredis pairs each reply with the oldest command waiting for one. A reply that never
-// comes (dropped by a proxy or middlebox in front of Redis) leaves the command in ioredis's queue on
-// a connection still `ready`, and every later reply goes to the command sent before it — a SET NX on
-// a key another process holds would be answered with another SET's "OK", for good. So such a
-// connection is dropped and made again (reconnectUnpaired): every command written on it fails as on
-// a cut, above, and is made or sent again on the new one. A command that is merely slow (a loaded
-// server, CLIENT PAUSE, a long script) looks the same here, and its reply would still have been
-// paired right: the reconnect then costs a round of commands made again, no more; and it is done at
-// most once per COMMAND_TIMEOUT_MS for a connection, so the other commands that time out in the same
-// stall cost no more reconnects. The same for the caller's client as for the runtime's own: its
-// replies, its user's commands' too, are no longer paired right, and ioredis makes the connection
-// again as after a cut, with its options, its database, its subscriptions (autoResubscribe), its
-// name. Commands written between the lost reply and its bound may still get a neighbour's reply:
-// nothing in a reply says which command it answers, and only the bound tells that one was lost.
+// And a reply can be lost while its connection stays up (dropped by a proxy or middlebox in front of
+// Redis): then every later reply goes to the command sent before it (pairing-ping.ts). So on one
+// connection each write ends with a PING carrying a nonce, and the batch's replies are handed on only
+// once it came back with its own (writePaired); answered with anything else, the connection is dropped
+// and made again (as after a cut, above): every command written on it fails and is made or sent again
+// on the new one. The same for the caller's client as for the runtime's own: its replies, its user's
+// commands' too, are no longer paired right, and ioredis makes the connection again as after a cut,
+// with its options, its database, its subscriptions (autoResubscribe), its name. A batch unanswered
+// within its bound on a connection still up is met the same way (reconnectUnpaired): its PING may be
+// the reply lost, with no later command to show it. A command that was merely slow (a loaded server,
+// CLIENT PAUSE, a long script) looks the same there: the reconnect then costs a round of commands made
+// again, no more; and it is done at most once per COMMAND_TIMEOUT_MS for a connection, so the other
+// commands that time out in the same stall cost no more reconnects. A Cluster's batch has no PING: its
+// commands go to several nodes, and a redirected one is written again elsewhere later; its nodes are
+// made again only once the bound passes (docs/limits.md).
 import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
 import { commandTimeoutOf, isCluster, selectsDatabase } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
+import { echoes, pairingNonce } from './pairing-ping';
 
 /**
  * How long a command may wait for its answer, on every connection: the `commandTimeout` of the
@@ -104,6 +105,11 @@ export const commandTimedOut = (ms: number, cause?: unknown): Error =>
 const MAX_BATCH = 16;
 
 type Reply = unknown;
+
+/** A command's slot before its reply came (writePaired): no reply is this object. */
+const NOT_ANSWERED: Reply = Symbol('not answered');
+
+const noop = (): void => undefined;
 
 interface Queued {
   readonly name: string;
@@ -347,20 +353,64 @@ class CommandBatch implements CommandSender {
 
   /**
    * Each command on its own, answered on its own; the sockets corked so they leave in one write
-   * (on a Cluster, one per node). Settles with the last command (one connection answers in order),
-   * on a Cluster with them all.
+   * (on a Cluster, one per node). On one connection, a pairing PING follows them in the same write
+   * (writePaired). Settles once they are all answered; never rejects.
    */
-  private sendCorked(batch: readonly Queued[]): Promise<unknown> {
-    const streams = batch.length > 1 ? this.streams() : [];
+  private sendCorked(batch: Queued[]): Promise<unknown> {
+    // One connection's write always holds two commands at least: the batch's and its PING.
+    const streams = this.cluster ? (batch.length > 1 ? this.streams() : []) : this.streams();
     if (this.cluster && streams.length > 0) this.maxBatch = MAX_BATCH * streams.length;
     for (const stream of streams) stream.cork();
-    const sent: Promise<unknown>[] = [];
     try {
-      for (const command of batch) sent.push(this.write(command).then(command.resolve, command.reject));
+      if (!this.cluster) return this.writePaired(batch);
+      return Promise.all(batch.map((command) => this.write(command).then(command.resolve, command.reject)));
     } finally {
       for (const stream of streams) stream.uncork();
     }
-    return this.cluster ? Promise.all(sent) : sent[sent.length - 1]!;
+  }
+
+  /**
+   * Writes the batch and, after it, a PING with a nonce (pairing-ping.ts): each command's reply is
+   * handed on once the PING came back with its own. The PING joins the batch, so a close, the bound
+   * and gaveUp deal with it as with the others. An error reply fails its command at once: a failure
+   * is safe to report whichever command it answered. The PING answered with anything else: the
+   * connection is made again, and every command of the batch fails as on a cut.
+   */
+  private writePaired(batch: Queued[]): Promise<unknown> {
+    const replies: Reply[] = new Array<Reply>(batch.length).fill(NOT_ANSWERED);
+    for (let index = 0; index < batch.length; index++) {
+      const command = batch[index]!;
+      this.write(command).then((reply) => {
+        replies[index] = reply;
+      }, command.reject);
+    }
+    const nonce = pairingNonce();
+    const ping: Queued = { name: 'ping', args: [nonce], resolve: noop, reject: noop };
+    batch.push(ping);
+    const connection = this.client as Redis;
+    const stream = connection.stream;
+    return this.write(ping).then(
+      (reply) => {
+        if (!echoes(reply, nonce)) return this.unpaired(batch, connection, stream);
+        for (let index = 0; index < replies.length; index++) {
+          const reply = replies[index];
+          if (reply !== NOT_ANSWERED) batch[index]!.resolve(reply);
+        }
+      },
+      (error: unknown) => {
+        for (const command of batch) command.reject(error);
+      },
+    );
+  }
+
+  /** The batch's PING read another command's reply: its connection, if still the one, is made again. */
+  private unpaired(batch: readonly Queued[], connection: Redis, stream: Redis['stream'] | undefined): void {
+    if (stream && connection.stream === stream) {
+      reconnectedAt.set(connection, Date.now());
+      stream.destroy();
+    }
+    const error = connectionClosed();
+    for (const command of batch) command.reject(error);
   }
 
   /** The sockets the batch's commands are written to: a Cluster's primaries' (its writes go there). */
@@ -380,11 +430,22 @@ class CommandBatch implements CommandSender {
     return this.client.sendCommand(written as never) as Promise<Reply>;
   }
 
+  /** The batch as one pipeline, its pairing PING last (see writePaired). */
   private sendPipeline(batch: readonly Queued[]): Promise<unknown> {
-    const pipeline = (this.client as Redis).pipeline();
+    const connection = this.client as Redis;
+    const stream = connection.stream;
+    const pipeline = connection.pipeline();
     for (const command of batch) pipeline.call(command.name, ...command.args);
+    const nonce = pairingNonce();
+    pipeline.call('ping', nonce);
     return pipeline.exec().then(
       (replies) => {
+        const [pingError, echo] = replies?.[batch.length] ?? [new Error('lockweave: no reply for a pipelined PING')];
+        if (pingError) {
+          for (const command of batch) command.reject(pingError);
+          return;
+        }
+        if (!echoes(echo, nonce)) return this.unpaired(batch, connection, stream);
         batch.forEach((command, index) => {
           const [error, reply] = replies?.[index] ?? [
             new Error('lockweave: no reply for a pipelined command'),

@@ -3,7 +3,6 @@
 //
 // Described by shape, not imported: `redis` is an optional peer, and a user without it must
 // be able to compile against lockweave's types and load it.
-import type * as Crypto from 'node:crypto';
 import { RedisConnectionError } from '../base/errors';
 import { holdProcess } from '../base/process-hold';
 import { hasMethods } from './client-shape';
@@ -11,6 +10,7 @@ import { ClientListeners, type ClientEvents } from './client-listeners';
 import { COMMAND_TIMEOUT_MS, commandTimedOut, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
 import { setTimer } from '../base/timer-delay';
+import { echoes, pairingNonce } from './pairing-ping';
 
 /** What configure() accepts as a node-redis client: `createClient()`'s, connected. */
 export interface NodeRedisClientLike {
@@ -86,26 +86,24 @@ export function nodeRedisSender(client: NodeRedisClient, address: string): Comma
 }
 
 /**
- * Whether replies on the client's connection still answer the commands they are paired with.
+ * Whether replies on the client's connection still answer the commands they are paired with
+ * (pairing-ping.ts says why they may not).
  *
- * node-redis pairs each reply with the oldest written command waiting for one. A reply that never
- * comes on a connection that stays up (dropped by a proxy or middlebox in front of Redis) leaves its
- * command waiting, and every later reply goes to the command sent before it: a SET NX on a key
- * another process holds would be answered with another SET's "OK", for good. On an ioredis client the
- * store makes such a connection again (command-batch.ts); a node-redis client offers no reconnect
- * that keeps it open (close() and connect() end its users' commands and subscriptions, and its
- * socket is private), and the store never owns one. So a command unanswered within the bound on the
- * connection it was written on stops the store's commands on that connection, until either:
- *   - it is shown that replies still pair: a PING with a nonce, sent after it, answered with its own
- *     nonce. The command was only slow (a loaded server, CLIENT PAUSE, a long script): the store goes
- *     on. One more PING each bound while none is answered: with k replies lost, the (k+1)th PING gets
- *     the first one's nonce;
- *   - it is shown that they do not: a PING answered with anything else. Then every command fails
- *     with a fatal RedisConnectionError that says why, until the connection is made again (a cut,
- *     or the user's disconnect and connect): a new connection pairs from its first reply.
- * Meanwhile commands fail at once with a RedisConnectionError that is not fatal: callers try again
- * on their schedule. Commands written between the lost reply and its bound may still get a
- * neighbour's reply: nothing in a reply says which command it answers, and only the bound tells.
+ * Each tick's commands are followed by a PING with a nonce, and a command's reply is handed on
+ * only once that PING came back with its own nonce; a PING answered with anything else stops the
+ * store's commands on that connection for good. On an ioredis client the store makes such a
+ * connection again (command-batch.ts); a node-redis client offers no reconnect that keeps it open
+ * (close() and connect() end its users' commands and subscriptions, and its socket is private),
+ * and the store never owns one. So then every command fails with a fatal RedisConnectionError that
+ * says why, until the connection is made again (a cut, or the user's disconnect and connect): a new
+ * connection pairs from its first reply.
+ *
+ * A command unanswered within the bound on the connection it was written on is met sooner: the
+ * store's commands on that connection fail at once with a RedisConnectionError that is not fatal
+ * (callers try again on their schedule) while a PING, one more each bound, finds out whether the
+ * reply was lost — a PING answered with another command's reply, as above: with k replies lost, the
+ * (k+1)th PING gets the first one's nonce — or only slow (a loaded server, CLIENT PAUSE, a long
+ * script): the PING answered with its own nonce, the store goes on.
  */
 class ReplyPairing {
   /** How many times the connection was made; a command is judged against the one it was written on. */
@@ -114,6 +112,8 @@ class ReplyPairing {
   private overdue: RedisConnectionError | undefined;
   /** Set once a PING was answered with another command's reply, until the connection is made again. */
   private unpaired: RedisConnectionError | undefined;
+  /** The PING that follows the commands sent in this tick, until it is sent (at the tick's end). */
+  private nextPing: Promise<void> | undefined;
   private readonly listeners: ClientListeners;
 
   constructor(
@@ -143,11 +143,11 @@ class ReplyPairing {
    * Sends `command` with node-redis's timeout, rejected once unanswered for the bound; if it was on
    * the open connection, the PINGs start. The bound starts before the command is handed to
    * node-redis: a process paused between the two (a stop, a long GC) would otherwise wake with the
-   * caller's bound past and this one not yet running, and send the next lock commands while the
-   * reply to this one may be lost — each would read its neighbour's.
+   * caller's bound past and this one not yet running.
    */
   send(command: readonly string[]): Promise<unknown> {
     const connection = this.connection;
+    const paired = this.pingAfterThisTurn();
     return new Promise((resolve, reject) => {
       const timer = setTimer(() => {
         if (this.client.isReady && connection === this.connection) this.replyOverdue();
@@ -162,16 +162,51 @@ class ReplyPairing {
         reject(error);
         return;
       }
-      sent
-        .then(resolve, (error: unknown) => {
+      const fail = (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      };
+      sent.then(
+        (reply) =>
+          paired.then(() => {
+            clearTimeout(timer);
+            resolve(reply);
+          }, fail),
+        (error: unknown) => {
           // node-redis's own timeout ends a command it has not written yet (it drops it at the
           // write), which a shorter maintenance timeout of its own can do before this bound: the
           // same check runs, at the cost of one PING.
           if (isTimeout(error) && this.client.isReady && connection === this.connection) this.replyOverdue();
-          reject(error);
-        })
-        .finally(() => clearTimeout(timer));
+          fail(error);
+        },
+      );
     });
+  }
+
+  /**
+   * The PING written after this tick's commands (node-redis writes them in the order given): it is
+   * sent at the end of the tick (process.nextTick runs once the promise reactions ran, so the
+   * commands every reply of a read led to share it); a command sent after it waits for the next.
+   * Resolves when it came back with its own nonce; rejects otherwise.
+   */
+  private pingAfterThisTurn(): Promise<void> {
+    if (this.nextPing) return this.nextPing;
+    const connection = this.connection;
+    const ping = new Promise<void>((resolve, reject) => {
+      process.nextTick(() => {
+        this.nextPing = undefined;
+        const nonce = pairingNonce();
+        this.client.sendCommand(['PING', nonce], NODE_REDIS_TIMEOUT).then((reply) => {
+          if (echoes(reply, nonce)) return resolve();
+          if (connection === this.connection) this.unpaired ??= this.misrouted();
+          reject(this.unpaired ?? this.misrouted());
+        }, reject);
+      });
+    });
+    // Its commands may all have failed or been given up on meanwhile: none is left to hear it.
+    ping.catch(() => undefined);
+    this.nextPing = ping;
+    return ping;
   }
 
   private replyOverdue(): void {
@@ -186,14 +221,11 @@ class ReplyPairing {
   }
 
   private ping(connection: number): void {
-    // node:crypto is required here, not at the module's top: the runtime's load must not pay for it
-    // (lock/token.ts), and a pairing check is rare.
-    const nonce = `lockweave-pairing-${(require('node:crypto') as typeof Crypto).randomUUID()}`;
+    const nonce = pairingNonce();
     this.client.sendCommand(['PING', nonce]).then(
       (reply) => {
         if (connection !== this.connection || !this.overdue) return;
-        const echoed = Array.isArray(reply) ? reply[1] : reply; // ['pong', nonce] in RESP2 subscriber mode
-        if (String(echoed) === nonce) this.overdue = undefined;
+        if (echoes(reply, nonce)) this.overdue = undefined;
         else this.unpaired = this.misrouted();
       },
       () => undefined, // the connection was lost: 'ready' starts the next one even
