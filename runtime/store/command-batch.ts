@@ -102,7 +102,7 @@ export const commandTimedOut = (ms: number, cause?: unknown): Error =>
  * its primaries, each its share (keys spread evenly over the slots): so its batch holds this many
  * per primary, and each node still gets about this many in one write.
  */
-const MAX_BATCH = 16;
+export const MAX_BATCH = 16;
 
 type Reply = unknown;
 

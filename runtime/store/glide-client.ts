@@ -6,15 +6,16 @@
 // Described by shape, not imported: GLIDE is an optional peer with a native core, and a user
 // without it must be able to compile against lockweave's types and load it.
 //
-// What GLIDE does itself: it multiplexes every command of the client on its connection (so the
-// store sends each alone, nothing to batch), bounds each by the client's `requestTimeout` (250 ms
-// by default) and reconnects on its own. It has no connection events: the store learns the
+// What GLIDE does itself: it multiplexes every command of the client on its connection (the store
+// batches a standalone client's only to check their replies' pairing: glide-pipeline.ts), bounds
+// each by the client's `requestTimeout` (250 ms by default) and reconnects on its own. It has no connection events: the store learns the
 // connection is gone from commands that time out (redis-health.ts reads GLIDE's words).
 import type { CommandSender } from './command-batch';
 import { hasMethods, libraryExport } from './client-shape';
 import { routingKey } from './cluster-slot';
 import type { OpenSubscriber } from './redis-notices';
 import { COMMAND_TIMEOUT_MS } from './command-batch';
+import { glidePipelineSender, type GlideBatchClass, type GlidePipelining } from './glide-pipeline';
 
 /** What configure() accepts as a GLIDE client: `GlideClient.createClient()`'s or `GlideClusterClient.createClient()`'s. */
 export interface GlideClientLike {
@@ -35,6 +36,8 @@ export interface GlideClient extends GlideClientLike {
   subscribe(channels: Iterable<string>, timeoutMs: number): Promise<void>;
   unsubscribe(channels: Iterable<string> | null, timeoutMs: number): Promise<void>;
   invokeScript?(script: object, options: { keys: string[]; args: string[] }): Promise<unknown>;
+  /** Runs a Batch (glide-pipeline.ts). */
+  exec?(batch: object, raiseOnError: boolean): Promise<unknown[] | null>;
   /** Only on GlideClusterClient: sharded pub/sub. */
   ssubscribe?(channels: Iterable<string>, timeoutMs: number): Promise<void>;
   sunsubscribe?(channels: Iterable<string> | null, timeoutMs: number): Promise<void>;
@@ -64,17 +67,28 @@ export function isGlideCluster(client: GlideClient): boolean {
 }
 
 /**
- * Each command alone, its arguments as strings. On a cluster each names the primary of its key's
- * slot: the key and its line of waiters share that slot (waiting-line.ts), so a script runs where
- * all its keys live. Scripts go through GLIDE's own invokeScript, which loads a script the server
- * lacks without the NOSCRIPT error GLIDE would log (a warning on the console) for an EVALSHA.
+ * Its arguments as strings. A standalone client's commands of a tick go as one pipeline checked by
+ * a PING (glide-pipeline.ts), scripts as EVALSHA in it (a NOSCRIPT there, read in its place, is
+ * not logged; the EVAL that follows loads the script). A cluster's go each alone, each naming the
+ * primary of its key's slot: the key and its line of waiters share that slot (waiting-line.ts), so a
+ * script runs where all its keys live; scripts there go through GLIDE's own invokeScript, which
+ * loads a script the server lacks without the NOSCRIPT error GLIDE would log (a warning on the
+ * console) for a lone EVALSHA.
  */
 export function glideSender(client: GlideClient): CommandSender {
+  if (!isGlideCluster(client)) {
+    // From the copy of GLIDE that made the client: its exec() reads its own Batch's commands.
+    const Batch = libraryExport<GlideBatchClass>(client, 'Batch');
+    if (!Batch || typeof client.exec !== 'function')
+      throw new TypeError(
+        "lockweave: the GLIDE client's Batch class was not found among the loaded modules (is GLIDE bundled?): " +
+          'lockweave checks the pairing of its replies with one (docs/configuration.md); load @valkey/valkey-glide as a package',
+      );
+    return glidePipelineSender(client as GlidePipelining, Batch);
+  }
   const command = (name: string, args: readonly (string | number)[]) => [name.toUpperCase(), ...args.map(String)];
-  const send: CommandSender['send'] = isGlideCluster(client)
-    ? (name, args) =>
-        client.customCommand(command(name, args), { route: { type: 'primarySlotKey', key: routingKey(name, args) } })
-    : (name, args) => client.customCommand(command(name, args));
+  const send: CommandSender['send'] = (name, args) =>
+    client.customCommand(command(name, args), { route: { type: 'primarySlotKey', key: routingKey(name, args) } });
   // From the copy of GLIDE that made the client: a script lives in its copy's native core.
   const Script = libraryExport<ScriptClass>(client, 'Script');
   if (!Script || typeof client.invokeScript !== 'function') return { send };

@@ -3,10 +3,12 @@
 // with the oldest command waiting for one, so after it every later reply would answer the command
 // sent before it: a SET NX on a key another process holds got another SET's "OK", and the body ran
 // beside the holder — for good, on that connection. The store must never read a reply of such a
-// connection as an answer to a lock command: the runtime's own ioredis connection and a user's
-// ioredis client are made again (command-batch.ts); a user's node-redis client, which the store
-// cannot make again, is refused with a fatal error that says why until it is (node-redis-client.ts).
+// connection as an answer to a lock command (a PING with a nonce after each write: pairing-ping.ts):
+// the runtime's own ioredis connection, a user's ioredis client and a user's GLIDE client are made
+// again (command-batch.ts, glide-pipeline.ts); a user's node-redis client, which the store cannot
+// make again, is refused with a fatal error that says why until it is (node-redis-client.ts).
 // In each case the held key is never entered, and free keys lock again within a bound.
+import { GlideClient } from '@valkey/valkey-glide';
 import test from 'ava';
 import { Redis } from 'ioredis';
 import { close, configure, LockAcquireError, withLock } from 'lockweave';
@@ -65,6 +67,11 @@ const clients: Record<string, (proxy: FaultProxy) => Promise<Client>> = {
   "a user's ioredis that re-sends unanswered commands": async (proxy) => {
     const client = new Redis(proxy.url);
     return { redis: client, end: async () => client.disconnect() };
+  },
+  // GLIDE times out the lost reply's request at its requestTimeout (250 ms) and reads a later one's reply in its place.
+  "a user's GLIDE client": async (proxy) => {
+    const client = await GlideClient.createClient({ addresses: [{ host: server.host, port: proxy.port }] });
+    return { redis: client, end: async () => client.close() };
   },
   ...Object.fromEntries(
     (
