@@ -7,7 +7,7 @@ import { RedisConnectionError } from '../base/errors';
 import { holdProcess } from '../base/process-hold';
 import { hasMethods } from './client-shape';
 import { ClientListeners, type ClientEvents } from './client-listeners';
-import { COMMAND_TIMEOUT_MS, commandTimedOut, type CommandSender } from './command-batch';
+import { COMMAND_TIMEOUT_MS, commandTimedOut, connectionClosed, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
 import { setTimer } from '../base/timer-delay';
 import { echoes, pairingNonce } from './pairing-ping';
@@ -90,27 +90,26 @@ export function nodeRedisSender(client: NodeRedisClient, address: string): Comma
  * (pairing-ping.ts says why they may not).
  *
  * Each tick's commands are followed by a PING with a nonce, and a command's reply is handed on
- * only once that PING came back with its own nonce; a PING answered with anything else stops the
- * store's commands on that connection for good. On an ioredis client the store makes such a
- * connection again (command-batch.ts); a node-redis client offers no reconnect that keeps it open
- * (close() and connect() end its users' commands and subscriptions, and its socket is private),
- * and the store never owns one. So then every command fails with a fatal RedisConnectionError that
- * says why, until the connection is made again (a cut, or the user's disconnect and connect): a new
- * connection pairs from its first reply.
+ * only once that PING came back with its own nonce. A PING answered with anything else stops the
+ * store's commands on that connection, and the store ends it with a QUIT: Redis closes it (whichever
+ * command reads the QUIT's reply), node-redis connects again by itself, as after any cut, and a new
+ * connection pairs from its first reply. Meanwhile every command fails at once with a
+ * RedisConnectionError that is not fatal and says why: callers try again on their schedule. (A
+ * client whose reconnectStrategy is false stays closed then, as after a cut: its user connects it.)
  *
- * A command unanswered within the bound on the connection it was written on is met sooner: the
- * store's commands on that connection fail at once with a RedisConnectionError that is not fatal
- * (callers try again on their schedule) while a PING, one more each bound, finds out whether the
+ * A command unanswered within the bound on the connection it was written on may have lost its reply
+ * with no later command to show it (its own PING may be the one lost): the store's commands on that
+ * connection fail at once, not fatally, while a PING, one more each bound, finds out whether the
  * reply was lost — a PING answered with another command's reply, as above: with k replies lost, the
  * (k+1)th PING gets the first one's nonce — or only slow (a loaded server, CLIENT PAUSE, a long
- * script): the PING answered with its own nonce, the store goes on.
+ * script): the PING answered with its own nonce, the store goes on without a reconnect.
  */
 class ReplyPairing {
   /** How many times the connection was made; a command is judged against the one it was written on. */
   private connection = 0;
   /** Set while a reply is overdue on the connection and the PINGs have not settled whether replies pair. */
   private overdue: RedisConnectionError | undefined;
-  /** Set once a PING was answered with another command's reply, until the connection is made again. */
+  /** Set once a PING was answered with another command's reply, until the connection is made again (quit). */
   private unpaired: RedisConnectionError | undefined;
   /** The PING that follows the commands sent in this tick, until it is sent (at the tick's end). */
   private nextPing: Promise<void> | undefined;
@@ -147,7 +146,7 @@ class ReplyPairing {
    */
   send(command: readonly string[]): Promise<unknown> {
     const connection = this.connection;
-    const paired = this.pingAfterThisTurn();
+    const paired = this.pingAfterThisTick();
     return new Promise((resolve, reject) => {
       const timer = setTimer(() => {
         if (this.client.isReady && connection === this.connection) this.replyOverdue();
@@ -189,7 +188,7 @@ class ReplyPairing {
    * commands every reply of a read led to share it); a command sent after it waits for the next.
    * Resolves when it came back with its own nonce; rejects otherwise.
    */
-  private pingAfterThisTurn(): Promise<void> {
+  private pingAfterThisTick(): Promise<void> {
     if (this.nextPing) return this.nextPing;
     const connection = this.connection;
     const ping = new Promise<void>((resolve, reject) => {
@@ -198,8 +197,8 @@ class ReplyPairing {
         const nonce = pairingNonce();
         this.client.sendCommand(['PING', nonce], NODE_REDIS_TIMEOUT).then((reply) => {
           if (echoes(reply, nonce)) return resolve();
-          if (connection === this.connection) this.unpaired ??= this.misrouted();
-          reject(this.unpaired ?? this.misrouted());
+          if (connection === this.connection) this.misrouted(connection);
+          reject(this.unpaired ?? connectionClosed());
         }, reject);
       });
     });
@@ -226,7 +225,7 @@ class ReplyPairing {
       (reply) => {
         if (connection !== this.connection || !this.overdue) return;
         if (echoes(reply, nonce)) this.overdue = undefined;
-        else this.unpaired = this.misrouted();
+        else this.misrouted(connection);
       },
       () => undefined, // the connection was lost: 'ready' starts the next one even
     );
@@ -237,16 +236,29 @@ class ReplyPairing {
     again.unref();
   }
 
-  private misrouted(): RedisConnectionError {
-    return new RedisConnectionError(
-      `Redis at ${this.address}: a reply was lost on the node-redis client's connection, which stayed open ` +
-        '(a proxy or middlebox in front of Redis dropped it): node-redis now answers each command with the ' +
-        'reply to the one sent before it, so lockweave sends no lock command on that connection until it is ' +
-        'made again. lockweave cannot reconnect a client it did not create: disconnect and connect the client ' +
-        '(or pass configure() a URL, whose connection the runtime makes again by itself)',
+  /** Replies on `connection` answer other commands: refused from now, and ended (see above). */
+  private misrouted(connection: number): void {
+    if (this.unpaired) return;
+    this.unpaired = new RedisConnectionError(
+      `Redis at ${this.address} is unreachable: a reply was lost on the node-redis client's connection, which stayed ` +
+        'open (a proxy or middlebox in front of Redis dropped it), and node-redis answered later commands with ' +
+        "other commands' replies: lockweave ended that connection (QUIT) and sends no lock command until " +
+        'node-redis has made it again',
       this.address,
-      true,
+      false,
     );
+    this.quit(connection);
+  }
+
+  /**
+   * QUIT on the unpaired connection, again each bound until node-redis says it is ready on a new
+   * one. Only while it is up: one held in node-redis's offline queue would end the next connection.
+   */
+  private quit(connection: number): void {
+    if (connection !== this.connection || !this.unpaired || !this.client.isOpen) return;
+    if (this.client.isReady) this.client.sendCommand(['QUIT']).catch(() => undefined); // it fails as the connection closes
+    const again = setTimer(() => this.quit(connection), COMMAND_TIMEOUT_MS);
+    again.unref();
   }
 }
 
