@@ -72,9 +72,9 @@
 // the reply lost, with no later command to show it. A command that was merely slow (a loaded server,
 // CLIENT PAUSE, a long script) looks the same there: the reconnect then costs a round of commands made
 // again, no more; and it is done at most once per COMMAND_TIMEOUT_MS for a connection, so the other
-// commands that time out in the same stall cost no more reconnects. A Cluster's batch has no PING: its
-// commands go to several nodes, and a redirected one is written again elsewhere later; its nodes are
-// made again only once the bound passes (docs/limits.md).
+// commands that time out in the same stall cost no more reconnects. On a Cluster each node the batch
+// went to gets its PING after its share (writePairedOnNodes); a command written again elsewhere by a
+// redirection is checked by a PING on every connected node once its reply is in.
 import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
 import { commandTimeoutOf, isCluster, selectsDatabase } from './ioredis-client';
@@ -105,6 +105,20 @@ export const commandTimedOut = (ms: number, cause?: unknown): Error =>
 export const MAX_BATCH = 16;
 
 type Reply = unknown;
+
+/** A Cluster node's PING after a batch's commands there (writePairedOnNodes). */
+interface NodeCheck {
+  /** Set when the PING's reply came: a command of the node answered later was redirected. */
+  answered: boolean;
+  /** Resolves when the PING came back with its own nonce. */
+  paired: Promise<void>;
+}
+
+/** An ioredis commandQueue, read from its newest entry back. */
+interface PeekableQueue {
+  readonly length: number;
+  peekAt(index: number): { command: object } | undefined;
+}
 
 /** A command's slot before its reply came (writePaired): no reply is this object. */
 const NOT_ANSWERED: Reply = Symbol('not answered');
@@ -357,13 +371,12 @@ class CommandBatch implements CommandSender {
    * (writePaired). Settles once they are all answered; never rejects.
    */
   private sendCorked(batch: Queued[]): Promise<unknown> {
-    // One connection's write always holds two commands at least: the batch's and its PING.
-    const streams = this.cluster ? (batch.length > 1 ? this.streams() : []) : this.streams();
+    // A connection's write always holds two commands at least: the batch's and its PING.
+    const streams = this.streams();
     if (this.cluster && streams.length > 0) this.maxBatch = MAX_BATCH * streams.length;
     for (const stream of streams) stream.cork();
     try {
-      if (!this.cluster) return this.writePaired(batch);
-      return Promise.all(batch.map((command) => this.write(command).then(command.resolve, command.reject)));
+      return this.cluster ? this.writePairedOnNodes(batch) : this.writePaired(batch);
     } finally {
       for (const stream of streams) stream.uncork();
     }
@@ -401,6 +414,93 @@ class CommandBatch implements CommandSender {
         for (const command of batch) command.reject(error);
       },
     );
+  }
+
+  /**
+   * A Cluster's batch: each node that was given commands of it gets a PING after them, in the same
+   * write, and a command's reply is handed on once that PING came back with its own nonce — if the
+   * reply came first, so on that connection, in order. A command not found on a node's connection
+   * (held in an offline queue, or sent through call()) or whose reply came after its node's PING (a
+   * redirection wrote it again elsewhere) is checked once its reply is in, by a PING on every node
+   * whose connection is up then (checkEveryNode): the reply came on one of them.
+   */
+  private writePairedOnNodes(batch: Queued[]): Promise<unknown> {
+    const cluster = this.client as Cluster;
+    const written = batch.map((command) => this.write(command));
+    const indexOf = new Map<object, number>();
+    batch.forEach((command, index) => {
+      if (command.command) indexOf.set(command.command, index);
+    });
+    const checks: Array<NodeCheck | undefined> = new Array<NodeCheck | undefined>(batch.length);
+    if (indexOf.size > 0)
+      for (const node of cluster.nodes('master')) {
+        const queue = (node as unknown as { commandQueue?: PeekableQueue }).commandQueue;
+        if (!queue) continue;
+        let check: NodeCheck | undefined;
+        // This batch's commands are the last the node was given: nothing else wrote in between.
+        for (let at = queue.length - 1; at >= 0; at--) {
+          const index = indexOf.get(queue.peekAt(at)?.command as object);
+          if (index === undefined) break;
+          check ??= this.nodeCheck(node, batch);
+          checks[index] = check;
+        }
+      }
+    return Promise.all(
+      written.map((reply, index) => {
+        const command = batch[index]!;
+        return reply.then((answer) => {
+          const check = checks[index];
+          const verified = check && !check.answered ? check.paired : this.checkEveryNode();
+          return verified.then(() => command.resolve(answer), command.reject);
+        }, command.reject);
+      }),
+    );
+  }
+
+  /** A PING on `node` after the commands just written there, added to the batch (see writePaired). */
+  private nodeCheck(node: Redis, batch: Queued[]): NodeCheck {
+    const stream = node.stream;
+    const nonce = pairingNonce();
+    const ping: Queued = { name: 'ping', args: [nonce], resolve: noop, reject: noop };
+    batch.push(ping);
+    const check: NodeCheck = { answered: false, paired: Promise.resolve() };
+    check.paired = this.pingOn(node, ping).then((reply) => {
+      check.answered = true;
+      if (!echoes(reply, nonce)) throw this.unpairedNode(node, stream);
+    });
+    check.paired.catch(noop); // its commands may all have failed meanwhile
+    return check;
+  }
+
+  /** Writes `ping` on the node's own connection, with the client's Command. */
+  private pingOn(node: Redis, ping: Queued): Promise<Reply> {
+    if (!this.Command) return node.call(ping.name, ...ping.args);
+    const written = new this.Command(ping.name, ping.args, this.commandOptions);
+    ping.command = written;
+    return node.sendCommand(written as never) as Promise<Reply>;
+  }
+
+  /** A PING on every node of the Cluster whose connection is up; rejects unless each came back with its own nonce. */
+  private checkEveryNode(): Promise<void> {
+    const nodes = (this.client as Cluster).nodes('all').filter((node) => node.status === 'ready' && node.stream);
+    return Promise.all(
+      nodes.map((node) => {
+        const stream = node.stream;
+        const nonce = pairingNonce();
+        return this.pingOn(node, { name: 'ping', args: [nonce], resolve: noop, reject: noop }).then((reply) => {
+          if (!echoes(reply, nonce)) throw this.unpairedNode(node, stream);
+        });
+      }),
+    ).then(noop);
+  }
+
+  /** A node's PING read another command's reply: its connection, if still the one, is made again. */
+  private unpairedNode(node: Redis, stream: Redis['stream'] | undefined): Error {
+    if (stream && node.stream === stream) {
+      reconnectedAt.set(node, Date.now());
+      stream.destroy();
+    }
+    return connectionClosed();
   }
 
   /** The batch's PING read another command's reply: its connection, if still the one, is made again. */
