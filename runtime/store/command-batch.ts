@@ -63,8 +63,8 @@
 // And a reply can be lost while its connection stays up (dropped by a proxy or middlebox in front of
 // Redis): then every later reply goes to the command sent before it (pairing-ping.ts). So on one
 // connection each write ends with a PING carrying a nonce, and the batch's replies are handed on only
-// once it came back with its own (writePaired); answered with anything else, the connection is dropped
-// and made again (as after a cut, above): every command written on it fails and is made or sent again
+// once it came back with its own (batch-pairing.ts); answered with anything else, the connection is
+// dropped and made again (as after a cut, above): every command written on it fails and is made or sent again
 // on the new one. The same for the caller's client as for the runtime's own: its replies, its user's
 // commands' too, are no longer paired right, and ioredis makes the connection again as after a cut,
 // with its options, its database, its subscriptions (autoResubscribe), its name. A batch unanswered
@@ -73,12 +73,13 @@
 // CLIENT PAUSE, a long script) looks the same there: the reconnect then costs a round of commands made
 // again, no more; and it is done at most once per COMMAND_TIMEOUT_MS for a connection, so the other
 // commands that time out in the same stall cost no more reconnects. On a Cluster each node the batch
-// went to gets its PING after its share (writePairedOnNodes); a command written again elsewhere by a
-// redirection is checked by a PING on every connected node once its reply is in.
+// went to gets its PING after its share; a command written again elsewhere by a redirection is
+// checked by a PING on every connected node once its reply is in.
 import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
 import { commandTimeoutOf, isCluster, selectsDatabase } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
+import { type BatchWriter, type Queued, writePaired, writePairedOnNodes } from './batch-pairing';
 import { echoes, pairingNonce } from './pairing-ping';
 
 /**
@@ -105,34 +106,6 @@ export const commandTimedOut = (ms: number, cause?: unknown): Error =>
 export const MAX_BATCH = 16;
 
 type Reply = unknown;
-
-/** A Cluster node's PING after a batch's commands there (writePairedOnNodes). */
-interface NodeCheck {
-  /** Set when the PING's reply came: a command of the node answered later was redirected. */
-  answered: boolean;
-  /** Resolves when the PING came back with its own nonce. */
-  paired: Promise<void>;
-}
-
-/** An ioredis commandQueue, read from its newest entry back. */
-interface PeekableQueue {
-  readonly length: number;
-  peekAt(index: number): { command: object } | undefined;
-}
-
-/** A command's slot before its reply came (writePaired): no reply is this object. */
-const NOT_ANSWERED: Reply = Symbol('not answered');
-
-const noop = (): void => undefined;
-
-interface Queued {
-  readonly name: string;
-  readonly args: readonly (string | number)[];
-  readonly resolve: (reply: Reply) => void;
-  readonly reject: (error: unknown) => void;
-  /** The ioredis Command it was written as (none when sent through call() or a pipeline). */
-  command?: object;
-}
 
 /**
  * What the store reads of an ioredis connection's queues: of commands written and waiting for
@@ -256,7 +229,7 @@ function boundedByTheBatch(Command: CommandClass): CommandClass {
   return BoundedCommand;
 }
 
-class CommandBatch implements CommandSender {
+class CommandBatch implements CommandSender, BatchWriter {
   private queue: Queued[] = [];
   /** The client's own Command class: commands handed to sendCommand skip its auto-pipelining. */
   private readonly Command: CommandClass | undefined;
@@ -368,7 +341,7 @@ class CommandBatch implements CommandSender {
   /**
    * Each command on its own, answered on its own; the sockets corked so they leave in one write
    * (on a Cluster, one per node). On one connection, a pairing PING follows them in the same write
-   * (writePaired). Settles once they are all answered; never rejects.
+   * (batch-pairing.ts). Settles once they are all answered; never rejects.
    */
   private sendCorked(batch: Queued[]): Promise<unknown> {
     // A connection's write always holds two commands at least: the batch's and its PING.
@@ -376,141 +349,21 @@ class CommandBatch implements CommandSender {
     if (this.cluster && streams.length > 0) this.maxBatch = MAX_BATCH * streams.length;
     for (const stream of streams) stream.cork();
     try {
-      return this.cluster ? this.writePairedOnNodes(batch) : this.writePaired(batch);
+      return this.cluster
+        ? writePairedOnNodes(batch, this.client as Cluster, this)
+        : writePaired(batch, this.client as Redis, this);
     } finally {
       for (const stream of streams) stream.uncork();
     }
   }
 
-  /**
-   * Writes the batch and, after it, a PING with a nonce (pairing-ping.ts): each command's reply is
-   * handed on once the PING came back with its own. The PING joins the batch, so a close, the bound
-   * and gaveUp deal with it as with the others. An error reply fails its command at once: a failure
-   * is safe to report whichever command it answered. The PING answered with anything else: the
-   * connection is made again, and every command of the batch fails as on a cut.
-   */
-  private writePaired(batch: Queued[]): Promise<unknown> {
-    const replies: Reply[] = new Array<Reply>(batch.length).fill(NOT_ANSWERED);
-    for (let index = 0; index < batch.length; index++) {
-      const command = batch[index]!;
-      this.write(command).then((reply) => {
-        replies[index] = reply;
-      }, command.reject);
-    }
-    const nonce = pairingNonce();
-    const ping: Queued = { name: 'ping', args: [nonce], resolve: noop, reject: noop };
-    batch.push(ping);
-    const connection = this.client as Redis;
-    const stream = connection.stream;
-    return this.write(ping).then(
-      (reply) => {
-        if (!echoes(reply, nonce)) return this.unpaired(batch, connection, stream);
-        for (let index = 0; index < replies.length; index++) {
-          const reply = replies[index];
-          if (reply !== NOT_ANSWERED) batch[index]!.resolve(reply);
-        }
-      },
-      (error: unknown) => {
-        for (const command of batch) command.reject(error);
-      },
-    );
-  }
-
-  /**
-   * A Cluster's batch: each node that was given commands of it gets a PING after them, in the same
-   * write, and a command's reply is handed on once that PING came back with its own nonce — if the
-   * reply came first, so on that connection, in order. A command not found on a node's connection
-   * (held in an offline queue, or sent through call()) or whose reply came after its node's PING (a
-   * redirection wrote it again elsewhere) is checked once its reply is in, by a PING on every node
-   * whose connection is up then (checkEveryNode): the reply came on one of them.
-   */
-  private writePairedOnNodes(batch: Queued[]): Promise<unknown> {
-    const cluster = this.client as Cluster;
-    const written = batch.map((command) => this.write(command));
-    const indexOf = new Map<object, number>();
-    batch.forEach((command, index) => {
-      if (command.command) indexOf.set(command.command, index);
-    });
-    const checks: Array<NodeCheck | undefined> = new Array<NodeCheck | undefined>(batch.length);
-    if (indexOf.size > 0)
-      for (const node of cluster.nodes('master')) {
-        const queue = (node as unknown as { commandQueue?: PeekableQueue }).commandQueue;
-        if (!queue) continue;
-        let check: NodeCheck | undefined;
-        // This batch's commands are the last the node was given: nothing else wrote in between.
-        for (let at = queue.length - 1; at >= 0; at--) {
-          const index = indexOf.get(queue.peekAt(at)?.command as object);
-          if (index === undefined) break;
-          check ??= this.nodeCheck(node, batch);
-          checks[index] = check;
-        }
-      }
-    return Promise.all(
-      written.map((reply, index) => {
-        const command = batch[index]!;
-        return reply.then((answer) => {
-          const check = checks[index];
-          const verified = check && !check.answered ? check.paired : this.checkEveryNode();
-          return verified.then(() => command.resolve(answer), command.reject);
-        }, command.reject);
-      }),
-    );
-  }
-
-  /** A PING on `node` after the commands just written there, added to the batch (see writePaired). */
-  private nodeCheck(node: Redis, batch: Queued[]): NodeCheck {
-    const stream = node.stream;
-    const nonce = pairingNonce();
-    const ping: Queued = { name: 'ping', args: [nonce], resolve: noop, reject: noop };
-    batch.push(ping);
-    const check: NodeCheck = { answered: false, paired: Promise.resolve() };
-    check.paired = this.pingOn(node, ping).then((reply) => {
-      check.answered = true;
-      if (!echoes(reply, nonce)) throw this.unpairedNode(node, stream);
-    });
-    check.paired.catch(noop); // its commands may all have failed meanwhile
-    return check;
-  }
-
-  /** Writes `ping` on the node's own connection, with the client's Command. */
-  private pingOn(node: Redis, ping: Queued): Promise<Reply> {
-    if (!this.Command) return node.call(ping.name, ...ping.args);
-    const written = new this.Command(ping.name, ping.args, this.commandOptions);
-    ping.command = written;
-    return node.sendCommand(written as never) as Promise<Reply>;
-  }
-
-  /** A PING on every node of the Cluster whose connection is up; rejects unless each came back with its own nonce. */
-  private checkEveryNode(): Promise<void> {
-    const nodes = (this.client as Cluster).nodes('all').filter((node) => node.status === 'ready' && node.stream);
-    return Promise.all(
-      nodes.map((node) => {
-        const stream = node.stream;
-        const nonce = pairingNonce();
-        return this.pingOn(node, { name: 'ping', args: [nonce], resolve: noop, reject: noop }).then((reply) => {
-          if (!echoes(reply, nonce)) throw this.unpairedNode(node, stream);
-        });
-      }),
-    ).then(noop);
-  }
-
-  /** A node's PING read another command's reply: its connection, if still the one, is made again. */
-  private unpairedNode(node: Redis, stream: Redis['stream'] | undefined): Error {
-    if (stream && node.stream === stream) {
-      reconnectedAt.set(node, Date.now());
-      stream.destroy();
-    }
-    return connectionClosed();
-  }
-
-  /** The batch's PING read another command's reply: its connection, if still the one, is made again. */
-  private unpaired(batch: readonly Queued[], connection: Redis, stream: Redis['stream'] | undefined): void {
+  /** `connection`'s replies went astray (batch-pairing.ts): it is made again, if `stream` is still its socket. */
+  unpaired(connection: Redis, stream: Redis['stream'] | undefined): Error {
     if (stream && connection.stream === stream) {
       reconnectedAt.set(connection, Date.now());
       stream.destroy();
     }
-    const error = connectionClosed();
-    for (const command of batch) command.reject(error);
+    return connectionClosed();
   }
 
   /** The sockets the batch's commands are written to: a Cluster's primaries' (its writes go there). */
@@ -519,18 +372,19 @@ class CommandBatch implements CommandSender {
     return this.client.nodes('master').flatMap((node) => (node.stream ? [node.stream] : []));
   }
 
-  private write(command: Queued): Promise<Reply> {
-    if (!this.Command) return this.client.call(command.name, ...command.args);
+  /** Writes `command` through the client (a Cluster routes it), or on one of its connections. */
+  write(command: Queued, on: Redis | Cluster = this.client): Promise<Reply> {
+    if (!this.Command) return on.call(command.name, ...command.args);
     // A stack per command only when the client asks for one (showFriendlyErrorStack), as its call() does.
     const options = this.client.options.showFriendlyErrorStack
       ? { ...this.commandOptions, errorStack: new Error() }
       : this.commandOptions;
     const written = new this.Command(command.name, command.args, options);
     command.command = written;
-    return this.client.sendCommand(written as never) as Promise<Reply>;
+    return on.sendCommand(written as never) as Promise<Reply>;
   }
 
-  /** The batch as one pipeline, its pairing PING last (see writePaired). */
+  /** The batch as one pipeline, its pairing PING last (batch-pairing.ts says why). */
   private sendPipeline(batch: readonly Queued[]): Promise<unknown> {
     const connection = this.client as Redis;
     const stream = connection.stream;
@@ -545,7 +399,11 @@ class CommandBatch implements CommandSender {
           for (const command of batch) command.reject(pingError);
           return;
         }
-        if (!echoes(echo, nonce)) return this.unpaired(batch, connection, stream);
+        if (!echoes(echo, nonce)) {
+          const error = this.unpaired(connection, stream);
+          for (const command of batch) command.reject(error);
+          return;
+        }
         batch.forEach((command, index) => {
           const [error, reply] = replies?.[index] ?? [
             new Error('lockweave: no reply for a pipelined command'),

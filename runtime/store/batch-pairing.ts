@@ -1,0 +1,156 @@
+// A batch's commands written with the PING that shows their replies are their own (pairing-ping.ts
+// says why one is needed): on one connection a PING after them, on a Cluster one on each node they
+// went to. command-batch.ts decides what goes in a batch and when; this file, how a batch's replies
+// are handed on.
+import type { Cluster, Redis } from 'ioredis';
+import { echoes, pairingNonce } from './pairing-ping';
+
+type Reply = unknown;
+
+/** A command of a batch, until its reply is handed on or it fails. */
+export interface Queued {
+  readonly name: string;
+  readonly args: readonly (string | number)[];
+  readonly resolve: (reply: Reply) => void;
+  readonly reject: (error: unknown) => void;
+  /** The ioredis Command it was written as (none when sent through call() or a pipeline). */
+  command?: object;
+}
+
+/** What writing a batch needs of command-batch.ts. */
+export interface BatchWriter {
+  /** Writes `command` through the client (a Cluster routes it), or on one of its connections. */
+  write(command: Queued, on?: Redis): Promise<Reply>;
+  /** `connection`'s replies went astray: it is made again if `stream` is still its socket; the error its commands fail with. */
+  unpaired(connection: Redis, stream: Redis['stream'] | undefined): Error;
+}
+
+/** A command's slot before its reply came: no reply is this object. */
+const NOT_ANSWERED: Reply = Symbol('not answered');
+
+const noop = (): void => undefined;
+
+/** A PING of the batch's own: it joins the batch, so a close, the bound and gaveUp deal with it as with the others. */
+function pingOf(batch: Queued[]): { ping: Queued; nonce: string } {
+  const nonce = pairingNonce();
+  const ping: Queued = { name: 'ping', args: [nonce], resolve: noop, reject: noop };
+  batch.push(ping);
+  return { ping, nonce };
+}
+
+/**
+ * One connection: the batch, then a PING with a nonce; each command's reply is handed on once the
+ * PING came back with its own. An error reply fails its command at once: a failure is safe to
+ * report whichever command it answered. The PING answered with anything else: the connection is
+ * made again, and every command of the batch fails as on a cut. Settles, never rejects, once the
+ * PING is answered.
+ */
+export function writePaired(batch: Queued[], connection: Redis, writer: BatchWriter): Promise<unknown> {
+  const replies: Reply[] = new Array<Reply>(batch.length).fill(NOT_ANSWERED);
+  for (let index = 0; index < batch.length; index++) {
+    const command = batch[index]!;
+    writer.write(command).then((reply) => {
+      replies[index] = reply;
+    }, command.reject);
+  }
+  const stream = connection.stream;
+  const { ping, nonce } = pingOf(batch);
+  return writer.write(ping).then(
+    (reply) => {
+      if (!echoes(reply, nonce)) {
+        const error = writer.unpaired(connection, stream);
+        for (const command of batch) command.reject(error);
+        return;
+      }
+      for (let index = 0; index < replies.length; index++) {
+        const reply = replies[index];
+        if (reply !== NOT_ANSWERED) batch[index]!.resolve(reply);
+      }
+    },
+    (error: unknown) => {
+      for (const command of batch) command.reject(error);
+    },
+  );
+}
+
+/** A Cluster node's PING after a batch's commands there. */
+interface NodeCheck {
+  /** Set when the PING's reply came: a command of the node answered later was redirected. */
+  answered: boolean;
+  /** Resolves when the PING came back with its own nonce. */
+  paired: Promise<void>;
+}
+
+/** An ioredis commandQueue, read from its newest entry back. */
+interface PeekableQueue {
+  readonly length: number;
+  peekAt(index: number): { command: object } | undefined;
+}
+
+/**
+ * A Cluster: each node that was given commands of the batch gets a PING after them, in the same
+ * write, and a command's reply is handed on once that PING came back with its own nonce — if the
+ * reply came first, so on that connection, in order. A command not found on a node's connection
+ * (held in an offline queue, or sent through call()) or whose reply came after its node's PING (a
+ * redirection wrote it again elsewhere) is checked once its reply is in, by a PING on every node
+ * whose connection is up then (checkEveryNode): the reply came on one of them. Settles, never
+ * rejects, once every command is handed on or failed.
+ */
+export function writePairedOnNodes(batch: Queued[], cluster: Cluster, writer: BatchWriter): Promise<unknown> {
+  const written = batch.map((command) => writer.write(command));
+  const indexOf = new Map<object, number>();
+  batch.forEach((command, index) => {
+    if (command.command) indexOf.set(command.command, index);
+  });
+  const checks: Array<NodeCheck | undefined> = new Array<NodeCheck | undefined>(batch.length);
+  if (indexOf.size > 0)
+    for (const node of cluster.nodes('master')) {
+      const queue = (node as unknown as { commandQueue?: PeekableQueue }).commandQueue;
+      if (!queue) continue;
+      let check: NodeCheck | undefined;
+      // This batch's commands are the last the node was given: nothing else wrote in between.
+      for (let at = queue.length - 1; at >= 0; at--) {
+        const index = indexOf.get(queue.peekAt(at)?.command as object);
+        if (index === undefined) break;
+        check ??= nodeCheck(node, batch, writer);
+        checks[index] = check;
+      }
+    }
+  return Promise.all(
+    written.map((reply, index) => {
+      const command = batch[index]!;
+      return reply.then((answer) => {
+        const check = checks[index];
+        const verified = check && !check.answered ? check.paired : checkEveryNode(cluster, writer);
+        return verified.then(() => command.resolve(answer), command.reject);
+      }, command.reject);
+    }),
+  );
+}
+
+/** A PING on `node` after the batch's commands just written there. */
+function nodeCheck(node: Redis, batch: Queued[], writer: BatchWriter): NodeCheck {
+  const stream = node.stream;
+  const { ping, nonce } = pingOf(batch);
+  const check: NodeCheck = { answered: false, paired: Promise.resolve() };
+  check.paired = writer.write(ping, node).then((reply) => {
+    check.answered = true;
+    if (!echoes(reply, nonce)) throw writer.unpaired(node, stream);
+  });
+  check.paired.catch(noop); // its commands may all have failed meanwhile
+  return check;
+}
+
+/** A PING on every node of the Cluster whose connection is up; rejects unless each came back with its own nonce. */
+function checkEveryNode(cluster: Cluster, writer: BatchWriter): Promise<void> {
+  const nodes = cluster.nodes('all').filter((node) => node.status === 'ready' && node.stream);
+  return Promise.all(
+    nodes.map((node) => {
+      const stream = node.stream;
+      const { ping, nonce } = pingOf([]);
+      return writer.write(ping, node).then((reply) => {
+        if (!echoes(reply, nonce)) throw writer.unpaired(node, stream);
+      });
+    }),
+  ).then(noop);
+}
