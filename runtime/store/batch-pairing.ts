@@ -90,9 +90,9 @@ interface PeekableQueue {
 /**
  * A Cluster: each node that was given commands of the batch gets a PING after them, in the same
  * write, and a command's reply is handed on once that PING came back with its own nonce — if the
- * reply came first, so on that connection, in order. A command not found on a node's connection
- * (held in an offline queue, or sent through call()) or whose reply came after its node's PING (a
- * redirection wrote it again elsewhere) is checked once its reply is in, by a PING on every node
+ * reply came first and the command was not redirected, so on that connection, in order. A command
+ * not found on a node's connection (held in an offline queue, or sent through call()), redirected,
+ * or answered after its node's PING is checked once its reply is in, by a PING on every node
  * whose connection is up then (checkEveryNode): the reply came on one of them. Settles, never
  * rejects, once every command is handed on or failed.
  */
@@ -103,6 +103,9 @@ export function writePairedOnNodes(batch: Queued[], cluster: Cluster, writer: Ba
     if (command.command) indexOf.set(command.command, index);
   });
   const checks: Array<NodeCheck | undefined> = new Array<NodeCheck | undefined>(batch.length);
+  // A command the Cluster failed once (a redirection: ioredis calls its reject and writes it again
+  // elsewhere) is answered on another connection, whatever order the replies come in.
+  const redirected: boolean[] = new Array<boolean>(batch.length).fill(false);
   if (indexOf.size > 0)
     for (const node of cluster.nodes('master')) {
       const queue = (node as unknown as { commandQueue?: PeekableQueue }).commandQueue;
@@ -114,6 +117,12 @@ export function writePairedOnNodes(batch: Queued[], cluster: Cluster, writer: Ba
         if (index === undefined) break;
         check ??= nodeCheck(node, batch, writer);
         checks[index] = check;
+        const command = batch[index]!.command as { reject(error: unknown): void };
+        const reject = command.reject;
+        command.reject = (error: unknown) => {
+          redirected[index] = true;
+          reject.call(command, error);
+        };
       }
     }
   return Promise.all(
@@ -121,7 +130,8 @@ export function writePairedOnNodes(batch: Queued[], cluster: Cluster, writer: Ba
       const command = batch[index]!;
       return reply.then((answer) => {
         const check = checks[index];
-        const verified = check && !check.answered ? check.paired : checkEveryNode(cluster, writer);
+        const verified =
+          check && !check.answered && !redirected[index] ? check.paired : checkEveryNode(cluster, writer);
         return verified.then(() => command.resolve(answer), command.reject);
       }, command.reject);
     }),

@@ -64,8 +64,8 @@
 // Redis): then every later reply goes to the command sent before it (pairing-ping.ts). So on one
 // connection each write ends with a PING carrying a nonce, and the batch's replies are handed on only
 // once it came back with its own (batch-pairing.ts); answered with anything else, the connection is
-// dropped and made again (as after a cut, above): every command written on it fails and is made or sent again
-// on the new one. The same for the caller's client as for the runtime's own: its replies, its user's
+// dropped and made again (as after a cut, above): every command written on it fails and is made or
+// sent again on the new one. The same for the caller's client as for the runtime's own: its replies, its user's
 // commands' too, are no longer paired right, and ioredis makes the connection again as after a cut,
 // with its options, its database, its subscriptions (autoResubscribe), its name. A batch unanswered
 // within its bound on a connection still up is met the same way (reconnectUnpaired): its PING may be

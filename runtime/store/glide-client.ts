@@ -8,8 +8,9 @@
 //
 // What GLIDE does itself: it multiplexes every command of the client on its connection (the store
 // batches a standalone client's only to check their replies' pairing: glide-pipeline.ts), bounds
-// each by the client's `requestTimeout` (250 ms by default) and reconnects on its own. It has no connection events: the store learns the
-// connection is gone from commands that time out (redis-health.ts reads GLIDE's words).
+// each by the client's `requestTimeout` (250 ms by default) and reconnects on its own. It has no
+// connection events: the store learns the connection is gone from commands that time out
+// (redis-health.ts reads GLIDE's words).
 import type { CommandSender } from './command-batch';
 import { hasMethods, libraryExport } from './client-shape';
 import { routingKey } from './cluster-slot';

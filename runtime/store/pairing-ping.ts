@@ -16,21 +16,28 @@
 // is never made up for. One PING a write, not a command: a write holds up to 16 commands
 // (command-batch.ts), and Redis answers a PING in well under a microsecond.
 //
-// The nonce only has to differ from every reply another command could get on the connection: a
-// counter does, with a random part so that a key holding such a text by chance is no concern. It is
-// not a secret: whoever could forge replies on the connection could forge any reply.
+// The nonce must differ from every reply another command could get on the connection — a key's
+// value included, which a stranger may write: so it carries a random part from node:crypto, drawn
+// at the first PING (loading node:crypto with the runtime would cost every app's start; by the first
+// PING the process locks, and its tokens load it anyway: lock/token.ts), and a counter.
+import type * as Crypto from 'node:crypto';
 
-const PROCESS_PART = Math.random().toString(36).slice(2, 10);
+let processPart: string | undefined;
 let count = 0;
 
 /** A new nonce for a pairing PING. */
 export function pairingNonce(): string {
+  processPart ??= (require('node:crypto') as typeof Crypto).randomBytes(12).toString('hex');
   count = (count + 1) % Number.MAX_SAFE_INTEGER;
-  return `lockweave-pairing-${PROCESS_PART}-${count}`;
+  return `lockweave-pairing-${processPart}-${count}`;
 }
 
-/** Whether `reply`, the reply a PING was paired with, is its own: `nonce` (['pong', nonce] on a subscriber connection in RESP2). */
+/**
+ * Whether `reply`, the reply a PING was paired with, is its own: `nonce` — or ['pong', nonce], a
+ * PING's reply on a connection in RESP2 subscriber mode.
+ */
 export function echoes(reply: unknown, nonce: string): boolean {
-  const echoed = Array.isArray(reply) ? reply[1] : reply;
-  return typeof echoed === 'string' ? echoed === nonce : String(echoed) === nonce;
+  if (Array.isArray(reply))
+    return reply.length === 2 && String(reply[0]).toLowerCase() === 'pong' && String(reply[1]) === nonce;
+  return typeof reply === 'string' ? reply === nonce : String(reply) === nonce;
 }
