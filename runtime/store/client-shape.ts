@@ -41,3 +41,8 @@ export function libraryExport<T>(client: object, name: string): T | undefined {
   }
   return undefined;
 }
+
+/** A client's timeout error, by its class's name: node-redis's (v5's has no message) and GLIDE's. */
+export function isTimeoutError(error: unknown): boolean {
+  return error instanceof Error && error.constructor.name === 'TimeoutError';
+}

@@ -14,6 +14,7 @@
 //
 // A GlideClusterClient's commands go to several nodes and are not checked so (docs/limits.md).
 import { COMMAND_TIMEOUT_MS, connectionClosed, MAX_BATCH, type CommandSender } from './command-batch';
+import { isTimeoutError } from './client-shape';
 import { echoes, pairingNonce } from './pairing-ping';
 
 /** What the store uses of GLIDE's Batch: a non-atomic one is a pipeline. */
@@ -40,11 +41,6 @@ interface Queued {
   readonly blocksMs: number;
   readonly resolve: (reply: unknown) => void;
   readonly reject: (error: unknown) => void;
-}
-
-/** GLIDE's request timeout error (its class's name). */
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && error.constructor.name === 'TimeoutError';
 }
 
 export function glidePipelineSender(client: GlidePipelining, Batch: GlideBatchClass): CommandSender {
@@ -86,7 +82,7 @@ export function glidePipelineSender(client: GlidePipelining, Batch: GlideBatchCl
         }
       },
       (error: unknown) => {
-        if (isTimeout(error)) quit();
+        if (isTimeoutError(error)) quit();
         for (const command of batch) command.reject(error);
       },
     );

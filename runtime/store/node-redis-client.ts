@@ -5,7 +5,7 @@
 // be able to compile against lockweave's types and load it.
 import { RedisConnectionError } from '../base/errors';
 import { holdProcess } from '../base/process-hold';
-import { hasMethods } from './client-shape';
+import { hasMethods, isTimeoutError } from './client-shape';
 import { ClientListeners, type ClientEvents } from './client-listeners';
 import { COMMAND_TIMEOUT_MS, commandTimedOut, connectionClosed, type CommandSender } from './command-batch';
 import type { OpenSubscriber } from './redis-notices';
@@ -175,7 +175,7 @@ class ReplyPairing {
           // node-redis's own timeout ends a command it has not written yet (it drops it at the
           // write), which a shorter maintenance timeout of its own can do before this bound: the
           // same check runs, at the cost of one PING.
-          if (isTimeout(error) && this.client.isReady && connection === this.connection) this.replyOverdue();
+          if (isTimeoutError(error) && this.client.isReady && connection === this.connection) this.replyOverdue();
           fail(error);
         },
       );
@@ -262,14 +262,9 @@ class ReplyPairing {
   }
 }
 
-/** node-redis's timeout error (its class's name; v5's has no message). */
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && error.constructor.name === 'TimeoutError';
-}
-
 /** node-redis's timeout error as one the health check reads as a lost connection. */
 export function explainTimeout(error: unknown): never {
-  if (isTimeout(error)) {
+  if (isTimeoutError(error)) {
     throw commandTimedOut(COMMAND_TIMEOUT_MS, error);
   }
   throw error;
