@@ -1,14 +1,23 @@
 // A node-redis cluster (`createCluster()` of npm `redis`, v5 or v6) as the store uses it: how a
-// command is routed, and the sharded subscriber of release notices (release-channel.ts).
+// command is sent, and the sharded subscriber of release notices (release-channel.ts).
 //
-// node-redis routes a raw command by the key it is told, and keeps one sharded pub/sub connection
-// per primary, moving a shard channel's listeners when its slot moves (a failover, a resharding):
-// the store uses both as they are. Described by shape, not imported, as node-redis-client.ts is.
+// A lock command goes to its slot's primary on that primary's own node client, where a ReplyPairing
+// checks that its reply is its own (node-redis-pairing.ts), as on one node-redis client: the
+// cluster's routing would put it on that connection too, but out of the store's sight, so a reply
+// lost there would shift every later one unseen. A command the primary redirects (MOVED, ASK: a
+// failover, a resharding) is sent again through the cluster's routing, which follows redirections,
+// and its reply is used once a PING on every primary's connection, written after the reply came,
+// echoed: whichever connection brought it, every reply read there before the PING was its own.
+// node-redis keeps one sharded pub/sub connection per primary, moving a shard channel's listeners
+// when its slot moves: the subscriber uses it as it is. Described by shape, not imported, as
+// node-redis-client.ts is.
 import type { CommandSender } from './command-batch';
-import { COMMAND_TIMEOUT_MS } from './command-batch';
-import { routingKey } from './cluster-slot';
+import { COMMAND_TIMEOUT_MS, commandTimedOut } from './command-batch';
+import { routingKey, slotOf } from './cluster-slot';
 import { bounded, explainTimeout } from './node-redis-client';
+import { ReplyPairing, type PairedClient } from './node-redis-pairing';
 import type { OpenSubscriber } from './redis-notices';
+import { setTimer } from '../base/timer-delay';
 
 /** What configure() accepts as a node-redis cluster: `createCluster()`'s, connected. */
 export interface NodeRedisClusterLike {
@@ -22,9 +31,17 @@ export interface NodeRedisClusterLike {
   ): Promise<unknown>;
 }
 
+/** A node of the cluster as node-redis lists it (`masters`, `slots[n].master`). */
+interface ClusterNode {
+  readonly address: string;
+}
+
 /** What the store uses of it. */
 export interface NodeRedisCluster extends NodeRedisClusterLike {
   readonly isReady: boolean;
+  readonly masters: readonly ClusterNode[];
+  readonly slots: ReadonlyArray<{ readonly master: ClusterNode } | undefined>;
+  nodeClient(node: ClusterNode): Promise<PairedClient>;
   sendCommand(
     firstKey: string | undefined,
     isReadonly: boolean | undefined,
@@ -37,11 +54,80 @@ export interface NodeRedisCluster extends NodeRedisClusterLike {
 }
 
 export function nodeRedisClusterSender(cluster: NodeRedisCluster): CommandSender {
-  const options = { timeout: COMMAND_TIMEOUT_MS };
+  const primaries = new PairedPrimaries(cluster);
   return {
-    send: (name, args) =>
-      cluster.sendCommand(routingKey(name, args), false, [name, ...args.map(String)], options).catch(explainTimeout),
+    send: (name, args) => primaries.send(routingKey(name, args), [name, ...args.map(String)]).catch(explainTimeout),
+    close: () => primaries.close(),
   };
+}
+
+const ROUTED = { timeout: COMMAND_TIMEOUT_MS };
+
+/** The cluster's primaries' node clients, each with its ReplyPairing (see the top of the file). */
+class PairedPrimaries {
+  private readonly pairings = new Map<PairedClient, ReplyPairing>();
+
+  constructor(private readonly cluster: NodeRedisCluster) {}
+
+  send(key: string, command: readonly string[]): Promise<unknown> {
+    const primary = this.cluster.slots[slotOf(key)]?.master;
+    if (!primary) return this.sendRouted(key, command);
+    return this.pairingOf(primary).then((pairing) =>
+      pairing
+        .send(command)
+        .catch((error: unknown) => (isRedirection(error) ? this.sendRouted(key, command) : Promise.reject(error))),
+    );
+  }
+
+  /** Takes the listeners off every node client (the cluster is the user's). */
+  close(): void {
+    for (const pairing of this.pairings.values()) pairing.close();
+    this.pairings.clear();
+  }
+
+  /**
+   * Through the cluster's routing, with its redirections; the reply is used once every primary's
+   * connection is paired. Bounded as a command on a node client is: node-redis keeps no bound on a
+   * written command (node-redis-pairing.ts).
+   */
+  private sendRouted(key: string, command: readonly string[]): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimer(() => reject(commandTimedOut(COMMAND_TIMEOUT_MS)), COMMAND_TIMEOUT_MS);
+      timer.unref();
+      this.cluster
+        .sendCommand(key, false, command, ROUTED)
+        .then((reply) =>
+          Promise.all(
+            this.cluster.masters.map((primary) => this.pairingOf(primary).then((pairing) => pairing.paired())),
+          ).then(() => reply),
+        )
+        .then(resolve, reject)
+        .finally(() => clearTimeout(timer));
+    });
+  }
+
+  private pairingOf(primary: ClusterNode): Promise<ReplyPairing> {
+    return this.cluster.nodeClient(primary).then((client) => {
+      let pairing = this.pairings.get(client);
+      if (!pairing) {
+        // A primary's client replaced (a failover, a connection given up) leaves the old one closed.
+        for (const [old, gone] of this.pairings) {
+          if (!old.isOpen) {
+            gone.close();
+            this.pairings.delete(old);
+          }
+        }
+        pairing = new ReplyPairing(client, primary.address);
+        this.pairings.set(client, pairing);
+      }
+      return pairing;
+    });
+  }
+}
+
+/** A primary's answer that the key's slot is served elsewhere (for good, or during a migration). */
+function isRedirection(error: unknown): boolean {
+  return error instanceof Error && (error.message.startsWith('MOVED ') || error.message.startsWith('ASK '));
 }
 
 /** SSUBSCRIBE through the cluster itself; close() takes back what it subscribed. The cluster stays the user's. */

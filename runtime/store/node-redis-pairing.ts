@@ -1,0 +1,228 @@
+// A node-redis connection's replies checked against the commands they answer (pairing-ping.ts
+// says why they may not): a node-redis client's one connection, or one primary's connection of a
+// node-redis cluster (node-redis-cluster.ts), each with its own ReplyPairing.
+import { RedisConnectionError } from '../base/errors';
+import { setTimer } from '../base/timer-delay';
+import { isTimeoutError } from './client-shape';
+import { ClientListeners, type ClientEvents } from './client-listeners';
+import { COMMAND_TIMEOUT_MS, commandTimedOut, connectionClosed } from './command-batch';
+import { echoes, pairingNonce } from './pairing-ping';
+
+/** What a ReplyPairing uses of a node-redis client (v5, v6; a cluster's node client is one too). */
+export interface PairedClient {
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
+}
+
+// Each command gets the runtime's bound (COMMAND_TIMEOUT_MS). node-redis keeps a command sent while
+// the connection is down in its offline queue until it reconnects (v5 has no timeout by default),
+// and a lock attempt must fail rather than hang past its caller's wait bound. A timed-out command
+// that was not written yet is taken out of the queue, so it is never sent late. A written one
+// node-redis waits for without a bound (it drops its timeout at the write): ReplyPairing bounds it.
+const NODE_REDIS_TIMEOUT = { timeout: COMMAND_TIMEOUT_MS };
+
+/**
+ * Whether replies on the client's connection still answer the commands they are paired with
+ * (pairing-ping.ts says why they may not).
+ *
+ * Each tick's commands are followed by a PING with a nonce, and a command's reply is handed on
+ * only once that PING came back with its own nonce. A PING answered with anything else stops the
+ * store's commands on that connection, and the store ends it with a QUIT: Redis closes it (whichever
+ * command reads the QUIT's reply), node-redis connects again by itself, as after any cut, and a new
+ * connection pairs from its first reply. Meanwhile every command fails at once with a
+ * RedisConnectionError that is not fatal and says why: callers try again on their schedule. (A
+ * client whose reconnectStrategy is false stays closed then, as after a cut: its user connects it.)
+ *
+ * A command unanswered within the bound on the connection it was written on may have lost its reply
+ * with no later command to show it (its own PING may be the one lost): the store's commands on that
+ * connection fail at once, not fatally, while a PING, one more each bound, finds out whether the
+ * reply was lost — a PING answered with another command's reply, as above: with k replies lost, the
+ * (k+1)th PING gets the first one's nonce — or only slow (a loaded server, CLIENT PAUSE, a long
+ * script): the PING answered with its own nonce, the store goes on without a reconnect.
+ */
+export class ReplyPairing {
+  /** How many times the connection was made; a command is judged against the one it was written on. */
+  private connection = 0;
+  /** Set while a reply is overdue on the connection and the PINGs have not settled whether replies pair. */
+  private overdue: RedisConnectionError | undefined;
+  /** Set once a PING was answered with another command's reply, until the connection is made again (quit). */
+  private unpaired: RedisConnectionError | undefined;
+  /** The PING that follows the commands sent in this tick, until it is sent (at the tick's end). */
+  private nextPing: Promise<void> | undefined;
+  private readonly listeners: ClientListeners;
+
+  constructor(
+    private readonly client: PairedClient,
+    private readonly address: string,
+  ) {
+    // Every node-redis client is an EventEmitter; the shapes above name only what the store calls.
+    this.listeners = new ClientListeners(client as unknown as ClientEvents);
+    // node-redis fails every command waiting for a reply when a connection is lost: a new one starts even.
+    this.listeners.on('ready', () => {
+      this.connection++;
+      this.overdue = undefined;
+      this.unpaired = undefined;
+    });
+  }
+
+  /** The store closed: the client is the user's, and keeps no listener of it (client-listeners.ts). */
+  close(): void {
+    this.listeners.removeAll();
+  }
+
+  /** The error a command must fail with at once, if any. */
+  get refusal(): RedisConnectionError | undefined {
+    return this.unpaired ?? this.overdue;
+  }
+
+  /**
+   * Sends `command` with node-redis's timeout, rejected once unanswered for the bound; if it was on
+   * the open connection, the PINGs start. Its reply is handed on once the tick's PING echoed.
+   */
+  send(command: readonly string[]): Promise<unknown> {
+    const refusal = this.refusal;
+    if (refusal) return Promise.reject(refusal);
+    const connection = this.connection;
+    const paired = this.pingAfterThisTick();
+    return this.bounded(connection, () =>
+      this.client.sendCommand(command, NODE_REDIS_TIMEOUT).then(
+        (reply) => paired.then(() => reply),
+        (error: unknown) => {
+          // node-redis's own timeout ends a command it has not written yet (it drops it at the
+          // write), which a shorter maintenance timeout of its own can do before this bound: the
+          // same check runs, at the cost of one PING.
+          if (isTimeoutError(error) && this.client.isReady && connection === this.connection) this.replyOverdue();
+          throw error;
+        },
+      ),
+    );
+  }
+
+  /**
+   * Resolves once a PING written after now came back with its own nonce: every reply read on the
+   * connection before it answered its own command (a reply that came on it by another way, a
+   * cluster's redirection, among them). Bounded and refused as a command is.
+   */
+  paired(): Promise<void> {
+    const refusal = this.refusal;
+    if (refusal) return Promise.reject(refusal);
+    const connection = this.connection;
+    const ping = this.pingAfterThisTick();
+    return this.bounded(connection, () => ping);
+  }
+
+  /**
+   * `run`'s outcome, or a timeout error once the bound passed (with the PINGs started, if the
+   * connection it ran on is still up). The bound starts before `run` hands anything to node-redis:
+   * a process paused between the two (a stop, a long GC) would otherwise wake with the caller's
+   * bound past and this one not yet running.
+   */
+  private bounded<T>(connection: number, run: () => Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimer(() => {
+        if (this.client.isReady && connection === this.connection) this.replyOverdue();
+        reject(commandTimedOut(COMMAND_TIMEOUT_MS));
+      }, COMMAND_TIMEOUT_MS);
+      timer.unref();
+      const settle = () => clearTimeout(timer);
+      let running: Promise<T>;
+      try {
+        running = run();
+      } catch (error) {
+        settle();
+        reject(error);
+        return;
+      }
+      running.then(
+        (value) => {
+          settle();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settle();
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /**
+   * The PING written after this tick's commands (node-redis writes them in the order given): it is
+   * sent at the end of the tick (process.nextTick runs once the promise reactions ran, so the
+   * commands every reply of a read led to share it); a command sent after it waits for the next.
+   * Resolves when it came back with its own nonce; rejects otherwise.
+   */
+  private pingAfterThisTick(): Promise<void> {
+    if (this.nextPing) return this.nextPing;
+    const connection = this.connection;
+    const ping = new Promise<void>((resolve, reject) => {
+      process.nextTick(() => {
+        this.nextPing = undefined;
+        const nonce = pairingNonce();
+        this.client.sendCommand(['PING', nonce], NODE_REDIS_TIMEOUT).then((reply) => {
+          if (echoes(reply, nonce)) return resolve();
+          if (connection === this.connection) this.misrouted(connection);
+          reject(this.unpaired ?? connectionClosed());
+        }, reject);
+      });
+    });
+    // Its commands may all have failed or been given up on meanwhile: none is left to hear it.
+    ping.catch(() => undefined);
+    this.nextPing = ping;
+    return ping;
+  }
+
+  private replyOverdue(): void {
+    if (this.overdue || this.unpaired) return;
+    this.overdue = new RedisConnectionError(
+      `Redis at ${this.address} is unreachable: a reply is overdue on the node-redis client's open connection; ` +
+        'lock commands wait until it is known whether its later replies still answer their own commands',
+      this.address,
+      false,
+    );
+    this.ping(this.connection);
+  }
+
+  private ping(connection: number): void {
+    const nonce = pairingNonce();
+    this.client.sendCommand(['PING', nonce]).then(
+      (reply) => {
+        if (connection !== this.connection || !this.overdue) return;
+        if (echoes(reply, nonce)) this.overdue = undefined;
+        else this.misrouted(connection);
+      },
+      () => undefined, // the connection was lost: 'ready' starts the next one even
+    );
+    const again = setTimer(() => {
+      if (connection === this.connection && this.overdue && !this.unpaired && this.client.isReady)
+        this.ping(connection);
+    }, COMMAND_TIMEOUT_MS);
+    again.unref();
+  }
+
+  /** Replies on `connection` answer other commands: refused from now, and ended (see above). */
+  private misrouted(connection: number): void {
+    if (this.unpaired) return;
+    this.unpaired = new RedisConnectionError(
+      `Redis at ${this.address} is unreachable: a reply was lost on the node-redis client's connection, which stayed ` +
+        'open (a proxy or middlebox in front of Redis dropped it), and node-redis answered later commands with ' +
+        "other commands' replies: lockweave ended that connection (QUIT) and sends no lock command until " +
+        'node-redis has made it again',
+      this.address,
+      false,
+    );
+    this.quit(connection);
+  }
+
+  /**
+   * QUIT on the unpaired connection, again each bound until node-redis says it is ready on a new
+   * one. Only while it is up: one held in node-redis's offline queue would end the next connection.
+   */
+  private quit(connection: number): void {
+    if (connection !== this.connection || !this.unpaired || !this.client.isOpen) return;
+    if (this.client.isReady) this.client.sendCommand(['QUIT']).catch(() => undefined); // it fails as the connection closes
+    const again = setTimer(() => this.quit(connection), COMMAND_TIMEOUT_MS);
+    again.unref();
+  }
+}
