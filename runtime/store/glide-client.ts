@@ -13,9 +13,9 @@
 // (redis-health.ts reads GLIDE's words).
 import type { CommandSender } from './command-batch';
 import { hasMethods, libraryExport } from './client-shape';
-import { routingKey } from './cluster-slot';
 import type { OpenSubscriber } from './redis-notices';
 import { COMMAND_TIMEOUT_MS } from './command-batch';
+import { glideClusterSender, type GlideClusterCommands } from './glide-cluster-sender';
 import { glidePipelineSender, type GlideBatchClass, type GlidePipelining } from './glide-pipeline';
 
 /** What configure() accepts as a GLIDE client: `GlideClient.createClient()`'s or `GlideClusterClient.createClient()`'s. */
@@ -36,7 +36,6 @@ export interface GlideClient extends GlideClientLike {
   customCommand(args: string[], options?: { route?: SlotKeyRoute }): Promise<unknown>;
   subscribe(channels: Iterable<string>, timeoutMs: number): Promise<void>;
   unsubscribe(channels: Iterable<string> | null, timeoutMs: number): Promise<void>;
-  invokeScript?(script: object, options: { keys: string[]; args: string[] }): Promise<unknown>;
   /** Runs a Batch (glide-pipeline.ts). */
   exec?(batch: object, raiseOnError: boolean): Promise<unknown[] | null>;
   /** Only on GlideClusterClient: sharded pub/sub. */
@@ -68,43 +67,37 @@ export function isGlideCluster(client: GlideClient): boolean {
 }
 
 /**
- * Its arguments as strings. A standalone client's commands of a tick go as one pipeline checked by
- * a PING (glide-pipeline.ts), scripts as EVALSHA in it (a NOSCRIPT there, read in its place, is
- * not logged; the EVAL that follows loads the script). A cluster's go each alone, each naming the
- * primary of its key's slot: the key and its line of waiters share that slot (waiting-line.ts), so a
- * script runs where all its keys live; scripts there go through GLIDE's own invokeScript, which
- * loads a script the server lacks without the NOSCRIPT error GLIDE would log (a warning on the
- * console) for a lone EVALSHA.
+ * A tick's commands go as one pipeline: on a standalone client checked by a PING at its end
+ * (glide-pipeline.ts), on a cluster as scripts whose replies each echo a nonce (glide-cluster-sender.ts),
+ * which GLIDE splits per node, each script to the primary of its first key's slot — the key and its
+ * line of waiters share that slot (waiting-line.ts), so a script runs where all its keys live.
+ * Scripts go as EVALSHA (a NOSCRIPT in a pipeline, read in its place, is not logged; the EVAL that
+ * follows loads the script). The pipeline is a Batch of the GLIDE copy that made the client (its
+ * exec() reads its own Batch's commands): should it not be found, the client is refused.
  */
 export function glideSender(client: GlideClient): CommandSender {
-  if (!isGlideCluster(client)) {
-    // From the copy of GLIDE that made the client: its exec() reads its own Batch's commands.
-    const Batch = libraryExport<GlideBatchClass>(client, 'Batch');
-    if (!Batch || typeof client.exec !== 'function')
-      throw new TypeError(
-        "lockweave: the GLIDE client's Batch class was not found among the loaded modules (is GLIDE bundled?): " +
-          'lockweave checks the pairing of its replies with one (docs/configuration.md); load @valkey/valkey-glide as a package',
-      );
-    return glidePipelineSender(client as GlidePipelining, Batch);
-  }
-  const command = (name: string, args: readonly (string | number)[]) => [name.toUpperCase(), ...args.map(String)];
-  const send: CommandSender['send'] = (name, args) =>
-    client.customCommand(command(name, args), { route: { type: 'primarySlotKey', key: routingKey(name, args) } });
-  // From the copy of GLIDE that made the client: a script lives in its copy's native core.
-  const Script = libraryExport<ScriptClass>(client, 'Script');
-  if (!Script || typeof client.invokeScript !== 'function') return { send };
-  const scripts = new Map<string, object>();
-  return {
-    send,
-    script: (source, sha1, keys, args) => {
-      let script = scripts.get(sha1);
-      if (!script) scripts.set(sha1, (script = new Script(source)));
-      return client.invokeScript!(script, { keys: [...keys], args: args.map(String) });
-    },
-  };
+  const Batch = batchClass(client);
+  return isGlideCluster(client)
+    ? glideClusterSender(client as GlideClusterCommands, Batch)
+    : glidePipelineSender(client as GlidePipelining, Batch);
 }
 
-type ScriptClass = new (source: string) => object;
+/** Refuses, with a TypeError that says why, a client whose replies could not be checked (above). */
+export function assertCheckableGlideClient(client: GlideClient): void {
+  batchClass(client);
+}
+
+/** The Batch (a cluster's ClusterBatch) of the GLIDE copy that made `client`. */
+function batchClass(client: GlideClient): GlideBatchClass {
+  const name = isGlideCluster(client) ? 'ClusterBatch' : 'Batch';
+  const Batch = libraryExport<GlideBatchClass>(client, name);
+  if (!Batch || typeof client.exec !== 'function')
+    throw new TypeError(
+      `lockweave: the GLIDE client's ${name} class was not found among the loaded modules (is GLIDE bundled?): ` +
+        'lockweave checks the pairing of its replies with one (docs/configuration.md); load @valkey/valkey-glide as a package',
+    );
+  return Batch;
+}
 
 /**
  * The subscriber: a second client of the same class and options as the caller's (GLIDE has no

@@ -12,7 +12,8 @@
 // pipeline fails as on a cut, and is made or sent again (lock/acquire.ts, lock/clean-up.ts). At
 // most once per COMMAND_TIMEOUT_MS: a slow server's timeouts cost one reconnect, not one each.
 //
-// A GlideClusterClient's commands go to several nodes and are not checked so (docs/limits.md).
+// A GlideClusterClient's commands go to several nodes, and each reply is checked by itself instead
+// (glide-cluster-sender.ts).
 import { COMMAND_TIMEOUT_MS, connectionClosed, MAX_BATCH, type CommandSender } from './command-batch';
 import { isTimeoutError } from './client-shape';
 import { echoes, pairingNonce } from './pairing-ping';

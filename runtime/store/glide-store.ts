@@ -2,7 +2,14 @@
 // 2.x): the verbs are scripted-lock-store.ts's, with the same scripts, keys and release channels
 // as on ioredis and node-redis. The client stays the user's: close() closes only the subscriber
 // the store opened beside it.
-import { glideSender, glideSubscriber, isGlideClient, isGlideCluster, type GlideClient } from './glide-client';
+import {
+  assertCheckableGlideClient,
+  glideSender,
+  glideSubscriber,
+  isGlideClient,
+  isGlideCluster,
+  type GlideClient,
+} from './glide-client';
 import { RedisHealth } from './redis-health';
 import { RedisNotices } from './redis-notices';
 import { releaseChannels } from './release-channel';
@@ -33,7 +40,10 @@ export class GlideLockStore extends ScriptedLockStore {
   }
 }
 
-/** A closed GLIDE client fails every command: said where it is given to configure(), not at the first lock. */
+/**
+ * A closed GLIDE client fails every command, and one whose replies could not be checked is refused:
+ * said where it is given to configure(), not at the first lock.
+ */
 export function assertOpenGlideClient(client: unknown): asserts client is GlideClient {
   if (!isGlideClient(client))
     throw new TypeError(
@@ -41,4 +51,5 @@ export function assertOpenGlideClient(client: unknown): asserts client is GlideC
     );
   if (client.isClosed === true)
     throw new TypeError('lockweave: the GLIDE client is closed: pass an open one to configure({ redis })');
+  assertCheckableGlideClient(client);
 }

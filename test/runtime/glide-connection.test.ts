@@ -1,7 +1,9 @@
 // How the runtime fails and recovers on a Valkey GLIDE client (client-fixture.ts; GLIDE reconnects
 // by itself and says nothing: the runtime learns of a lost server from commands that time out),
-// and `replicas` (WAIT on the client's connection to the primary).
+// and `replicas` (WAIT on the client's connection to the primary); a client whose replies could not
+// be checked is refused.
 import test from 'ava';
+import { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
 import { configure, defineLock, LockAcquireError } from 'lockweave';
 import { Redis } from 'ioredis';
 import { startReplicaOf } from '../helpers/primary-replica';
@@ -56,3 +58,18 @@ test.serial(
     }
   },
 );
+
+// The class the runtime checks replies with (a Batch, a cluster's ClusterBatch) is taken from the GLIDE copy
+// that made the client, found by the client's class; a subclass of the user's own stands for a
+// bundled copy whose modules cannot be read. Not connected: refused before any command.
+for (const [Client, name] of [
+  [GlideClient, 'Batch'],
+  [GlideClusterClient, 'ClusterBatch'],
+] as const) {
+  test(`glide: a ${Client.name} of a copy whose ${name} class cannot be found is refused at configure()`, (t) => {
+    const Bundled = class extends (Client as unknown as new () => object) {};
+    const client = Object.create(Bundled.prototype) as object;
+    const error = t.throws(() => configure({ redis: client as never }), { instanceOf: TypeError });
+    t.regex(error!.message, new RegExp(`the GLIDE client's ${name} class was not found`));
+  });
+}

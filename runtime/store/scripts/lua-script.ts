@@ -42,7 +42,7 @@ export function luaScript<Call, Reply>(script: Omit<LuaScript<Call, Reply>, 'sha
 }
 
 /** The server's NOSCRIPT as ioredis and node-redis pass it on, and as GLIDE words it. */
-const NO_SCRIPT = /^NOSCRIPT|NoScriptError/;
+export const NO_SCRIPT = /^NOSCRIPT|NoScriptError/;
 
 /**
  * EVALSHA, falling back to EVAL when the server has not seen the script (first use, a restart, a
