@@ -19,14 +19,17 @@ import { ReplyPairing, type PairedClient } from './node-redis-pairing';
 import type { OpenSubscriber } from './redis-notices';
 import { setTimer } from '../base/timer-delay';
 
-/** What configure() accepts as a node-redis cluster: `createCluster()`'s, connected. */
+/**
+ * What configure() accepts as a node-redis cluster: `createCluster()`'s, connected. Its `args` are a
+ * mutable array: v6 types them `RedisArgument[]`, to which a readonly array is not assignable.
+ */
 export interface NodeRedisClusterLike {
   readonly isOpen: boolean;
   readonly masters: unknown;
   sendCommand(
     firstKey: string | undefined,
     isReadonly: boolean | undefined,
-    args: readonly string[],
+    args: string[],
     options?: never,
   ): Promise<unknown>;
 }
