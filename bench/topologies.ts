@@ -125,6 +125,7 @@ function render(
     ['lockweave-cluster', 'floor-cluster'],
     ['lockweave-cluster', 'redlock-universal-cluster'],
     ['lockweave-glide-cluster', 'floor-cluster'],
+    ['lockweave-node-redis-cluster', 'floor-cluster'],
     ['lockweave-redlock', 'redlock-v4-primaries'],
     ['lockweave-redlock', 'sesamecare-redlock-primaries'],
     ['lockweave-redlock', 'redlock-universal-primaries'],

@@ -18,6 +18,7 @@ import {
   createLockweaveGlide,
   createLockweaveGlideCluster,
   createLockweaveNodeRedis,
+  createLockweaveNodeRedisCluster,
   createLockweaveOwned,
   createLockweaveRedlock,
 } from './lockweave-topologies';
@@ -49,6 +50,7 @@ const TOPOLOGIES: Record<string, () => Contender> = {
   'floor-cluster': createFloorCluster,
   'lockweave-cluster': createLockweaveCluster,
   'lockweave-glide-cluster': createLockweaveGlideCluster,
+  'lockweave-node-redis-cluster': createLockweaveNodeRedisCluster,
   'redlock-universal-cluster': createRedlockUniversalCluster,
   'lockweave-redlock': createLockweaveRedlock,
   'redlock-v4-primaries': createRedlockV4Primaries,

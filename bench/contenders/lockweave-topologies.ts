@@ -1,13 +1,13 @@
 // lockweave on the other clients and topologies it supports, for bench/topologies.ts: the same
 // woven BenchService as the headline contender, configured on a node-redis client, a Valkey GLIDE
-// client (on the single server and on the Cluster), a Redis Cluster (3 primaries + 3 replicas) or
+// client (each on the single server and on the Cluster), a Redis Cluster (3 primaries + 3 replicas) or
 // Redlock over 3 independent primaries. The scenario's body (the
 // hot key's counter) stays on the single server of the run; only the lock moves. The servers'
 // URLs come from the parent in BENCH_CLUSTER_URLS and BENCH_REDLOCK_URLS.
 import { Redis } from 'ioredis';
 import { close, configure } from 'lockweave/runtime';
 import { GlideClient, GlideClusterClient } from '@valkey/valkey-glide';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { BenchService, isWoven, TAGGED_SETTINGS } from './lockweave-tagged';
 import type { Contender } from './contender';
 import { urlsFrom } from './topology-servers';
@@ -92,6 +92,18 @@ export const createLockweaveGlideCluster = woven(
     const glide = await GlideClusterClient.createClient({ addresses, requestTimeout: 2_000 });
     configure({ redis: glide });
     return async () => glide.close();
+  },
+);
+
+export const createLockweaveNodeRedisCluster = woven(
+  'lockweave on node-redis, Cluster',
+  'configure({ redis: createCluster() of redis 6 with the 6 nodes, connected })',
+  async () => {
+    const cluster = createCluster({ rootNodes: urlsFrom('BENCH_CLUSTER_URLS').map((url) => ({ url })) });
+    cluster.on('error', () => undefined);
+    await cluster.connect();
+    configure({ redis: cluster });
+    return async () => void (await cluster.close());
   },
 );
 
