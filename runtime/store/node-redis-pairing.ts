@@ -15,12 +15,31 @@ export interface PairedClient {
   sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
 }
 
-// Each command gets the runtime's bound (COMMAND_TIMEOUT_MS). node-redis keeps a command sent while
-// the connection is down in its offline queue until it reconnects (v5 has no timeout by default),
-// and a lock attempt must fail rather than hang past its caller's wait bound. A timed-out command
-// that was not written yet is taken out of the queue, so it is never sent late. A written one
-// node-redis waits for without a bound (it drops its timeout at the write): ReplyPairing bounds it.
-const NODE_REDIS_TIMEOUT = { timeout: COMMAND_TIMEOUT_MS };
+// Each command gets the runtime's bound (COMMAND_TIMEOUT_MS): one timer for a tick's commands
+// (thisTick), which rejects those still unanswered. node-redis keeps a command sent while the
+// connection is down in its offline queue until it reconnects (v5 has no timeout by default): such
+// a command also gets node-redis's own `timeout`, which takes it out of the queue at the bound, so
+// it is never written late. One sent while the connection is up gets none (`timeout: 0`, which also
+// sets aside v6's default of 5 s): node-redis writes it in the same turn of the event loop
+// (setImmediate), and a per-command `timeout` costs an AbortSignal.timeout each, a tenth of a
+// section's CPU (bench/history.md, "One bound a tick for node-redis"). Should the connection drop
+// within that turn, node-redis writes the command on its next connection, perhaps after its caller
+// gave up: a late attempt, whose key (its caller's token) the give-up's leave takes back
+// (lock/clean-up.ts), as on ioredis (command-batch.ts).
+const OFFLINE = { timeout: COMMAND_TIMEOUT_MS };
+const READY = { timeout: 0 };
+
+/** A tick's commands on the connection: their PING, and their one bound. */
+interface Tick {
+  readonly connection: number;
+  /** The PING written after them (thisTick). */
+  readonly ping: Promise<void>;
+  /** Rejects each command still waiting when the bound passes (a settled one ignores it). */
+  readonly waiting: Array<(error: unknown) => void>;
+  /** How many of them are unsettled; the bound is cleared at none. */
+  unsettled: number;
+  readonly timer: NodeJS.Timeout;
+}
 
 /**
  * Whether replies on the client's connection still answer the commands they are paired with
@@ -48,8 +67,8 @@ export class ReplyPairing {
   private overdue: RedisConnectionError | undefined;
   /** Set once a PING was answered with another command's reply, until the connection is made again (quit). */
   private unpaired: RedisConnectionError | undefined;
-  /** The PING that follows the commands sent in this tick, until it is sent (at the tick's end). */
-  private nextPing: Promise<void> | undefined;
+  /** The commands sent in this tick, until their PING is sent (at the tick's end). */
+  private tick: Tick | undefined;
   private readonly listeners: ClientListeners;
 
   constructor(
@@ -77,26 +96,49 @@ export class ReplyPairing {
   }
 
   /**
-   * Sends `command` with node-redis's timeout, rejected once unanswered for the bound; if it was on
-   * the open connection, the PINGs start. Its reply is handed on once the tick's PING echoed.
+   * Sends `command` under its tick's bound: rejected once unanswered for it; if it was on the open
+   * connection, the PINGs start. Its reply is handed on once the tick's PING echoed.
    */
   send(command: readonly string[]): Promise<unknown> {
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
-    const connection = this.connection;
-    const paired = this.pingAfterThisTick();
-    return this.bounded(connection, () =>
-      this.client.sendCommand(command, NODE_REDIS_TIMEOUT).then(
-        (reply) => paired.then(() => reply),
+    const tick = this.thisTick();
+    return new Promise((resolve, reject) => {
+      tick.waiting.push(reject);
+      tick.unsettled++;
+      const settled = () => {
+        if (--tick.unsettled === 0) clearTimeout(tick.timer);
+      };
+      let sent: Promise<unknown>;
+      try {
+        sent = this.client.sendCommand(command, this.client.isReady ? READY : OFFLINE);
+      } catch (error) {
+        settled();
+        reject(error);
+        return;
+      }
+      sent.then(
+        (reply) =>
+          tick.ping.then(
+            () => {
+              settled();
+              resolve(reply);
+            },
+            (error: unknown) => {
+              settled();
+              reject(error);
+            },
+          ),
         (error: unknown) => {
-          // node-redis's own timeout ends a command it has not written yet (it drops it at the
-          // write), which a shorter maintenance timeout of its own can do before this bound: the
-          // same check runs, at the cost of one PING.
-          if (isTimeoutError(error) && this.client.isReady && connection === this.connection) this.replyOverdue();
-          throw error;
+          // node-redis's own timeout ends a command it has not written yet, which a shorter
+          // maintenance timeout of its own can do before this bound: the same check runs, at the
+          // cost of one PING.
+          if (isTimeoutError(error) && this.client.isReady && tick.connection === this.connection) this.replyOverdue();
+          settled();
+          reject(error);
         },
-      ),
-    );
+      );
+    });
   }
 
   /**
@@ -108,7 +150,7 @@ export class ReplyPairing {
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
     const connection = this.connection;
-    const ping = this.pingAfterThisTick();
+    const { ping } = this.thisTick();
     return this.bounded(connection, () => ping);
   }
 
@@ -148,19 +190,22 @@ export class ReplyPairing {
   }
 
   /**
-   * The PING written after this tick's commands (node-redis writes them in the order given): it is
-   * sent at the end of the tick (process.nextTick runs once the promise reactions ran, so the
-   * commands every reply of a read led to share it); a command sent after it waits for the next.
-   * Resolves when it came back with its own nonce; rejects otherwise.
+   * This tick's group of commands, made at its first: the bound starts before the command is handed
+   * to node-redis (a process paused between the two, a stop or a long GC, would otherwise wake with
+   * the caller's bound past and this one not yet running), and the PING is written after the tick's
+   * commands (node-redis writes them in the order given) — sent at the end of the tick:
+   * process.nextTick runs once the promise reactions ran, so the commands every reply of a read led
+   * to share it; a command sent after it joins the next tick's. The PING resolves when it came back
+   * with its own nonce; rejects otherwise.
    */
-  private pingAfterThisTick(): Promise<void> {
-    if (this.nextPing) return this.nextPing;
+  private thisTick(): Tick {
+    if (this.tick) return this.tick;
     const connection = this.connection;
     const ping = new Promise<void>((resolve, reject) => {
       process.nextTick(() => {
-        this.nextPing = undefined;
+        this.tick = undefined;
         const nonce = pairingNonce();
-        this.client.sendCommand(['PING', nonce], NODE_REDIS_TIMEOUT).then((reply) => {
+        this.client.sendCommand(['PING', nonce], this.client.isReady ? READY : OFFLINE).then((reply) => {
           if (echoes(reply, nonce)) return resolve();
           if (connection === this.connection) this.misrouted(connection);
           reject(this.unpaired ?? connectionClosed());
@@ -169,8 +214,21 @@ export class ReplyPairing {
     });
     // Its commands may all have failed or been given up on meanwhile: none is left to hear it.
     ping.catch(() => undefined);
-    this.nextPing = ping;
-    return ping;
+    const timer = setTimer(() => {
+      if (this.client.isReady && connection === this.connection) this.replyOverdue();
+      const error = commandTimedOut(COMMAND_TIMEOUT_MS);
+      for (const reject of tick.waiting) reject(error);
+    }, COMMAND_TIMEOUT_MS);
+    timer.unref();
+    const tick: Tick = {
+      connection,
+      ping,
+      waiting: [],
+      unsettled: 0,
+      timer,
+    };
+    this.tick = tick;
+    return tick;
   }
 
   private replyOverdue(): void {
