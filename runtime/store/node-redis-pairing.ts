@@ -36,8 +36,10 @@ interface Tick {
   readonly ping: Promise<void>;
   /** Rejects each command still waiting when the bound passes (a settled one ignores it). */
   readonly waiting: Array<(error: unknown) => void>;
-  /** How many of them are unsettled; the bound is cleared at none. */
+  /** How many of them are unsettled; the bound is cleared at none, once the tick has ended (no command joins after). */
   unsettled: number;
+  /** Its PING was sent: no command joins it any more. */
+  ended: boolean;
   readonly timer: NodeJS.Timeout;
 }
 
@@ -107,7 +109,7 @@ export class ReplyPairing {
       tick.waiting.push(reject);
       tick.unsettled++;
       const settled = () => {
-        if (--tick.unsettled === 0) clearTimeout(tick.timer);
+        if (--tick.unsettled === 0 && tick.ended) clearTimeout(tick.timer);
       };
       let sent: Promise<unknown>;
       try {
@@ -204,6 +206,8 @@ export class ReplyPairing {
     const ping = new Promise<void>((resolve, reject) => {
       process.nextTick(() => {
         this.tick = undefined;
+        tick.ended = true;
+        if (tick.unsettled === 0) clearTimeout(tick.timer);
         const nonce = pairingNonce();
         this.client.sendCommand(['PING', nonce], this.client.isReady ? READY : OFFLINE).then((reply) => {
           if (echoes(reply, nonce)) return resolve();
@@ -215,18 +219,13 @@ export class ReplyPairing {
     // Its commands may all have failed or been given up on meanwhile: none is left to hear it.
     ping.catch(() => undefined);
     const timer = setTimer(() => {
+      if (tick.unsettled === 0) return; // a PING asked for alone (paired): it has a bound of its own
       if (this.client.isReady && connection === this.connection) this.replyOverdue();
       const error = commandTimedOut(COMMAND_TIMEOUT_MS);
       for (const reject of tick.waiting) reject(error);
     }, COMMAND_TIMEOUT_MS);
     timer.unref();
-    const tick: Tick = {
-      connection,
-      ping,
-      waiting: [],
-      unsettled: 0,
-      timer,
-    };
+    const tick: Tick = { connection, ping, waiting: [], unsettled: 0, ended: false, timer };
     this.tick = tick;
     return tick;
   }
