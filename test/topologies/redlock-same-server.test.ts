@@ -128,7 +128,18 @@ test.serial('three distinct servers lock as before, and once known cost no comma
         Number(/cmdstat_info:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0),
       ),
     );
-  const before = await infoCalls();
+  // Once known: the first lock waits for a majority of the nodes' INFO answers, and the last node's
+  // may come (or be asked again) after it; measured from when each node saw only this test's INFO.
+  let before = await infoCalls();
+  await until(
+    async () => {
+      const now = await infoCalls();
+      const settled = now.every((calls, index) => calls - before[index]! === 1);
+      before = now;
+      return settled;
+    },
+    { what: "every node known (no INFO but the test's own)", timeoutMs: 10_000, everyMs: 100 },
+  );
   for (let i = 1; i <= 20; i++) {
     const lease = await L.acquire(`K${i}`);
     t.true(lease!.held);
