@@ -30,12 +30,11 @@
 // meets the shift at once, and one QUIT each would close the new connection too. A command still
 // shifted after that is failed again, and its QUIT comes with the next bound. (After a redirection
 // GLIDE routes the key to the primary that answered, so its QUIT goes where the reply came from.)
-import type * as Crypto from 'node:crypto';
-import { connectionClosed, COMMAND_TIMEOUT_MS, MAX_BATCH, type CommandSender } from './command-batch';
+import { connectionClosed, MAX_BATCH, type CommandSender } from './command-batch';
 import { isTimeoutError } from './client-shape';
-import type { GlideBatch, GlideBatchClass } from './glide-pipeline';
+import { oncePerBound, type GlideBatch, type GlideBatchClass } from './glide-pipeline';
 import { pairingNonce } from './pairing-ping';
-import { NO_SCRIPT } from './scripts/lua-script';
+import { NO_SCRIPT, sha1Of } from './scripts/lua-script';
 
 type Route = { type: 'primarySlotKey'; key: string } | 'allPrimaries';
 
@@ -67,8 +66,7 @@ interface Queued {
 
 function wrap(body: string): Wrapped {
   const source = `local lockweave_nonce = table.remove(ARGV)\nlocal function lockweave_body()\n${body}\nend\nreturn {lockweave_nonce, lockweave_body()}`;
-  const sha1 = (require('node:crypto') as typeof Crypto).createHash('sha1').update(source).digest('hex');
-  return { source, sha1 };
+  return { source, sha1: sha1Of(source) };
 }
 
 /** A command whose first argument is its key (the store sends only SET so): its name, then its other arguments. */
@@ -78,15 +76,10 @@ export function glideClusterSender(client: GlideClusterCommands, ClusterBatch: G
   let command: Wrapped | undefined;
   const scripts = new Map<string, Wrapped>();
   let queue: Queued[] = [];
-  let quitAt = Number.NEGATIVE_INFINITY;
-
-  /** Ends the connection(s) the route names (see above), at most once per bound. */
-  const quit = (route: Route) => {
-    const now = Date.now();
-    if (now - quitAt < COMMAND_TIMEOUT_MS) return;
-    quitAt = now;
+  /** Ends the connection(s) the route names (see above). */
+  const quit = oncePerBound((route: Route) => {
     client.customCommand(['QUIT'], { route }).catch(() => undefined); // it fails as the connection closes
-  };
+  });
 
   const settle = (queued: Queued, reply: unknown) => {
     if (reply instanceof Error) {

@@ -46,15 +46,11 @@ interface Queued {
 
 export function glidePipelineSender(client: GlidePipelining, Batch: GlideBatchClass): CommandSender {
   let queue: Queued[] = [];
-  let quitAt = Number.NEGATIVE_INFINITY;
 
-  /** Ends the connection (see above), at most once per bound. */
-  const quit = () => {
-    const now = Date.now();
-    if (now - quitAt < COMMAND_TIMEOUT_MS) return;
-    quitAt = now;
+  /** Ends the connection (see above). */
+  const quit = oncePerBound(() => {
     client.customCommand(['QUIT']).catch(() => undefined); // it fails as the connection closes
-  };
+  });
 
   const flush = () => {
     const batch = queue;
@@ -98,5 +94,19 @@ export function glidePipelineSender(client: GlidePipelining, Batch: GlideBatchCl
         // A few at a time, as command-batch.ts writes them: a pipeline's callers wait for its last reply.
         if (queue.length >= MAX_BATCH) flush();
       }),
+  };
+}
+
+/**
+ * `act`, done at most once per COMMAND_TIMEOUT_MS (calls in between do nothing): a QUIT each for every
+ * command in flight on a connection would close the new connection too (see above).
+ */
+export function oncePerBound<Args extends unknown[]>(act: (...args: Args) => void): (...args: Args) => void {
+  let doneAt = Number.NEGATIVE_INFINITY;
+  return (...args) => {
+    const now = Date.now();
+    if (now - doneAt < COMMAND_TIMEOUT_MS) return;
+    doneAt = now;
+    act(...args);
   };
 }

@@ -105,38 +105,14 @@ export class ReplyPairing {
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
     const tick = this.thisTick();
-    return new Promise((resolve, reject) => {
-      tick.waiting.push(reject);
-      tick.unsettled++;
-      const settled = () => {
-        if (--tick.unsettled === 0 && tick.ended) clearTimeout(tick.timer);
-      };
-      let sent: Promise<unknown>;
-      try {
-        sent = this.client.sendCommand(command, this.client.isReady ? READY : OFFLINE);
-      } catch (error) {
-        settled();
-        reject(error);
-        return;
-      }
-      sent.then(
-        (reply) =>
-          tick.ping.then(
-            () => {
-              settled();
-              resolve(reply);
-            },
-            (error: unknown) => {
-              settled();
-              reject(error);
-            },
-          ),
+    return this.join(tick, (resolve, reject) => {
+      this.client.sendCommand(command, this.client.isReady ? READY : OFFLINE).then(
+        (reply) => tick.ping.then(() => resolve(reply), reject),
         (error: unknown) => {
           // node-redis's own timeout ends a command it has not written yet, which a shorter
           // maintenance timeout of its own can do before this bound: the same check runs, at the
           // cost of one PING.
           if (isTimeoutError(error) && this.client.isReady && tick.connection === this.connection) this.replyOverdue();
-          settled();
           reject(error);
         },
       );
@@ -151,43 +127,37 @@ export class ReplyPairing {
   paired(): Promise<void> {
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
-    const connection = this.connection;
-    const { ping } = this.thisTick();
-    return this.bounded(connection, () => ping);
+    const tick = this.thisTick();
+    return this.join(tick, (resolve, reject) => void tick.ping.then(resolve, reject));
   }
 
   /**
-   * `run`'s outcome, or a timeout error once the bound passed (with the PINGs started, if the
-   * connection it ran on is still up). The bound starts before `run` hands anything to node-redis:
-   * a process paused between the two (a stop, a long GC) would otherwise wake with the caller's
-   * bound past and this one not yet running.
+   * What `start` settles, as one of `tick`'s: rejected by the tick's bound should it not have
+   * settled by then. `start` throws only before it settles anything (node-redis refusing a command
+   * at once).
    */
-  private bounded<T>(connection: number, run: () => Promise<T>): Promise<T> {
+  private join<T>(
+    tick: Tick,
+    start: (resolve: (value: T) => void, reject: (error: unknown) => void) => void,
+  ): Promise<T> {
     return new Promise((resolve, reject) => {
-      const timer = setTimer(() => {
-        if (this.client.isReady && connection === this.connection) this.replyOverdue();
-        reject(commandTimedOut(COMMAND_TIMEOUT_MS));
-      }, COMMAND_TIMEOUT_MS);
-      timer.unref();
-      const settle = () => clearTimeout(timer);
-      let running: Promise<T>;
-      try {
-        running = run();
-      } catch (error) {
-        settle();
+      tick.waiting.push(reject);
+      tick.unsettled++;
+      const settled = () => {
+        if (--tick.unsettled === 0 && tick.ended) clearTimeout(tick.timer);
+      };
+      const fail = (error: unknown) => {
+        settled();
         reject(error);
-        return;
-      }
-      running.then(
-        (value) => {
-          settle();
+      };
+      try {
+        start((value) => {
+          settled();
           resolve(value);
-        },
-        (error: unknown) => {
-          settle();
-          reject(error);
-        },
-      );
+        }, fail);
+      } catch (error) {
+        fail(error);
+      }
     });
   }
 
@@ -219,7 +189,6 @@ export class ReplyPairing {
     // Its commands may all have failed or been given up on meanwhile: none is left to hear it.
     ping.catch(() => undefined);
     const timer = setTimer(() => {
-      if (tick.unsettled === 0) return; // a PING asked for alone (paired): it has a bound of its own
       if (this.client.isReady && connection === this.connection) this.replyOverdue();
       const error = commandTimedOut(COMMAND_TIMEOUT_MS);
       for (const reject of tick.waiting) reject(error);

@@ -33,12 +33,14 @@ export function luaScript<Call, Reply>(script: Omit<LuaScript<Call, Reply>, 'sha
   return {
     ...script,
     get sha1() {
-      return (sha1 ??= (require('node:crypto') as typeof Crypto)
-        .createHash('sha1')
-        .update(script.source)
-        .digest('hex'));
+      return (sha1 ??= sha1Of(script.source));
     },
   };
+}
+
+/** A script's SHA1, as EVALSHA names it. */
+export function sha1Of(source: string): string {
+  return (require('node:crypto') as typeof Crypto).createHash('sha1').update(source).digest('hex');
 }
 
 /** The server's NOSCRIPT as ioredis and node-redis pass it on, and as GLIDE words it. */
