@@ -8,6 +8,8 @@
 // token (the script stops after its GET), and no client work — promises, a body, a token — is in it.
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { releaseChannels } from '../runtime/store/release-channel';
+import { DEFAULT_RELEASE_CHANNEL } from '../runtime/store/scripted-lock-store';
 import { RELEASE } from '../runtime/store/scripts/release';
 
 export interface Ceiling {
@@ -59,28 +61,22 @@ export async function measureCeiling(url: string, clients: number): Promise<Ceil
     if (ran.error)
       return `redis-benchmark could not run (${(ran.error as NodeJS.ErrnoException).code ?? ran.error.message})`;
     const rate = /([\d.]+) requests per second/.exec(ran.stdout)?.[1];
-    return rate ? Number(rate) : `redis-benchmark printed no rate: ${ran.stdout.slice(0, 200)}`;
+    // A server error (a script called with the wrong arguments) is on stderr, the progress on stdout.
+    const said = (ran.stderr.trim() || ran.stdout.split('\r').pop() || '').slice(0, 300);
+    return rate ? Number(rate) : `redis-benchmark printed no rate: ${said}`;
   };
   const grants = run(['SET', key, 'token', 'PX', '30000', 'NX']);
   if (typeof grants === 'string') return grants;
-  // The release script's KEYS and ARGV as the store sends them for a release with nobody waiting.
-  const releases = run([
-    'EVALSHA',
-    sha,
-    '3',
-    key,
-    `{${key}}:lockweave:line`,
-    `{${key}}:lockweave:lapses`,
-    'token',
-    `lockweave:released:${key}`,
-    '2000',
-    '',
-    '0',
-    '',
-    '',
-    'publish',
-    '',
-  ]);
+  // The release's KEYS and ARGV as the store sends them for a release with nobody waiting, built by
+  // the script's own functions: a change to its arguments cannot leave the ceiling behind.
+  const call = {
+    token: 'token',
+    channels: releaseChannels(DEFAULT_RELEASE_CHANNEL, false),
+    leaving: false,
+    succession: undefined,
+  };
+  const keys = RELEASE.keys(key, call);
+  const releases = run(['EVALSHA', sha, String(keys.length), ...keys, ...RELEASE.args(key, call).map(String)]);
   if (typeof releases === 'string') return releases;
   return {
     clients,
