@@ -9,8 +9,8 @@
 // and its reply is used once a PING on every primary's connection, written after the reply came,
 // echoed: whichever connection brought it, every reply read there before the PING was its own.
 // node-redis keeps one sharded pub/sub connection per primary, moving a shard channel's listeners
-// when its slot moves: the subscriber uses it as it is. Described by shape, not imported, as
-// node-redis-client.ts is.
+// when its slot moves: the subscriber uses it as it is, and has the waiters look again when one of
+// them is back from a reconnect. Described by shape, not imported, as node-redis-client.ts is.
 import type { CommandSender } from './command-batch';
 import { COMMAND_TIMEOUT_MS, commandTimedOut } from './command-batch';
 import { routingKey, slotOf } from './cluster-slot';
@@ -37,6 +37,8 @@ export interface NodeRedisClusterLike {
 /** A node of the cluster as node-redis lists it (`masters`, `slots[n].master`). */
 interface ClusterNode {
   readonly address: string;
+  /** Its sharded pub/sub connection, once a shard channel of its slots was subscribed. */
+  readonly pubSub?: { readonly client?: ShardSubscriber };
 }
 
 /** What the store uses of it. */
@@ -54,6 +56,7 @@ export interface NodeRedisCluster extends NodeRedisClusterLike {
   sSubscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
   sUnsubscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+  off(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
 export function nodeRedisClusterSender(cluster: NodeRedisCluster): CommandSender {
@@ -133,15 +136,44 @@ function isRedirection(error: unknown): boolean {
   return error instanceof Error && (error.message.startsWith('MOVED ') || error.message.startsWith('ASK '));
 }
 
-/** SSUBSCRIBE through the cluster itself; close() takes back what it subscribed. The cluster stays the user's. */
+/** A primary's sharded pub/sub connection as node-redis keeps it (`masters[n].pubSub.client`). */
+interface ShardSubscriber {
+  readonly isReady: boolean;
+  once(event: 'ready', listener: () => void): unknown;
+}
+
+/**
+ * SSUBSCRIBE through the cluster itself; close() takes back what it subscribed. The cluster stays the user's.
+ *
+ * A shard's subscriber that lost its connection connects again and subscribes its channels again by
+ * itself; a release announced meanwhile reached nobody here. Its waiters look again once it is back
+ * (onBack), as on one node-redis client (node-redis-client.ts), rather than sleep on to their next
+ * scheduled attempt. The cluster says a node client reconnects ('node-reconnecting', v5 and v6), not
+ * when it is back (v5 says 'node-ready' only the first time): so at each reconnect the primaries'
+ * subscribers not ready then are each watched for their next 'ready' — which node-redis says once it
+ * has subscribed again. Every waiter looks then, whichever shard it listens on: a look is one attempt.
+ */
 export function nodeRedisClusterSubscriber(cluster: NodeRedisCluster): OpenSubscriber {
-  return (onMessage) => {
+  return (onMessage, _onGone, onBack) => {
     const channels = new Set<string>();
     const listener = (message: string, channel: string) => onMessage(channel, message);
     const unsubscribe = (channel: string) => {
       channels.delete(channel);
       return cluster.sUnsubscribe(channel, listener);
     };
+    const watched = new WeakSet<ShardSubscriber>();
+    const onReconnecting = () => {
+      for (const primary of cluster.masters) {
+        const subscriber = primary.pubSub?.client;
+        if (!subscriber || subscriber.isReady || watched.has(subscriber)) continue;
+        watched.add(subscriber);
+        subscriber.once('ready', () => {
+          watched.delete(subscriber);
+          if (channels.size > 0) onBack([...channels]);
+        });
+      }
+    };
+    cluster.on('node-reconnecting', onReconnecting);
     return {
       subscribe: (channel) => {
         channels.add(channel);
@@ -149,6 +181,7 @@ export function nodeRedisClusterSubscriber(cluster: NodeRedisCluster): OpenSubsc
       },
       unsubscribe,
       close: async () => {
+        cluster.off('node-reconnecting', onReconnecting);
         await Promise.all([...channels].map((channel) => unsubscribe(channel).catch(() => undefined)));
       },
     };

@@ -6,7 +6,7 @@
 import { GlideClusterClient } from '@valkey/valkey-glide';
 import type { ExecutionContext, TestFn } from 'ava';
 import { Cluster } from 'ioredis';
-import { close, configure, type NodeRedisClusterLike } from 'lockweave';
+import { close, configure, type ConfigureOptions, type NodeRedisClusterLike } from 'lockweave';
 import { createCluster as createCluster6 } from 'redis';
 import { createCluster as createCluster5 } from 'redis5';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
@@ -62,12 +62,19 @@ export function everyClusterClient(urls: () => readonly string[]): Record<string
   };
 }
 
-/** The runtime configured on `connect`'s client for the rest of the test; closed, and the client ended, after it. */
-export async function configuredThrough(t: ExecutionContext, connect: () => Promise<ConnectedClient>): Promise<void> {
+/**
+ * The runtime configured on `connect`'s client (and `options`) for the rest of the test; closed, and
+ * the client ended, after it.
+ */
+export async function configuredThrough(
+  t: ExecutionContext,
+  connect: () => Promise<ConnectedClient>,
+  options: Omit<ConfigureOptions, 'redis'> = {},
+): Promise<void> {
   const connected = await connect();
   t.teardown(async () => {
     await close();
     connected.close();
   });
-  configure({ redis: connected.client });
+  configure({ ...options, redis: connected.client });
 }

@@ -11,59 +11,30 @@
 // - a GLIDE GlideClusterClient: each command runs as a script whose reply echoes its nonce
 //   (glide-cluster-sender.ts), and a QUIT makes GLIDE connect again.
 import test from 'ava';
-import { Cluster } from 'ioredis';
+import type { Cluster } from 'ioredis';
 import { close, defineLock, withLock } from 'lockweave';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
-import { keysPerShard, startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
-import { eventually, sleep, until } from '../helpers/time';
+import type { FaultProxy } from '../helpers/fault-proxy';
+import { keysPerShard } from '../helpers/redis-cluster';
+import { eventually, sleep } from '../helpers/time';
 import { configuredThrough, everyClusterClient } from './cluster-client';
+import { startClusterBehindProxies, type ClusterBehindProxies } from './cluster-proxies';
 
 const HOLDERS_TOKEN = 'other-holders-token';
 const RECOVERY_MS = 10_000;
 const businessFlag = 'clusterLostReply';
 
-let cluster: RedisCluster;
-let proxies: FaultProxy[] = [];
+let topology: ClusterBehindProxies;
+let proxies: readonly FaultProxy[] = [];
 let look: Cluster;
 
 test.before(async () => {
-  cluster = await startRedisCluster();
-  proxies = await Promise.all(
-    cluster.nodes.map((node) => startFaultProxy({ host: node.server.host, port: node.server.port })),
-  );
-  // Clients learn each node's address from the cluster: it is its proxy's from now on.
-  await Promise.all(
-    cluster.nodes.map((node, index) => node.admin.config('SET', 'cluster-announce-port', String(proxies[index]!.port))),
-  );
-  const proxyPorts = new Set(proxies.map((proxy) => proxy.port));
-  await until(
-    async () => {
-      const views = await Promise.all(cluster.nodes.map((node) => node.admin.call('cluster', 'slots')));
-      return views.every((slots) =>
-        (slots as Array<Array<unknown>>).every((range) =>
-          range.slice(2).every((node) => proxyPorts.has(Number((node as unknown[])[1]))),
-        ),
-      );
-    },
-    { what: 'every node announcing its proxy', timeoutMs: 20_000, everyMs: 50 },
-  );
-  // The test's own view goes around the proxies.
-  look = new Cluster([...cluster.urls], {
-    natMap: Object.fromEntries(
-      cluster.nodes.map((node, index) => [
-        `127.0.0.1:${proxies[index]!.port}`,
-        { host: node.server.host, port: node.server.port },
-      ]),
-    ),
-  });
-  look.on('error', () => undefined);
+  topology = await startClusterBehindProxies();
+  ({ proxies, look } = topology);
 });
 
 test.after.always(async () => {
   await close();
-  look?.disconnect();
-  await Promise.all(proxies.map((proxy) => proxy.close()));
-  await cluster?.stop();
+  await topology?.stop();
 });
 
 const outcome = (call: Promise<unknown>) =>
