@@ -25,6 +25,11 @@ export interface BatchWriter {
   unpaired(connection: Redis, stream: Redis['stream'] | undefined): Error;
 }
 
+/** An ioredis Command made by the batch: it counts how often ioredis wrote it (command-batch.ts). */
+export interface CountedWrites {
+  writes: number;
+}
+
 /** A command's slot before its reply came: no reply is this object. */
 const NOT_ANSWERED: Reply = Symbol('not answered');
 
@@ -73,6 +78,11 @@ export function writePaired(batch: Queued[], connection: Redis, writer: BatchWri
   );
 }
 
+/** Whether ioredis wrote `command` once only (none of ours: not known, so not). */
+function writtenOnce(command: Queued): boolean {
+  return (command.command as CountedWrites | undefined)?.writes === 1;
+}
+
 /** A Cluster node's PING after a batch's commands there. */
 interface NodeCheck {
   /** Set when the PING's reply came: a command of the node answered later was redirected. */
@@ -103,9 +113,6 @@ export function writePairedOnNodes(batch: Queued[], cluster: Cluster, writer: Ba
     if (command.command) indexOf.set(command.command, index);
   });
   const checks: Array<NodeCheck | undefined> = new Array<NodeCheck | undefined>(batch.length);
-  // A command the Cluster failed once (a redirection: ioredis calls its reject and writes it again
-  // elsewhere) is answered on another connection, whatever order the replies come in.
-  const redirected: boolean[] = new Array<boolean>(batch.length).fill(false);
   if (indexOf.size > 0)
     for (const node of cluster.nodes('master')) {
       const queue = (node as unknown as { commandQueue?: PeekableQueue }).commandQueue;
@@ -117,12 +124,6 @@ export function writePairedOnNodes(batch: Queued[], cluster: Cluster, writer: Ba
         if (index === undefined) break;
         check ??= nodeCheck(node, batch, writer);
         checks[index] = check;
-        const command = batch[index]!.command as { reject(error: unknown): void };
-        const reject = command.reject;
-        command.reject = (error: unknown) => {
-          redirected[index] = true;
-          reject.call(command, error);
-        };
       }
     }
   return Promise.all(
@@ -130,8 +131,10 @@ export function writePairedOnNodes(batch: Queued[], cluster: Cluster, writer: Ba
       const command = batch[index]!;
       return reply.then((answer) => {
         const check = checks[index];
+        // A command the Cluster wrote again (a redirection, a retry) was answered on another
+        // connection, whatever order the replies came in.
         const verified =
-          check && !check.answered && !redirected[index] ? check.paired : checkEveryNode(cluster, writer);
+          check && !check.answered && writtenOnce(command) ? check.paired : checkEveryNode(cluster, writer);
         return verified.then(() => command.resolve(answer), command.reject);
       }, command.reject);
     }),

@@ -79,7 +79,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
 import { commandTimeoutOf, isCluster, selectsDatabase } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
-import { type BatchWriter, type Queued, writePaired, writePairedOnNodes } from './batch-pairing';
+import { type BatchWriter, type CountedWrites, type Queued, writePaired, writePairedOnNodes } from './batch-pairing';
 import { echoes, pairingNonce } from './pairing-ping';
 
 /**
@@ -219,13 +219,30 @@ type CommandClass = new (
   name: string,
   args: readonly (string | number)[],
   options: { replyEncoding: 'utf8'; keyPrefix?: string; errorStack?: Error },
-) => { readonly promise: Promise<Reply>; setTimeout: (ms: number) => void };
+) => {
+  readonly promise: Promise<Reply>;
+  setTimeout: (ms: number) => void;
+  toWritable: (socket: unknown) => unknown;
+};
 
-/** The client's Command, with no timer of its own: the batch's write bounds it (see above). */
+/**
+ * The client's Command, with no timer of its own (the batch's write bounds it, see above), counting
+ * how often ioredis wrote it (CountedWrites: a Cluster writes a redirected command again). Both on
+ * the prototype: a closure set on each command, where ioredis's Cluster sets its own `reject`, kept
+ * commands alive past young-generation GCs and doubled a Cluster section's CPU (bench/history.md).
+ */
 function boundedByTheBatch(Command: CommandClass): CommandClass {
-  const BoundedCommand = class extends Command {};
+  const BoundedCommand = class extends Command implements CountedWrites {
+    writes = 0;
+  };
   // What ioredis calls on each command of a client with a commandTimeout, to start its timer.
   BoundedCommand.prototype.setTimeout = () => undefined;
+  // What ioredis calls each time it writes the command to a connection.
+  const toWritable = Command.prototype.toWritable;
+  BoundedCommand.prototype.toWritable = function (this: CountedWrites, socket: unknown) {
+    this.writes++;
+    return toWritable.call(this, socket);
+  };
   return BoundedCommand;
 }
 

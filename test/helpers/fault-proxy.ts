@@ -1,7 +1,8 @@
 // A TCP proxy between a client and a real redis-server that injects network faults on demand: it
 // resets connections (an RST, as a crashed peer or a middlebox does), stalls them (nothing passes
-// either way for a while, as on a congested or partitioned link), drops the next reply, or swallows
-// the next command that matches a pattern (a SUBSCRIBE, say) — each rule bounded in time.
+// either way for a while, as on a congested or partitioned link), drops the next reply, holds the
+// replies that follow one, or swallows the next command that matches a pattern (a SUBSCRIBE, say) —
+// each rule bounded in time.
 //
 // Loopback only, on a free port. Commands are matched on the raw bytes the client writes (RESP
 // carries command names as plain text); a swallowed chunk is dropped whole, so match commands a
@@ -20,6 +21,12 @@ export interface ProxiedConnection {
   stall(ms: number): void;
   /** Drops the next chunk Redis sends to this client (the reply, or replies, it carries). */
   dropNextReply(): void;
+  /**
+   * Lets Redis's next reply line matching `pattern` through, then stalls the connection for `ms`:
+   * the replies after it in the same chunk, and everything after, come that much later (a segment
+   * retransmitted, say). One line of RESP: an error or status reply.
+   */
+  holdAfterReply(pattern: RegExp, ms: number): void;
 }
 
 export interface SwallowRule {
@@ -92,6 +99,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     private stalledUntil = 0;
     private readonly held: Array<{ to: Socket; chunk: Buffer }> = [];
     private dropReply = false;
+    private holdAfter: { pattern: RegExp; ms: number } | undefined;
     private closed = false;
 
     constructor(
@@ -122,6 +130,10 @@ export async function startFaultProxy(target: { host: string; port: number }): P
       this.dropReply = true;
     }
 
+    holdAfterReply(pattern: RegExp, ms: number): void {
+      this.holdAfter = { pattern, ms };
+    }
+
     private fromClient(chunk: Buffer): void {
       const names = commandNames(chunk);
       this.commands.push(...names);
@@ -143,6 +155,17 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     private fromServer(chunk: Buffer): void {
       if (this.dropReply) {
         this.dropReply = false;
+        return;
+      }
+      const match = this.holdAfter?.pattern.exec(chunk.toString('latin1'));
+      if (match && this.holdAfter) {
+        const crlf = chunk.indexOf('\r\n', match.index, 'latin1');
+        const lineEnd = crlf < 0 ? chunk.length : crlf + 2;
+        const { ms } = this.holdAfter;
+        this.holdAfter = undefined;
+        this.forward(this.client, chunk.subarray(0, lineEnd));
+        this.stall(ms);
+        if (lineEnd < chunk.length) this.forward(this.client, chunk.subarray(lineEnd));
         return;
       }
       this.forward(this.client, chunk);
