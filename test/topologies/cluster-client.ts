@@ -78,3 +78,10 @@ export async function configuredThrough(
   });
   configure({ ...options, redis: connected.client });
 }
+
+/** How a call ended, as text: `resolved <value>`, or the error's name and message. */
+export const outcome = (call: Promise<unknown>): Promise<string> =>
+  call.then(
+    (value) => `resolved ${String(value)}`,
+    (error: Error) => `${error.name}: ${error.message}`,
+  );

@@ -11,43 +11,24 @@
 // - a GLIDE GlideClusterClient: each command runs as a script whose reply echoes its nonce
 //   (glide-cluster-sender.ts), and a QUIT makes GLIDE connect again.
 import test from 'ava';
-import type { Cluster } from 'ioredis';
-import { close, defineLock, withLock } from 'lockweave';
-import type { FaultProxy } from '../helpers/fault-proxy';
+import { defineLock, withLock } from 'lockweave';
 import { keysPerShard } from '../helpers/redis-cluster';
 import { eventually, sleep } from '../helpers/time';
-import { configuredThrough, everyClusterClient } from './cluster-client';
-import { startClusterBehindProxies, type ClusterBehindProxies } from './cluster-proxies';
+import { configuredThrough, everyClusterClient, outcome } from './cluster-client';
+import { useClusterBehindProxies } from './cluster-proxies';
 
 const HOLDERS_TOKEN = 'other-holders-token';
 const RECOVERY_MS = 10_000;
 const businessFlag = 'clusterLostReply';
 
-let topology: ClusterBehindProxies;
-let proxies: readonly FaultProxy[] = [];
-let look: Cluster;
+const topology = useClusterBehindProxies(test);
 
-test.before(async () => {
-  topology = await startClusterBehindProxies();
-  ({ proxies, look } = topology);
-});
-
-test.after.always(async () => {
-  await close();
-  await topology?.stop();
-});
-
-const outcome = (call: Promise<unknown>) =>
-  call.then(
-    (value) => `resolved ${String(value)}`,
-    (error: Error) => `${error.name}: ${error.message}`,
-  );
-
-for (const [name, connect] of Object.entries(everyClusterClient(() => [proxies[0]!.url])))
+for (const [name, connect] of Object.entries(everyClusterClient(() => [topology().proxies[0]!.url])))
   for (const racing of [false, true]) {
     test.serial(
       `${name}: after a lost reply on a node, a held key there is never entered${racing ? ', asked for while the lost reply is awaited' : ''}; free keys lock again`,
       async (t) => {
+        const { proxies, look } = topology();
         await configuredThrough(t, connect);
 
         const keyFor = (value: string) => defineLock({ businessFlag }).keyFor(value);

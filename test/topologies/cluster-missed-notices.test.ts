@@ -7,14 +7,12 @@
 // primaries' sharded pub/sub connections, watched at each reconnect). Not GLIDE: its client reconnects
 // and subscribes again out of sight, and its waiters fall back to their schedule (docs/limits.md).
 import test from 'ava';
-import type { Cluster } from 'ioredis';
 import { DEFAULT_RELEASE_CHANNEL, defineLock, type LockEvent } from 'lockweave';
 import { releaseChannels } from '../../runtime/store/release-channel';
-import type { FaultProxy } from '../helpers/fault-proxy';
 import { keysPerShard } from '../helpers/redis-cluster';
 import { until } from '../helpers/time';
 import { configuredThrough, everyClusterClient } from './cluster-client';
-import { startClusterBehindProxies, type ClusterBehindProxies } from './cluster-proxies';
+import { useClusterBehindProxies } from './cluster-proxies';
 
 /** Each waiter's scheduled attempts: only a look on the subscriber's return gets it the key sooner. */
 const WAIT_TIME = 20_000;
@@ -23,25 +21,15 @@ const SOON_MS = 8_000;
 const businessFlag = 'clusterMissedNotice';
 const SSUBSCRIBE = /^SSUBSCRIBE$/;
 
-let topology: ClusterBehindProxies;
-let proxies: readonly FaultProxy[] = [];
-let look: Cluster;
+const topology = useClusterBehindProxies(test);
 
-test.before(async () => {
-  topology = await startClusterBehindProxies();
-  ({ proxies, look } = topology);
-});
-
-test.after.always(async () => {
-  await topology?.stop();
-});
-
-const { 'a GLIDE GlideClusterClient': _glide, ...clients } = everyClusterClient(() => [proxies[0]!.url]);
+const { 'a GLIDE GlideClusterClient': _glide, ...clients } = everyClusterClient(() => [topology().proxies[0]!.url]);
 
 for (const [name, connect] of Object.entries(clients))
   test.serial(
     `${name}: a release while the shard subscriber is cut off: the waiter looks again once it is back`,
     async (t) => {
+      const { proxies, look } = topology();
       const events: LockEvent[] = [];
       await configuredThrough(t, connect, { logger: (event) => events.push(event) });
       const lock = defineLock({ businessFlag, retries: 1, waitTime: WAIT_TIME });

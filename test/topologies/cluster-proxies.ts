@@ -3,7 +3,9 @@
 // a Cluster client learns the proxies' addresses from the cluster, so each of its connections can
 // be cut, stalled or robbed of a reply. Beside it, the test's own ioredis Cluster, which goes around
 // the proxies (natMap) to look at keys. No node fails over: the first shard's slots stay the first node's.
+import type { TestFn } from 'ava';
 import { Cluster } from 'ioredis';
+import { close } from 'lockweave';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster';
 import { until } from '../helpers/time';
@@ -56,4 +58,17 @@ export async function startClusterBehindProxies(): Promise<ClusterBehindProxies>
       await cluster.stop();
     },
   };
+}
+
+/** The proxied Cluster of a test file: started before its tests; the runtime closed and everything stopped after them. */
+export function useClusterBehindProxies(test: TestFn): () => ClusterBehindProxies {
+  let topology: ClusterBehindProxies | undefined;
+  test.before(async () => {
+    topology = await startClusterBehindProxies();
+  });
+  test.after.always(async () => {
+    await close();
+    await topology?.stop();
+  });
+  return () => topology!;
 }

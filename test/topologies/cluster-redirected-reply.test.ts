@@ -8,32 +8,17 @@
 // redirected command — and none for a command answered where it was written. (GLIDE's replies
 // vouch for themselves: glide-cluster-sender.ts.)
 import test from 'ava';
-import { close, defineLock, withLock } from 'lockweave';
+import { defineLock, withLock } from 'lockweave';
 import { slotOf } from '../../runtime/store/cluster-slot';
 import { keysPerShard, type ClusterNode } from '../helpers/redis-cluster';
-import { configuredThrough, everyClusterClient } from './cluster-client';
-import { startClusterBehindProxies, type ClusterBehindProxies } from './cluster-proxies';
+import { configuredThrough, everyClusterClient, outcome } from './cluster-client';
+import { useClusterBehindProxies } from './cluster-proxies';
 
 const businessFlag = 'clusterRedirectedReply';
 /** How long the old primary's replies after the MOVED are held: far longer than the redirected round trip. */
 const HELD_MS = 600;
 
-let topology: ClusterBehindProxies;
-
-test.before(async () => {
-  topology = await startClusterBehindProxies();
-});
-
-test.after.always(async () => {
-  await close();
-  await topology?.stop();
-});
-
-const outcome = (call: Promise<unknown>) =>
-  call.then(
-    (value) => `resolved ${String(value)}`,
-    (error: Error) => `${error.name}: ${error.message}`,
-  );
+const topology = useClusterBehindProxies(test);
 
 /** How many PINGs `node` has run. */
 async function pingsOn(node: ClusterNode): Promise<number> {
@@ -41,11 +26,11 @@ async function pingsOn(node: ClusterNode): Promise<number> {
   return Number(/^cmdstat_ping:calls=(\d+)/m.exec(stats)?.[1] ?? 0);
 }
 
-const { 'a GLIDE GlideClusterClient': _glide, ...clients } = everyClusterClient(() => [topology.proxies[0]!.url]);
+const { 'a GLIDE GlideClusterClient': _glide, ...clients } = everyClusterClient(() => [topology().proxies[0]!.url]);
 
 for (const [index, [name, connect]] of Object.entries(clients).entries())
   test.serial(`${name}: a redirected command's reply is checked by a PING on every primary`, async (t) => {
-    const { cluster, proxies } = topology;
+    const { cluster, proxies } = topology();
     await configuredThrough(t, connect);
     const keyFor = (value: string) => defineLock({ businessFlag }).keyFor(value);
     const request = (value: string) => ({ businessFlag, key: value, lockTime: 10_000, retries: 0 });

@@ -11,7 +11,7 @@ import { close, defineLock, withLock } from 'lockweave';
 import { eventually, sleep } from '../helpers/time';
 import { keysPerShard, startRedisCluster, type ClusterNode, type RedisCluster } from '../helpers/redis-cluster';
 import { slotOf } from '../../runtime/store/cluster-slot';
-import { configuredThrough, everyClusterClient } from './cluster-client';
+import { configuredThrough, everyClusterClient, outcome } from './cluster-client';
 
 const OTHER_TOKEN = 'another-holders-token';
 const businessFlag = 'clusterSlotMoved';
@@ -30,12 +30,6 @@ test.after.always(async () => {
   look?.disconnect();
   await cluster?.stop();
 });
-
-const outcome = (call: Promise<unknown>) =>
-  call.then(
-    (value) => `resolved ${String(value)}`,
-    (error: Error) => `${error.name}: ${error.message}`,
-  );
 
 const setSlot = (node: ClusterNode, slot: number, ...state: string[]) =>
   node.admin.call('cluster', 'setslot', slot, ...state);
