@@ -225,25 +225,31 @@ type CommandClass = new (
   toWritable: (socket: unknown) => unknown;
 };
 
-/**
- * The client's Command, with no timer of its own (the batch's write bounds it, see above), counting
- * how often ioredis wrote it (CountedWrites: a Cluster writes a redirected command again). Both on
- * the prototype: a closure set on each command, where ioredis's Cluster sets its own `reject`, kept
- * commands alive past young-generation GCs and doubled a Cluster section's CPU (bench/history.md).
- */
+/** The client's Command, with no timer of its own: the batch's write bounds it (see above). */
 function boundedByTheBatch(Command: CommandClass): CommandClass {
-  const BoundedCommand = class extends Command implements CountedWrites {
-    writes = 0;
-  };
+  const BoundedCommand = class extends Command {};
   // What ioredis calls on each command of a client with a commandTimeout, to start its timer.
   BoundedCommand.prototype.setTimeout = () => undefined;
+  return BoundedCommand;
+}
+
+/**
+ * For a Cluster client, the same counting how often ioredis wrote each command (CountedWrites: a
+ * Cluster writes a redirected command again; batch-pairing.ts). On the prototype: a closure set on
+ * each command, where ioredis's Cluster sets its own `reject`, kept commands alive past
+ * young-generation GCs and doubled a Cluster section's CPU (bench/history.md).
+ */
+function countingWrites(Command: CommandClass): CommandClass {
+  const CountedCommand = class extends Command implements CountedWrites {
+    writes = 0;
+  };
   // What ioredis calls each time it writes the command to a connection.
   const toWritable = Command.prototype.toWritable;
-  BoundedCommand.prototype.toWritable = function (this: CountedWrites, socket: unknown) {
+  CountedCommand.prototype.toWritable = function (this: CountedWrites, socket: unknown) {
     this.writes++;
     return toWritable.call(this, socket);
   };
-  return BoundedCommand;
+  return CountedCommand;
 }
 
 class CommandBatch implements CommandSender, BatchWriter {
@@ -301,11 +307,13 @@ class CommandBatch implements CommandSender, BatchWriter {
     timeoutMs: number | undefined,
   ) {
     const Command = libraryExport<CommandClass>(client, 'Command');
-    this.Command = Command && boundedByTheBatch(Command);
+    this.cluster = isCluster(client);
+    // One connection pairs replies by their order alone: only a Cluster's commands count their writes.
+    const Bounded = Command && boundedByTheBatch(Command);
+    this.Command = Bounded && this.cluster ? countingWrites(Bounded) : Bounded;
     // Without the Command (call()), the client's own timers bound its commands.
     this.timeoutMs = Command ? commandTimeoutOf(client) || timeoutMs : timeoutMs;
     this.commandOptions = { replyEncoding: 'utf8', keyPrefix: client.options?.keyPrefix };
-    this.cluster = isCluster(client);
     this.autoPipelines = !this.Command && !this.cluster && client.options?.enableAutoPipelining === true;
   }
 

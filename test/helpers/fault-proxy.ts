@@ -157,11 +157,12 @@ export async function startFaultProxy(target: { host: string; port: number }): P
         this.dropReply = false;
         return;
       }
-      const match = this.holdAfter?.pattern.exec(chunk.toString('latin1'));
-      if (match && this.holdAfter) {
+      const hold = this.holdAfter;
+      const match = hold?.pattern.exec(chunk.toString('latin1'));
+      if (hold && match) {
         const crlf = chunk.indexOf('\r\n', match.index, 'latin1');
         const lineEnd = crlf < 0 ? chunk.length : crlf + 2;
-        const { ms } = this.holdAfter;
+        const { ms } = hold;
         this.holdAfter = undefined;
         this.forward(this.client, chunk.subarray(0, lineEnd));
         this.stall(ms);
