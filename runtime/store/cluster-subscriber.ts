@@ -12,6 +12,7 @@
 // each channel is moved to its slot's primary of now, and a connection that ends (its node died)
 // has its channels subscribed again where the map says, retried until that works.
 import type { Cluster, Redis } from 'ioredis';
+import { ChannelAsks } from './channel-asks';
 import { clusterReady } from './cluster-primaries';
 import { lostSubscribeReply, pastHandshake, SUBSCRIBER_OPTIONS } from './ioredis-client';
 import { slotOf } from './cluster-slot';
@@ -27,8 +28,11 @@ export function clusterSubscriber(cluster: Cluster): OpenSubscriber {
 }
 
 class ShardSubscriber implements Subscriber {
-  /** Each channel, and the primary ("host:port") it is subscribed on; undefined until that is known. */
-  private readonly channels = new Map<string, string | undefined>();
+  /**
+   * Each channel, and the primary ("host:port") it is subscribed on; undefined until that is known.
+   * A failed SSUBSCRIBE undoes only its own ask (channel-asks.ts).
+   */
+  private readonly channels = new ChannelAsks<string | undefined>();
   private readonly connections = new Map<string, Redis>();
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -49,23 +53,22 @@ class ShardSubscriber implements Subscriber {
     if (this.cluster.status !== 'ready') return clusterReady(this.cluster).then(() => this.subscribe(channel));
     const node = this.primaryOf(channel);
     if (!node) {
-      this.channels.set(channel, undefined);
+      this.channels.ask(channel, undefined);
       this.retrySoon();
       return Promise.reject(new Error(`lockweave: no primary of Redis Cluster is known for the slot of ${channel}`));
     }
-    this.channels.set(channel, node);
+    const ask = this.channels.ask(channel, node);
     const connection = this.connectionTo(node);
     return this.ssubscribe(connection, channel).catch((error: unknown) => {
       // The listener is dropped with this failure, and subscribed again later (redis-notices.ts).
-      if (this.channels.get(channel) === node) this.channels.delete(channel);
+      this.channels.undo(ask);
       this.dropIfReplyLost(connection, error);
       throw error;
     });
   }
 
   unsubscribe(channel: string): Promise<unknown> {
-    const node = this.channels.get(channel);
-    this.channels.delete(channel);
+    const node = this.channels.drop(channel)?.at;
     const connection = node === undefined ? undefined : this.connections.get(node);
     // After the handshake too, so that it stays in order with an SSUBSCRIBE of the channel.
     return connection ? pastHandshake(connection).then(() => connection.sunsubscribe(channel)) : Promise.resolve();
@@ -88,7 +91,7 @@ class ShardSubscriber implements Subscriber {
   /** Moves every channel whose slot has another primary now (or none yet) to that primary. */
   private route(): void {
     if (this.closed) return;
-    for (const [channel, node] of this.channels) {
+    for (const { channel, at: node } of this.channels.asks()) {
       const now = this.primaryOf(channel);
       if (now === node && node !== undefined && this.connections.has(node)) continue;
       if (node !== undefined)
@@ -96,7 +99,7 @@ class ShardSubscriber implements Subscriber {
           .get(node)
           ?.sunsubscribe(channel)
           .catch(() => undefined);
-      this.channels.set(channel, now);
+      const ask = this.channels.ask(channel, now);
       if (now === undefined) {
         this.retrySoon();
         continue;
@@ -106,7 +109,7 @@ class ShardSubscriber implements Subscriber {
         () => this.onBack([channel]),
         (error: unknown) => {
           // Without a connection, so that the retry subscribes it again.
-          if (this.channels.get(channel) === now) this.channels.set(channel, undefined);
+          if (this.channels.holds(ask)) this.channels.ask(channel, undefined);
           this.dropIfReplyLost(connection, error);
           this.retrySoon();
         },
@@ -161,7 +164,7 @@ class ShardSubscriber implements Subscriber {
     connection.once('end', () => {
       if (this.connections.get(node) !== connection) return;
       this.connections.delete(node);
-      for (const [channel, on] of this.channels) if (on === node) this.channels.set(channel, undefined);
+      for (const ask of this.channels.asks()) if (ask.at === node) this.channels.ask(ask.channel, undefined);
       this.retrySoon();
     });
     this.connections.set(node, connection);

@@ -12,9 +12,11 @@
 // attempts. Once it is subscribed again it says so (onBack): a release may have gone unheard meanwhile.
 //
 // A SUBSCRIBE that times out on a connection that is up makes the connection again too (see
-// lostSubscribeReply), and so subscribes again and says so.
+// lostSubscribeReply), and so subscribes again and says so. A SUBSCRIBE that fails undoes only its
+// own ask: the channel may have been asked for again meanwhile (channel-asks.ts).
 import type { Cluster, Redis } from 'ioredis';
 import { isCluster, lostSubscribeReply, pastHandshake, SUBSCRIBER_OPTIONS } from './ioredis-client';
+import { ChannelAsks } from './channel-asks';
 import { clusterSubscriber } from './cluster-subscriber';
 import { quitConnection, unrefConnection } from './connection-ref';
 import type { OpenSubscriber } from './redis-notices';
@@ -24,7 +26,7 @@ export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
   return (onMessage, _onGone, onBack) => {
     const subscriber = client.duplicate(SUBSCRIBER_OPTIONS);
     /** The channels subscribed, or being subscribed: what a reconnect subscribes again. */
-    const channels = new Set<string>();
+    const channels = new ChannelAsks();
     let closed = false;
     /** A connection closed since the last 'ready' (or since the subscriber was opened). */
     let lost = false;
@@ -40,7 +42,7 @@ export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
       const again = lost;
       lost = false;
       if (!again || closed) return;
-      const list = [...channels];
+      const list = channels.channels();
       if (list.length === 0) return onBack(list);
       subscriber.subscribe(...list).then(
         () => onBack(list),
@@ -51,17 +53,18 @@ export function ioredisSubscriber(client: Redis | Cluster): OpenSubscriber {
     });
     return {
       subscribe: (channel) => {
-        channels.add(channel);
+        const ask = channels.ask(channel, undefined);
         return pastHandshake(subscriber)
           .then(() => subscriber.subscribe(channel))
           .catch((error: unknown) => {
-            channels.delete(channel);
+            channels.undo(ask);
+            // The connection is made again whether or not the ask still stands (lostSubscribeReply).
             if (!closed && lostSubscribeReply(subscriber, error)) subscriber.disconnect(true);
             throw error;
           });
       },
       unsubscribe: (channel) => {
-        channels.delete(channel);
+        channels.drop(channel);
         // After the handshake too, so that it stays in order with a SUBSCRIBE of the channel.
         return pastHandshake(subscriber).then(() => subscriber.unsubscribe(channel));
       },

@@ -4,6 +4,7 @@
 // Described by shape, not imported: `redis` is an optional peer, and a user without it must
 // be able to compile against lockweave's types and load it.
 import { holdProcess } from '../base/process-hold';
+import { ChannelAsks } from './channel-asks';
 import { hasMethods, isTimeoutError } from './client-shape';
 import { COMMAND_TIMEOUT_MS, commandTimedOut, type CommandSender } from './command-batch';
 import { ReplyPairing } from './node-redis-pairing';
@@ -94,13 +95,13 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
   return (onMessage, onGone, onBack) => {
     let everReady = false;
     /** What node-redis subscribes again by itself after a reconnect, before it is ready again. */
-    const channels = new Set<string>();
+    const channels = new ChannelAsks();
     const reconnectStrategy = (retries: number) =>
       everReady && listening() ? Math.min(50 * (retries + 1), SUBSCRIBER_RECONNECT_MAX_MS) : false;
     const subscriber = client.duplicate({ socket: { ...client.options?.socket, reconnectStrategy } });
     subscriber.unref();
     subscriber.on('ready', () => {
-      if (everReady) onBack([...channels]);
+      if (everReady) onBack(channels.channels());
       everReady = true;
     });
     // A subscriber that gave up reconnecting is closed (isOpen false) when it reports the error.
@@ -112,14 +113,17 @@ export function nodeRedisSubscriber(client: NodeRedisClient, listening: () => bo
     const onChannelMessage = (message: string, channel: string) => onMessage(channel, message);
     return {
       subscribe: (channel) => {
-        channels.add(channel);
+        const ask = channels.ask(channel, undefined);
+        // Given up, it is taken back only if nobody asked for the channel since (channel-asks.ts).
         return bounded(
           connected.then(() => subscriber.subscribe(channel, onChannelMessage)),
-          () => void subscriber.unsubscribe(channel).catch(() => undefined),
+          () => {
+            if (channels.undo(ask)) void subscriber.unsubscribe(channel).catch(() => undefined);
+          },
         );
       },
       unsubscribe: (channel) => {
-        channels.delete(channel);
+        channels.drop(channel);
         return subscriber.isOpen ? subscriber.unsubscribe(channel) : Promise.resolve();
       },
       close: async () => {

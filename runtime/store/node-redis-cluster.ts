@@ -11,6 +11,7 @@
 // node-redis keeps one sharded pub/sub connection per primary, moving a shard channel's listeners
 // when its slot moves: the subscriber uses it as it is, and has the waiters look again when one of
 // them is back from a reconnect. Described by shape, not imported, as node-redis-client.ts is.
+import { ChannelAsks } from './channel-asks';
 import type { CommandSender } from './command-batch';
 import { COMMAND_TIMEOUT_MS, commandTimedOut } from './command-batch';
 import { routingKey, slotOf } from './cluster-slot';
@@ -155,10 +156,10 @@ interface ShardSubscriber {
  */
 export function nodeRedisClusterSubscriber(cluster: NodeRedisCluster): OpenSubscriber {
   return (onMessage, _onGone, onBack) => {
-    const channels = new Set<string>();
+    const channels = new ChannelAsks();
     const listener = (message: string, channel: string) => onMessage(channel, message);
     const unsubscribe = (channel: string) => {
-      channels.delete(channel);
+      channels.drop(channel);
       return cluster.sUnsubscribe(channel, listener);
     };
     const watched = new WeakSet<ShardSubscriber>();
@@ -169,20 +170,23 @@ export function nodeRedisClusterSubscriber(cluster: NodeRedisCluster): OpenSubsc
         watched.add(subscriber);
         subscriber.once('ready', () => {
           watched.delete(subscriber);
-          if (channels.size > 0) onBack([...channels]);
+          if (channels.size > 0) onBack(channels.channels());
         });
       }
     };
     cluster.on('node-reconnecting', onReconnecting);
     return {
       subscribe: (channel) => {
-        channels.add(channel);
-        return bounded(cluster.sSubscribe(channel, listener), () => void unsubscribe(channel).catch(() => undefined));
+        const ask = channels.ask(channel, undefined);
+        // Given up, it is taken back only if nobody asked for the channel since (channel-asks.ts).
+        return bounded(cluster.sSubscribe(channel, listener), () => {
+          if (channels.undo(ask)) void cluster.sUnsubscribe(channel, listener).catch(() => undefined);
+        });
       },
       unsubscribe,
       close: async () => {
         cluster.off('node-reconnecting', onReconnecting);
-        await Promise.all([...channels].map((channel) => unsubscribe(channel).catch(() => undefined)));
+        await Promise.all(channels.channels().map((channel) => unsubscribe(channel).catch(() => undefined)));
       },
     };
   };

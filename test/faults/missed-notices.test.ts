@@ -211,3 +211,32 @@ test.serial('url: a look once the subscriber is back is not counted among the at
   t.true(error instanceof LockAcquireError);
   t.is(error?.attempts, 3);
 });
+
+// A SUBSCRIBE lost with its connection fails only when its command timeout runs out (2 s; ioredis
+// drops an unanswered command when it reconnects). If meanwhile its waiter gave up and another
+// came for the same key, subscribing it again, the first SUBSCRIBE's failure must undo only itself:
+// the key stays subscribed, through the connection that the failure makes again, and the second
+// waiter hears its release.
+test.serial(
+  'url: a SUBSCRIBE that fails after its key was listened to again leaves the later subscription in place',
+  async (t) => {
+    const { proxy, events, key, wait, release } = await waitingThroughProxy(t, FAMILIES.url!, 'relisten');
+    const channel = `${DEFAULT_RELEASE_CHANNEL}${key}`;
+    // The first waiter's SUBSCRIBE is swallowed and its connection reset; it gives up at its one
+    // scheduled attempt (500 ms), before that SUBSCRIBE times out.
+    proxy.swallowNext({ pattern: SUBSCRIBE, withinMs: 10_000, resetAfterMs: 200 });
+    const first = defineLock({ businessFlag: 'relisten', retries: 1, waitTime: 500 }).acquire('k');
+    await t.throwsAsync(first, { instanceOf: LockAcquireError });
+    t.is(proxy.swallowed, 1);
+    // The second waiter subscribes the key again, on the subscriber's new connection.
+    const waitedBefore = events.filter((event) => event.type === 'waiting').length;
+    const gotSoon = wait();
+    await until(async () => events.filter((event) => event.type === 'waiting').length > waitedBefore, 10_000);
+    await until(async () => (await fixture.redis.pubsub('NUMSUB', channel))[1] === 1, 10_000);
+    // The first SUBSCRIBE's timeout (2 s after it was sent) has passed, and what it set off with it.
+    await sleep(3_000);
+    await until(async () => (await fixture.redis.pubsub('NUMSUB', channel))[1] === 1, 5_000);
+    await release();
+    await gotSoon();
+  },
+);
