@@ -112,7 +112,7 @@ interface Attempts {
  * Resolves with the lease; when every attempt fails, rejects with LockAcquireError (or the
  * onFail class), or resolves undefined for onFail=skip.
  */
-export async function acquireLease(
+export function acquireLease(
   key: string,
   settings: AcquireSettings,
   context: AcquireContext,
@@ -120,14 +120,16 @@ export async function acquireLease(
   const { signal } = context;
   if (signal?.aborted) {
     context.use?.end();
-    throw signal.reason;
+    return Promise.reject(signal.reason);
   }
   const letGo = holdProcess();
-  try {
-    return await (signal ? abortable(key, settings, context, signal) : acquire(key, settings, context));
-  } finally {
-    letGo();
-  }
+  // Both async: what goes wrong in them is a rejection, never a throw here.
+  const acquiring = signal ? abortable(key, settings, context, signal) : acquire(key, settings, context);
+  // Not async itself: on every lock an async frame here cost a promise and a turn of the microtask
+  // queue more. The hold ends as the acquisition settles, before the caller goes on (reactions run
+  // in the order they were added).
+  acquiring.then(letGo, letGo);
+  return acquiring;
 }
 
 /**

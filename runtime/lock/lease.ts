@@ -272,11 +272,20 @@ export class Lease implements HeldLock, AsyncDisposable {
     return (this.gate ??= new ReentryGate(this));
   }
 
-  async release(): Promise<void> {
-    if (this.state === 'released') return;
+  release(): Promise<void> {
+    if (this.state === 'released') return Promise.resolve();
     // The woven method's caller awaits this release: the process stays up until it is answered
     // (bounded by the store's command bound; a retry after that runs in the background, unheld).
     const letGo = holdProcess();
+    if (this.gate?.busy) return this.releaseWhenIdle(letGo);
+    // Nothing nested holds the key: released now, without an async frame of its own (a promise and
+    // a turn of the microtask queue on every section). The hold ends before the caller goes on.
+    const releasing = this.releaseHeld();
+    releasing.then(letGo, letGo);
+    return releasing;
+  }
+
+  private async releaseWhenIdle(letGo: () => void): Promise<void> {
     try {
       // Nested calls the body started and did not await, and nested leases not yet released, hold
       // the key through this grant: it is kept (and renewed) until they end, or they would run

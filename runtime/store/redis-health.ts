@@ -172,8 +172,11 @@ export class RedisHealth {
     return Date.now() - this.lastSentAt < RECONNECT_WHILE_USED_MS;
   }
 
-  /** Sends `command` unless Redis is known to be unusable; its connection errors come back explained. */
-  send<T>(command: () => Promise<T>): Promise<T> {
+  /**
+   * Sends `command` unless Redis is known to be unusable; its connection errors come back explained.
+   * `read`, which must not throw, turns its reply into the answer in the same step.
+   */
+  send<T, A = T>(command: () => Promise<T>, read?: (reply: T) => A): Promise<A> {
     this.lastSentAt = Date.now();
     // An owned Cluster that stopped reconnecting (unused while down) connects again on demand.
     if (this.primaries && this.owned && (this.client as Cluster).status === 'end') {
@@ -182,14 +185,14 @@ export class RedisHealth {
     }
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
-    // The hot path adds one promise to the command's own: the handler that explains its failure.
+    // The hot path adds one promise to the command's own: the handler that reads its reply or explains its failure.
     const sent =
       this.primaries && (this.client as Cluster).status !== 'ready'
         ? clusterReady(this.client as Cluster).then(command)
         : this.databaseToCheck() === undefined || this.onCheckedDatabase()
           ? command()
           : this.databaseReady().then(command);
-    return sent.catch((error: unknown) => Promise.reject(this.explain(error)));
+    return sent.then(read, (error: unknown) => Promise.reject(this.explain(error))) as Promise<A>;
   }
 
   /** An attempt got no answer within `waitedMs`: the connection's known trouble, else a timeout (see LockStore.silence). */

@@ -73,7 +73,7 @@ export abstract class ScriptedLockStore implements LockStore {
 
   tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean): Promise<Grant> {
     if (fenced) return this.run(FENCED_ACQUIRE, key, { token, leaseMs });
-    return this.send(() => this.sender.send('set', [key, token, 'PX', leaseMs, 'NX'])).then(isOk);
+    return this.send(() => this.sender.send('set', [key, token, 'PX', leaseMs, 'NX']), isOk);
   }
 
   tryAcquireInTurn(key: string, waiter: PlaceInLine, staleClaim?: string): Promise<boolean> {
@@ -111,7 +111,7 @@ export abstract class ScriptedLockStore implements LockStore {
     }
     // WAIT counts the replicas that have this connection's writes: the store's commands share one
     // connection (command-batch.ts; node-redis's client has one), so the grant is among them.
-    return this.send(() => this.sender.send('wait', [replicas, timeoutMs])).then(Number);
+    return this.send(() => this.sender.send('wait', [replicas, timeoutMs]), Number);
   }
 
   inspect(key: string): Promise<KeyState> {
@@ -153,9 +153,12 @@ export abstract class ScriptedLockStore implements LockStore {
     return this.send(() => runScript(this.sender, script, key, call));
   }
 
-  /** One command: refused at once when Redis is known to be unusable, else sent and, if owned, tracked. */
-  private send<T>(command: () => Promise<T>): Promise<T> {
-    const sent = this.health.send(command);
+  /**
+   * One command: refused at once when Redis is known to be unusable, else sent and, if owned,
+   * tracked; `read` (which must not throw) makes its answer of the reply.
+   */
+  private send<T, A = T>(command: () => Promise<T>, read?: (reply: T) => A): Promise<A> {
+    const sent = this.health.send(command, read);
     return this.track ? this.track(sent) : sent;
   }
 }
