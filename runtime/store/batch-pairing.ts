@@ -17,10 +17,21 @@ export interface Queued {
   command?: object;
 }
 
+/**
+ * Where the commands of a batch written on one connection deliver their replies, by their index in
+ * the batch (its PING last).
+ */
+export interface ReplySink {
+  replied(index: number, reply: Reply): void;
+  failed(index: number, error: unknown): void;
+}
+
 /** What writing a batch needs of command-batch.ts. */
 export interface BatchWriter {
   /** Writes `command` through the client (a Cluster routes it), or on one of its connections. */
   write(command: Queued, on?: Redis): Promise<Reply>;
+  /** Writes `command` on the client's one connection; its reply or failure goes to `sink` under `index`. */
+  writeTo(command: Queued, sink: ReplySink, index: number): void;
   /** `connection`'s replies went astray: it is made again if `stream` is still its socket; the error its commands fail with. */
   unpaired(connection: Redis, stream: Redis['stream'] | undefined): Error;
 }
@@ -51,31 +62,53 @@ function pingOf(batch: Queued[]): { ping: Queued; nonce: string } {
  * PING is answered.
  */
 export function writePaired(batch: Queued[], connection: Redis, writer: BatchWriter): Promise<unknown> {
-  const replies: Reply[] = new Array<Reply>(batch.length).fill(NOT_ANSWERED);
-  for (let index = 0; index < batch.length; index++) {
-    const command = batch[index]!;
-    writer.write(command).then((reply) => {
-      replies[index] = reply;
-    }, command.reject);
+  return new Promise<void>((done) => {
+    // Its PING joins the batch, after its commands.
+    const replies = new PairedReplies(batch, connection, writer, done);
+    for (let index = 0; index < batch.length; index++) writer.writeTo(batch[index]!, replies, index);
+  });
+}
+
+/** The replies of a batch on one connection, held until its PING shows they are its own (writePaired). */
+class PairedReplies implements ReplySink {
+  private readonly nonce: string;
+  private readonly replies: Reply[];
+  /** The socket the batch went out on: the one made again if its replies went astray. */
+  private readonly stream: Redis['stream'] | undefined;
+
+  constructor(
+    private readonly batch: Queued[],
+    private readonly connection: Redis,
+    private readonly writer: BatchWriter,
+    private readonly done: () => void,
+  ) {
+    this.replies = new Array<Reply>(batch.length).fill(NOT_ANSWERED);
+    this.stream = connection.stream;
+    this.nonce = pingOf(batch).nonce;
   }
-  const stream = connection.stream;
-  const { ping, nonce } = pingOf(batch);
-  return writer.write(ping).then(
-    (reply) => {
-      if (!echoes(reply, nonce)) {
-        const error = writer.unpaired(connection, stream);
-        for (const command of batch) command.reject(error);
-        return;
-      }
-      for (let index = 0; index < replies.length; index++) {
-        const reply = replies[index];
-        if (reply !== NOT_ANSWERED) batch[index]!.resolve(reply);
-      }
-    },
-    (error: unknown) => {
-      for (const command of batch) command.reject(error);
-    },
-  );
+
+  replied(index: number, reply: Reply): void {
+    if (index < this.replies.length) {
+      this.replies[index] = reply;
+      return;
+    }
+    if (!echoes(reply, this.nonce)) return this.failAll(this.writer.unpaired(this.connection, this.stream));
+    for (let at = 0; at < this.replies.length; at++) {
+      const answer = this.replies[at];
+      if (answer !== NOT_ANSWERED) this.batch[at]!.resolve(answer);
+    }
+    this.done();
+  }
+
+  failed(index: number, error: unknown): void {
+    if (index < this.replies.length) this.batch[index]!.reject(error);
+    else this.failAll(error);
+  }
+
+  private failAll(error: unknown): void {
+    for (const command of this.batch) command.reject(error);
+    this.done();
+  }
 }
 
 /** Whether ioredis wrote `command` once only (none of ours: not known, so not). */

@@ -79,7 +79,14 @@ import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
 import { commandTimeoutOf, isCluster, selectsDatabase } from './ioredis-client';
 import { setTimer } from '../base/timer-delay';
-import { type BatchWriter, type CountedWrites, type Queued, writePaired, writePairedOnNodes } from './batch-pairing';
+import {
+  type BatchWriter,
+  type CountedWrites,
+  type Queued,
+  type ReplySink,
+  writePaired,
+  writePairedOnNodes,
+} from './batch-pairing';
 import { echoes, pairingNonce } from './pairing-ping';
 
 /**
@@ -219,11 +226,39 @@ type CommandClass = new (
   name: string,
   args: readonly (string | number)[],
   options: { replyEncoding: 'utf8'; keyPrefix?: string; errorStack?: Error },
-) => {
+) => IoredisCommand;
+
+/** What the batch reads of an ioredis Command and overrides on its own (see delivering). */
+interface IoredisCommand {
   readonly promise: Promise<Reply>;
+  readonly name: string;
+  args: unknown[];
+  transformed: boolean;
+  isResolved: boolean;
+  /** ioredis 6: set as the command settles; its timers cleared then. */
+  isSettled?: boolean;
+  _clearTimers?(): void;
   setTimeout: (ms: number) => void;
   toWritable: (socket: unknown) => unknown;
-};
+  initPromise(): void;
+  stringifyArguments(): void;
+  transformReply(reply: unknown): Reply;
+  resolve(reply: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** A Command of the batch on one connection: it hands its reply to its batch's sink (see delivering). */
+interface DeliveringCommand extends IoredisCommand {
+  sink: ReplySink;
+  index: number;
+}
+
+type DeliveringClass = new (...args: ConstructorParameters<CommandClass>) => DeliveringCommand;
+
+/** ioredis's table of argument transformers, a static of its Command class. */
+interface CommandStatics {
+  readonly _transformer?: { readonly argument: Record<string, ((args: unknown[]) => unknown[]) | undefined> };
+}
 
 /** The client's Command, with no timer of its own: the batch's write bounds it (see above). */
 function boundedByTheBatch(Command: CommandClass): CommandClass {
@@ -252,10 +287,76 @@ function countingWrites(Command: CommandClass): CommandClass {
   return CountedCommand;
 }
 
+/**
+ * For one connection, the same with no promise of its own: ioredis settles a command by calling its
+ * `resolve` or `reject`, which hand the reply to the batch's sink (batch-pairing.ts) under the
+ * command's index. Its Command makes a promise in its constructor (initPromise) and the batch
+ * chained a reaction on it to pass the reply on: two promises and two turns of the microtask queue
+ * a command, four a section, for an answer the sink takes at once. On the prototype, as
+ * countingWrites says why; the argument transforms initPromise makes are made here as there.
+ * Not for a Cluster: ioredis's Cluster calls a command's `reject` detached from it (its
+ * redirections), and its commands settle through their promises (writePairedOnNodes).
+ */
+function delivering(Command: CommandClass): DeliveringClass {
+  const statics = Command as unknown as CommandStatics;
+  return class extends Command implements DeliveringCommand {
+    sink: ReplySink = NO_SINK;
+    index = 0;
+
+    override initPromise(): void {
+      if (this.transformed) return;
+      this.transformed = true;
+      const transform = statics._transformer?.argument[this.name];
+      if (transform) this.args = transform(this.args);
+      this.stringifyArguments();
+    }
+
+    override resolve(reply: unknown): void {
+      let answer: Reply;
+      try {
+        answer = this.transformReply(reply);
+      } catch (error) {
+        this.reject(error);
+        return;
+      }
+      this.settled();
+      this.isResolved = true;
+      this.sink.replied(this.index, answer);
+    }
+
+    override reject(error: unknown): void {
+      this.settled();
+      this.sink.failed(this.index, error);
+    }
+
+    /** As ioredis's own settling does (6 marks the command settled and clears its timers). */
+    private settled(): void {
+      this.isSettled = true;
+      this._clearTimers?.();
+    }
+  };
+}
+
+/** Whether `Command` is built as delivering() expects: else the batch passes replies on through its promises. */
+function deliversAsExpected(Command: CommandClass): boolean {
+  const prototype = Command.prototype as Partial<Record<keyof IoredisCommand, unknown>>;
+  return (
+    typeof prototype.initPromise === 'function' &&
+    typeof prototype.transformReply === 'function' &&
+    typeof prototype.stringifyArguments === 'function' &&
+    typeof (Command as unknown as CommandStatics)._transformer?.argument === 'object'
+  );
+}
+
+/** A delivering Command's sink until it is given its batch's. */
+const NO_SINK: ReplySink = { replied: () => undefined, failed: () => undefined };
+
 class CommandBatch implements CommandSender, BatchWriter {
   private queue: Queued[] = [];
   /** The client's own Command class: commands handed to sendCommand skip its auto-pipelining. */
   private readonly Command: CommandClass | undefined;
+  /** On one connection, the same without a promise of its own (delivering). */
+  private readonly Delivering: DeliveringClass | undefined;
   /** What the client's call() gives each Command it builds: replies as strings, its keyPrefix. */
   private readonly commandOptions: { replyEncoding: 'utf8'; keyPrefix?: string };
   /** The client holds each command it is given to the end of the tick (ioredis's enableAutoPipelining). */
@@ -311,6 +412,7 @@ class CommandBatch implements CommandSender, BatchWriter {
     // One connection pairs replies by their order alone: only a Cluster's commands count their writes.
     const Bounded = Command && boundedByTheBatch(Command);
     this.Command = Bounded && this.cluster ? countingWrites(Bounded) : Bounded;
+    this.Delivering = Bounded && !this.cluster && deliversAsExpected(Bounded) ? delivering(Bounded) : undefined;
     // Without the Command (call()), the client's own timers bound its commands.
     this.timeoutMs = Command ? commandTimeoutOf(client) || timeoutMs : timeoutMs;
     this.commandOptions = { replyEncoding: 'utf8', keyPrefix: client.options?.keyPrefix };
@@ -395,6 +497,22 @@ class CommandBatch implements CommandSender, BatchWriter {
   private streams(): Array<{ cork(): void; uncork(): void }> {
     if (!isCluster(this.client)) return this.client.stream ? [this.client.stream] : [];
     return this.client.nodes('master').flatMap((node) => (node.stream ? [node.stream] : []));
+  }
+
+  writeTo(command: Queued, sink: ReplySink, index: number): void {
+    // With a stack per command (showFriendlyErrorStack), as its call() does: through write()'s promise.
+    if (this.Delivering && !this.client.options.showFriendlyErrorStack) {
+      const written = new this.Delivering(command.name, command.args, this.commandOptions);
+      written.sink = sink;
+      written.index = index;
+      command.command = written;
+      this.client.sendCommand(written as never);
+      return;
+    }
+    this.write(command).then(
+      (reply) => sink.replied(index, reply),
+      (error: unknown) => sink.failed(index, error),
+    );
   }
 
   /** Writes `command` through the client (a Cluster routes it), or on one of its connections. */
