@@ -122,14 +122,10 @@ export function acquireLease(
     context.use?.end();
     return Promise.reject(signal.reason);
   }
-  const letGo = holdProcess();
-  // Both async: what goes wrong in them is a rejection, never a throw here.
-  const acquiring = signal ? abortable(key, settings, context, signal) : acquire(key, settings, context);
-  // Not async itself: on every lock an async frame here cost a promise and a turn of the microtask
-  // queue more. The hold ends as the acquisition settles, before the caller goes on (reactions run
-  // in the order they were added).
-  acquiring.then(letGo, letGo);
-  return acquiring;
+  // Both async: what goes wrong in them is a rejection, never a throw here. Not async itself, nor
+  // a reaction on the acquisition here: on every lock either cost a promise and a turn of the
+  // microtask queue more. acquire() holds the process up until it settles (holdProcess).
+  return signal ? abortable(key, settings, context, signal) : acquire(key, settings, context);
 }
 
 /**
@@ -167,64 +163,75 @@ async function abortable(
 }
 
 async function acquire(key: string, settings: AcquireSettings, context: AcquireContext): Promise<Lease | undefined> {
-  const startedAt = Date.now();
-  const deadline = deadlineOf(startedAt, settings);
-  // One token for the whole acquisition: an attempt that timed out may still have set it, and the
-  // next attempt then finds the key holding it — ours — instead of stranding it until its lease ends.
-  const token = newToken();
-  // Callers of this process already wait for the key: join them in line rather than barge in with
-  // a SET that would almost surely fail (the key is held, or about to be passed to the line).
-  // That first attempt is answered in process (the key is known held), so it counts as one: a
-  // caller that never gets the key makes `retries + 1` attempts either way.
-  const waiters = waitersOf(context.store);
-  if (settings.retries > 0 && waiters.has(key)) {
-    // While this process's turn at the key runs, a caller that can take the grant over takes no
-    // place in the line either: the turn serves it, or wakes it to take one when it ends (waiters.ts).
-    const takesPlace = !(
-      waiters.turnRunsHere(key) &&
-      takesOverGrants(settings) &&
-      context.store.takeOver !== undefined
-    );
-    return waitForLease(
-      key,
-      token,
-      settings,
-      context,
-      startedAt,
-      { deadline, count: 1, lastError: undefined, erred: false },
-      takesPlace,
-    );
-  }
-  // The uncontended path is this one attempt: keep it to a single await.
-  let lastError: unknown;
+  // Held up until it settles, before its caller goes on (an aborted caller's acquisition ends soon
+  // after it): a finally here, not a reaction on its promise, costs no promise of its own.
+  const letGo = holdProcess();
   try {
-    const grant = await answered(
-      context.store.tryAcquire(key, token, settings.lockTime, settings.fencing),
-      context.store,
-      deadline,
-    );
-    if (grant) {
-      const fence = fenceOf(grant, settings, key);
-      const lease = new Lease({
+    const startedAt = Date.now();
+    const deadline = deadlineOf(startedAt, settings);
+    // One token for the whole acquisition: an attempt that timed out may still have set it, and the
+    // next attempt then finds the key holding it — ours — instead of stranding it until its lease ends.
+    const token = newToken();
+    // Callers of this process already wait for the key: join them in line rather than barge in with
+    // a SET that would almost surely fail (the key is held, or about to be passed to the line).
+    // That first attempt is answered in process (the key is known held), so it counts as one: a
+    // caller that never gets the key makes `retries + 1` attempts either way.
+    const waiters = waitersOf(context.store);
+    if (settings.retries > 0 && waiters.has(key)) {
+      // While this process's turn at the key runs, a caller that can take the grant over takes no
+      // place in the line either: the turn serves it, or wakes it to take one when it ends (waiters.ts).
+      const takesPlace = !(
+        waiters.turnRunsHere(key) &&
+        takesOverGrants(settings) &&
+        context.store.takeOver !== undefined
+      );
+      return await waitForLease(
         key,
         token,
-        acquiredAt: startedAt,
-        fence,
-        store: context.store,
         settings,
-        logger: context.logger,
-        use: context.use,
-        label: context.label,
-      });
-      return granted(lease, 1, startedAt, settings, context);
+        context,
+        startedAt,
+        { deadline, count: 1, lastError: undefined, erred: false },
+        takesPlace,
+      );
     }
-  } catch (error) {
-    lastError = attemptErrored(error, key, token, context);
+    // The uncontended path is this one attempt: keep it to a single await.
+    let lastError: unknown;
+    let leased: Lease | Promise<Lease | undefined> | undefined;
+    try {
+      const grant = await answered(
+        context.store.tryAcquire(key, token, settings.lockTime, settings.fencing),
+        context.store,
+        deadline,
+      );
+      if (grant) {
+        const fence = fenceOf(grant, settings, key);
+        const lease = new Lease({
+          key,
+          token,
+          acquiredAt: startedAt,
+          fence,
+          store: context.store,
+          settings,
+          logger: context.logger,
+          use: context.use,
+          label: context.label,
+        });
+        leased = granted(lease, 1, startedAt, settings, context);
+      }
+    } catch (error) {
+      lastError = attemptErrored(error, key, token, context);
+    }
+    // Out of the attempt's try: a shortfall of replicas fails the call, not the attempt. Awaited
+    // only when it is a promise (replicas to wait for): an await of the lease itself costs a turn.
+    if (leased) return leased instanceof Lease ? leased : await leased;
+    const attempts = { deadline, count: 1, lastError, erred: lastError !== undefined };
+    if (settings.retries === 0 || isFatal(lastError) || Date.now() >= deadline)
+      return failed(key, token, startedAt, attempts, settings, context, lastError !== undefined);
+    return await waitForLease(key, token, settings, context, startedAt, attempts);
+  } finally {
+    letGo();
   }
-  const attempts = { deadline, count: 1, lastError, erred: lastError !== undefined };
-  if (settings.retries === 0 || isFatal(lastError) || Date.now() >= deadline)
-    return failed(key, token, startedAt, attempts, settings, context, lastError !== undefined);
-  return waitForLease(key, token, settings, context, startedAt, attempts);
 }
 
 async function waitForLease(

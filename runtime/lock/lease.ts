@@ -279,10 +279,8 @@ export class Lease implements HeldLock, AsyncDisposable {
     const letGo = holdProcess();
     if (this.gate?.busy) return this.releaseWhenIdle(letGo);
     // Nothing nested holds the key: released now, without an async frame of its own (a promise and
-    // a turn of the microtask queue on every section). The hold ends before the caller goes on.
-    const releasing = this.releaseHeld();
-    releasing.then(letGo, letGo);
-    return releasing;
+    // a turn of the microtask queue on every section); releaseHeld ends the hold as it settles.
+    return this.releaseHeld(letGo);
   }
 
   private async releaseWhenIdle(letGo: () => void): Promise<void> {
@@ -298,81 +296,86 @@ export class Lease implements HeldLock, AsyncDisposable {
     }
   }
 
-  private async releaseHeld(): Promise<void> {
-    // A lease the watchdog gave up on may still be ours (Redis was only unreachable), and the
-    // release is token-checked, so it is still attempted; it just is not reported lost twice.
-    const alreadyLost = this.state === 'lost';
-    this.state = 'released';
-    this.stopWatchdog();
-    const endedAt = Date.now();
-    const heldMs = endedAt - this.acquiredAt;
-    if (!this.settings.autoUnlock) {
-      // The key stays held, by nobody's body: this process's turn at it ends (Waiters.setTurn).
-      waitersOf(this.#store).setTurn(this.key, false);
-      await this.leaveLineUnreleased();
-      this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
-      this.#use?.end();
-      return;
-    }
-    const holdLeftMs = (this.settings.minHold ?? 0) - heldMs;
-    if (holdLeftMs > 0 && !alreadyLost) return this.keepForMinHold(holdLeftMs, heldMs);
-    // Who gets the key next is succession.ts's decision; this carries it out.
-    const waiters = waitersOf(this.#store);
-    const succession = decideSuccession(
-      {
-        key: this.key,
-        store: this.#store,
-        expiresAt: this.expiresAt,
-        mayLastUntil: this.mayLastUntilWithRenewalsOut(),
-        lost: alreadyLost,
-        leavingLine: this.shared?.leavingLine,
-      },
-      waiters,
-    );
-    const { successor } = succession;
-    if (succession.kind === 'take-over') {
-      noteSuccession(waiters, this.key, succession);
-      this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-      succession.successor.succeed({
-        sentAt: Date.now(),
-        grant: {
-          // Made once per grant, and handed along its take-overs: each taker joins its line (takeOver),
-          // and a renewal still on its way raises the bound every later lease of the grant reads.
-          shared: (this.shared ??= { token: this.token, mayLastUntil: this.ownMayLastUntil, leavingLine: new Set() }),
-          expiresAt: this.expiresAt,
-        },
-      });
-      this.#use?.end();
-      return;
-    }
-    const sentAt = Date.now();
+  /** Releases the key now; `letGo`, if given, ends the caller's hold on the process as it settles. */
+  private async releaseHeld(letGo?: () => void): Promise<void> {
     try {
-      const released = await this.#store.release(this.key, this.token, succession.request);
-      noteSuccession(waiters, this.key, succession, released);
-      if (released === 'not-ours') {
-        successor?.unreserve(false);
-        if (!alreadyLost)
-          this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
-      } else {
-        // Reported before the successor wakes, so logs read "released", then "acquired".
-        this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
-        if (released === 'handed') successor!.succeed({ sentAt });
-        else successor?.unreserve(released === 'freed');
+      // A lease the watchdog gave up on may still be ours (Redis was only unreachable), and the
+      // release is token-checked, so it is still attempted; it just is not reported lost twice.
+      const alreadyLost = this.state === 'lost';
+      this.state = 'released';
+      this.stopWatchdog();
+      const endedAt = Date.now();
+      const heldMs = endedAt - this.acquiredAt;
+      if (!this.settings.autoUnlock) {
+        // The key stays held, by nobody's body: this process's turn at it ends (Waiters.setTurn).
+        waitersOf(this.#store).setTurn(this.key, false);
+        await this.leaveLineUnreleased();
+        this.logger?.({ type: 'kept', key: this.key, token: this.token, heldMs });
+        this.#use?.end();
+        return;
       }
-      this.#use?.end();
-    } catch (error) {
-      // Where the key went is not known: this process's turn ends (Waiters.setTurn).
-      waiters.setTurn(this.key, false);
-      successor?.unreserve(false);
-      this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
-      // A body that ran past the last moment the key was known ours (the watchdog off, or the lapse
-      // due but not yet run) has no answer to say the key stayed ours: reported lost, as a release
-      // answered "not ours" is — before this release resolves, so the caller's logger has it first.
-      if (!alreadyLost && endedAt >= this.expiresAt)
-        this.reportLost(
-          'its lease had ended before the release, and Redis did not answer whether the key was still ours',
-        );
-      this.retryRelease();
+      const holdLeftMs = (this.settings.minHold ?? 0) - heldMs;
+      if (holdLeftMs > 0 && !alreadyLost) return await this.keepForMinHold(holdLeftMs, heldMs);
+      // Who gets the key next is succession.ts's decision; this carries it out.
+      const waiters = waitersOf(this.#store);
+      const succession = decideSuccession(
+        {
+          key: this.key,
+          store: this.#store,
+          expiresAt: this.expiresAt,
+          mayLastUntil: this.mayLastUntilWithRenewalsOut(),
+          lost: alreadyLost,
+          leavingLine: this.shared?.leavingLine,
+        },
+        waiters,
+      );
+      const { successor } = succession;
+      if (succession.kind === 'take-over') {
+        noteSuccession(waiters, this.key, succession);
+        this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
+        succession.successor.succeed({
+          sentAt: Date.now(),
+          grant: {
+            // Made once per grant, and handed along its take-overs: each taker joins its line (takeOver),
+            // and a renewal still on its way raises the bound every later lease of the grant reads.
+            shared: (this.shared ??= { token: this.token, mayLastUntil: this.ownMayLastUntil, leavingLine: new Set() }),
+            expiresAt: this.expiresAt,
+          },
+        });
+        this.#use?.end();
+        return;
+      }
+      const sentAt = Date.now();
+      try {
+        const released = await this.#store.release(this.key, this.token, succession.request);
+        noteSuccession(waiters, this.key, succession, released);
+        if (released === 'not-ours') {
+          successor?.unreserve(false);
+          if (!alreadyLost)
+            this.reportLost('its lease had ended before the release, and the key was no longer ours to delete');
+        } else {
+          // Reported before the successor wakes, so logs read "released", then "acquired".
+          this.logger?.({ type: 'released', key: this.key, token: this.token, heldMs });
+          if (released === 'handed') successor!.succeed({ sentAt });
+          else successor?.unreserve(released === 'freed');
+        }
+        this.#use?.end();
+      } catch (error) {
+        // Where the key went is not known: this process's turn ends (Waiters.setTurn).
+        waiters.setTurn(this.key, false);
+        successor?.unreserve(false);
+        this.logger?.({ type: 'error', key: this.key, token: this.token, during: 'release', error: error as Error });
+        // A body that ran past the last moment the key was known ours (the watchdog off, or the lapse
+        // due but not yet run) has no answer to say the key stayed ours: reported lost, as a release
+        // answered "not ours" is — before this release resolves, so the caller's logger has it first.
+        if (!alreadyLost && endedAt >= this.expiresAt)
+          this.reportLost(
+            'its lease had ended before the release, and Redis did not answer whether the key was still ours',
+          );
+        this.retryRelease();
+      }
+    } finally {
+      letGo?.();
     }
   }
 

@@ -75,6 +75,9 @@
 // commands that time out in the same stall cost no more reconnects. On a Cluster each node the batch
 // went to gets its PING after its share; a command written again elsewhere by a redirection is
 // checked by a PING on every connected node once its reply is in.
+//
+// And on one connection a command of the batch makes no promise of its own: ioredis hands its reply
+// to the batch's sink directly (delivering), and the caller's promise is the only one a command costs.
 import type { Cluster, Redis } from 'ioredis';
 import { libraryExport } from './client-shape';
 import { commandTimeoutOf, isCluster, selectsDatabase } from './ioredis-client';
