@@ -403,6 +403,9 @@ async function attemptInTurn(
  * it, on the same connection.
  */
 function answered<T>(attempt: Promise<T>, store: LockStore, until: number): Promise<T> {
+  // The store's own bound settles the attempt well before `until`: a timer here would never fire,
+  // and one set and cleared on every attempt (with its promise) was 7% of an uncontended section's CPU.
+  if (store.settlesWithin?.(until - Date.now())) return attempt;
   return new Promise((resolve, reject) => {
     // 0 when the bound passed while the attempt was sent (a paused process), never less.
     const waitMs = Math.max(0, until - Date.now());

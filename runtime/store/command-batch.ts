@@ -196,6 +196,11 @@ function reconnectUnpaired(connection: Redis): void {
 export interface CommandSender {
   send(name: string, args: readonly (string | number)[]): Promise<Reply>;
   /**
+   * When there is one, the sender's own bound: every command it is given settles, answered or
+   * failed, within this long of being given (ScriptedLockStore.settlesWithin).
+   */
+  readonly boundMs?: number;
+  /**
    * Runs a Lua script by its hash, loading it when the server lacks it, for a client that does
    * that itself (GLIDE: glide-client.ts); else scripts/lua-script.ts sends EVALSHA and EVAL.
    */
@@ -405,6 +410,11 @@ class CommandBatch implements CommandSender, BatchWriter {
 
   /** How long the commands of a write may wait for their answers; none: the client's timers bound them. */
   private readonly timeoutMs: number | undefined;
+
+  /** The write's timer fails every command of it at timeoutMs, whatever the client does (rejectLate). */
+  get boundMs(): number | undefined {
+    return this.timeoutMs;
+  }
 
   constructor(
     private readonly client: Redis | Cluster,

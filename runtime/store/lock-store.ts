@@ -183,6 +183,12 @@ export interface LockStore {
    * the server and what is known of why. A store without one gets a generic error.
    */
   silence?(waitedMs: number): Error;
+  /**
+   * Whether an attempt given to the store just now settles within `ms` by the store's own bound on
+   * its commands: then the caller's deadline needs no timer of its own for it (lock/acquire.ts,
+   * answered). A store without it, or that says no, has its attempts timed by the caller.
+   */
+  settlesWithin?(ms: number): boolean;
   /** Closes what the store opened; a store built around a caller's client leaves that client open. */
   close(): Promise<void>;
 }

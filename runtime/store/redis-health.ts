@@ -186,13 +186,21 @@ export class RedisHealth {
     const refusal = this.refusal;
     if (refusal) return Promise.reject(refusal);
     // The hot path adds one promise to the command's own: the handler that reads its reply or explains its failure.
-    const sent =
-      this.primaries && (this.client as Cluster).status !== 'ready'
+    const sent = this.sendsAtOnce
+      ? command()
+      : this.primaries && (this.client as Cluster).status !== 'ready'
         ? clusterReady(this.client as Cluster).then(command)
-        : this.databaseToCheck() === undefined || this.onCheckedDatabase()
-          ? command()
-          : this.databaseReady().then(command);
+        : this.databaseReady().then(command);
     return sent.then(read, (error: unknown) => Promise.reject(this.explain(error))) as Promise<A>;
+  }
+
+  /**
+   * Whether a command sent now goes out at once: not held first for a Cluster to be ready or a
+   * connection's database to be checked (send). Its bound then starts now (ScriptedLockStore.settlesWithin).
+   */
+  get sendsAtOnce(): boolean {
+    if (this.primaries && (this.client as Cluster).status !== 'ready') return false;
+    return this.databaseToCheck() === undefined || this.onCheckedDatabase();
   }
 
   /** An attempt got no answer within `waitedMs`: the connection's known trouble, else a timeout (see LockStore.silence). */

@@ -38,6 +38,9 @@ import { FENCED_ACQUIRE } from './scripts/try-acquire-fenced';
 /** A released key is announced on the channel `lockweave:released:<key>`. */
 export const DEFAULT_RELEASE_CHANNEL = 'lockweave:released:';
 
+/** What settlesWithin allows beyond the sender's bounds: a write waits for the end of the tick (command-batch.ts). */
+const SETTLE_MARGIN_MS = 1_000;
+
 export interface StoreParts {
   readonly sender: CommandSender;
   readonly notices: RedisNotices;
@@ -136,6 +139,17 @@ export abstract class ScriptedLockStore implements LockStore {
 
   silence(waitedMs: number): Error {
     return this.health.silence(waitedMs);
+  }
+
+  /**
+   * An attempt is two commands at most (a script's EVALSHA, then EVAL where the server lacks it:
+   * scripts/lua-script.ts), each settled within the sender's bound once sent — and sent at once
+   * when the health check holds nothing back. SETTLE_MARGIN_MS covers the tick before the batch's
+   * write and a busy event loop.
+   */
+  settlesWithin(ms: number): boolean {
+    const bound = this.sender.boundMs;
+    return bound !== undefined && ms >= 2 * bound + SETTLE_MARGIN_MS && this.health.sendsAtOnce;
   }
 
   /**
