@@ -69,6 +69,8 @@ export function nodeRedisSender(client: NodeRedisClient, address: string): Comma
   const pairing = new ReplyPairing(client, address);
   return {
     send: (name, args) => pairing.send([name, ...args.map(String)]).catch(explainTimeout),
+    // Each command is failed at the bound of its tick, written or not (node-redis-pairing.ts).
+    boundMs: COMMAND_TIMEOUT_MS,
     close: () => pairing.close(),
   };
 }

@@ -4,9 +4,10 @@
 // deadline (retries × waitTime plus one wait for the last answer). An attempt is timed by the
 // caller only when the store's bound would not settle it first (LockStore.settlesWithin): a long
 // deadline leaves it to the store's bound, a deadline shorter than the client's commandTimeout
-// keeps the caller's own timer. Both kinds, on the runtime's own connection and on a user's client.
+// keeps the caller's own timer. Both kinds, on the runtime's own connection and on users' clients.
 import test, { type ExecutionContext } from 'ava';
 import { Redis, type RedisOptions } from 'ioredis';
+import { createClient } from 'redis';
 import { close, configure, defineLock, LockAcquireError, type ConfigureOptions } from 'lockweave';
 import { startFaultProxy } from '../helpers/fault-proxy';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
@@ -42,6 +43,17 @@ const CASES: readonly Case[] = [
   {
     title: "a user's ioredis client without a commandTimeout (the store's 2 s bound), a long deadline",
     connect: ownClient({}),
+    retries: 2,
+    waitTime: 3_000,
+  },
+  {
+    title: "a user's node-redis client (the store's 2 s bound on each tick's commands), a long deadline",
+    connect: (url) => {
+      const client = createClient({ url });
+      client.on('error', () => undefined);
+      void client.connect();
+      return { redis: client as unknown as NonNullable<ConfigureOptions['redis']>, end: () => client.destroy() };
+    },
     retries: 2,
     waitTime: 3_000,
   },
