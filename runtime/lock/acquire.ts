@@ -205,18 +205,7 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
         deadline,
       );
       if (grant) {
-        const fence = fenceOf(grant, settings, key);
-        const lease = new Lease({
-          key,
-          token,
-          acquiredAt: startedAt,
-          fence,
-          store: context.store,
-          settings,
-          logger: context.logger,
-          use: context.use,
-          label: context.label,
-        });
+        const lease = grantedLease(key, token, startedAt, fenceOf(grant, settings, key), settings, context);
         leased = granted(lease, 1, startedAt, settings, context);
       }
     } catch (error) {
@@ -321,17 +310,7 @@ async function waitForLease(
                 use: context.use,
                 label: context.label,
               })
-            : new Lease({
-                key,
-                token,
-                acquiredAt: succeeded.sentAt,
-                fence: fenceOf(waiter.fence, settings, key),
-                store,
-                settings,
-                logger,
-                use: context.use,
-                label: context.label,
-              });
+            : grantedLease(key, token, succeeded.sentAt, fenceOf(waiter.fence, settings, key), settings, context);
         } catch (error) {
           attempts.lastError = error; // a hand-over without the fencing token asked for: failed() gives the key back
         }
@@ -377,18 +356,7 @@ async function attemptInTurn(
     const attempt = context.store.tryAcquireInTurn(key, waiter, waiter.takeStaleClaim());
     if (await answered(attempt, context.store, attempts.deadline)) {
       if (!counts) attempts.count++;
-      const fence = fenceOf(waiter.fence, settings, key);
-      return new Lease({
-        key,
-        token: waiter.token,
-        acquiredAt: sentAt,
-        fence,
-        store: context.store,
-        settings,
-        logger: context.logger,
-        use: context.use,
-        label: context.label,
-      });
+      return grantedLease(key, waiter.token, sentAt, fenceOf(waiter.fence, settings, key), settings, context);
     }
   } catch (error) {
     attempts.lastError = attemptErrored(error, key, waiter.token, context);
@@ -454,6 +422,19 @@ function fenceOf(grant: Grant | undefined, settings: AcquireSettings, key: strin
     );
   }
   return undefined;
+}
+
+/** The lease of a grant the store made under `token`, its lease counted from `acquiredAt` (when the grant's command was sent). */
+function grantedLease(
+  key: string,
+  token: string,
+  acquiredAt: number,
+  fence: number | undefined,
+  settings: AcquireSettings,
+  context: AcquireContext,
+): Lease {
+  const { store, logger, use, label } = context;
+  return new Lease({ key, token, acquiredAt, fence, store, settings, logger, use, label });
 }
 
 function attemptErrored(error: unknown, key: string, token: string, context: AcquireContext): unknown {
