@@ -49,10 +49,6 @@ export class ChannelAsks<At = undefined> {
     return this.latest.get(ask.channel) === ask;
   }
 
-  get(channel: string): ChannelAsk<At> | undefined {
-    return this.latest.get(channel);
-  }
-
   get size(): number {
     return this.latest.size;
   }
