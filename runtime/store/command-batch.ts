@@ -303,9 +303,9 @@ function countingWrites(Command: CommandClass): CommandClass {
  * a command, four a section, for an answer the sink takes at once. On the prototype, as
  * countingWrites says why; the argument transforms initPromise makes are made here as there.
  * Not for a Cluster, where it was tried and measured level (bench/history.md, "An ioredis Cluster's
- * commands without their promises"): ioredis keeps each command it routes past young-generation GCs,
- * and with it whatever the command refers to — here its batch's sink, and through it the batch —
- * so a Cluster's commands settle through their promises (writePairedOnNodes) and refer to nothing.
+ * commands without their promises"): there a command referring to its batch's sink kept the batch
+ * alive past young-generation GCs (how ioredis's Cluster holds its commands that long is not pinned
+ * down), so a Cluster's commands settle through their promises (writePairedOnNodes) and refer to nothing.
  */
 function delivering(Command: CommandClass): DeliveringClass {
   const statics = Command as unknown as CommandStatics;
