@@ -8,7 +8,9 @@
 // releases it cares about (one shared channel would deliver every release of every key to
 // every process), and a PUBLISH that nobody listens to costs Redis a dictionary lookup. The
 // SUBSCRIBE round trip is paid once per key per contention episode, while the caller waits
-// anyway. Why not keyspace notifications: they need a server setting (`notify-keyspace-events`)
+// anyway — and a subscription stays LINGER_MS after the key's last waiter here is gone, so a
+// process whose one caller takes a contended key again and again does not pay it, and an
+// UNSUBSCRIBE, for every section. Why not keyspace notifications: they need a server setting (`notify-keyspace-events`)
 // that managed Redis often forbids, and they fire on every write. The subscriber connection is
 // opened only when a caller first has to wait, so uncontended use opens one connection, not two.
 //
@@ -55,8 +57,26 @@ export type OpenSubscriber = (
 const DEAF_RETRY_FIRST_MS = 250;
 const DEAF_RETRY_MAX_MS = 2_000;
 
+/**
+ * How long a key's subscription stays after its last waiter here is gone (see above). Measured
+ * with one caller a process on one key (bench/history.md): without it every section of each
+ * caller paid a SUBSCRIBE round trip before its place in line. Notices that come meanwhile find
+ * no waiter and are dropped (lock/waiters.ts); only a subscription Redis confirmed stays — one
+ * still in flight may never be answered, and a later waiter must not wait on it.
+ */
+export const LINGER_MS = 1_000;
+
+interface Listener {
+  notice: Notice;
+  readonly subscribed: Promise<void>;
+  /** Redis confirmed the SUBSCRIBE. */
+  live: boolean;
+  /** Set while nobody here waits for the key: ends the subscription when it fires (LINGER_MS). */
+  linger: NodeJS.Timeout | undefined;
+}
+
 export class RedisNotices {
-  private readonly listeners = new Map<string, { notice: Notice; subscribed: Promise<unknown> }>();
+  private readonly listeners = new Map<string, Listener>();
   /** The key of each channel listened to. */
   private readonly keys = new Map<string, string>();
   /** Keys listened to whose SUBSCRIBE failed: subscribed again on a timer, or when the subscriber is back. */
@@ -72,17 +92,25 @@ export class RedisNotices {
 
   /** Whether anyone here waits for notices (a subscriber may stop reconnecting when nobody does). */
   get listening(): boolean {
-    return this.listeners.size > 0;
+    for (const listener of this.listeners.values()) if (!listener.linger) return true;
+    return false;
   }
 
   async listen(key: string, notice: Notice): Promise<void> {
     let listener = this.listeners.get(key);
-    if (!listener) {
+    if (listener) {
+      listener.notice = notice;
+      clearTimeout(listener.linger);
+      listener.linger = undefined;
+    } else {
       this.deaf.delete(key);
       const channel = this.channels.of(key);
       this.keys.set(channel, key);
-      listener = { notice, subscribed: this.connect().subscribe(channel) };
-      this.listeners.set(key, listener);
+      const subscribed = this.connect()
+        .subscribe(channel)
+        .then(() => void (made.live = true));
+      const made: Listener = { notice, subscribed, live: false, linger: undefined };
+      this.listeners.set(key, (listener = made));
     }
     try {
       await listener.subscribed;
@@ -98,30 +126,47 @@ export class RedisNotices {
     }
   }
 
+  /** Nobody here waits for the key any more: its subscription ends, a confirmed one after LINGER_MS (see above). */
   unlisten(key: string): void {
     this.deaf.delete(key);
-    if (!this.listeners.has(key)) return;
-    const channel = this.forget(key);
-    // Commands on one connection stay in order, so a later SUBSCRIBE of this key lands after it.
-    this.subscriber?.unsubscribe(channel).catch(() => undefined);
+    const listener = this.listeners.get(key);
+    if (!listener || listener.linger) return;
+    if (!listener.live) return this.unsubscribe(key);
+    // Unref'd: a subscription nobody waits on must not keep the process alive.
+    listener.linger = setTimer(() => {
+      if (this.listeners.get(key) === listener) this.unsubscribe(key);
+    }, LINGER_MS);
+    listener.linger.unref();
   }
 
   async close(): Promise<void> {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    this.listeners.clear();
-    this.keys.clear();
+    this.forgetAll();
     this.deaf.clear();
     clearTimeout(this.deafRetry);
     this.deafRetry = undefined;
     if (subscriber) await subscriber.close();
   }
 
+  private unsubscribe(key: string): void {
+    const channel = this.forget(key);
+    // Commands on one connection stay in order, so a later SUBSCRIBE of this key lands after it.
+    this.subscriber?.unsubscribe(channel).catch(() => undefined);
+  }
+
   private forget(key: string): string {
     const channel = this.channels.of(key);
+    clearTimeout(this.listeners.get(key)?.linger);
     this.listeners.delete(key);
     this.keys.delete(channel);
     return channel;
+  }
+
+  private forgetAll(): void {
+    for (const listener of this.listeners.values()) clearTimeout(listener.linger);
+    this.listeners.clear();
+    this.keys.clear();
   }
 
   private connect(): Subscriber {
@@ -136,8 +181,7 @@ export class RedisNotices {
         // subscribes again; meanwhile waiters wake at their scheduled attempts.
         if (this.subscriber !== subscriber) return;
         this.subscriber = undefined;
-        this.listeners.clear();
-        this.keys.clear();
+        this.forgetAll();
       },
       (channels) => {
         if (this.subscriber === subscriber) this.back(channels);
