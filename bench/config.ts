@@ -12,6 +12,8 @@ export interface BenchConfig {
     readonly callersPerProcess: number;
     readonly iterations: number;
   };
+  /** S4: the hot key from processes of one caller each, the shape of most server deployments. */
+  readonly oneCaller: { readonly processes: number; readonly iterations: number };
   /** How long each child runs the scenario before its measured run (JIT, connections, script caches). */
   readonly warmupMs: number;
   /** Runs of each build of each project shape (the shapes: bench/compile/shapes.ts). */
@@ -30,6 +32,7 @@ export function benchConfig(quick: boolean, reps?: number): BenchConfig {
         hotKey: { callers: 16, iterations: 8 },
         succession: { callers: 16, iterations: 8 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 6 },
+        oneCaller: { processes: 4, iterations: 6 },
         warmupMs: 100,
         compile: { runs: 1 },
         weave: { batches: 4, callsPerBatch: 2_000 },
@@ -54,6 +57,7 @@ export function benchConfig(quick: boolean, reps?: number): BenchConfig {
         hotKey: { callers: 16, iterations: 150 },
         succession: { callers: 16, iterations: 150 },
         multiProcess: { processes: 4, callersPerProcess: 4, iterations: 100 },
+        oneCaller: { processes: 8, iterations: 100 },
         warmupMs: 1_500,
         compile: { runs: 5 },
         weave: { batches: 20, callsPerBatch: 20_000 },

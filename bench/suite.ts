@@ -11,7 +11,7 @@ import { runMultiProcess } from './scenarios/multi-process';
 import type { RunResult } from './scenarios/run-result';
 import { percentile } from './stats';
 
-export type ScenarioId = 'uncontended' | 'hot-key' | 'multi-process' | 'succession';
+export type ScenarioId = 'uncontended' | 'hot-key' | 'multi-process' | 'one-caller' | 'succession';
 
 export const SCENARIOS: Record<ScenarioId, { title: string; describe(config: BenchConfig): string }> = {
   uncontended: {
@@ -28,6 +28,11 @@ export const SCENARIOS: Record<ScenarioId, { title: string; describe(config: Ben
     title: `hot key, processes`,
     describe: (c) =>
       `${c.multiProcess.processes} processes × ${c.multiProcess.callersPerProcess} callers on one key, body GET+SET of a counter, ${c.multiProcess.iterations} sections each`,
+  },
+  'one-caller': {
+    title: 'hot key, one caller a process',
+    describe: (c) =>
+      `${c.oneCaller.processes} processes × 1 caller on one key, body GET+SET of a counter, ${c.oneCaller.iterations} sections each`,
   },
   succession: {
     title: 'succession latency',
@@ -85,11 +90,13 @@ function toSample(result: RunResult): RepSample {
 const perSection = (us: number | undefined, sections: number) =>
   us === undefined || sections === 0 ? undefined : us / sections;
 
-/** Every scenario, or those BENCH_SCENARIOS names (comma-separated ids: for working on one). */
-function scenarioIds(): ScenarioId[] {
-  const all = Object.keys(SCENARIOS) as ScenarioId[];
+/** The scenarios every topology and Node line runs; S4 (one-caller) runs in the headline run only. */
+export const CORE_SCENARIOS: readonly ScenarioId[] = ['uncontended', 'hot-key', 'multi-process', 'succession'];
+
+/** Of `among`, those BENCH_SCENARIOS names (comma-separated ids: for working on one), or all. */
+function scenarioIds(among: readonly ScenarioId[]): ScenarioId[] {
   const wanted = process.env.BENCH_SCENARIOS?.split(',');
-  return wanted ? all.filter((id) => wanted.includes(id)) : all;
+  return wanted ? among.filter((id) => wanted.includes(id)) : [...among];
 }
 
 /**
@@ -102,12 +109,13 @@ export async function runSuite(
   contenderIds: readonly string[],
   log: (line: string) => void,
   redisPid?: number,
+  among: readonly ScenarioId[] = Object.keys(SCENARIOS) as ScenarioId[],
 ): Promise<Samples> {
   const samples = {} as Samples;
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   const childTimeoutMs = config.runDeadlineMs * 2 + 30_000;
   try {
-    for (const scenario of scenarioIds()) {
+    for (const scenario of scenarioIds(among)) {
       samples[scenario] = Object.fromEntries(contenderIds.map((id) => [id, [] as RepSample[]]));
       for (let rep = 0; rep < config.reps; rep++) {
         for (const contender of alternatingOrder(contenderIds, rep)) {
@@ -120,8 +128,9 @@ export async function runSuite(
             redisPid,
           };
           let result: RunResult;
-          if (scenario === 'multi-process') {
-            const { processes, callersPerProcess, iterations } = config.multiProcess;
+          if (scenario === 'multi-process' || scenario === 'one-caller') {
+            const { processes, callersPerProcess, iterations } =
+              scenario === 'multi-process' ? config.multiProcess : { ...config.oneCaller, callersPerProcess: 1 };
             result = await runMultiProcess(
               { ...common, callers: callersPerProcess, iterations },
               processes,

@@ -20,7 +20,7 @@ import { BASELINE_ID, TOPOLOGY_IDS } from './contenders';
 import { cpuTicks, machineFacts, stolenSince } from './machine';
 import { writeResults } from './paths';
 import { summarise, type ContenderRow, type Summary } from './report/summary';
-import { runSuite } from './suite';
+import { CORE_SCENARIOS, runSuite } from './suite';
 
 const log = (line: string) => console.log(line);
 
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     // The children (fork) inherit the environment: the topology contenders read their servers here.
     process.env.BENCH_CLUSTER_URLS = cluster.urls.join(',');
     process.env.BENCH_REDLOCK_URLS = primaries.urls.join(',');
-    const samples = await runSuite(config, single.url, ids, log);
+    const samples = await runSuite(config, single.url, ids, log, undefined, CORE_SCENARIOS);
     summary = summarise(samples, contenders, BASELINE_ID, undefined, undefined);
   } finally {
     await Promise.all([single.stop(), cluster.stop(), stopPrimaries(primaries)]);
