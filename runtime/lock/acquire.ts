@@ -175,9 +175,13 @@ async function acquire(key: string, settings: AcquireSettings, context: AcquireC
     // Callers of this process already wait for the key: join them in line rather than barge in with
     // a SET that would almost surely fail (the key is held, or about to be passed to the line).
     // That first attempt is answered in process (the key is known held), so it counts as one: a
-    // caller that never gets the key makes `retries + 1` attempts either way.
+    // caller that never gets the key makes `retries + 1` attempts either way. So does a caller
+    // whose process still hears the key's notices (store.hears: its last waiter here left a moment
+    // ago): one caller a process on a contended key comes back to find it held nearly every time,
+    // and its place in line, which takes the key if it is free and nobody is ahead, is then its
+    // first attempt — one round trip, not a SET and then the place.
     const waiters = waitersOf(context.store);
-    if (settings.retries > 0 && waiters.has(key)) {
+    if (settings.retries > 0 && (waiters.has(key) || context.store.hears?.(key) === true)) {
       // While this process's turn at the key runs, a caller that can take the grant over takes no
       // place in the line either: the turn serves it, or wakes it to take one when it ends (waiters.ts).
       const takesPlace = !(

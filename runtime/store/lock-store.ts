@@ -160,6 +160,12 @@ export interface LockStore {
   /** Stops delivering the notices of `key`. */
   unlisten(key: string): void;
   /**
+   * Whether the notices of `key` are delivered here now, with nobody to ask again: a waiter added
+   * for it hears them at once. True for a while after the key's last waiter here (redis-notices.ts,
+   * LINGER_MS): the key was contended a moment ago. A store without it is never asked.
+   */
+  hears?(key: string): boolean;
+  /**
    * Calls `listener` once, the next time the store's connection is back after it was lost; returns
    * a function that cancels that. (A release that could not be sent is sent again at that moment.)
    * A store without a connection to lose has none.

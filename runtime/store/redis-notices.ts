@@ -126,6 +126,11 @@ export class RedisNotices {
     }
   }
 
+  /** Whether the key's notices are delivered here now: subscribed, and Redis confirmed it. */
+  hears(key: string): boolean {
+    return this.listeners.get(key)?.live === true;
+  }
+
   /** Nobody here waits for the key any more: its subscription ends, a confirmed one after LINGER_MS (see above). */
   unlisten(key: string): void {
     this.deaf.delete(key);

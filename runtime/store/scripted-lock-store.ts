@@ -133,6 +133,10 @@ export abstract class ScriptedLockStore implements LockStore {
     this.notices.unlisten(key);
   }
 
+  hears(key: string): boolean {
+    return this.notices.hears(key);
+  }
+
   onceReconnected(listener: () => void): () => void {
     return this.health.onceReconnected(listener);
   }

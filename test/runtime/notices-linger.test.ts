@@ -1,9 +1,9 @@
 // A key's release-notice subscription outlives its last waiter by LINGER_MS (store/redis-notices.ts):
 // a process whose one caller takes a contended key again and again subscribes once, not once a
-// section. Serial, on a server of this file's own: the SUBSCRIBE count is the server's.
+// section, and takes its place in line as its first attempt (lock/acquire.ts). Serial, on a server of this file's own: the SUBSCRIBE count is the server's.
 import test from 'ava';
 import { Redis } from 'ioredis';
-import { defineLock, RedisLockStore } from 'lockweave';
+import { defineLock, RedisLockStore, type Lease } from 'lockweave';
 import { LINGER_MS } from '../../runtime/store/redis-notices';
 import { waitingLineOf } from '../../runtime/store/waiting-line';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
@@ -71,6 +71,13 @@ test.serial('one caller taking a contended key again and again subscribes its ch
       await lease.release();
     }
     t.is(await subscribes(), before + 1, 'one SUBSCRIBE for five waits');
+    // Its process still hears the key: the next call's first attempt is its place in line
+    // (acquire.ts), which takes a free key at once.
+    const free = (await lock.acquire(key)) as Lease;
+    t.is(await fixture.redis.get(redisKey), free.token);
+    t.is(await fixture.redis.zcard(waitingLineOf(redisKey).line), 0, 'nobody left in line');
+    await free.release();
+    t.is(await fixture.redis.exists(redisKey), 0);
   } finally {
     await other.close();
   }
