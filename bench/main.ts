@@ -6,7 +6,8 @@
 // then results.md, results.svg and the same tables on the terminal.
 // BENCH_QUICK=1: a smoke run of about a minute, written to bench/.tmp/quick/. BENCH_ONLY=scenarios,weave,compile: a subset
 // (for working on one part; results are then not written unless BENCH_WRITE=1). BENCH_REPS=n and
-// BENCH_CONTENDERS=a,b and BENCH_SCENARIOS=hot-key,multi-process change the repetitions, contenders and scenarios; BENCH_SUMMARY_JSON=file also writes the
+// BENCH_CONTENDERS=a,b and BENCH_SCENARIOS=hot-key,multi-process change the repetitions, contenders and scenarios;
+// BENCH_CORE_SCENARIOS=1 leaves S4 out (the Node lines' runs); BENCH_SUMMARY_JSON=file also writes the
 // figures as JSON (scripts/bench.sh runs the scenarios on every Node line that way, see report/node-lines.ts).
 import { writeFileSync } from 'node:fs';
 import { startRedisServer } from '../test/helpers/redis-server';
@@ -21,7 +22,7 @@ import { renderMarkdown } from './report/markdown';
 import { summarise } from './report/summary';
 import { renderSvg } from './report/svg';
 import { checkTargets } from './report/targets';
-import { runSuite, type Samples } from './suite';
+import { CORE_SCENARIOS, runSuite, type Samples } from './suite';
 import type { OverheadResult } from './weave/run-overhead';
 
 const log = (line: string) => console.log(line);
@@ -54,7 +55,9 @@ async function main(): Promise<void> {
     const redis = await startRedisServer();
     log(`redis-server ${redis.pid} on ${redis.url}`);
     try {
-      samples = await runSuite(config, redis.url, contenderIds, log, redis.pid);
+      // The Node lines (BENCH_CORE_SCENARIOS=1, scripts/bench.sh) run what their table reports: S1-S3 and succession.
+      const among = process.env.BENCH_CORE_SCENARIOS === '1' ? CORE_SCENARIOS : undefined;
+      samples = await runSuite(config, redis.url, contenderIds, log, { redisPid: redis.pid, among });
       log('the ceiling: redis-benchmark on the same server…');
       ceiling = await measureCeiling(redis.url, config.uncontended.callers);
     } finally {

@@ -99,17 +99,20 @@ function scenarioIds(among: readonly ScenarioId[]): ScenarioId[] {
   return wanted ? among.filter((id) => wanted.includes(id)) : [...among];
 }
 
-/**
- * Runs the scenarios against `redisUrl`. With `redisPid`, the redis-server's CPU per section is read
- * too: only where every contender locks on that one server (not a topology's other servers).
- */
+export interface SuiteOptions {
+  /** The redis-server's pid: its CPU per section is read too, only where every contender locks on that one server. */
+  readonly redisPid?: number;
+  /** The scenarios to run (before BENCH_SCENARIOS picks among them); every one by default. */
+  readonly among?: readonly ScenarioId[];
+}
+
+/** Runs the scenarios against `redisUrl`. */
 export async function runSuite(
   config: BenchConfig,
   redisUrl: string,
   contenderIds: readonly string[],
   log: (line: string) => void,
-  redisPid?: number,
-  among: readonly ScenarioId[] = Object.keys(SCENARIOS) as ScenarioId[],
+  { redisPid, among = Object.keys(SCENARIOS) as ScenarioId[] }: SuiteOptions = {},
 ): Promise<Samples> {
   const samples = {} as Samples;
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     // The children (fork) inherit the environment: the topology contenders read their servers here.
     process.env.BENCH_CLUSTER_URLS = cluster.urls.join(',');
     process.env.BENCH_REDLOCK_URLS = primaries.urls.join(',');
-    const samples = await runSuite(config, single.url, ids, log, undefined, CORE_SCENARIOS);
+    const samples = await runSuite(config, single.url, ids, log, { among: CORE_SCENARIOS });
     summary = summarise(samples, contenders, BASELINE_ID, undefined, undefined);
   } finally {
     await Promise.all([single.stop(), cluster.stop(), stopPrimaries(primaries)]);

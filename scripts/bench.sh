@@ -29,10 +29,9 @@ BENCH_SUMMARY_JSON=bench/.tmp/node-lines/1-headline.json "$(node_bin 24)" bench/
 for line in ${BENCH_NODE_LINES-22 22-acf 26 system}; do
   [ "$line" = 24 ] && continue
   echo "bench: the Redis scenarios on Node $("$(node_bin "$line")" --version) $(node_flags "$line")"
-  # S1-S3 and succession, as the lines' table reports (S4, one caller a process, runs in the headline only).
+  # The core scenarios only, as the lines' table reports (S4, one caller a process, runs in the headline only).
   # shellcheck disable=SC2046 # the flags, if any, are words of their own
-  BENCH_SCENARIOS="${BENCH_SCENARIOS:-uncontended,hot-key,multi-process,succession}" \
-  BENCH_ONLY=scenarios BENCH_REPS="${BENCH_LINE_REPS:-3}" BENCH_SUMMARY_JSON="bench/.tmp/node-lines/2-$line.json" \
+  BENCH_CORE_SCENARIOS=1 BENCH_ONLY=scenarios BENCH_REPS="${BENCH_LINE_REPS:-3}" BENCH_SUMMARY_JSON="bench/.tmp/node-lines/2-$line.json" \
     "$(node_bin "$line")" $(node_flags "$line") bench/.tmp/build/bench/main.js > "bench/.tmp/node-lines/$line.log"
 done
 lines_out=bench/results-node-lines.md

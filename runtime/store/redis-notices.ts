@@ -10,8 +10,8 @@
 // SUBSCRIBE round trip is paid once per key per contention episode, while the caller waits
 // anyway — and a subscription stays LINGER_MS after the key's last waiter here is gone, so a
 // process whose one caller takes a contended key again and again does not pay it, and an
-// UNSUBSCRIBE, for every section. Why not keyspace notifications: they need a server setting (`notify-keyspace-events`)
-// that managed Redis often forbids, and they fire on every write. The subscriber connection is
+// UNSUBSCRIBE, for every section. Why not keyspace notifications: they need a server setting
+// (`notify-keyspace-events`) that managed Redis often forbids, and they fire on every write. The subscriber connection is
 // opened only when a caller first has to wait, so uncontended use opens one connection, not two.
 //
 // Why the subscriber says when it is back: a release announced while its connection was down (cut,

@@ -1,6 +1,7 @@
 // A key's release-notice subscription outlives its last waiter by LINGER_MS (store/redis-notices.ts):
 // a process whose one caller takes a contended key again and again subscribes once, not once a
-// section, and takes its place in line as its first attempt (lock/acquire.ts). Serial, on a server of this file's own: the SUBSCRIBE count is the server's.
+// section, and takes its place in line as its first attempt (lock/acquire.ts). Serial, on a server
+// of this file's own: the SUBSCRIBE count is the server's.
 import test from 'ava';
 import { Redis } from 'ioredis';
 import { defineLock, RedisLockStore, type Lease } from 'lockweave';
@@ -71,8 +72,8 @@ test.serial('one caller taking a contended key again and again subscribes its ch
       await lease.release();
     }
     t.is(await subscribes(), before + 1, 'one SUBSCRIBE for five waits');
-    // Its process still hears the key: the next call's first attempt is its place in line
-    // (acquire.ts), which takes a free key at once.
+    // Its process still hears the key, so the next call's first attempt is its place in line
+    // (acquire.ts): that attempt must take a free key at once, and leave nobody in line.
     const free = (await lock.acquire(key)) as Lease;
     t.is(await fixture.redis.get(redisKey), free.token);
     t.is(await fixture.redis.zcard(waitingLineOf(redisKey).line), 0, 'nobody left in line');
