@@ -8,12 +8,13 @@
 // - freed (a Redlock release, an operator's forced unlock; a release on one Redis that finds the line
 //   empty announces nothing: store/scripts/release.ts): the oldest sleeper of this process wakes and
 //   tries; the others sleep on, so they do not all race for one key;
-// - passed to a waiter of another process: the oldest sleeper here watches the claim. If no later
-//   notice for the key comes within CLAIM_FIRM_MS, that process has not used the key — stalled, its
-//   connection cut or paused — and the sleeper tries with the claim's token (`staleClaim`): the
-//   store gives it the key if the claim is still unconfirmed and it is first in line
-//   (store/scripts/acquire-in-turn.ts). A poller whose connection stalls loses the race to one whose
-//   connection does not; this gives the line the same resilience without its polling.
+// - passed to a waiter of another process (told to the process of the next in line, the one waiter
+//   that may take the claim: store/release-channel.ts): the oldest sleeper here watches the claim.
+//   If no later notice for the key comes within CLAIM_FIRM_MS, that process has not used the key —
+//   stalled, its connection cut or paused — and the sleeper tries with the claim's token
+//   (`staleClaim`): the store gives it the key if the claim is still unconfirmed and it is first in
+//   line (store/scripts/acquire-in-turn.ts). A poller whose connection stalls loses the race to one
+//   whose connection does not; this gives the line the same resilience without its polling.
 //
 // Why an epoch and not a plain event: a notice can land between a waiter's attempt and the moment
 // it starts to sleep. Each waiter counts the notices meant for it; it notes the count before an

@@ -77,7 +77,8 @@ export type Regranted = 'renewed' | 'regranted' | 'not-ours';
 
 /**
  * A release notice: `key` was freed (`passedTo` undefined), or passed with a claim to the waiter
- * whose token is `passedTo`. Notices reach every process that listens for the key, the
+ * whose token is `passedTo`. A pass reaches the process of that waiter and of the next in line,
+ * who watches the claim (release-channel.ts); a key freed, every process that listens for it, the
  * releaser's own included. With `missed`, no release was heard but one may have been missed: the
  * store stopped hearing the key's notices a while (its subscriber's connection was lost, then
  * subscribed again) — every waiter of the key looks again.

@@ -124,7 +124,10 @@ export class MemoryLockStore implements LockStore {
   }
 
   async leave(key: string, token: string): Promise<Released> {
+    // As the release script: the first in line gives up, and the next watches a claim in its stead.
+    const watched = this.firstInLine(key)?.token === token ? this.claimOf(key) : undefined;
     this.leaveLine(key, token);
+    if (watched !== undefined && this.firstInLine(key)) this.listeners.get(key)?.(key, watched);
     return this.releaseOrLeave(key, token, undefined, true);
   }
 

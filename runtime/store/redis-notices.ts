@@ -1,13 +1,14 @@
 // Release notices from Redis: the release script PUBLISHes (on Cluster SPUBLISHes: release-channel.ts)
-// on a channel named after the key
+// on a channel named after the key, and the process it concerns
 // (an empty message when the key was freed, the next holder's token when it was passed on), and
-// each process keeps one subscriber connection, subscribed to the channels of the keys it has
-// waiters for, which hands the notices to the lock layer.
+// each process keeps one subscriber connection, subscribed to the two channels (the key's and the
+// key's for this process) of each key it has waiters for, which hands the notices to the lock layer.
 //
-// Why a channel per key, subscribed only while someone here waits: a process hears only the
+// Why channels per key, subscribed only while someone here waits: a process hears only the
 // releases it cares about (one shared channel would deliver every release of every key to
-// every process), and a PUBLISH that nobody listens to costs Redis a dictionary lookup. The
-// SUBSCRIBE round trip is paid once per key per contention episode, while the caller waits
+// every process; one per key alone, each pass to every process that waits for it), and a PUBLISH
+// that nobody listens to costs Redis a dictionary lookup. The SUBSCRIBE round trip (its two
+// channels sent together) is paid once per key per contention episode, while the caller waits
 // anyway — and a subscription stays LINGER_MS after the key's last waiter here is gone, so a
 // process whose one caller takes a contended key again and again does not pay it, and an
 // UNSUBSCRIBE, for every section. Why not keyspace notifications: they need a server setting
@@ -104,11 +105,12 @@ export class RedisNotices {
       listener.linger = undefined;
     } else {
       this.deaf.delete(key);
-      const channel = this.channels.of(key);
-      this.keys.set(channel, key);
-      const subscribed = this.connect()
-        .subscribe(channel)
-        .then(() => void (made.live = true));
+      const subscriber = this.connect();
+      const channels = this.channelsOf(key);
+      for (const channel of channels) this.keys.set(channel, key);
+      const subscribed = Promise.all(channels.map((channel) => subscriber.subscribe(channel))).then(
+        () => void (made.live = true),
+      );
       const made: Listener = { notice, subscribed, live: false, linger: undefined };
       this.listeners.set(key, (listener = made));
     }
@@ -118,7 +120,8 @@ export class RedisNotices {
       // Subscribed again by a later listen(), the retry timer or the subscriber's return (back());
       // meanwhile waiters wake at their scheduled attempts.
       if (this.listeners.get(key) === listener) {
-        this.forget(key);
+        // Its other SUBSCRIBE may have been answered: undone with it, as when nobody waits.
+        this.unsubscribe(key);
         this.deaf.set(key, notice);
         this.retryDeafLater();
       }
@@ -155,17 +158,21 @@ export class RedisNotices {
   }
 
   private unsubscribe(key: string): void {
-    const channel = this.forget(key);
     // Commands on one connection stay in order, so a later SUBSCRIBE of this key lands after it.
-    this.subscriber?.unsubscribe(channel).catch(() => undefined);
+    for (const channel of this.forget(key)) this.subscriber?.unsubscribe(channel).catch(() => undefined);
   }
 
-  private forget(key: string): string {
-    const channel = this.channels.of(key);
+  /** The key's channels a process listens on: the key's own and the key's for this process (release-channel.ts). */
+  private channelsOf(key: string): [string, string] {
+    return [this.channels.of(key), this.channels.ofThisProcess(key)];
+  }
+
+  private forget(key: string): [string, string] {
+    const channels = this.channelsOf(key);
     clearTimeout(this.listeners.get(key)?.linger);
     this.listeners.delete(key);
-    this.keys.delete(channel);
-    return channel;
+    for (const channel of channels) this.keys.delete(channel);
+    return channels;
   }
 
   private forgetAll(): void {
@@ -197,10 +204,9 @@ export class RedisNotices {
 
   /** The subscriber subscribed `channels` again after it lost its connection (see above). */
   private back(channels: readonly string[]): void {
-    for (const channel of channels) {
-      const key = this.keys.get(channel);
-      if (key !== undefined) this.listeners.get(key)?.notice(key, undefined, true);
-    }
+    // Each key once, though two of its channels came back.
+    const keys = new Set(channels.map((channel) => this.keys.get(channel)));
+    for (const key of keys) if (key !== undefined) this.listeners.get(key)?.notice(key, undefined, true);
     this.listenAgain();
   }
 

@@ -198,7 +198,7 @@ export type CommandKind = 'attempt' | 'leave' | 'other';
  * One process's connection to a MemoryLockStore shared by several "processes": each has its own
  * LockStore object (so its own waiters, take-overs and hand-overs), and every command goes through
  * `gate` — in the order the process sent it, as on one Redis connection — which picks when it is
- * applied and whether its reply is lost. Notices reach every process, as Redis publishes them.
+ * applied and whether its reply is lost. Notices reach the processes Redis would tell (NoticeHub).
  */
 export class ProcessStore implements LockStore {
   private tail: Promise<unknown> = Promise.resolve();
@@ -210,12 +210,14 @@ export class ProcessStore implements LockStore {
   ) {}
 
   tryAcquire(key: string, token: string, leaseMs: number, fenced?: boolean) {
+    this.hub.owns(token, this);
     return this.send(`tryAcquire ${key} ${token}`, 'attempt', () =>
       this.shared.tryAcquire(key, token, leaseMs, fenced),
     );
   }
 
   tryAcquireInTurn(key: string, waiter: PlaceInLine, staleClaim?: string) {
+    this.hub.owns(waiter.token, this);
     return this.send(`tryAcquireInTurn ${key} ${waiter.token}`, 'attempt', () =>
       this.shared.tryAcquireInTurn(key, waiter, staleClaim),
     );
@@ -257,18 +259,35 @@ export class ProcessStore implements LockStore {
   }
 }
 
-/** The shared store's notices, to every process listening (MemoryLockStore keeps one listener a key). */
+/**
+ * The shared store's notices, to the processes listening that Redis would tell (MemoryLockStore
+ * keeps one listener a key; runtime/store/release-channel.ts): a key freed, to every one; passed,
+ * to the process of the token it names and to that of the first in line now, who watches the claim.
+ * A token's process is the one that sent it.
+ */
 export class NoticeHub {
   private readonly listeners = new Map<string, Map<object, Notice>>();
+  private readonly owners = new Map<string, object>();
 
   constructor(private readonly shared: MemoryLockStore) {}
+
+  owns(token: string, process: object): void {
+    this.owners.set(token, process);
+  }
 
   listen(key: string, process: object, notice: Notice): void {
     let of = this.listeners.get(key);
     if (!of) {
       this.listeners.set(key, (of = new Map()));
       void this.shared.listen(key, (k, passedTo) => {
-        for (const listener of [...(this.listeners.get(k)?.values() ?? [])]) listener(k, passedTo);
+        const listening = this.listeners.get(k);
+        if (!listening) return;
+        const told = new Set(
+          passedTo === undefined
+            ? listening.keys()
+            : [passedTo, this.shared.waiting(k)[0]].map((token) => token && this.owners.get(token)),
+        );
+        for (const [process, listener] of [...listening]) if (told.has(process)) listener(k, passedTo);
       });
     }
     of.set(process, notice);

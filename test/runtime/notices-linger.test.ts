@@ -31,12 +31,12 @@ test.serial(
     try {
       const before = await subscribes();
       await store.listen(key, notice);
-      t.is(await subscribes(), before + 1);
+      t.is(await subscribes(), before + 2, "two SUBSCRIBEs: the key's channel and this process's");
       store.unlisten(key);
       t.is(await subscribers(channel), 1, 'still subscribed right after its last waiter left');
       // A waiter that comes meanwhile rides on it, and hears the key's notices.
       await store.listen(key, notice);
-      t.is(await subscribes(), before + 1, 'no second SUBSCRIBE');
+      t.is(await subscribes(), before + 2, 'no more');
       await fixture.redis.publish(channel, 'someone');
       await until(() => heard.includes('someone'), { timeoutMs: 10_000, what: 'the notice' });
       // Once nobody waits, it ends within a loose bound of LINGER_MS.
@@ -52,7 +52,7 @@ test.serial(
   },
 );
 
-test.serial('one caller taking a contended key again and again subscribes its channel once', async (t) => {
+test.serial('one caller taking a contended key again and again subscribes its channels once', async (t) => {
   const key = uniqueId('again');
   const redisKey = `LOCK_linger_${key}`;
   const lock = defineLock({ businessFlag: 'linger', waitTime: 1_000, retries: 30 });
@@ -71,7 +71,7 @@ test.serial('one caller taking a contended key again and again subscribes its ch
       const lease = await taken;
       await lease.release();
     }
-    t.is(await subscribes(), before + 1, 'one SUBSCRIBE for five waits');
+    t.is(await subscribes(), before + 2, 'one pair of SUBSCRIBEs for five waits');
     // Its process still hears the key, so the next call's first attempt is its place in line
     // (acquire.ts): that attempt must take a free key at once, and leave nobody in line.
     const free = (await lock.acquire(key)) as Lease;

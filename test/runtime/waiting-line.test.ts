@@ -9,6 +9,7 @@ import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../../runtime/store/
 import { Waiter } from '../../runtime/lock/waiters';
 import { CLAIM_MS } from '../../runtime/store/lock-store';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
+import { heardAt, heardChannels } from '../helpers/release-channels';
 import { sleep, until } from '../helpers/time';
 
 const fixture = useRedis(test);
@@ -141,6 +142,83 @@ test('a waiter whose process dies while first in line holds the key up for its c
   await lease.release();
 });
 
+// Tokens as processes make them (runtime/store/process-tag.ts): the first group the process's tag, version 8.
+const tokenOf = (tag: string, n: number) => `${tag}-0000-8000-8000-${String(n).padStart(12, '0')}`;
+
+test("a pass is told to its waiter's process and to the next in line's, who watches the claim: not to every process", async (t) => {
+  const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
+  const key = `LOCK_${flag('heard')}`;
+  const [a, b, c, d] = ['aaaaaaaa', 'bbbbbbbb', 'cccccccc', 'dddddddd'];
+  const older = '3f2a1c9e-5b7d-4e11-9a3c-2d4e6f8a0b1c'; // an older lockweave's token: a v4 UUID
+  const channels = [`lockweave:released:${key}`, ...[a, b, c, d].map((tag) => heardAt(key, tag))];
+  const listener = new Redis(fixture.server.url);
+  t.teardown(() => listener.disconnect());
+  const heard = new Map<string, string[]>(channels.map((channel) => [channel, []]));
+  listener.on('message', (channel: string, message: string) => heard.get(channel)?.push(message));
+  await listener.subscribe(...channels);
+  // Messages on one channel arrive in the order Redis published them: a marker on each, published
+  // after a release, comes after any notice that release published.
+  let markers = 0;
+  const heardSince = async () => {
+    const marker = `marker-${++markers}`;
+    for (const channel of channels) await fixture.redis.publish(channel, marker);
+    await until(() => channels.every((channel) => heard.get(channel)!.includes(marker)), {
+      timeoutMs: 10_000,
+      what: marker,
+    });
+    const got = Object.fromEntries(
+      channels.map((channel, i) => [
+        i === 0 ? 'key' : channel.slice(-9, -1),
+        heard.get(channel)!.filter((m) => m !== marker),
+      ]),
+    );
+    for (const list of heard.values()) list.length = 0;
+    return got;
+  };
+  const none: string[] = [];
+  t.true(await store.tryAcquire(key, 'holder', 10_000));
+  // In line: a's waiter, b's two, c's, d's.
+  for (const token of [tokenOf(a, 1), tokenOf(b, 1), tokenOf(b, 2), tokenOf(c, 1), tokenOf(d, 1)])
+    t.false(await store.tryAcquireInTurn(key, place(token, 10_000)));
+  t.is(await store.release(key, 'holder'), 'passed');
+  t.deepEqual(
+    await heardSince(),
+    { key: none, aaaaaaaa: [tokenOf(a, 1)], bbbbbbbb: [tokenOf(a, 1)], cccccccc: none, dddddddd: none },
+    'to the waiter, and to the next in line, who watches the claim',
+  );
+  t.true(await store.tryAcquireInTurn(key, place(tokenOf(a, 1), 10_000)), 'a confirms its claim');
+  t.is(await store.release(key, tokenOf(a, 1)), 'passed');
+  t.deepEqual(
+    await heardSince(),
+    { key: none, aaaaaaaa: none, bbbbbbbb: [tokenOf(b, 1)], cccccccc: none, dddddddd: none },
+    'the waiter and the next in line in one process: told once',
+  );
+  // The first in line gives up while the claim ahead of it is unconfirmed: the next watches.
+  t.is(await store.leave(key, tokenOf(b, 2)), 'not-ours');
+  t.deepEqual(
+    await heardSince(),
+    { key: none, aaaaaaaa: none, bbbbbbbb: none, cccccccc: [tokenOf(b, 1)], dddddddd: none },
+    'a watcher that gives up hands the watch on',
+  );
+  t.true(await store.tryAcquireInTurn(key, place(tokenOf(b, 1), 10_000)));
+  t.false(await store.tryAcquireInTurn(key, place(older, 10_000)), 'an older lockweave waits at the back');
+  t.is(await store.release(key, tokenOf(b, 1)), 'passed');
+  t.is(await store.tryAcquireInTurn(key, place(tokenOf(c, 1), 10_000)), true);
+  t.is(await store.release(key, tokenOf(c, 1)), 'passed');
+  t.deepEqual(
+    await heardSince(),
+    {
+      key: [tokenOf(d, 1)],
+      aaaaaaaa: none,
+      bbbbbbbb: none,
+      cccccccc: [tokenOf(c, 1)],
+      dddddddd: [tokenOf(c, 1), tokenOf(d, 1)],
+    },
+    "c's pass told c and d; d's told d, and the older waiter after it on the key's channel, which it hears",
+  );
+  await store.close();
+});
+
 test('a claim its waiter leaves unconfirmed (a stalled process) goes to the next in line long before it ends', async (t) => {
   const L = defineLock({ businessFlag: flag('stalled'), retries: 200, waitTime: 5_000 });
   const key = L.keyFor('K');
@@ -157,8 +235,7 @@ test('a claim its waiter leaves unconfirmed (a stalled process) goes to the next
     next = L.acquire('K', undefined, giveUp.signal) as Promise<Lease>;
     await until(async () => (await fixture.redis.zcard(line)) === 2, 5_000);
     // This process hears the key's notices (on a loaded machine its subscription may come after its place).
-    const channel = `lockweave:released:${key}`;
-    await until(async () => Number((await fixture.redis.pubsub('NUMSUB', channel))[1]) > 0, 20_000);
+    await until(async () => (await heardChannels(fixture.redis, key)).length > 0, 20_000);
     const releasedAt = Date.now();
     t.is(await elsewhere.release(key, 'holder'), 'passed');
     t.is(await fixture.redis.get(key), 'stalled', 'passed to the first in line, as a claim');

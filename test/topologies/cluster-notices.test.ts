@@ -109,9 +109,21 @@ for (const tagged of [false, true]) {
         t.is(await step('holder release', holder.release(key, holderToken)), 'passed');
         t.is(await passed, place.token, `the notice of ${key} names the waiter it was passed to`);
         t.true(await step('waiter confirms', waiter.tryAcquireInTurn(key, place)), 'the waiter confirms its claim');
+        // A token of the waiter's process (its tag: the channel its subscriber added for it) is
+        // told on that process's channel of the key, in the key's slot too.
+        const primary = await step('primary', cluster.primaryOf(key));
+        const [ofProcess] = (await primary.admin.call('pubsub', 'shardchannels', `${channel}{*}`)) as string[];
+        t.truthy(ofProcess, `the waiter's process SSUBSCRIBEd a channel of its own for ${key}`);
+        t.is(Number(await primary.admin.call('cluster', 'keyslot', ofProcess!)), Number(slots[1]));
+        const own: PlaceInLine = { ...place, token: `${ofProcess!.slice(-9, -1)}-0000-8000-8000-000000000001` };
+        t.false(await step('waiter in line again', waiter.tryAcquireInTurn(key, own)));
+        const passedHere = nextNotice(heard, key, 5_000);
+        t.is(await step('release to it', waiter.release(key, place.token)), 'passed');
+        t.is(await passedHere, own.token, `the pass of ${key} reached the waiter's process on its own channel`);
+        t.true(await step('waiter confirms again', waiter.tryAcquireInTurn(key, own)));
         // Only a release that asks (Redlock's, whose waiters stand in no line) announces a free key.
         const freed = nextNotice(heard, key, 5_000);
-        t.is(await step('waiter release', waiter.release(key, place.token, { announceFree: true })), 'freed');
+        t.is(await step('waiter release', waiter.release(key, own.token, { announceFree: true })), 'freed');
         t.is(await freed, undefined, `a free ${key} is announced with an empty notice`);
         waiter.unlisten(key);
       }

@@ -3,7 +3,7 @@
 // line); this script, run atomically on the key's server, decides among the three outcomes a
 // release can have — hand-over, pass, free — from that request and the key's line.
 import { CLAIM_MS, type Released, type SuccessionRequest } from '../lock-store';
-import type { ReleaseChannels } from '../release-channel';
+import { HEARD_AT, type ReleaseChannels } from '../release-channel';
 import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../waiting-line';
 import { FENCE_HELPERS, LINE_HELPERS, flag } from './line-helpers';
 import { luaScript } from './lua-script';
@@ -24,10 +24,12 @@ export interface ReleaseCall {
  *   (`goes_ahead`, a few times in a row at most: lock/succession.ts), or when it is first in line:
  *   with its full lease under its own token, no notice (the releaser wakes it);
  * - pass: else to the first live waiter in line, with a short claim (CLAIM_MS), announced by
- *   PUBLISHing the waiter's token, on which its process confirms the key with an attempt of its own
- *   (acquire-in-turn.ts). The claim's mark beside the key (waiting-line.ts) says the key is a claim
- *   until then: one left unconfirmed a while may be taken by the next in line (acquire-in-turn.ts),
- *   and one nobody takes up (the waiter's process died) frees the key when it ends;
+ *   PUBLISHing the waiter's token to its process, which confirms the key with an attempt of its own
+ *   (acquire-in-turn.ts), and to the process of the next in line (release-channel.ts). The claim's
+ *   mark beside the key (waiting-line.ts) says the key is a claim until then: one left unconfirmed
+ *   a while may be taken by the next in line, whose process watches it (lock/waiters.ts,
+ *   acquire-in-turn.ts), and one nobody takes up (the waiter's process died) frees the key when it
+ *   ends;
  * - free: to nobody when the line is empty: the key is deleted — unless a successor is named: then
  *   nobody else waits, and it is handed over to it, in line or not (a waiter that came during its
  *   process's turn takes no place: lock/waiters.ts, turnRunsHere). Nothing is PUBLISHed unless the
@@ -59,12 +61,25 @@ if asks_nothing then
     return 1
   end
 end
-${LINE_HELPERS}${FENCE_HELPERS}
+${LINE_HELPERS}${FENCE_HELPERS}${HEARD_AT}
 local channel, publish = ARGV[2], ARGV[3]
+-- The claim's token, to the process of whoever is first in line now, which watches the claim
+-- (lock/waiters.ts) — unless \`heard\` is that process's channel: it was told already.
+local function to_watcher(claimed, heard)
+  local watcher = redis.call('zrange', line, 0, 0)[1]
+  if not watcher then return end
+  local at = heard_at(channel, watcher)
+  if at ~= heard then redis.call(publish, at, claimed) end
+end
 local leaving, successor, successor_lease_ms = ARGV[4] or '', ARGV[5] or '', ARGV[6] or '0'
 local goes_ahead, successor_fenced, announce_free = ARGV[7] or '', ARGV[8] or '', ARGV[9] or ''
 local claim_ms = '${CLAIM_MS}'
-if leaving == '1' then leave(line, lapses, token) end
+if leaving == '1' then
+  -- The first in line gives up: the next watches a claim in its stead.
+  local watched = redis.call('zrange', line, 0, 0)[1] == token and redis.call('get', claim)
+  leave(line, lapses, token)
+  if watched then to_watcher(watched) end
+end
 for i = 10, #ARGV do leave(line, lapses, ARGV[i]) end
 -- Asking nothing, the key was found ours above, and nothing since could change that.
 if not asks_nothing and redis.call('get', key) ~= token then return 0 end
@@ -90,7 +105,9 @@ if first == successor then
 end
 redis.call('set', key, first, 'PX', claim_ms)
 redis.call('set', claim, first, 'PX', claim_ms)
-redis.call(publish, channel, first)
+local heard = heard_at(channel, first)
+redis.call(publish, heard, first)
+to_watcher(first, heard)
 return 3
 `;
 
