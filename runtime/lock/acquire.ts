@@ -245,6 +245,7 @@ async function waitForLease(
       placeLastsMs: placeLastsMs(settings),
       fenced: settings.fencing === true,
       takesOver: takesOverGrants(settings),
+      startsOnPass: settings.fencing !== true && !(settings.replicas > 0) && !settings.minHold,
     };
     waiter = await waitersOf(store).add(key, token, waiterSettings, listenWaitMs);
   } catch (error) {
@@ -266,7 +267,9 @@ async function waitForLease(
     //
     // A key passed to this waiter with a claim is confirmed by its next attempt, which makes the
     // lease its own, full length, before the body starts: a body never runs on a claim, which a
-    // short Redis outage or a cut connection would end under it.
+    // short Redis outage or a cut connection would end under it, or another waiter take — unless
+    // the pass binds (store/lock-store.ts, BINDS_WITHIN_MS): the key is then the waiter's for its
+    // lease, from after this first attempt, and its body starts on the notice (waiters.ts, passed).
     if (takesPlace) lease = await attemptInTurn(key, waiter, settings, context, attempts, false);
     // The scheduled attempts stand at fixed times, startedAt + k × waitTime for k = 1..retries (the
     // last one at the deadline), whatever the timers' drift; a notice in between adds an attempt.
@@ -356,6 +359,7 @@ async function attemptInTurn(
   attempts.erred = false;
   const sentAt = Date.now();
   waiter.inLine = true;
+  waiter.placedAt ??= sentAt;
   try {
     const attempt = context.store.tryAcquireInTurn(key, waiter, waiter.takeStaleClaim());
     if (await answered(attempt, context.store, attempts.deadline)) {
@@ -428,7 +432,7 @@ function fenceOf(grant: Grant | undefined, settings: AcquireSettings, key: strin
   return undefined;
 }
 
-/** The lease of a grant the store made under `token`, its lease counted from `acquiredAt` (when the grant's command was sent). */
+/** The lease of a grant the store made under `token`, its lease counted from `acquiredAt` (when the grant's command was sent, or before it). */
 function grantedLease(
   key: string,
   token: string,

@@ -4,7 +4,8 @@
 // Who gets a key next is decided by succession.ts and, across processes, by the key's line of
 // waiters in the store (first come, first served). What this file decides is how a notice reaches
 // the right sleeper:
-// - passed to a token: only the waiter holding that token wakes, to confirm the key with one attempt;
+// - passed to a token: only the waiter holding that token wakes, to confirm the key with one attempt —
+//   or, when the pass binds (store/lock-store.ts, BINDS_WITHIN_MS), with the key its own (passed);
 // - freed (a Redlock release, an operator's forced unlock; a release on one Redis that finds the line
 //   empty announces nothing: store/scripts/release.ts): the oldest sleeper of this process wakes and
 //   tries; the others sleep on, so they do not all race for one key;
@@ -23,7 +24,7 @@
 // Which of these waiters is named successor when a holder here is done with a key, and whether it
 // takes the grant over or has it handed over, is succession.ts's decision; a waiter so chosen is
 // reserved, then woken with the key already its own (succeed) or let go (unreserve).
-import type { LockStore, PlaceInLine } from '../store/lock-store';
+import { BINDS_WITHIN_MS, passOf, type LockStore, type PlaceInLine } from '../store/lock-store';
 import { setTimer } from '../base/timer-delay';
 import type { TakenOverGrant } from './succession';
 
@@ -39,9 +40,15 @@ import type { TakenOverGrant } from './succession';
  */
 export const CLAIM_FIRM_MS = 50;
 
-/** How a waiter succeeded a holder of this process without an attempt of its own (see succession.ts). */
+/**
+ * How a waiter succeeded a holder of this process without an attempt of its own (see succession.ts),
+ * or a holder elsewhere by a binding pass (store/lock-store.ts, BINDS_WITHIN_MS).
+ */
 export type Succeeded =
-  /** Hand-over: the release script gave it the key under its own token; the release was sent at `sentAt`, so its lease began no earlier. */
+  /**
+   * Hand-over: the release script gave it the key under its own token for its lease, no earlier than
+   * `sentAt` — when the release was sent, or, for a binding pass, the waiter's first attempt in turn.
+   */
   | { readonly sentAt: number; readonly grant?: undefined }
   /** Take-over: the holder gave it its grant; the key holds the grant's token, known to be ours until `expiresAt`. */
   | { readonly sentAt: number; readonly grant: TakenOverGrant };
@@ -53,6 +60,11 @@ export interface WaiterSettings {
   readonly fenced: boolean;
   /** It may take over a holder's grant (succession.ts, takesOverGrants). */
   readonly takesOver: boolean;
+  /**
+   * Its body may start on a binding pass's notice (store/lock-store.ts, BINDS_WITHIN_MS): no fencing
+   * token or replica is asked of the grant (its own attempt gets them), nor a minHold counted from its start.
+   */
+  readonly startsOnPass: boolean;
 }
 
 export class Waiter implements PlaceInLine {
@@ -67,6 +79,8 @@ export class Waiter implements PlaceInLine {
    * came while its process's turn ran (Waiters.turnRunsHere) takes none until the turn ends.
    */
   inLine = false;
+  /** When its first attempt in turn was sent: any pass to it came after (see passed). */
+  placedAt: number | undefined;
   /** A claim this waiter may take over at its next attempt (Waiters, watchClaim): taken once. */
   private staleClaim: string | undefined;
   private wake: (() => void) | undefined;
@@ -131,6 +145,28 @@ export class Waiter implements PlaceInLine {
   claimWentStale(claim: string): void {
     this.staleClaim = claim;
     this.notify();
+  }
+
+  /**
+   * The key was passed to this waiter. A binding pass heard within BINDS_WITHIN_MS of its first attempt
+   * in turn made the key its own for its lease, from no earlier than that attempt's send — the place it
+   * gave is what the pass went to: it wakes with the key, as from a hand-over. Any other pass it
+   * confirms with an attempt, as a notice makes it do — so too one heard later (the lease it would
+   * count has less left than a new grant's, and the attempt renews it), or while a release here may
+   * hand it the key (reserved): that release wakes it either way.
+   */
+  passed(binding: boolean): void {
+    const placedAt = this.placedAt;
+    if (
+      binding &&
+      this.settings.startsOnPass &&
+      !this.reserved &&
+      this.succeeded === undefined &&
+      placedAt !== undefined &&
+      Date.now() - placedAt < BINDS_WITHIN_MS
+    )
+      this.succeed({ sentAt: placedAt });
+    else this.notify();
   }
 
   /** A notice for this waiter came. */
@@ -299,9 +335,11 @@ export class Waiters {
     if (missed) for (const waiter of [...list]) waiter.lookAgain();
     else if (passedTo === undefined) list.find((waiter) => waiter.available)?.notify();
     else {
-      const claimant = list.find((waiter) => waiter.token === passedTo);
-      if (claimant) claimant.notify();
-      else this.watchClaim(key, passedTo);
+      const { token, binding } = passOf(passedTo);
+      const claimant = list.find((waiter) => waiter.token === token);
+      if (claimant) claimant.passed(binding);
+      // A binding pass is no claim to watch: it is told to its waiter's process alone.
+      else if (!binding) this.watchClaim(key, token);
     }
   }
 

@@ -77,8 +77,9 @@ export type Regranted = 'renewed' | 'regranted' | 'not-ours';
 
 /**
  * A release notice: `key` was freed (`passedTo` undefined), or passed with a claim to the waiter
- * whose token is `passedTo`. A pass reaches the process of that waiter and of the next in line,
- * who watches the claim (release-channel.ts); a key freed, every process that listens for it, the
+ * whose token is `passedTo` (after BINDING when the pass binds: passOf reads it). A pass reaches
+ * the process of that waiter and of the next in line, who watches the claim (release-channel.ts);
+ * a key freed, every process that listens for it, the
  * releaser's own included. With `missed`, no release was heard but one may have been missed: the
  * store stopped hearing the key's notices a while (its subscriber's connection was lost, then
  * subscribed again) — every waiter of the key looks again.
@@ -94,6 +95,33 @@ export type Notice = (key: string, passedTo: string | undefined, missed?: boolea
  * then frees it. A waiter whose attempt comes too late takes its place in line again, the same place.
  */
 export const CLAIM_MS = 2_000;
+
+/**
+ * A pass **binds** when its waiter names its process (a token of this runtime: process-tag.ts) and
+ * took its place in line less than this long before: the release script gives it the key for its own
+ * lease (the one its first attempt in turn noted beside its place), as a hand-over does, with no
+ * claim's mark — nobody may take it over — and tells its process alone, BINDING before the token;
+ * only if that process hears it (the PUBLISH reached a subscriber: a process that died, its
+ * connections closed by its host, reaches none, and its waiter gets a claim the next in line takes).
+ * The waiter's body then starts on the notice, without the confirming round trip, its lease counted
+ * from that first attempt's send: the pass, and the key's PX, came after it (lock/waiters.ts,
+ * passed). A waiter that hears of it later than this after that send, or that must take a fencing
+ * token or wait for replicas, confirms it with an attempt first. The price is a stalled or lost
+ * waiter's: a binding pass to a process that stalls, or whose host vanished without closing its
+ * connections, keeps the key as long as that stall or its waiter's lease — as a holder's would —
+ * not CLAIM_FIRM_MS; so only a waiter that came a moment ago, alive then, is given one.
+ */
+export const BINDS_WITHIN_MS = 500;
+
+/** What a binding pass's notice puts before the waiter's token (see BINDS_WITHIN_MS). */
+export const BINDING = '!';
+
+/** A pass's notice read: the waiter's token, and whether the pass binds (BINDS_WITHIN_MS). */
+export function passOf(notice: string): { readonly token: string; readonly binding: boolean } {
+  return notice.startsWith(BINDING)
+    ? { token: notice.slice(BINDING.length), binding: true }
+    : { token: notice, binding: false };
+}
 
 export interface LockStore {
   /**

@@ -2,7 +2,10 @@
 // renew and release, a line of waiters per key, release notices — for the demo when no Redis
 // is at hand and for users' own unit tests. It locks within one process only.
 import { checkedTimerDelay, setTimer } from '../base/timer-delay';
+import { namesItsProcess } from './process-tag';
 import {
+  BINDING,
+  BINDS_WITHIN_MS,
   CLAIM_MS,
   type Grant,
   type KeyState,
@@ -32,6 +35,8 @@ interface Place {
   token: string;
   place: number;
   lapsesAt: number;
+  /** Its waiter's lease, as the Redis line notes it: what a binding pass gives it the key for. */
+  leaseMs: number;
 }
 
 /** A claim's mark, as the release script sets it beside the key (store/waiting-line.ts, claimMarkOf). */
@@ -89,6 +94,7 @@ export class MemoryLockStore implements LockStore {
         token: waiter.token,
         place: waiter.place === undefined ? this.newPlace() : Number(waiter.place),
         lapsesAt: 0,
+        leaseMs: waiter.leaseMs,
       };
       const behind = line.findIndex((place) => place.place > entry!.place);
       line.splice(behind < 0 ? line.length : behind, 0, entry);
@@ -169,6 +175,14 @@ export class MemoryLockStore implements LockStore {
       return 'handed';
     }
     this.leaveLine(key, first.token);
+    // As the release script: binding — the waiter's own lease, no mark — for a waiter that names its
+    // process, came a moment ago, and is heard (here: the key has a listener).
+    const listener = this.listeners.get(key);
+    if (listener && namesItsProcess(first.token) && this.now() * 1000 - first.place < BINDS_WITHIN_MS * 1000) {
+      this.hold(key, first.token, first.leaseMs);
+      listener(key, BINDING + first.token);
+      return 'passed';
+    }
     this.hold(key, first.token, CLAIM_MS);
     this.claims.set(key, { token: first.token, endsAt: this.now() + CLAIM_MS });
     this.listeners.get(key)?.(key, first.token);

@@ -25,3 +25,8 @@ export function processTag(): string {
 export function taggedToken(uuid: string): string {
   return `${processTag()}${uuid.slice(8, 14)}8${uuid.slice(15)}`;
 }
+
+/** Whether `token` names its process, as taggedToken makes it (the release script's heard_at reads it so too). */
+export function namesItsProcess(token: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-8/i.test(token);
+}

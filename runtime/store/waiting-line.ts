@@ -3,7 +3,8 @@
 // and its fencing counter.
 //
 // Two sorted sets beside the lock key: `line` orders waiters by their place (their order of
-// arrival), `lapses` by when each entry lapses unless its waiter comes back.
+// arrival), `lapses` by when each entry lapses unless its waiter comes back; and a hash, `leases`,
+// each waiter's lease by its token, for a binding pass (scripts/release.ts) to give it the key for.
 // A script touches the lock key and these keys at once, so under Redis Cluster all must hash to
 // one slot: they share the lock key's hash tag, or take the whole key as their tag.
 //
@@ -15,14 +16,15 @@
 //   - beside a key with a hash tag, the name adds a second `{`: `<key>:{lockweave}:line`;
 //   - beside a key without one, the name is `{<key>}:lockweave:line`. A lock key starting with
 //     `{` has its prefix's tag there, and after the tag's `}` comes `<businessFlag>_<value>`: a
-//     `_` that `:lockweave:line` (or `:lapses`, `:claim`, `:fence`) does not hold.
+//     `_` that `:lockweave:line` (or `:lapses`, `:leases`, `:claim`, `:fence`) does not hold.
 export interface WaitingLine {
   readonly line: string;
   readonly lapses: string;
+  readonly leases: string;
 }
 
 export function waitingLineOf(key: string): WaitingLine {
-  return { line: ownKeyOf(key, 'line'), lapses: ownKeyOf(key, 'lapses') };
+  return { line: ownKeyOf(key, 'line'), lapses: ownKeyOf(key, 'lapses'), leases: ownKeyOf(key, 'leases') };
 }
 
 /**
@@ -53,7 +55,7 @@ export function isOwnKey(name: string): boolean {
 }
 
 /** The names of the keys lockweave keeps beside a lock key: one list for ownKeyOf() and isOwnKey(). */
-const OWN_NAMES = ['line', 'lapses', 'claim', 'fence'] as const;
+const OWN_NAMES = ['line', 'lapses', 'leases', 'claim', 'fence'] as const;
 const OWN_KEY_PATTERNS = [
   new RegExp(`:\\{lockweave\\}:(?:${OWN_NAMES.join('|')})$`),
   new RegExp(`^\\{[^}]*\\}:lockweave:(?:${OWN_NAMES.join('|')})$`),

@@ -6,6 +6,10 @@
 // Places: a new one is past every place given out before, so a waiter whose place lapsed comes back
 // before every newcomer. Both stores number so (the clock in µs, or one more than the last place
 // when that is later: store/scripts/line-helpers.ts, MemoryLockStore), so the model counts arrivals.
+//
+// Its tokens name no process, so no pass here binds (store/lock-store.ts, BINDS_WITHIN_MS: whether one
+// does depends on Redis's own clock, which the model's stepped one does not drive). Binding passes run
+// through the lock layer in the interleavings (interleavings-*.test.ts), whose tokens are the runtime's.
 import { CLAIM_MS } from '../../runtime/store/lock-store';
 
 /** An attempt's answer with the fencing number left out (the stores' clocks differ): whether a number came. */

@@ -4,7 +4,13 @@
 // terms, shows a key as the model does (KeyView), and makes the store catch up with the model's
 // clock (advance).
 import type { Redis } from 'ioredis';
-import type { LockStore, Notice, PlaceInLine, SuccessionRequest } from '../../runtime/store/lock-store';
+import {
+  passOf,
+  type LockStore,
+  type Notice,
+  type PlaceInLine,
+  type SuccessionRequest,
+} from '../../runtime/store/lock-store';
 import { MemoryLockStore } from '../../runtime/store/memory-store';
 import type { RedisLockStore } from '../../runtime/store/redis-store';
 import { claimMarkOf, waitingLineOf } from '../../runtime/store/waiting-line';
@@ -184,8 +190,8 @@ export class RedisDriver extends StoreDriver {
     for (const key of lapses.claims) await this.client.del(claimMarkOf(key));
     for (const { key, token } of lapses.places) await this.client.zadd(waitingLineOf(key).lapses, 'XX', 0, token);
     for (const key of lapses.lines) {
-      const { line, lapses: lapsesKey } = waitingLineOf(key);
-      await this.client.del(line, lapsesKey);
+      const { line, lapses: lapsesKey, leases } = waitingLineOf(key);
+      await this.client.del(line, lapsesKey, leases);
     }
   }
 }
@@ -262,8 +268,8 @@ export class ProcessStore implements LockStore {
 /**
  * The shared store's notices, to the processes listening that Redis would tell (MemoryLockStore
  * keeps one listener a key; runtime/store/release-channel.ts): a key freed, to every one; passed,
- * to the process of the token it names and to that of the first in line now, who watches the claim.
- * A token's process is the one that sent it.
+ * to the process of the token it names (passOf: a binding pass's too) and to that of the first in
+ * line now, who watches the claim. A token's process is the one that sent it.
  */
 export class NoticeHub {
   private readonly listeners = new Map<string, Map<object, Notice>>();
@@ -285,7 +291,7 @@ export class NoticeHub {
         const told = new Set(
           passedTo === undefined
             ? listening.keys()
-            : [passedTo, this.shared.waiting(k)[0]].map((token) => token && this.owners.get(token)),
+            : [passOf(passedTo).token, this.shared.waiting(k)[0]].map((token) => token && this.owners.get(token)),
         );
         for (const [process, listener] of [...listening]) if (told.has(process)) listener(k, passedTo);
       });
@@ -316,11 +322,11 @@ export function leftBehind(shared: MemoryLockStore, key: string): string[] {
 
 /** A real Redis's leftovers of `key`: the lock key, its line's keys, a claim's mark (no key left behind: none). */
 export async function leftOnRedis(client: Redis, key: string): Promise<string | undefined> {
-  const { line, lapses } = waitingLineOf(key);
+  const { line, lapses, leases } = waitingLineOf(key);
   const [holder, waiting, lapsing, marked] = await Promise.all([
     client.get(key),
     client.zrange(line, 0, -1),
-    client.exists(lapses),
+    client.exists(lapses, leases),
     client.exists(claimMarkOf(key)),
   ]);
   return holder === null && waiting.length === 0 && lapsing === 0 && marked === 0

@@ -187,6 +187,7 @@ const textArb = fc
         ':lockweave:line',
         ':lockweave:fence',
         ':{lockweave}:lapses',
+        ':lockweave:leases',
         ':lockweave:claim',
         'u007b',
         ' ',
@@ -235,7 +236,7 @@ test("a value that names another key's fencing counter or line locks a key of it
     const L = defineLock({ businessFlag: 'f', prefix });
     for (const base of ['{t1}o7', 'o7']) {
       const key = L.keyFor(base);
-      for (const own of [waitingLineOf(key).line, waitingLineOf(key).lapses, fenceCounterOf(key)]) {
+      for (const own of [...Object.values(waitingLineOf(key)), fenceCounterOf(key)]) {
         const suffix = own.slice(own.indexOf('lockweave') - (own.includes('{lockweave}') ? 2 : 1));
         t.not(L.keyFor(base + suffix), own, `${prefix} ${base}${suffix}`);
         t.not(L.keyFor(`${base}:lockweave:${own.split(':').pop()}`), own);

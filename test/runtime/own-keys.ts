@@ -10,7 +10,7 @@ import { until } from '../helpers/time';
 import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
 
 /** What a value appended to `base` would need, to name one of the key's own keys, in either naming. */
-const OWN_NAME_SUFFIXES = ['fence', 'line', 'lapses', 'claim'].flatMap((name) => [
+const OWN_NAME_SUFFIXES = ['fence', 'line', 'lapses', 'leases', 'claim'].flatMap((name) => [
   `:lockweave:${name}`,
   `:{lockweave}:${name}`,
 ]);
@@ -25,7 +25,8 @@ export function ownKeysCases(test: TestFn, look: () => Pick<Redis, 'zcard' | 'ex
           OWN_NAME_SUFFIXES.map(async (suffix) => (await L.acquire(base + suffix)) as Lease),
         );
         const key = L.keyFor(base);
-        const own = [waitingLineOf(key).line, waitingLineOf(key).lapses, claimMarkOf(key), fenceCounterOf(key)];
+        const { line, lapses, leases } = waitingLineOf(key);
+        const own = [line, lapses, leases, claimMarkOf(key), fenceCounterOf(key)];
         for (const squatter of squatters)
           t.false(own.includes(squatter.key), `${squatter.key} is one of ${key}'s own keys`);
 

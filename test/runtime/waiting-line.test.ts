@@ -7,9 +7,10 @@ import { Redis } from 'ioredis';
 import { defineLock, LockAcquireError, RedisLockStore, type Lease, type PlaceInLine } from 'lockweave';
 import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
 import { Waiter } from '../../runtime/lock/waiters';
-import { CLAIM_MS } from '../../runtime/store/lock-store';
+import { BINDING, BINDS_WITHIN_MS, CLAIM_MS } from '../../runtime/store/lock-store';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
 import { heardAt, heardChannels } from '../helpers/release-channels';
+import { monitorRedis } from '../helpers/redis-monitor';
 import { sleep, until } from '../helpers/time';
 
 const fixture = useRedis(test);
@@ -131,6 +132,13 @@ test('a waiter whose process dies while first in line holds the key up for its c
   }
   const next = L.acquire('K') as Promise<Lease>;
   await until(async () => (await fixture.redis.zcard(line)) === 2, 5_000);
+  // Redis has seen the dead process's connections close: its channel has no subscriber, so the
+  // pass to its waiter does not bind (it would keep the key the dead waiter's lease).
+  const [dead] = await fixture.redis.zrange(line, 0, 0);
+  await until(
+    async () => !(await heardChannels(fixture.redis, holder.key)).includes(heardAt(holder.key, dead!)),
+    5_000,
+  );
   const releasedAt = Date.now();
   await holder.release();
   const lease = await next;
@@ -144,6 +152,8 @@ test('a waiter whose process dies while first in line holds the key up for its c
 
 // Tokens as processes make them (runtime/store/process-tag.ts): the first group the process's tag, version 8.
 const tokenOf = (tag: string, n: number) => `${tag}-0000-8000-8000-${String(n).padStart(12, '0')}`;
+/** A binding pass's notice and mark for that token (lock-store.ts, BINDS_WITHIN_MS). */
+const binding = (tag: string, n: number) => BINDING + tokenOf(tag, n);
 
 test("a pass is told to its waiter's process and to the next in line's, who watches the claim: not to every process", async (t) => {
   const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
@@ -183,10 +193,13 @@ test("a pass is told to its waiter's process and to the next in line's, who watc
   t.is(await store.release(key, 'holder'), 'passed');
   t.deepEqual(
     await heardSince(),
-    { key: none, aaaaaaaa: [tokenOf(a, 1)], bbbbbbbb: [tokenOf(a, 1)], cccccccc: none, dddddddd: none },
-    'to the waiter, and to the next in line, who watches the claim',
+    { key: none, aaaaaaaa: [binding(a, 1)], bbbbbbbb: none, cccccccc: none, dddddddd: none },
+    'binding (its waiter came a moment ago, and its process hears): to its process alone',
   );
-  t.true(await store.tryAcquireInTurn(key, place(tokenOf(a, 1), 10_000)), 'a confirms its claim');
+  t.true(await store.tryAcquireInTurn(key, place(tokenOf(a, 1), 10_000)), 'a makes it its own');
+  // From here the waiters have stood in line past BINDS_WITHIN_MS: their passes do not bind, and
+  // go to the waiter and to the next in line, who watches the claim.
+  await sleep(BINDS_WITHIN_MS + 100);
   t.is(await store.release(key, tokenOf(a, 1)), 'passed');
   t.deepEqual(
     await heardSince(),
@@ -261,6 +274,83 @@ test('a claim its waiter leaves unconfirmed (a stalled process) goes to the next
   }
 });
 
+test('a pass binds a waiter that came a moment ago and whose process hears it: the key is its own for its lease, and nobody may take it', async (t) => {
+  const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
+  t.teardown(() => store.close());
+  const key = `LOCK_${flag('binds')}`;
+  const mark = claimMarkOf(key);
+  const [a, b, c] = [tokenOf('aaaaaaaa', 1), tokenOf('bbbbbbbb', 1), tokenOf('cccccccc', 1)];
+  // a's and b's processes listen; c's does not (it died: Redis closed its connections).
+  const listener = new Redis(fixture.server.url);
+  t.teardown(() => listener.disconnect());
+  await listener.subscribe(heardAt(key, a), heardAt(key, b));
+  t.true(await store.tryAcquire(key, 'holder', 10_000));
+  t.false(await store.tryAcquireInTurn(key, place(c, 10_000)));
+  t.false(await store.tryAcquireInTurn(key, { ...place(a, 10_000), leaseMs: 7_000 }));
+  t.false(await store.tryAcquireInTurn(key, place(b, 10_000)));
+  t.is(await store.release(key, 'holder'), 'passed');
+  t.is(await fixture.redis.get(mark), c, "c's process hears nothing: a claim, which the next in line may take");
+  t.true(await store.tryAcquireInTurn(key, place(a, 10_000), c), 'taken as stale');
+  t.is(await store.release(key, a), 'passed');
+  t.is(await fixture.redis.get(key), b);
+  t.is(await fixture.redis.exists(mark), 0, 'binding: no mark');
+  const pttl = await fixture.redis.pttl(key);
+  t.true(pttl > 9_000 && pttl <= 10_000, `b's own lease, as its first attempt noted it: ${pttl} ms left`);
+  t.false(await store.tryAcquireInTurn(key, place(c, 10_000), b), 'named stale by the next in line: not taken');
+  t.is(await fixture.redis.get(key), b);
+  // c has stood in line past BINDS_WITHIN_MS (and its process does not hear): a claim.
+  await sleep(BINDS_WITHIN_MS + 100);
+  t.is(await store.release(key, b), 'passed');
+  t.is(await fixture.redis.get(mark), c);
+  t.true(await store.tryAcquireInTurn(key, place(c, 10_000)), 'confirmed');
+  t.is(await fixture.redis.exists(mark), 0);
+  // A token that names no process (an older lockweave's) is never bound: its runtime could not read the notice.
+  t.false(await store.tryAcquireInTurn(key, place('3f2a1c9e-5b7d-4e11-9a3c-2d4e6f8a0b1c', 10_000)));
+  t.is(await store.release(key, c), 'passed');
+  t.is(await fixture.redis.get(mark), '3f2a1c9e-5b7d-4e11-9a3c-2d4e6f8a0b1c');
+  t.is(await fixture.redis.exists(waitingLineOf(key).leases), 0, 'no lease noted for a waiter that left the line');
+});
+
+test('a waiter a pass binds runs its body on the notice, its lease counted from its first attempt in turn', async (t) => {
+  const L = defineLock({ businessFlag: flag('on-notice'), retries: 200, waitTime: 5_000 });
+  const key = L.keyFor('K');
+  const elsewhere = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
+  // What Redis runs, in its order: a script call is [evalsha, sha, numkeys, ...keys, ...args].
+  const monitor = await monitorRedis(fixture.server.url);
+  const { sent } = monitor;
+  const giveUp = new AbortController();
+  let next: Promise<Lease> | undefined;
+  try {
+    t.true(await elsewhere.tryAcquire(key, 'holder', 10_000));
+    const startedAt = Date.now();
+    next = L.acquire('K', undefined, giveUp.signal) as Promise<Lease>;
+    await until(async () => (await fixture.redis.zcard(waitingLineOf(key).line)) === 1, 5_000);
+    await until(async () => (await heardChannels(fixture.redis, key)).length > 0, 20_000);
+    const releasedAt = Date.now();
+    t.is(await elsewhere.release(key, 'holder'), 'passed');
+    const lease = await next;
+    // No confirming attempt after the pass (an attempt in turn names 5 keys). On a machine so loaded
+    // that the waiter heard of the pass past BINDS_WITHIN_MS after its place, it confirms. A marker
+    // sent now comes after anything the waiter sent before.
+    await fixture.redis.get(`marker-${key}`);
+    await until(() => sent.some((args) => args[0] === 'get' && args[1] === `marker-${key}`), 5_000);
+    const confirming = sent
+      .slice(sent.findIndex((args) => args[0] === 'evalsha' && args.includes(key) && args.includes('holder')))
+      .filter((args) => args[0] === 'evalsha' && args.includes(lease.token) && args[2] === '5');
+    if (releasedAt - startedAt < BINDS_WITHIN_MS / 2) t.deepEqual(confirming, [], 'the body started on the notice');
+    else t.log(`placed and heard ${releasedAt - startedAt} ms before the pass: ${confirming.length} confirming`);
+    t.true(lease.held);
+    t.true((await fixture.redis.pttl(key)) > CLAIM_MS, 'its lease, not a claim');
+    await lease.release();
+    t.is(await fixture.redis.exists(key), 0);
+  } finally {
+    giveUp.abort(new Error('the test ended'));
+    await next?.catch(() => undefined);
+    await elsewhere.close();
+    monitor.close();
+  }
+});
+
 // CRC16/XMODEM, as Redis Cluster hashes keys, to check that a line shares its key's slot.
 function crc16(text: string): number {
   let crc = 0;
@@ -298,7 +388,7 @@ test('a waiter reserved as successor, whose timer came due meanwhile, wakes when
   const waiter = new Waiter(
     'k',
     'token',
-    { leaseMs: 10_000, placeLastsMs: 10_000, fenced: false, takesOver: false },
+    { leaseMs: 10_000, placeLastsMs: 10_000, fenced: false, takesOver: false, startsOnPass: false },
     () => undefined,
   );
   let woke = false;

@@ -18,7 +18,8 @@ export interface InTurnCall {
  * The key is ours when it already holds our token (a release passed or handed it to us, or an
  * earlier attempt of ours that timed out had set it), or when it is free and we are first in line.
  * Either way we leave the line, and a claim's mark goes: the key is a lease now. Otherwise we keep
- * our place — the same place after a lapse, so a slow waiter is not sent to the back — and wait.
+ * our place — the same place after a lapse, so a slow waiter is not sent to the back — and wait;
+ * taking it, we note our lease beside it, which a binding pass gives us the key for (release.ts).
  *
  * A key that holds the claim `stale_claim` names, still marked (its waiter has not confirmed it),
  * counts as free: the claim's waiter was passed the key and has not come for it while our process
@@ -28,14 +29,14 @@ export interface InTurnCall {
  * had a body run on it.
  */
 const SOURCE = `${LINE_HELPERS}${FENCE_HELPERS}
-local key, line, lapses, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local key, line, lapses, leases, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local token, lease_ms, kept_place, place_lasts_ms, fenced = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local stale_claim = ARGV[6]
 local holder = redis.call('get', key)
 if holder == token then
   redis.call('pexpire', key, lease_ms)
   redis.call('del', claim)
-  leave(line, lapses, token)
+  leave(line, lapses, leases, token)
   return {1, kept_place, next_fence(fenced, counter)}
 end
 local now = now_ms()
@@ -44,19 +45,21 @@ if not place then
   place = kept_place
   if place == '' then place = new_place(line) end
   redis.call('zadd', line, place, token)
+  redis.call('hset', leases, token, lease_ms)
 end
 local lasts = tonumber(place_lasts_ms)
 redis.call('zadd', lapses, now + lasts, token)
 if redis.call('pttl', line) < lasts then
   redis.call('pexpire', line, lasts)
   redis.call('pexpire', lapses, lasts)
+  redis.call('pexpire', leases, lasts)
 end
 if holder and (holder ~= stale_claim or redis.call('get', claim) ~= holder) then return {0, place} end
-drop_lapsed(line, lapses, now)
+drop_lapsed(line, lapses, leases, now)
 if redis.call('zrange', line, 0, 0)[1] == token then
   redis.call('set', key, token, 'PX', lease_ms)
   if holder then redis.call('del', claim) end
-  leave(line, lapses, token)
+  leave(line, lapses, leases, token)
   return {1, place, next_fence(fenced, counter)}
 end
 return {0, place}
@@ -67,8 +70,8 @@ export const ACQUIRE_IN_TURN = luaScript<InTurnCall, boolean>({
   source: SOURCE,
   // The fencing counter only for a waiter that wants a token: on Cluster every key must be named.
   keys: (key, { waiter }) => {
-    const { line, lapses } = waitingLineOf(key);
-    const keys = [key, line, lapses, claimMarkOf(key)];
+    const { line, lapses, leases } = waitingLineOf(key);
+    const keys = [key, line, lapses, leases, claimMarkOf(key)];
     return waiter.fenced ? [...keys, fenceCounterOf(key)] : keys;
   },
   args: (_key, { waiter, staleClaim }) => [

@@ -28,17 +28,15 @@ local function new_place(line)
   if last and tonumber(last) >= place then place = tonumber(last) + 1 end
   return string.format('%.0f', place)
 end
--- Drops waiters whose entries lapsed (at most 64 a call: a script must stay short).
-local function drop_lapsed(line, lapses, now)
-  local gone = redis.call('zrangebyscore', lapses, '-inf', now, 'LIMIT', 0, 64)
-  for _, token in ipairs(gone) do
-    redis.call('zrem', line, token)
-    redis.call('zrem', lapses, token)
-  end
-end
-local function leave(line, lapses, token)
+local function leave(line, lapses, leases, token)
   redis.call('zrem', line, token)
   redis.call('zrem', lapses, token)
+  redis.call('hdel', leases, token)
+end
+-- Drops waiters whose entries lapsed (at most 64 a call: a script must stay short).
+local function drop_lapsed(line, lapses, leases, now)
+  local gone = redis.call('zrangebyscore', lapses, '-inf', now, 'LIMIT', 0, 64)
+  for _, token in ipairs(gone) do leave(line, lapses, leases, token) end
 end
 `;
 

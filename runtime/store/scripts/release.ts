@@ -2,7 +2,7 @@
 // asks for (which waiter of this process is named successor, and whether it may go ahead of the
 // line); this script, run atomically on the key's server, decides among the three outcomes a
 // release can have — hand-over, pass, free — from that request and the key's line.
-import { CLAIM_MS, type Released, type SuccessionRequest } from '../lock-store';
+import { BINDING, BINDS_WITHIN_MS, CLAIM_MS, type Released, type SuccessionRequest } from '../lock-store';
 import { HEARD_AT, type ReleaseChannels } from '../release-channel';
 import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../waiting-line';
 import { FENCE_HELPERS, LINE_HELPERS, flag } from './line-helpers';
@@ -29,7 +29,9 @@ export interface ReleaseCall {
  *   mark beside the key (waiting-line.ts) says the key is a claim until then: one left unconfirmed
  *   a while may be taken by the next in line, whose process watches it (lock/waiters.ts,
  *   acquire-in-turn.ts), and one nobody takes up (the waiter's process died) frees the key when it
- *   ends;
+ *   ends. A pass to a waiter that came a moment ago binds (lock-store.ts, BINDS_WITHIN_MS): the key
+ *   is that waiter's for its own lease, as a hand-over makes it, unmarked; the notice, to its process
+ *   alone, says so, and the waiter's body starts on it;
  * - free: to nobody when the line is empty: the key is deleted — unless a successor is named: then
  *   nobody else waits, and it is handed over to it, in line or not (a waiter that came during its
  *   process's turn takes no place: lock/waiters.ts, turnRunsHere). Nothing is PUBLISHed unless the
@@ -48,7 +50,7 @@ export interface ReleaseCall {
  * Returns 0 when the key was not ours, 1 when freed, 2 when handed over ({2, fencing token} when
  * the successor wants one), 3 when passed (the confirming attempt fences).
  */
-const SOURCE = `local key, line, lapses, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+const SOURCE = `local key, line, lapses, leases, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local token = ARGV[1]
 -- A release that asks nothing (nobody named, nobody leaving) sends only its token, channel and
 -- publish command. Of a key nobody waits for, the common case, it is a plain compare-and-delete,
@@ -77,17 +79,18 @@ local claim_ms = '${CLAIM_MS}'
 if leaving == '1' then
   -- The first in line gives up: the next watches a claim in its stead.
   local watched = redis.call('zrange', line, 0, 0)[1] == token and redis.call('get', claim)
-  leave(line, lapses, token)
+  leave(line, lapses, leases, token)
   if watched then to_watcher(watched) end
 end
-for i = 10, #ARGV do leave(line, lapses, ARGV[i]) end
+for i = 10, #ARGV do leave(line, lapses, leases, ARGV[i]) end
 -- Asking nothing, the key was found ours above, and nothing since could change that.
 if not asks_nothing and redis.call('get', key) ~= token then return 0 end
 if leaving == '1' then redis.call('del', claim) end
-local first
+local first, first_place
 if redis.call('exists', line) == 1 then
-  drop_lapsed(line, lapses, now_ms())
-  first = redis.call('zrange', line, 0, 0)[1]
+  drop_lapsed(line, lapses, leases, now_ms())
+  local head = redis.call('zrange', line, 0, 0, 'WITHSCORES')
+  first, first_place = head[1], head[2]
 end
 if not first and successor == '' then
   redis.call('del', key)
@@ -97,16 +100,33 @@ end
 -- Nobody in line: the successor, in line or not, is the only one waiting.
 first = first or successor
 if goes_ahead == '1' and first ~= successor and redis.call('zscore', line, successor) then first = successor end
-leave(line, lapses, first)
 if first == successor then
+  leave(line, lapses, leases, first)
   redis.call('set', key, first, 'PX', successor_lease_ms)
   if successor_fenced == '1' then return {2, next_fence('1', counter)} end
   return 2
 end
+local heard = heard_at(channel, first)
+-- Binding (lock-store.ts, BINDS_WITHIN_MS): to a waiter that names its process (an older lockweave's
+-- could not read the notice), whose place, given at its first attempt, is a moment old, and whose
+-- lease that attempt noted — and whose process hears the notice: a PUBLISH counts the subscribers it
+-- reached, and a process that died, its connections closed, is none. Then the key is the waiter's for
+-- that lease, unmarked, and nobody else is told. (The notice is written out after the script, with the
+-- key set.) Else a claim, as below: told to nobody, should the waiter's process not hear it.
+local lease_ms
+if heard ~= channel then
+  local t = redis.call('time')
+  if t[1] * 1000000 + t[2] - tonumber(first_place) < ${BINDS_WITHIN_MS * 1000} then lease_ms = redis.call('hget', leases, first) end
+end
+leave(line, lapses, leases, first)
+if not lease_ms then
+  redis.call(publish, heard, first)
+elseif redis.call(publish, heard, '${BINDING}' .. first) > 0 then
+  redis.call('set', key, first, 'PX', lease_ms)
+  return 3
+end
 redis.call('set', key, first, 'PX', claim_ms)
 redis.call('set', claim, first, 'PX', claim_ms)
-local heard = heard_at(channel, first)
-redis.call(publish, heard, first)
 to_watcher(first, heard)
 return 3
 `;
@@ -120,8 +140,8 @@ export const RELEASE = luaScript<ReleaseCall, Released>({
   source: SOURCE,
   // The fencing counter only for a successor that wants a token: on Cluster every key must be named.
   keys: (key, { succession }) => {
-    const { line, lapses } = waitingLineOf(key);
-    const keys = [key, line, lapses, claimMarkOf(key)];
+    const { line, lapses, leases } = waitingLineOf(key);
+    const keys = [key, line, lapses, leases, claimMarkOf(key)];
     return succession?.successor?.fenced ? [...keys, fenceCounterOf(key)] : keys;
   },
   // The release of a holder nobody waits for in its process — the uncontended lock's — asks nothing,

@@ -17,14 +17,15 @@ export const TAKE_OVER = luaScript<TakeOverCall, boolean>({
   source: `
 redis.call('zrem', KEYS[2], ARGV[3])
 redis.call('zrem', KEYS[3], ARGV[3])
+redis.call('hdel', KEYS[4], ARGV[3])
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0
 `,
   keys: (key) => {
-    const { line, lapses } = waitingLineOf(key);
-    return [key, line, lapses];
+    const { line, lapses, leases } = waitingLineOf(key);
+    return [key, line, lapses, leases];
   },
   args: (_key, { token, leaseMs, waiterToken }) => [token, leaseMs, waiterToken],
   reply: (raw) => raw === 1,

@@ -16,7 +16,7 @@ export function adminClient(url: string): Redis {
 
 /**
  * Every key a lock leaves in Redis: the lock keys (`LOCK_…`) and the lines of waiters beside them
- * (`{LOCK_…}:lockweave:line` and `…:lapses`; see runtime/store/waiting-line.ts). None may outlive
+ * (`{LOCK_…}:lockweave:line`, `…:lapses` and `…:leases`; see runtime/store/waiting-line.ts). None may outlive
  * a run: a line whose waiters all left is deleted, one whose waiters died expires by itself.
  */
 export async function lockLeftovers(client: Redis): Promise<string[]> {
