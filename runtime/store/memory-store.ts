@@ -185,7 +185,7 @@ export class MemoryLockStore implements LockStore {
     }
     this.hold(key, first.token, CLAIM_MS);
     this.claims.set(key, { token: first.token, endsAt: this.now() + CLAIM_MS });
-    this.listeners.get(key)?.(key, first.token);
+    listener?.(key, first.token);
     return 'passed';
   }
 

@@ -21,9 +21,12 @@ local function now_ms()
   local t = redis.call('time')
   return t[1] * 1000 + math.floor(t[2] / 1000)
 end
-local function new_place(line)
+local function now_us()
   local t = redis.call('time')
-  local place = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local function new_place(line)
+  local place = now_us()
   local last = redis.call('zrange', line, -1, -1, 'WITHSCORES')[2]
   if last and tonumber(last) >= place then place = tonumber(last) + 1 end
   return string.format('%.0f', place)

@@ -114,9 +114,8 @@ local heard = heard_at(channel, first)
 -- that lease, unmarked, and nobody else is told. (The notice is written out after the script, with the
 -- key set.) Else a claim, as below: told to nobody, should the waiter's process not hear it.
 local lease_ms
-if heard ~= channel then
-  local t = redis.call('time')
-  if t[1] * 1000000 + t[2] - tonumber(first_place) < ${BINDS_WITHIN_MS * 1000} then lease_ms = redis.call('hget', leases, first) end
+if heard ~= channel and now_us() - tonumber(first_place) < ${BINDS_WITHIN_MS * 1000} then
+  lease_ms = redis.call('hget', leases, first)
 end
 leave(line, lapses, leases, first)
 if not lease_ms then
