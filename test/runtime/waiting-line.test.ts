@@ -312,6 +312,26 @@ test('a pass binds a waiter that came a moment ago and whose process hears it: t
   t.is(await fixture.redis.exists(waitingLineOf(key).leases), 0, 'no lease noted for a waiter that left the line');
 });
 
+test('a place taken in a line an older lockweave made, which keeps no leases, notes its lease in a hash that ends with the line', async (t) => {
+  const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
+  t.teardown(() => store.close());
+  const key = `LOCK_${flag('upgrade')}`;
+  const { line, lapses, leases } = waitingLineOf(key);
+  t.true(await store.tryAcquire(key, 'holder', 10_000));
+  // An older lockweave's waiter: its place and lapse, the line's TTL longer than the next place's grace.
+  await fixture.redis
+    .multi()
+    .zadd(line, 1, 'older')
+    .pexpire(line, 60_000)
+    .zadd(lapses, Date.now() + 60_000, 'older')
+    .pexpire(lapses, 60_000)
+    .exec();
+  t.false(await store.tryAcquireInTurn(key, place(tokenOf('aaaaaaaa', 1), 10_000)));
+  t.is(await fixture.redis.hexists(leases, tokenOf('aaaaaaaa', 1)), 1);
+  const lasts = await fixture.redis.pttl(leases);
+  t.true(lasts > 50_000 && lasts <= 60_000, `the leases hash ends with the line: ${lasts} ms left`);
+});
+
 test('a waiter a pass binds runs its body on the notice, its lease counted from its first attempt in turn', async (t) => {
   const L = defineLock({ businessFlag: flag('on-notice'), retries: 200, waitTime: 5_000 });
   const key = L.keyFor('K');

@@ -41,7 +41,8 @@ if holder == token then
 end
 local now = now_ms()
 local place = redis.call('zscore', line, token)
-if not place then
+local placed = not place
+if placed then
   place = kept_place
   if place == '' then place = new_place(line) end
   redis.call('zadd', line, place, token)
@@ -49,10 +50,14 @@ if not place then
 end
 local lasts = tonumber(place_lasts_ms)
 redis.call('zadd', lapses, now + lasts, token)
-if redis.call('pttl', line) < lasts then
+local line_lasts = redis.call('pttl', line)
+if line_lasts < lasts then
   redis.call('pexpire', line, lasts)
   redis.call('pexpire', lapses, lasts)
   redis.call('pexpire', leases, lasts)
+elseif placed and redis.call('pttl', leases) < 0 then
+  -- A line an older lockweave made, which keeps no leases: the HSET above began the hash, without a TTL.
+  redis.call('pexpire', leases, line_lasts)
 end
 if holder and (holder ~= stale_claim or redis.call('get', claim) ~= holder) then return {0, place} end
 drop_lapsed(line, lapses, leases, now)
