@@ -233,7 +233,7 @@ function rejectLate(rejects: readonly ((error: Error) => void)[], ms: number, ga
 type CommandClass = new (
   name: string,
   args: readonly (string | number)[],
-  options: { replyEncoding: 'utf8'; keyPrefix?: string; errorStack?: Error },
+  options: { replyEncoding: 'utf8'; keyPrefix?: string },
 ) => IoredisCommand;
 
 /** What the batch reads of an ioredis Command and overrides on its own (see delivering). */
@@ -515,8 +515,7 @@ class CommandBatch implements CommandSender, BatchWriter {
   }
 
   writeTo(command: Queued, sink: ReplySink, index: number): void {
-    // With a stack per command (showFriendlyErrorStack), as its call() does: through write()'s promise.
-    if (this.Delivering && !this.client.options.showFriendlyErrorStack) {
+    if (this.Delivering) {
       const written = new this.Delivering(command.name, command.args, this.commandOptions);
       written.sink = sink;
       written.index = index;
@@ -533,11 +532,9 @@ class CommandBatch implements CommandSender, BatchWriter {
   /** Writes `command` through the client (a Cluster routes it), or on one of its connections. */
   write(command: Queued, on: Redis | Cluster = this.client): Promise<Reply> {
     if (!this.Command) return on.call(command.name, ...command.args);
-    // A stack per command only when the client asks for one (showFriendlyErrorStack), as its call() does.
-    const options = this.client.options.showFriendlyErrorStack
-      ? { ...this.commandOptions, errorStack: new Error() }
-      : this.commandOptions;
-    const written = new this.Command(command.name, command.args, options);
+    // No stack per command, even for a client that asks its own for one (showFriendlyErrorStack): taken
+    // here, in the batch's flush, it would show the batch's frames, not a caller's, at ~15 µs a command.
+    const written = new this.Command(command.name, command.args, this.commandOptions);
     command.command = written;
     return on.sendCommand(written as never) as Promise<Reply>;
   }

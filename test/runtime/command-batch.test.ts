@@ -27,6 +27,7 @@ const CLIENTS: Array<[string, RedisOptions, number | undefined]> = [
   ['an auto-pipelining client', { enableAutoPipelining: true, commandTimeout: 2_000 }, undefined],
   ['a client the store bounds (no commandTimeout)', {}, 2_000],
   ['a client with a keyPrefix', { keyPrefix: 'app:', commandTimeout: 2_000 }, undefined],
+  ['a client with friendly error stacks', { showFriendlyErrorStack: true, commandTimeout: 2_000 }, undefined],
 ];
 
 for (const [name, options, timeoutMs] of CLIENTS) {
