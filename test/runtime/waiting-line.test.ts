@@ -317,6 +317,7 @@ test('a place taken in a line an older lockweave made, which keeps no leases, no
   t.teardown(() => store.close());
   const key = `LOCK_${flag('upgrade')}`;
   const { line, lapses, leases } = waitingLineOf(key);
+  const newer = tokenOf('aaaaaaaa', 1);
   t.true(await store.tryAcquire(key, 'holder', 10_000));
   // An older lockweave's waiter: its place and lapse, the line's TTL longer than the next place's grace.
   await fixture.redis
@@ -326,8 +327,8 @@ test('a place taken in a line an older lockweave made, which keeps no leases, no
     .zadd(lapses, Date.now() + 60_000, 'older')
     .pexpire(lapses, 60_000)
     .exec();
-  t.false(await store.tryAcquireInTurn(key, place(tokenOf('aaaaaaaa', 1), 10_000)));
-  t.is(await fixture.redis.hexists(leases, tokenOf('aaaaaaaa', 1)), 1);
+  t.false(await store.tryAcquireInTurn(key, place(newer, 10_000)));
+  t.is(await fixture.redis.hexists(leases, newer), 1);
   const lasts = await fixture.redis.pttl(leases);
   t.true(lasts > 50_000 && lasts <= 60_000, `the leases hash ends with the line: ${lasts} ms left`);
 });
