@@ -5,7 +5,7 @@
 // carry an ordinary JSDoc comment, as documented code does, so both builds parse and check the
 // same code and differ only in the tags. Written to bench/.tmp, never committed.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 export interface ProjectShape {
   readonly files: number;
@@ -16,7 +16,7 @@ export interface ProjectShape {
 
 export interface GeneratedProject {
   readonly dir: string;
-  /** tsconfig with the lockweave plugin, and the same without it. */
+  /** The project's tsconfig.json, with the lockweave plugin; and a config without it, in builds/. */
   readonly withPlugin: string;
   readonly withoutPlugin: string;
   /** The same with reading-floor.ts as its plugin: re-reads the tagged files' JSDoc, nothing else. */
@@ -98,30 +98,39 @@ export function generateProject(
       `import type { AuditEntry, Order, OrderLine } from './types';\n${previous}\nexport class Service${f} {\n${helper}  ${methods.join('\n\n  ')}\n}\n`,
     );
   }
-  const compilerOptions = {
+  // The project's own tsconfig.json carries the plugin entry, as a user's does: the check tspc runs
+  // for the other routes (transformer/nearest-entry.ts) reads the nearest tsconfig.json and the
+  // tsconfig.*.json beside it. The plain and reading-floor builds' configs sit in a folder of their
+  // own, so they are not read beside it. Without a tsconfig.json here the nearest was lockweave's own
+  // bench/tsconfig.json, its extends chain and the configs beside them: four files no user's project
+  // has, and an entry whose settings the generated one had to match.
+  const compilerOptions = (dir: string) => ({
     target: 'ES2022',
     module: 'node16',
     moduleResolution: 'node16',
     strict: true,
     skipLibCheck: true,
     types: [],
-    rootDir: 'src',
-    outDir: 'out',
+    rootDir: relative(dir, src) || '.',
+    outDir: relative(dir, join(root, 'out')),
+  });
+  const writeConfig = (file: string, plugin?: string) => {
+    const dir = dirname(file);
+    mkdirSync(dir, { recursive: true });
+    // The transform by path: see bench/tsconfig.json for why not `lockweave/transformer`.
+    const plugins = plugin ? { plugins: [{ transform: relative(dir, plugin) }] } : {};
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { compilerOptions: { ...compilerOptions(dir), ...plugins }, include: [relative(dir, src)] },
+        null,
+        2,
+      ),
+    );
+    return file;
   };
-  const withPlugin = join(root, 'tsconfig.plugin.json');
-  const withoutPlugin = join(root, 'tsconfig.plain.json');
-  // The transform by path: see bench/tsconfig.json for why not `lockweave/transformer`.
-  const plugins = [{ transform: relative(root, transformPath) }];
-  writeFileSync(
-    withPlugin,
-    JSON.stringify({ compilerOptions: { ...compilerOptions, plugins }, include: ['src'] }, null, 2),
-  );
-  writeFileSync(withoutPlugin, JSON.stringify({ compilerOptions, include: ['src'] }, null, 2));
-  const withReadingFloor = join(root, 'tsconfig.reading-floor.json');
-  const floorPlugins = [{ transform: relative(root, readingFloorPath) }];
-  writeFileSync(
-    withReadingFloor,
-    JSON.stringify({ compilerOptions: { ...compilerOptions, plugins: floorPlugins }, include: ['src'] }, null, 2),
-  );
+  const withPlugin = writeConfig(join(root, 'tsconfig.json'), transformPath);
+  const withoutPlugin = writeConfig(join(root, 'builds', 'tsconfig.plain.json'));
+  const withReadingFloor = writeConfig(join(root, 'builds', 'tsconfig.reading-floor.json'), readingFloorPath);
   return { dir: root, withPlugin, withoutPlugin, withReadingFloor, taggedMethods };
 }

@@ -110,8 +110,15 @@ export const CLAIM_MS = 2_000;
  * waiter's: a binding pass to a process that stalls, or whose host vanished without closing its
  * connections, keeps the key as long as that stall or its waiter's lease — as a holder's would —
  * not CLAIM_FIRM_MS; so only a waiter that came a moment ago, alive then, is given one.
+ *
+ * Why 100 ms: what a binding pass saves is one round trip; what it risks is a stall of the waiter's
+ * process since its place, which a claim would bound at CLAIM_FIRM_MS. Waits behind short sections,
+ * where that round trip is a real part of each hand-off, are a few to a few tens of milliseconds
+ * (S3's and S4's p99 ~15–35 ms: every pass there binds); a waiter that stood in line longer waits behind
+ * sections long enough that the round trip is lost in them, and gets a claim. 500 ms read 2–4% fewer
+ * sections a second under connection faults (bench/history.md) and nothing more in S3 or S4.
  */
-export const BINDS_WITHIN_MS = 500;
+export const BINDS_WITHIN_MS = 100;
 
 /** What a binding pass's notice puts before the waiter's token (see BINDS_WITHIN_MS). */
 export const BINDING = '!';

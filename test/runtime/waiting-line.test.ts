@@ -3,6 +3,7 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { Redis } from 'ioredis';
 import { defineLock, LockAcquireError, RedisLockStore, type Lease, type PlaceInLine } from 'lockweave';
 import { claimMarkOf, fenceCounterOf, waitingLineOf } from '../../runtime/store/waiting-line';
@@ -189,14 +190,23 @@ test("a pass is told to its waiter's process and to the next in line's, who watc
   const none: string[] = [];
   t.true(await store.tryAcquire(key, 'holder', 10_000));
   // In line: a's waiter, b's two, c's, d's.
+  const placedAt = Date.now();
   for (const token of [tokenOf(a, 1), tokenOf(b, 1), tokenOf(b, 2), tokenOf(c, 1), tokenOf(d, 1)])
     t.false(await store.tryAcquireInTurn(key, place(token, 10_000)));
   t.is(await store.release(key, 'holder'), 'passed');
-  t.deepEqual(
-    await heardSince(),
-    { key: none, aaaaaaaa: [binding(a, 1)], bbbbbbbb: none, cccccccc: none, dddddddd: none },
-    'binding (its waiter came a moment ago, and its process hears): to its process alone',
-  );
+  // Within BINDS_WITHIN_MS of a's place by this clock, so by Redis's too: the pass binds. On a machine
+  // so loaded that the places and the release took longer, it may be a claim, told as below.
+  const surelyBinds = Date.now() - placedAt < BINDS_WITHIN_MS;
+  const bound = { key: none, aaaaaaaa: [binding(a, 1)], bbbbbbbb: none, cccccccc: none, dddddddd: none };
+  const told = await heardSince();
+  if (surelyBinds || isDeepStrictEqual(told, bound))
+    t.deepEqual(told, bound, 'binding (its waiter came a moment ago, and its process hears): to its process alone');
+  else
+    t.deepEqual(
+      told,
+      { key: none, aaaaaaaa: [tokenOf(a, 1)], bbbbbbbb: [tokenOf(a, 1)], cccccccc: none, dddddddd: none },
+      `placed ${Date.now() - placedAt} ms before (a loaded machine): a claim, told to its waiter and the next in line`,
+    );
   t.true(await store.tryAcquireInTurn(key, place(tokenOf(a, 1), 10_000)), 'a makes it its own');
   // From here the waiters have stood in line past BINDS_WITHIN_MS: their passes do not bind, and
   // go to the waiter and to the next in line, who watches the claim.
@@ -288,12 +298,21 @@ test('a pass binds a waiter that came a moment ago and whose process hears it: t
   t.true(await store.tryAcquire(key, 'holder', 10_000));
   t.false(await store.tryAcquireInTurn(key, place(c, 10_000)));
   t.false(await store.tryAcquireInTurn(key, { ...place(a, 10_000), leaseMs: 7_000 }));
+  const bPlacedAt = Date.now();
   t.false(await store.tryAcquireInTurn(key, place(b, 10_000)));
   t.is(await store.release(key, 'holder'), 'passed');
   t.is(await fixture.redis.get(mark), c, "c's process hears nothing: a claim, which the next in line may take");
   t.true(await store.tryAcquireInTurn(key, place(a, 10_000), c), 'taken as stale');
   t.is(await store.release(key, a), 'passed');
   t.is(await fixture.redis.get(key), b);
+  // b took its place a few round trips before: within BINDS_WITHIN_MS unless the machine is loaded.
+  const sincePlace = Date.now() - bPlacedAt;
+  if (sincePlace >= BINDS_WITHIN_MS && (await fixture.redis.get(mark)) === b) {
+    t.log(
+      `b placed ${sincePlace} ms before the pass (a loaded machine): a claim, not a binding pass; the rest not checked`,
+    );
+    return;
+  }
   t.is(await fixture.redis.exists(mark), 0, 'binding: no mark');
   const pttl = await fixture.redis.pttl(key);
   t.true(pttl > 9_000 && pttl <= 10_000, `b's own lease, as its first attempt noted it: ${pttl} ms left`);
@@ -346,8 +365,12 @@ test('a waiter a pass binds runs its body on the notice, its lease counted from 
     t.true(await elsewhere.tryAcquire(key, 'holder', 10_000));
     const startedAt = Date.now();
     next = L.acquire('K', undefined, giveUp.signal) as Promise<Lease>;
-    await until(async () => (await fixture.redis.zcard(waitingLineOf(key).line)) === 1, 5_000);
-    await until(async () => (await heardChannels(fixture.redis, key)).length > 0, 20_000);
+    // Looked for often: the pass must come well within BINDS_WITHIN_MS of the waiter's place to bind.
+    await until(async () => (await fixture.redis.zcard(waitingLineOf(key).line)) === 1, {
+      timeoutMs: 5_000,
+      everyMs: 1,
+    });
+    await until(async () => (await heardChannels(fixture.redis, key)).length > 0, { timeoutMs: 20_000, everyMs: 1 });
     const releasedAt = Date.now();
     t.is(await elsewhere.release(key, 'holder'), 'passed');
     const lease = await next;
