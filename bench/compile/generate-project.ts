@@ -111,7 +111,7 @@ export function generateProject(
     strict: true,
     skipLibCheck: true,
     types: [],
-    rootDir: relative(dir, src) || '.',
+    rootDir: relative(dir, src),
     outDir: relative(dir, join(root, 'out')),
   });
   const writeConfig = (file: string, plugin?: string) => {
