@@ -6,6 +6,7 @@
 // same code and differ only in the tags. Written to bench/.tmp, never committed.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { installLockweave } from '../installed-package';
 
 export interface ProjectShape {
   readonly files: number;
@@ -67,12 +68,7 @@ export interface OrderLine { sku: string; quantity: number; price: number }
 export interface AuditEntry { id: number; at: Date; note?: string }
 `;
 
-export function generateProject(
-  root: string,
-  shape: ProjectShape,
-  transformPath: string,
-  readingFloorPath: string,
-): GeneratedProject {
+export function generateProject(root: string, shape: ProjectShape, readingFloorPath: string): GeneratedProject {
   rmSync(root, { recursive: true, force: true });
   const src = join(root, 'src');
   mkdirSync(src, { recursive: true });
@@ -103,7 +99,8 @@ export function generateProject(
   // tsconfig.*.json beside it. The plain and reading-floor builds' configs sit in a folder of their
   // own, so they are not read beside it. Without a tsconfig.json here the nearest was lockweave's own
   // bench/tsconfig.json, its extends chain and the configs beside them: four files no user's project
-  // has, and an entry whose settings the generated one had to match.
+  // has, and an entry whose settings the generated one had to match. The entry names the installed
+  // package, as users write it; one by path is not read as lockweave's (bench/installed-package.ts).
   const compilerOptions = (dir: string) => ({
     target: 'ES2022',
     module: 'node16',
@@ -114,11 +111,10 @@ export function generateProject(
     rootDir: relative(dir, src),
     outDir: relative(dir, join(root, 'out')),
   });
-  const writeConfig = (file: string, plugin?: string) => {
+  const writeConfig = (file: string, transform?: string) => {
     const dir = dirname(file);
     mkdirSync(dir, { recursive: true });
-    // The transform by path: see bench/tsconfig.json for why not `lockweave/transformer`.
-    const plugins = plugin ? { plugins: [{ transform: relative(dir, plugin) }] } : {};
+    const plugins = transform ? { plugins: [{ transform }] } : {};
     writeFileSync(
       file,
       JSON.stringify(
@@ -129,8 +125,12 @@ export function generateProject(
     );
     return file;
   };
-  const withPlugin = writeConfig(join(root, 'tsconfig.json'), transformPath);
-  const withoutPlugin = writeConfig(join(root, 'builds', 'tsconfig.plain.json'));
-  const withReadingFloor = writeConfig(join(root, 'builds', 'tsconfig.reading-floor.json'), readingFloorPath);
+  // As a user's project has it: a package.json, and lockweave installed (bench/installed-package.ts).
+  writeFileSync(join(root, 'package.json'), `${JSON.stringify({ name: 'compile-bench', private: true })}\n`);
+  installLockweave(root);
+  const withPlugin = writeConfig(join(root, 'tsconfig.json'), 'lockweave/transformer');
+  const builds = join(root, 'builds');
+  const withoutPlugin = writeConfig(join(builds, 'tsconfig.plain.json'));
+  const withReadingFloor = writeConfig(join(builds, 'tsconfig.reading-floor.json'), relative(builds, readingFloorPath));
   return { dir: root, withPlugin, withoutPlugin, withReadingFloor, taggedMethods };
 }

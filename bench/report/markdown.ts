@@ -130,7 +130,7 @@ export function renderMarkdown(
     out.push('## Compile time');
     out.push('');
     out.push(
-      `\`tspc -p\` on generated projects, ${config.compile.runs} runs of each build, in an order that alternates between runs.`,
+      '`tspc -p` on generated projects, each build run in turn with the others, in an order that alternates between runs.',
     );
     out.push(
       'The plugin reads the JSDoc of the files that mention the tag itself: plain tspc and the plugin build parse the same.',
@@ -142,6 +142,8 @@ export function renderMarkdown(
       const runs = (list: number[]) => list.map((ms) => num(ms / 1000, 2)).join(', ');
       out.push('');
       out.push(`### ${describeShape(c.shape)}`);
+      out.push('');
+      out.push(`${c.times.ms.plain.length} runs of each build.`);
       out.push('');
       out.push(
         table(
@@ -172,7 +174,7 @@ export function renderMarkdown(
       if (c.share)
         out.push(
           '',
-          `In a CPU profile of one more plugin build (bench/compile/plugin-share.ts), lockweave's own code — loading its modules, the analysis, the weave — took ${num(c.share.lockweaveMs, 0)} ms of the build's ${num(c.share.totalMs, 0)} ms: ${shareText(c.share)} of its CPU. Not in it: TypeScript printing the woven methods, and the garbage collection of what lockweave allocated.`,
+          `In CPU profiles of ${c.profiledMs.length} more plugin builds (bench/compile/plugin-share.ts), lockweave's own code — loading its modules, the analysis, the weave — took ${c.profiledMs.map((ms) => num(ms, 0)).join(', ')} ms; in the build of median share, ${num(c.share.lockweaveMs, 0)} ms of ${num(c.share.totalMs, 0)} ms: ${shareText(c.share)} of its CPU. Not in it: TypeScript printing the woven methods, and the garbage collection of what lockweave allocated.`,
         );
       if (c.times.pluginError) out.push('', 'The plugin build failed:', '', '```', c.times.pluginError, '```');
     }

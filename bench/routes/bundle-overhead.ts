@@ -102,7 +102,7 @@ webpack({
 };
 
 function generateApp(): void {
-  writeGeneratedApp(ROOT, APP_DIR, {
+  writeGeneratedApp(APP_DIR, {
     packageJson: { private: true },
     compilerOptions: { target: 'ES2022', module: 'esnext', moduleResolution: 'bundler' },
     importExtension: '',

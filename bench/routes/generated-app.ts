@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { installLockweave } from '../installed-package';
 import { processCpuMs } from '../machine';
 
 export const MODULES = 100;
@@ -19,7 +20,7 @@ export interface GeneratedApp {
 }
 
 /** Writes the project into `dir` (emptied first), with `lockweave/...` resolving to this repo's dist. */
-export function writeGeneratedApp(root: string, dir: string, app: GeneratedApp): void {
+export function writeGeneratedApp(dir: string, app: GeneratedApp): void {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(app.packageJson)}\n`);
@@ -39,11 +40,7 @@ export function writeGeneratedApp(root: string, dir: string, app: GeneratedApp):
     path.join(dir, 'app.ts'),
     `${imports.join('\n')}\nconst services: unknown[] = [${services}];\n${app.appTail}`,
   );
-  // As an installed package would: a package.json and the built dist.
-  const installed = path.join(dir, 'node_modules', 'lockweave');
-  fs.mkdirSync(installed, { recursive: true });
-  fs.copyFileSync(path.join(root, 'package.json'), path.join(installed, 'package.json'));
-  fs.symlinkSync(path.join(root, 'dist'), path.join(installed, 'dist'), 'dir');
+  installLockweave(dir);
 }
 
 function moduleSource(index: number): string {

@@ -39,7 +39,7 @@ registerHooks({
 `;
 
 function generateApp(): void {
-  writeGeneratedApp(ROOT, APP_DIR, {
+  writeGeneratedApp(APP_DIR, {
     packageJson: { type: 'module', private: true },
     importExtension: '.ts',
     appTail: 'console.log(services.length);\n',

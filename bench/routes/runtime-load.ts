@@ -11,6 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { installLockweave } from '../installed-package';
 import { cpuRatio, MODULES, type StartWay, median, timeStarts } from './generated-app';
 
 const ROOT = path.resolve(path.dirname(process.argv[1]), '..', '..');
@@ -20,8 +21,7 @@ const REPETITIONS = Number(process.env.BENCH_ROUNDS ?? 7);
 
 function writeApp(): void {
   fs.rmSync(APP_DIR, { recursive: true, force: true });
-  fs.mkdirSync(path.join(APP_DIR, 'node_modules'), { recursive: true });
-  fs.symlinkSync(ROOT, path.join(APP_DIR, 'node_modules', 'lockweave'));
+  installLockweave(APP_DIR);
   const requires: string[] = [];
   for (let i = 0; i < MODULES; i++) {
     fs.writeFileSync(path.join(APP_DIR, `module${i}.cjs`), `exports.value${i} = () => ${i};\n`);

@@ -14,7 +14,7 @@ import { TSPC } from '../helpers/tspc';
 
 type ProjectConfigModule = typeof import('../../transformer/routes/project-config');
 const DIST = path.join(ROOT, 'dist', 'transformer', 'routes');
-const { projectConfigFor } = require(path.join(DIST, 'project-config.js')) as ProjectConfigModule;
+const { projectConfigFor, projectConfigsOf } = require(path.join(DIST, 'project-config.js')) as ProjectConfigModule;
 const TMP = path.join(ROOT, 'test', '.tmp', 'routes', 'project-config');
 
 /** A directory of files (path → JSON or text) under TMP, made afresh. */
@@ -72,6 +72,26 @@ test('in a long-running process, an edited config, a nearer tsconfig.json and a 
   t.is(projectConfigFor(file).plugin.prefix, 'based:', 'and removed again');
   write('src/tsconfig.json', entry({ prefix: 'src:' }));
   t.is(projectConfigFor(file).plugin.prefix, 'src:', 'a nearer tsconfig.json');
+});
+
+test("tspc's check reads many files' projects as one batch: each folder's own project, and an edit seen by the next batch", (t) => {
+  const dir = project('batch', {
+    'tsconfig.json': entry({ prefix: 'shop:' }),
+    'src/pay.ts': SOURCE,
+    'src/refund.ts': SOURCE,
+    'src/legacy/tsconfig.json': entry({ prefix: 'legacy:' }),
+    'src/legacy/old.ts': SOURCE,
+  });
+  const ts = require('typescript') as typeof import('typescript');
+  const prefixes = (projectOf: ReturnType<typeof projectConfigsOf>) =>
+    ['src/pay.ts', 'src/legacy/old.ts', 'src/refund.ts'].map((file) => projectOf(path.join(dir, file)).plugin.prefix);
+  const batch = projectConfigsOf(ts);
+  t.deepEqual(prefixes(batch), ['shop:', 'legacy:', 'shop:']);
+  // Same length: only the text tells the edit. The batch asked the disk once; the next one asks again.
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(entry({ prefix: 'shoq:' })));
+  t.deepEqual(prefixes(projectConfigsOf(ts)), ['shoq:', 'legacy:', 'shoq:']);
+  fs.writeFileSync(path.join(dir, 'src', 'tsconfig.json'), JSON.stringify(entry({ prefix: 'src:' })));
+  t.deepEqual(prefixes(projectConfigsOf(ts)), ['src:', 'legacy:', 'src:'], 'a nearer tsconfig.json written since');
 });
 
 test("a route's tsconfig option naming a config without an entry, where the file's own project has one: an error naming both", (t) => {

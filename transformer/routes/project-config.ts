@@ -107,14 +107,43 @@ export function projectConfigFor(fileName: string, configFile?: string, tsApi?: 
     const named = readCached(path.resolve(configFile), tsApi);
     return named.hasEntry ? named : withoutEntryOfItsOwn(fileName, named, tsApi);
   }
-  const nearest = nearestTsconfigOf(fileName);
+  return underNearest(fileName, nearestTsconfigOf(fileName), tsApi, undefined);
+}
+
+/**
+ * projectConfigFor (without a named config) for many files at once: tspc's check of a program's
+ * tagged files (nearest-entry.ts). One call of projectConfigFor asks the disk whether its cached
+ * answer still holds — the configs' text read again, the names beside them listed — since a
+ * long-running process asks again after an edit; a batch asks once per nearest tsconfig, and looks
+ * for each folder's nearest tsconfig once: 200 tagged files of one project read its config once, not
+ * 200 times. An edit made while the batch runs is seen by the next call, as by tspc itself, which
+ * read its config before.
+ */
+export function projectConfigsOf(tsApi: typeof ts): (fileName: string) => ProjectConfig {
+  const checked = new Set<string>();
+  const nearestByFolder = new Map<string, string | undefined>();
+  return (fileName) => {
+    const folder = path.dirname(path.resolve(fileName));
+    if (!nearestByFolder.has(folder)) nearestByFolder.set(folder, nearestTsconfigOf(fileName));
+    return underNearest(fileName, nearestByFolder.get(folder), tsApi, checked);
+  };
+}
+
+/** The project of `fileName`, whose nearest tsconfig is `nearest`; `checked`: the nearest ones whose answer was found to hold in this batch. */
+function underNearest(
+  fileName: string,
+  nearest: string | undefined,
+  tsApi: typeof ts | undefined,
+  checked: Set<string> | undefined,
+): ProjectConfig {
   if (!nearest) return NO_PROJECT;
   let known = byNearest.get(nearest);
-  if (known && !holds(known.readFrom, nearest)) {
+  if (known && !checked?.has(nearest) && !holds(known.readFrom, nearest)) {
     forgetProjectConfigs();
     known = undefined;
   }
   if (!known) byNearest.set(nearest, (known = readNearest(nearest, tsApi)));
+  checked?.add(nearest);
   const { project } = known;
   // The common case, an entry in the nearest project's configs: no project's files are listed.
   if (project.enclosing.length === 0) return project.config;
