@@ -2,7 +2,7 @@
 // release channels, so callers on any client take turns on one key and each gets its share.
 import test from 'ava';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
-import { assertTookTurns, runHotKeyCallers } from './hot-key-callers';
+import { assertTookTurns, runCallersTogether } from './hot-key-callers';
 
 const fixture = useRedis(test);
 
@@ -13,10 +13,10 @@ test('node-redis v6, node-redis v5, GLIDE and ioredis processes take turns on on
   const flag = uniqueId('interop');
   const counterKey = uniqueId('interop-counter');
   const families = ['redis', 'redis5', 'glide', 'ioredis'];
-  const reports = await Promise.all(
-    families.map((family) =>
-      runHotKeyCallers(fixture.server.url, [family, flag, 'K', '3', '5000', '2', '1000', counterKey]),
-    ),
+  const reports = await runCallersTogether(
+    'hot-key-callers',
+    fixture.server.url,
+    families.map((family) => [family, flag, 'K', '3', '5000', '2', '1000', counterKey]),
   );
   assertTookTurns(t, reports, Number(await fixture.redis.get(counterKey)));
 });

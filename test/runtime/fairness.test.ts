@@ -1,10 +1,8 @@
 // Fairness across processes: callers in every process get the key in their turn, so none waits
 // past its bound while callers elsewhere keep coming back for the same key.
 import test from 'ava';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { uniqueId, useRedis } from '../helpers/redis-fixture';
-import { assertTookTurns, type CallerReport, runHotKeyCallers } from './hot-key-callers';
+import { assertTookTurns, runCallersTogether } from './hot-key-callers';
 
 const fixture = useRedis(test);
 
@@ -15,53 +13,10 @@ const fixture = useRedis(test);
 test('3 processes x 4 callers on one hot key for 8 s: every call gets the key within its wait bound, each process its share', async (t) => {
   const flag = uniqueId('fair');
   const counterKey = uniqueId('fair-counter');
-  const reports = await Promise.all(
-    [1, 2, 3].map(() =>
-      runHotKeyCallers(fixture.server.url, ['ioredis', flag, 'K', '4', '8000', '2', '1000', counterKey]),
-    ),
-  );
+  const args = ['ioredis', flag, 'K', '4', '8000', '2', '1000', counterKey];
+  const reports = await runCallersTogether('hot-key-callers', fixture.server.url, [args, args, args]);
   assertTookTurns(t, reports, Number(await fixture.redis.get(counterKey)));
 });
-
-/**
- * Starts one process of test/runtime/programs/cohort-callers.js per entry of `argsOfEach`, lets all
- * their callers go at once (each waits for a line on stdin after it connects, so no process has
- * the key alone while the others still load), and returns what each reports.
- */
-async function runCohortCallers(redisUrl: string, argsOfEach: readonly string[][]): Promise<CallerReport[]> {
-  const children = argsOfEach.map((args) => {
-    const child = spawn(process.execPath, [join(__dirname, 'programs', 'cohort-callers.js'), ...args], {
-      cwd: __dirname,
-      env: { ...process.env, REDIS_URL: redisUrl },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let out = '';
-    const ready = new Promise<void>((resolve) => {
-      child.stdout!.on('data', (data) => {
-        out += data;
-        if (out.startsWith('ready\n')) resolve();
-      });
-    });
-    const report = new Promise<CallerReport>((resolve, reject) => {
-      const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.once('exit', (code) => {
-        clearTimeout(killer);
-        if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()!) as CallerReport);
-        else reject(new Error(`cohort-callers exited ${code}: ${out}`));
-      });
-    });
-    return { child, ready: Promise.race([ready, report.then(() => undefined)]), report };
-  });
-  try {
-    await Promise.all(children.map(({ ready }) => ready));
-  } catch (error) {
-    // One could not start: the others would wait for their line until killed.
-    for (const { child } of children) child.kill('SIGKILL');
-    throw error;
-  }
-  for (const { child } of children) child.stdin!.end('go\n');
-  return Promise.all(children.map(({ report }) => report));
-}
 
 // 2 processes x 2 callers on one key, 20 ms sections, each caller pausing 5 ms between calls: while
 // one caller of a process holds the key and the other pauses, that process has no waiter for it.
@@ -74,7 +29,7 @@ test('2 processes x 2 callers pausing between calls: the cohort counts on, each 
   const flag = uniqueId('cohort');
   const counterKey = uniqueId('cohort-counter');
   const args = [flag, 'K', '2', '2500', '20', '5', '3', '500', counterKey];
-  const reports = await runCohortCallers(fixture.server.url, [args, args]);
+  const reports = await runCallersTogether('cohort-callers', fixture.server.url, [args, args]);
   const sections = reports.map((r) => r.sections);
   const total = sections.reduce((a, b) => a + b);
   const summary = reports

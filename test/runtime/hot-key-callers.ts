@@ -1,5 +1,6 @@
-// Runs test/runtime/programs/hot-key-callers.js — one process of several taking turns on one hot
-// key — against the fixture's Redis, and returns what it reports.
+// Runs processes of test/runtime/programs/ — hot-key-callers.js (one process of several taking
+// turns on one hot key) or cohort-callers.js (callers that pause between calls) — against the
+// fixture's Redis, all their callers let go at once, and returns what each reports.
 import type { ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,22 +13,48 @@ export interface CallerReport {
   otherErrors: string[];
 }
 
-/** argv: family businessFlag key callers runMs retries waitTime counterKey (see the program). */
-export function runHotKeyCallers(redisUrl: string, args: string[]): Promise<CallerReport> {
-  const child = spawn(process.execPath, [join(__dirname, 'programs', 'hot-key-callers.js'), ...args], {
-    env: { ...process.env, REDIS_URL: redisUrl },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout!.on('data', (data) => (out += data));
-  return new Promise((resolve, reject) => {
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()!) as CallerReport);
-      else reject(new Error(`hot-key-callers exited ${code}: ${out}`));
+/**
+ * Starts one process of `program` per entry of `argsOfEach` (the program's argv: see its header),
+ * lets their callers go together — each prints `ready` once connected and waits for a line on
+ * stdin, so no process has the key alone while the others still load — and returns their reports.
+ */
+export async function runCallersTogether(
+  program: 'hot-key-callers' | 'cohort-callers',
+  redisUrl: string,
+  argsOfEach: readonly string[][],
+): Promise<CallerReport[]> {
+  const children = argsOfEach.map((args) => {
+    const child = spawn(process.execPath, [join(__dirname, 'programs', `${program}.js`), ...args], {
+      cwd: __dirname,
+      env: { ...process.env, REDIS_URL: redisUrl },
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
+    let out = '';
+    const ready = new Promise<void>((resolve) => {
+      child.stdout!.on('data', (data) => {
+        out += data;
+        if (out.startsWith('ready\n')) resolve();
+      });
+    });
+    const report = new Promise<CallerReport>((resolve, reject) => {
+      const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.once('exit', (code) => {
+        clearTimeout(killer);
+        if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()!) as CallerReport);
+        else reject(new Error(`${program} exited ${code}: ${out}`));
+      });
+    });
+    return { child, ready: Promise.race([ready, report.then(() => undefined)]), report };
   });
+  try {
+    await Promise.all(children.map(({ ready }) => ready));
+  } catch (error) {
+    // One could not start: the others would wait for their line until killed.
+    for (const { child } of children) child.kill('SIGKILL');
+    throw error;
+  }
+  for (const { child } of children) child.stdin!.end('go\n');
+  return Promise.all(children.map(({ report }) => report));
 }
 
 /**

@@ -2,9 +2,16 @@
 // it is given: `ioredis` (a URL: the runtime opens the client), `redis` (node-redis v6),
 // `redis5` (node-redis v5) or `glide` (Valkey GLIDE 2), connected here as a user would. Each section is a read-modify-write
 // of a counter that only the lock protects: an overlap between two holders, in this process or
-// across families, loses an update. Prints one JSON line: sections, failed calls, longest wait.
+// across families, loses an update.
+//
+// It connects, prints `ready`, and starts its callers when its stdin gives a line: the test starts
+// the processes' callers together. Each runs for `runMs` from then; a process that loaded quicker
+// than the others (GLIDE's and node-redis's modules take their time on a loaded machine) would
+// otherwise have the key alone for a while and take twice its share.
+// Prints one JSON line at the end: sections, failed calls, longest wait.
 // argv: family businessFlag key callers runMs retries waitTime counterKey
 const { Redis } = require('ioredis');
+const { createInterface } = require('node:readline');
 const { configure, defineLock, close, LockAcquireError } = require('lockweave');
 
 const [family, businessFlag, key, callers, runMs, retries, waitTime, counterKey] = process.argv.slice(2);
@@ -30,12 +37,17 @@ async function connect() {
   const { redis, stop } = await connect();
   configure({ redis });
   const counter = new Redis(process.env.REDIS_URL);
+  await counter.ping();
   const lock = defineLock({
     site: `hot-key-callers-${family}`,
     businessFlag,
     retries: Number(retries),
     waitTime: Number(waitTime),
   });
+  process.stdout.write('ready\n');
+  const lines = createInterface({ input: process.stdin });
+  await new Promise((resolve) => lines.once('line', resolve));
+  lines.close();
   const stopAt = Date.now() + Number(runMs);
   const result = { family, sections: 0, failed: 0, maxWaitMs: 0, otherErrors: [] };
   await Promise.all(
