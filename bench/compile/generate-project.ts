@@ -94,13 +94,10 @@ export function generateProject(root: string, shape: ProjectShape, readingFloorP
       `import type { AuditEntry, Order, OrderLine } from './types';\n${previous}\nexport class Service${f} {\n${helper}  ${methods.join('\n\n  ')}\n}\n`,
     );
   }
-  // The project's own tsconfig.json carries the plugin entry, as a user's does: the check tspc runs
-  // for the other routes (transformer/nearest-entry.ts) reads the nearest tsconfig.json and the
-  // tsconfig.*.json beside it. The plain and reading-floor builds' configs sit in a folder of their
-  // own, so they are not read beside it. Without a tsconfig.json here the nearest was lockweave's own
-  // bench/tsconfig.json, its extends chain and the configs beside them: four files no user's project
-  // has, and an entry whose settings the generated one had to match. The entry names the installed
-  // package, as users write it; one by path is not read as lockweave's (bench/installed-package.ts).
+  // The project's own tsconfig.json carries the plugin entry, named as users write it (an entry by
+  // path is not read as lockweave's: bench/installed-package.ts). The check tspc runs for the other
+  // routes (transformer/nearest-entry.ts) reads the nearest tsconfig.json and the tsconfig.*.json
+  // beside it, so the plain and reading-floor builds' configs sit in a folder of their own.
   const compilerOptions = (dir: string) => ({
     target: 'ES2022',
     module: 'node16',

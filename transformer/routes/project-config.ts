@@ -116,8 +116,8 @@ export function projectConfigFor(fileName: string, configFile?: string, tsApi?: 
  * answer still holds — the configs' text read again, the names beside them listed — since a
  * long-running process asks again after an edit; a batch asks once per nearest tsconfig, and looks
  * for each folder's nearest tsconfig once: 200 tagged files of one project read its config once, not
- * 200 times. An edit made while the batch runs is seen by the next call, as by tspc itself, which
- * read its config before.
+ * 200 times. An edit made while the batch runs is seen by the next batch (the next program's check),
+ * as by tspc itself, which read its config before.
  */
 export function projectConfigsOf(tsApi: typeof ts): (fileName: string) => ProjectConfig {
   const checked = new Set<string>();
