@@ -55,6 +55,11 @@ export interface SuccessionRequest {
   readonly leavingLine?: readonly string[];
   /** Announce a freed key even though nobody stands in its line (Redlock's waiters take no place). */
   readonly announceFree?: boolean;
+  /**
+   * Told, when the free key was announced, how many subscribers the announcement reached: every
+   * process that listens for the key, this one among them (Redlock: whether other processes wait).
+   */
+  readonly onAnnounced?: (heardBy: number) => void;
 }
 
 /**

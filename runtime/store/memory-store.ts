@@ -167,6 +167,8 @@ export class MemoryLockStore implements LockStore {
       if (!successor) {
         // As the release script: announced only when asked (lock-store.ts, SuccessionRequest).
         this.free(key, succession?.announceFree === true);
+        // One process: its own listener is the only one there is.
+        if (succession?.announceFree) succession.onAnnounced?.(this.listeners.has(key) ? 1 : 0);
         return 'freed';
       }
       this.leaveLine(key, successor.token);

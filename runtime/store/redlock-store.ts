@@ -36,6 +36,18 @@
 // notice came meanwhile — a grant left on the first node alone (a caller that died mid-attempt)
 // bars the gate, not the majority.
 //
+// Turns. The gate lets one process through, but which one is a race: every waiting process's
+// waiter heard the release at about the same moment — the releasing process's own too, woken by
+// its lease (lock/succession.ts names it). A process whose waiters stand in line for the key behind
+// the others' turns thus waits a geometric number of them, and with 4 processes the slowest
+// hundredth waited ~16 turns of up to MAX_COHORT sections each. So a release that ends this process's
+// turn (its cohort is full: the successor it names may not go ahead) asks each node how many processes
+// heard the free key announced — the PUBLISH's count of subscribers, this process's one among them —
+// and when another listens, this process's waiters make no attempt for YIELD_MS: the others' waiters,
+// woken by the notice, come to the gate first. One that nobody else takes, a process whose
+// subscription lingers with no waiter behind it, is this process's again after YIELD_MS. The race
+// is then among the processes that did not just have a turn.
+//
 // A server counts once. One redis-server can be named under several addresses (127.0.0.1,
 // localhost, ::1, a forwarded port), which configure() cannot tell apart by their spelling; each
 // would vote, and one server would make the majority alone. So each node is asked which server it
@@ -65,6 +77,13 @@ const SPLIT_PAUSE_MS = 25;
 
 /** How long a waiter's attempt waits for the first node (the gate) before it asks the others too. */
 const GATE_MS = 50;
+
+/**
+ * How long this process's waiters make no attempt after its turn at a key ended while other
+ * processes listened for it (Turns, above): long enough for a waiter elsewhere, woken by the
+ * notice, to reach the gate on a busy 2-core machine; short against a turn.
+ */
+export const YIELD_MS = 3;
 
 /**
  * Fencing numbers come from one server's counter, increased with the grant in one script; the
@@ -112,6 +131,8 @@ export class RedlockStore implements LockStore {
   private readonly turns = new Map<string, Array<Promise<void> | undefined>>();
   /** Per waiter's token the gate refused: how many notices its key had had then (see gates). */
   private readonly refusedAtGate = new Map<string, number>();
+  /** Per key: this process's waiters make no attempt until then (Turns, above). */
+  private readonly yieldingUntil = new Map<string, number>();
   /** The gate is skipped until then: its node was slower than GATE_MS (paused, or far). */
   private gateSkippedUntil = 0;
   /**
@@ -212,7 +233,7 @@ export class RedlockStore implements LockStore {
    * it; `not-ours` when so many did not hold our token that it cannot have been held; else it throws,
    * and the lease sends the release again (it is token-checked).
    */
-  async release(key: string, token: string, _succession?: SuccessionRequest): Promise<Released> {
+  async release(key: string, token: string, succession?: SuccessionRequest): Promise<Released> {
     if (this.sameServer) {
       // A grant made before the twins were found goes now, not at its TTL (token-checked: only ours).
       this.nodes.forEach(({ store }, index) =>
@@ -222,17 +243,27 @@ export class RedlockStore implements LockStore {
     }
     const identifying = this.identified();
     if (identifying) await identifying;
+    // This process's turn ends (Turns, above): does another process listen for the key?
+    let othersListen = false;
+    const ownListeners = this.listeners.has(key) ? 1 : 0;
+    const endsTurn = succession?.successor !== undefined && succession.goesAhead !== true;
+    const request: SuccessionRequest = endsTurn
+      ? { announceFree: true, onAnnounced: (heardBy) => (othersListen ||= heardBy > ownListeners) }
+      : ANNOUNCED;
     // Its own notices wake nobody here: the lease wakes its successor itself when the key is freed.
     const { verdict, answers } = await this.busyWith(key, () =>
       this.vote(
         (node, index) =>
-          this.inTurn(token, index, () => node.release(key, token, ANNOUNCED)).then(
+          this.inTurn(token, index, () => node.release(key, token, request)).then(
             (released) => released !== 'not-ours',
           ),
         this.nodeBoundMs,
       ),
     );
-    if (verdict === 'yes') return 'freed';
+    if (verdict === 'yes') {
+      if (othersListen) this.yieldingUntil.set(key, Date.now() + YIELD_MS);
+      return 'freed';
+    }
     if (verdict === 'no') return 'not-ours';
     throw this.unreachable('release', key, answers);
   }
@@ -297,6 +328,7 @@ export class RedlockStore implements LockStore {
 
   unlisten(key: string): void {
     this.listeners.delete(key);
+    this.yieldingUntil.delete(key);
     for (const { store } of this.nodes) store.unlisten(key);
   }
 
@@ -320,6 +352,9 @@ export class RedlockStore implements LockStore {
   }
 
   private async attempt(key: string, token: string, leaseMs: number, waits = false): Promise<boolean> {
+    const yielding = waits ? this.yielding(key) : undefined;
+    if (yielding) await yielding;
+    // Read after the yield: the notices of this process's own release, heard meanwhile, are no news.
     const listener = this.listeners.get(key);
     const heardBefore = listener?.heard;
     const gated = waits && this.gates(token, heardBefore);
@@ -342,6 +377,17 @@ export class RedlockStore implements LockStore {
         else setImmediate(wake);
       }
     }
+  }
+
+  /** Resolves when this process's waiters may try for `key` again (Turns, above); undefined when they may now. */
+  private yielding(key: string): Promise<void> | undefined {
+    const until = this.yieldingUntil.get(key);
+    if (until === undefined) return undefined;
+    const leftMs = until - Date.now();
+    const over = () => this.yieldingUntil.get(key) === until && this.yieldingUntil.delete(key);
+    if (leftMs > 0) return new Promise((resolve) => setTimer(() => resolve(void over()), leftMs));
+    over();
+    return undefined;
   }
 
   /**

@@ -49,7 +49,7 @@ test('a release passes the key to the first waiter in line, over waiters that ca
   await store.close();
 });
 
-test('a release that finds the line empty publishes nothing, unless it asks to (Redlock); a pass names its waiter', async (t) => {
+test('a release that finds the line empty publishes nothing, unless it asks to (Redlock: then it says how many heard); a pass names its waiter', async (t) => {
   const store = new RedisLockStore(new Redis(fixture.server.url), { ownsClient: true });
   const key = `LOCK_${flag('quiet')}`;
   const channel = `lockweave:released:${key}`;
@@ -68,9 +68,12 @@ test('a release that finds the line empty publishes nothing, unless it asks to (
   await heardUpTo('marker-1');
   t.deepEqual(heard, ['marker-1'], 'nobody in line: nothing published');
   t.true(await store.tryAcquire(key, 'redlock-node', 10_000));
-  t.is(await store.release(key, 'redlock-node', { announceFree: true }), 'freed');
+  const heardBy: number[] = [];
+  const announced = { announceFree: true, onAnnounced: (count: number) => heardBy.push(count) };
+  t.is(await store.release(key, 'redlock-node', announced), 'freed');
   await heardUpTo('marker-2');
   t.deepEqual(heard, ['marker-1', '', 'marker-2'], 'asked: an empty notice');
+  t.deepEqual(heardBy, [1], 'heard by the one subscriber there is');
   t.true(await store.tryAcquire(key, 'holder', 10_000));
   t.false(await store.tryAcquireInTurn(key, place('waiter', 10_000)));
   t.is(await store.release(key, 'holder'), 'passed');

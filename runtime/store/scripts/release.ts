@@ -47,8 +47,9 @@ export interface ReleaseCall {
  * First, the waiters in `leavingLine` (they took the releaser's grant over, and their take-over
  * script may not have run yet) and, for a waiter giving up, the releaser leave the line; a waiter
  * giving up a claim passed to it takes its mark away with it.
- * Returns 0 when the key was not ours, 1 when freed, 2 when handed over ({2, fencing token} when
- * the successor wants one), 3 when passed (the confirming attempt fences).
+ * Returns 0 when the key was not ours, 1 when freed ({1, subscribers the announcement reached} when
+ * announced), 2 when handed over ({2, fencing token} when the successor wants one), 3 when passed
+ * (the confirming attempt fences).
  */
 const SOURCE = `local key, line, lapses, leases, claim, counter = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local token = ARGV[1]
@@ -94,7 +95,7 @@ if redis.call('exists', line) == 1 then
 end
 if not first and successor == '' then
   redis.call('del', key)
-  if announce_free == '1' then redis.call(publish, channel, '') end
+  if announce_free == '1' then return {1, redis.call(publish, channel, '')} end
   return 1
 end
 -- Nobody in line: the successor, in line or not, is the only one waiting.
@@ -165,8 +166,14 @@ export const RELEASE = luaScript<ReleaseCall, Released>({
   },
   reply: (raw, { succession }) => {
     if (typeof raw === 'number') return RELEASED[raw];
+    const [released, value] = raw as [number, number];
+    // {1, subscribers}: freed and announced, heard by that many.
+    if (released === 1) {
+      succession?.onAnnounced?.(value);
+      return 'freed';
+    }
     // {2, fencing token}: handed over to a successor that wanted one.
-    succession!.successor!.fence = (raw as [number, number])[1];
+    succession!.successor!.fence = value;
     return 'handed';
   },
 });
