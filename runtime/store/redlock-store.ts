@@ -38,15 +38,15 @@
 //
 // Turns. The gate lets one process through, but which one is a race: every waiting process's
 // waiter heard the release at about the same moment — the releasing process's own too, woken by
-// its lease (lock/succession.ts names it). A process whose waiters stand in line for the key behind
-// the others' turns thus waits a geometric number of them, and with 4 processes the slowest
-// hundredth waited ~16 turns of up to MAX_COHORT sections each. So a release that ends this process's
-// turn (its cohort is full: the successor it names may not go ahead) asks each node how many processes
-// heard the free key announced — the PUBLISH's count of subscribers, this process's one among them —
-// and when another listens, this process's waiters make no attempt for YIELD_MS: the others' waiters,
-// woken by the notice, come to the gate first. One that nobody else takes, a process whose
-// subscription lingers with no waiter behind it, is this process's again after YIELD_MS. The race
-// is then among the processes that did not just have a turn.
+// its lease (lock/succession.ts names it). A process that wants the key thus waited a geometric
+// number of the others' turns, and with 4 processes the slowest hundredth waited ~16 turns of up
+// to MAX_COHORT sections each. So a release that ends this process's turn (its cohort is full: the
+// successor it names may not go ahead) asks each node how many processes heard the free key
+// announced — the PUBLISH's count of subscribers, this process's one among them — and when another
+// listens, this process's waiters make no attempt for YIELD_MS (or the release's round trip, if
+// longer): the others' waiters, woken by the notice, come to the gate first, and the race for the
+// next turn is among the processes that did not just have one. A key nobody else takes (a process
+// whose subscription lingers with no waiter behind it) is this process's again after the yield.
 //
 // A server counts once. One redis-server can be named under several addresses (127.0.0.1,
 // localhost, ::1, a forwarded port), which configure() cannot tell apart by their spelling; each
@@ -79,9 +79,11 @@ const SPLIT_PAUSE_MS = 25;
 const GATE_MS = 50;
 
 /**
- * How long this process's waiters make no attempt after its turn at a key ended while other
- * processes listened for it (Turns, above): long enough for a waiter elsewhere, woken by the
- * notice, to reach the gate on a busy 2-core machine; short against a turn.
+ * How long, at least, this process's waiters make no attempt after its turn at a key ended while
+ * other processes listened for it (Turns, above): long enough for a waiter elsewhere, woken by the
+ * notice, to reach the gate on a busy 2-core machine; short against a turn. Where the release's own
+ * round trip took longer (a network between the hosts), that long, up to GATE_MS: the others' notice
+ * and their attempt travel as far.
  */
 export const YIELD_MS = 3;
 
@@ -247,6 +249,7 @@ export class RedlockStore implements LockStore {
     let othersListen = false;
     const ownListeners = this.listeners.has(key) ? 1 : 0;
     const endsTurn = succession?.successor !== undefined && succession.goesAhead !== true;
+    const sentAt = Date.now();
     const request: SuccessionRequest = endsTurn
       ? { announceFree: true, onAnnounced: (heardBy) => (othersListen ||= heardBy > ownListeners) }
       : ANNOUNCED;
@@ -261,7 +264,10 @@ export class RedlockStore implements LockStore {
       ),
     );
     if (verdict === 'yes') {
-      if (othersListen) this.yieldingUntil.set(key, Date.now() + YIELD_MS);
+      if (othersListen) {
+        const now = Date.now();
+        this.yieldingUntil.set(key, now + Math.min(Math.max(YIELD_MS, now - sentAt), GATE_MS));
+      }
       return 'freed';
     }
     if (verdict === 'no') return 'not-ours';

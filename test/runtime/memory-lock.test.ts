@@ -41,3 +41,18 @@ test('as the release script: a pass binds a waiter that names its process, came 
   t.true(memory.pttl('k') > 8_000, 'its own lease');
   await memory.close();
 });
+
+test('as the release script: a free key announced says how many heard it (here, its one listener or none)', async (t) => {
+  const memory = new MemoryLockStore();
+  const heardBy: number[] = [];
+  const announced = { announceFree: true, onAnnounced: (count: number) => heardBy.push(count) };
+  t.true(await memory.tryAcquire('k', 'alone', 10_000));
+  t.is(await memory.release('k', 'alone', announced), 'freed');
+  await memory.listen('k', () => undefined);
+  t.true(await memory.tryAcquire('k', 'heard', 10_000));
+  t.is(await memory.release('k', 'heard', announced), 'freed');
+  t.true(await memory.tryAcquire('k', 'quiet', 10_000));
+  t.is(await memory.release('k', 'quiet'), 'freed', 'not announced: not told');
+  t.deepEqual(heardBy, [0, 1]);
+  await memory.close();
+});
