@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type * as ts from 'typescript';
 import { analyseFile } from './check/analyse';
 import { formatError, locate, type LockweaveDiagnostic } from './diagnostics';
-import { mayHoldTag, tagMentions } from './parse/find-tags';
+import { attributeMentions, mayHoldTag, tagMentions } from './parse/find-tags';
 
 export { mayHoldTag };
 import { readPluginOptions } from './plugin-config';
@@ -79,7 +79,7 @@ export class LockweaveBuildError extends Error {
 
 export function weaveSource(fileName: string, code: string, options: WeaveSourceOptions = {}): WovenSource {
   const unchanged: WovenSource = { code, map: undefined, woven: 0, locked: [], errors: [] };
-  if (!mayHoldTag(code) || tagMentions(code).length === 0) return unchanged;
+  if (!mayHoldTag(code) || (tagMentions(code).length === 0 && attributeMentions(code).length === 0)) return unchanged;
   const tsApi = ownTypeScript();
   const parse = (text: string) =>
     tsApi.createSourceFile(fileName, text, tsApi.ScriptTarget.Latest, true, scriptKind(tsApi, fileName));

@@ -1,5 +1,5 @@
 // A locked body's own lock, reached without a parameter the method did not declare: a method
-// tagged `businessFlag=stock keyName=sku fencing=true` writes
+// tagged with the businessFlag stock, the keyName sku and fencing=true writes
 //
 //   await storage.write(sku, count, currentLock().fence); // the storage refuses a stale fence
 //

@@ -11,6 +11,11 @@
 // the tag and is not. Which of those names spell the tag is decided by the transformer's
 // tagMentions; this test only has to let them through.
 //
+// And a lock tag's attributes (`businessFlag=`, `keyName=`, in any letter case) wherever they stand:
+// every tag that locks writes businessFlag, so a block that holds it under a misspelled name
+// (`@redisLok`, `@redis Lock`, `＠redisLock`) is a tag the user meant, and an error where the
+// transformer finds it in a comment (find-tags.ts, attributeMentions).
+//
 // MAY_HOLD_TAG is one regular expression, for those who need one (a bundler runs it as a filter
 // without calling JavaScript). On a file without a tag it is slower than the plain spelling alone,
 // which the engine finds by its literal start, skipping through the text; mayHoldTagText, on the hot
@@ -25,14 +30,30 @@ const DISGUISED_NAME_TEXT = String.raw`[\w$.-]*(?:\\u|[\u0080-\u2fff\u3100-\u33f
 
 const PLAIN_SPELLING = `${'redis'}[-_.]?lock`;
 
-/** False means no tag in any spelling: nothing there to lock. One group after the @: others embed its source. */
-export const MAY_HOLD_TAG = new RegExp(`@(?:${PLAIN_SPELLING}|${DISGUISED_NAME_TEXT})`, 'i');
+/** A tag's name after its @, in any spelling the routes take for one. */
+const TAG_NAME_TEXT = `@(?:${PLAIN_SPELLING}|${DISGUISED_NAME_TEXT})`;
+
+/**
+ * A lock tag's attribute as a tag writes it: `businessFlag=` or `keyName=` and the start of a value,
+ * not a property set in code (`order.keyName=x`).
+ */
+const LOCK_ATTRIBUTE_TEXT = `(?<![\\w$.])(?:${'business'}Flag|${'key'}Name)=["\\w]`;
+
+/** False means no tag in any spelling: nothing there to lock. One group: others embed its source. */
+export const MAY_HOLD_TAG = new RegExp(`(?:${TAG_NAME_TEXT}|${LOCK_ATTRIBUTE_TEXT})`, 'i');
+
+/** Every tag name in any spelling, without the attributes (counting a block's tags: tagged-sites.ts). */
+export const TAG_NAMES = new RegExp(TAG_NAME_TEXT, 'gi');
+
+/** Every lock tag attribute (LOCK_ATTRIBUTE_TEXT). */
+export const LOCK_ATTRIBUTES = new RegExp(LOCK_ATTRIBUTE_TEXT, 'gi');
 
 const PLAIN_TAG = new RegExp(`@${PLAIN_SPELLING}`, 'i');
+const LOCK_ATTRIBUTE = new RegExp(LOCK_ATTRIBUTE_TEXT, 'i');
 
 /** MAY_HOLD_TAG.test(text), quicker on the text of a file without a tag. */
 export function mayHoldTagText(text: string): boolean {
-  return PLAIN_TAG.test(text) || holdsDisguisedName(text);
+  return PLAIN_TAG.test(text) || holdsDisguisedName(text) || LOCK_ATTRIBUTE.test(text);
 }
 
 /** Whether an @ stands before a disguised name (DISGUISED_NAME_TEXT): from each @, over `[\w$.-]*`, to a `\u` (or `\U`) or a character outside ASCII. */

@@ -12,7 +12,7 @@
 // that exactly (an odd form, text that does not tokenize, JSX), the site is undefined: the module is
 // not shown woven. A site read here must equal the transformer's; that is tested on every fixture
 // and on generated files (test/runtime/tagged-sites.test.ts).
-import { MAY_HOLD_TAG } from './tag-text';
+import { MAY_HOLD_TAG, TAG_NAMES } from './tag-text';
 
 /** A tagged `/**` block's declaration: where it starts (after the block) and its site, undefined where it cannot be read exactly. */
 export interface TaggedSite {
@@ -43,15 +43,13 @@ function unreadable(text: string): TaggedSite[] {
   return found.length > 0 ? found : [{ at: 0, site: undefined, businessFlags: undefined }];
 }
 
-/** Every mention of the tag, in any spelling the routes take for one. */
-const TAG_MENTIONS = new RegExp(MAY_HOLD_TAG.source, 'gi');
-/** `businessFlag=payOrder`, `businessFlag="payOrder"`: the contract's characters only, a whole attribute. */
+/** The businessFlag attribute with its value bare or quoted: the contract's characters only, a whole attribute. */
 const BUSINESS_FLAG = /(?<![\w$])businessFlag=("?)([A-Za-z0-9_.:-]+)\1(?=\s|\*\/|$)/g;
 
 /** The businessFlag of each tag in a `/**` block; undefined unless each tag shows exactly one. */
 function businessFlagsOf(block: string): string[] | undefined {
   const flags = [...block.matchAll(BUSINESS_FLAG)].map((match) => match[2]);
-  const tags = block.match(TAG_MENTIONS)?.length ?? 0;
+  const tags = block.match(TAG_NAMES)?.length ?? 0; // the tags' names, in any spelling; not their attributes
   return tags > 0 && flags.length === tags ? flags : undefined;
 }
 

@@ -7,9 +7,9 @@
 // what only types could decide — how a field is read — is decided at run time (see key-path.ts).
 import type * as ts from 'typescript';
 import { attempt, Code, fail, LockweaveDiagnostic, type Span } from '../diagnostics';
-import { findTaggedDeclarations, isExactTag, tagMentions } from '../parse/find-tags';
+import { attributeMentions, findTaggedDeclarations, isExactTag, tagMentions } from '../parse/find-tags';
 import { findHtmlLikeComments } from '../parse/html-comments';
-import { findIgnoredTags } from '../parse/ignored-tags';
+import { findAttributesWithoutTag, findIgnoredTags } from '../parse/ignored-tags';
 import { jsDocView } from '../parse/jsdoc-view';
 import { readTagText } from '../parse/tag-text';
 import { holdClash, ONE_SERVER_REASON, redlockClash } from '../../runtime/base/option-table';
@@ -55,7 +55,8 @@ export function analyseFile(
 ): FileAnalysis {
   if (sourceFile.isDeclarationFile) return NOTHING;
   const mentions = tagMentions(sourceFile.text);
-  if (mentions.length === 0) return NOTHING;
+  const attributes = attributeMentions(sourceFile.text);
+  if (mentions.length === 0 && attributes.length === 0) return NOTHING;
   const plans: LockPlan[] = [];
   const errors: LockweaveDiagnostic[] = [];
   const refused: RefusedFunction[] = [];
@@ -92,6 +93,9 @@ export function analyseFile(
     else refuse(host, result.error);
   }
   for (const { error, owner } of findIgnoredTags(tsApi, sourceFile, mentions, tagged, jsDoc)) {
+    refuse(owner, error);
+  }
+  for (const { error, owner } of findAttributesWithoutTag(tsApi, sourceFile, attributes, mentions, tagged)) {
     refuse(owner, error);
   }
   errors.push(...findHtmlLikeComments(sourceFile));

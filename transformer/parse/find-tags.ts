@@ -4,7 +4,7 @@
 // the text says `@redisLock` and descends only into nodes whose range holds one of them, because
 // a JSDoc block lies in its declaration's leading trivia, inside the declaration's range.
 import type * as ts from 'typescript';
-import { holdsDisguisedName, mayHoldTagText } from '../../runtime/base/tag-text';
+import { holdsDisguisedName, LOCK_ATTRIBUTES, mayHoldTagText } from '../../runtime/base/tag-text';
 import type { JsDocView } from './jsdoc-view';
 import { disguisedNameAt, mayStartWithR, plainName, readsNearTag } from './written-name';
 
@@ -42,6 +42,19 @@ export function tagMentions(text: string): number[] {
       disguised.push(at);
   }
   return disguised.length === 0 ? found : [...found, ...disguised].sort((a, b) => a - b);
+}
+
+/**
+ * Where the text writes a lock tag's attribute (`businessFlag=`, `keyName=`, any letter case; see
+ * runtime/base/tag-text.ts): every tag that locks writes businessFlag, so in a comment that names no
+ * tag, in any spelling, they are a tag under a name the compiler does not read as it (`@redisLok`,
+ * `@redis Lock`) — an error where it stands (ignored-tags.ts, findAttributesWithoutTag).
+ */
+export function attributeMentions(text: string): number[] {
+  const found: number[] = [];
+  LOCK_ATTRIBUTES.lastIndex = 0;
+  for (let match = LOCK_ATTRIBUTES.exec(text); match; match = LOCK_ATTRIBUTES.exec(text)) found.push(match.index);
+  return found;
 }
 
 const MENTION_TEXT = '@redislock(?![A-Za-z0-9_$])|(?<![\\w$])@redis[-_.]?lock[\\w$]*';

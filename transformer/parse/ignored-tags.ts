@@ -58,7 +58,100 @@ export function findIgnoredTags(
   return found;
 }
 
+/**
+ * `attributes` are where the text writes a lock tag's attributes (attributeMentions). One in a JSDoc
+ * block that names no tag in any spelling (`mentions`) and is not a tagged block (`tagged`) is a tag
+ * the compiler reads under another name or none (a misspelled name, a space after the at sign, a
+ * fullwidth at sign) and would leave unlocked: an error, once per comment, at the name when one reads
+ * close to the tag. In a line or plain block comment, only under a name that reads close to the tag.
+ */
+export function findAttributesWithoutTag(
+  tsApi: typeof ts,
+  sourceFile: ts.SourceFile,
+  attributes: readonly number[],
+  mentions: readonly number[],
+  tagged: readonly TaggedDeclaration[],
+): IgnoredTag[] {
+  const found: IgnoredTag[] = [];
+  const seen = new Set<number>();
+  for (const position of attributes) {
+    if (tagged.some(({ block }) => block.pos <= position && position < block.end)) continue;
+    const comment = commentAt(tsApi, sourceFile, position);
+    if (!comment) continue; // in a string, a template or code: not a comment
+    const { range } = comment;
+    // A comment that names a tag in any spelling is judged by that name (findIgnoredTags).
+    if (seen.has(range.pos) || mentions.some((at) => range.pos <= at && at < range.end)) continue;
+    seen.add(range.pos);
+    // Outside a /** */ block — where tags live — attributes are as likely prose (`// keyName=x is
+    // refused`) as a tag; there only a name that reads close to the tag makes them one.
+    const isJsDoc = sourceFile.text.startsWith('/**', range.pos) && !sourceFile.text.startsWith('/**/', range.pos);
+    if (!isJsDoc && !nearTagName(sourceFile.text.slice(range.pos, position), range.pos)) continue;
+    found.push({
+      error: attributesWithoutTag(sourceFile, range, position),
+      owner: declarationAround(tsApi, sourceFile, range),
+    });
+  }
+  return found;
+}
+
 const TAG = '@redisLock';
+
+function attributesWithoutTag(
+  sourceFile: ts.SourceFile,
+  range: ts.CommentRange,
+  position: number,
+): LockweaveDiagnostic {
+  const text = sourceFile.text;
+  const attribute = /\w+=/y;
+  attribute.lastIndex = position;
+  const written = attribute.exec(text)![0];
+  const near = nearTagName(text.slice(range.pos, position), range.pos);
+  if (near)
+    return new LockweaveDiagnostic(
+      Code.NotTheTag,
+      `${near.name} is not ${TAG}: the comment holds a lock tag's attributes (${written}…) under a tag the compiler reads by another name, and nothing would be locked; write ${TAG}`,
+      { file: sourceFile, start: near.start, length: near.name.length },
+    );
+  return new LockweaveDiagnostic(
+    Code.NotTheTag,
+    `this comment holds a lock tag's attributes (${written}…) but no ${TAG} tag, so nothing would be locked; ` +
+      `write /** ${TAG} ${written}… */ directly above the async method or function, or write the text otherwise (${written.slice(0, -1)}: …)`,
+    { file: sourceFile, start: position, length: written.length },
+  );
+}
+
+/** The last `@name` before an attribute in its comment that reads close to the tag (2 edits or fewer, any case), if any. */
+function nearTagName(before: string, offset: number): { name: string; start: number } | undefined {
+  let near: { name: string; start: number } | undefined;
+  for (const match of before.matchAll(/@[\w$.-]+/g)) {
+    if (
+      editDistance(
+        match[0]
+          .slice(1)
+          .toLowerCase()
+          .replace(/[^a-z]/g, ''),
+        'redislock',
+      ) <= 2
+    )
+      near = { name: match[0], start: offset + match.index };
+  }
+  return near;
+}
+
+/** Edits (insert, delete, replace, swap two neighbours) between two short words. */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.length][b.length];
+}
 
 function misspelled(text: string, position: number, span: Span): LockweaveDiagnostic {
   const disguised = disguisedNameAt(text, position);

@@ -155,6 +155,66 @@ test('misuses outside the fixtures: another spelling, a tag in a comment, two ta
   }
 });
 
+test("a lock tag's attributes under a name the compiler does not read as the tag are an error at the name, or at the attributes", (t) => {
+  const method = (comment: string) =>
+    `export class S {\n  ${comment}\n  async m(x: string): Promise<void> { void x; }\n}\n`;
+  // A name within two edits of the tag (any case): the error stands at the name.
+  for (const name of ['@redisLok', '@redsLock', '@redisLcok', '@reddisLock', '@rediLok', '@redLock', '@REDISLOK']) {
+    const source = method(`/** ${name} businessFlag=a keyName=x */`);
+    const { file, checker } = checkedFile(source);
+    const { errors, plans, refused } = analyseFile(tsApi, checker, file, {});
+    t.deepEqual(
+      errors.map((e) => [e.code, e.span.start, e.span.length]),
+      [[Code.NotTheTag, source.indexOf(name), name.length]],
+      name,
+    );
+    t.regex(
+      errors[0]!.message,
+      new RegExp(`^@redisLock: ${name} is not @redisLock: the comment holds a lock tag's attributes`),
+    );
+    t.is(plans.length, 0, name);
+    t.is(refused.length, 1, `${name}: the method is emitted as a throw`);
+  }
+  // No name that reads as the tag (a space, a fullwidth at sign, another tag, none): at the first attribute.
+  for (const comment of [
+    '/** @redis Lock businessFlag=a keyName=x */',
+    '/** @ redisLock businessFlag=a keyName=x */',
+    '/** \uFF20redisLock businessFlag=a keyName=x */',
+    '/** @redis\n   * Lock keyName=x businessFlag=a */',
+    '/** @param x keyName=x */',
+    '/** businessFlag=a */',
+  ]) {
+    const source = method(comment);
+    const { file, checker } = checkedFile(source);
+    const { errors, refused } = analyseFile(tsApi, checker, file, {});
+    const first = Math.min(...['businessFlag=', 'keyName='].map((a) => source.indexOf(a)).filter((at) => at >= 0));
+    t.deepEqual(
+      errors.map((e) => [e.code, e.span.start]),
+      [[Code.NotTheTag, first]],
+      comment,
+    );
+    t.regex(errors[0]!.message, /this comment holds a lock tag's attributes \(\w+=…\) but no @redisLock tag/, comment);
+    t.is(refused.length, 1, comment);
+  }
+  // Prose and code stay as they are: attributes in a line comment with no name near the tag, in a
+  // string, set as a property; and a good tag's own attributes.
+  for (const source of [
+    method('// keyName=x is refused when x is an object'),
+    'export const s = "businessFlag=a keyName=x";\nconst o = { keyName: 1 };\no.keyName=2;\n',
+    method('/** @redisLock businessFlag=a keyName=x */'),
+  ]) {
+    const { file, checker } = checkedFile(source);
+    t.deepEqual(analyseFile(tsApi, checker, file, {}).errors, [], source);
+  }
+  // In a line comment, a name near the tag makes it one.
+  const line = method('// @redisLok businessFlag=a keyName=x');
+  const { file, checker } = checkedFile(line);
+  t.deepEqual(
+    analyseFile(tsApi, checker, file, {}).errors.map((e) => [e.code, e.span.start]),
+    [[Code.NotTheTag, line.indexOf('@redisLok')]],
+  );
+});
+
 test('every code but 93009, 93029, 93030 and 93031 has a case here (93009: parse/jsdoc-view.test.ts; 93029, a program-wide check: lock-order.test.ts; 93030, found as tspc emits: e2e/transformer-before.test.ts; 93031, about a file and not a tag: parse/html-comments.test.ts; 93022: the plugin options below)', (t) => {
   const covered = new Set([
     ...expected.map((e) => e.code),
