@@ -263,7 +263,7 @@ test('plain ts-jest: a JavaScript test file loads the runtime: only TypeScript t
   t.regex(result.output, /✓ a JavaScript test file loads the runtime/);
 });
 
-test('getCacheKey changes with the source, the path, the jest config and the tsconfig options', (t) => {
+test('getCacheKey changes with the source, the path, the jest config and the tsconfig options; a tsconfig with another entry is refused', (t) => {
   const transformer = (
     require(path.join(ROOT, 'dist', 'transformer', 'routes', 'jest.js')) as {
       default: { getCacheKey(source: string, file: string, options: object): string };
@@ -278,13 +278,22 @@ test('getCacheKey changes with the source, the path, the jest config and the tsc
   t.not(transformer.getCacheKey(source, path.join(PROJECT, 'src', 'other.ts'), options), key);
   t.not(transformer.getCacheKey(source, file, { ...options, configString: '{"a":2}' }), key);
   t.not(transformer.getCacheKey(source, file, { ...options, supportsStaticESM: true }), key);
-  // Another tsconfig (another prefix) must compile again: the woven key differs. Not beside the
-  // project's tsconfig.json, where every route would read it too and refuse the two prefixes.
+  // Another tsconfig (other compiler options) must compile again. Not beside the project's
+  // tsconfig.json, where every route would read it too.
   fs.mkdirSync(path.join(PROJECT, 'other-config'), { recursive: true });
   const other = path.join(PROJECT, 'other-config', 'tsconfig.json');
-  fs.writeFileSync(
-    other,
-    JSON.stringify({ compilerOptions: { plugins: [{ transform: 'lockweave/transformer', prefix: 'SHOP_' }] } }),
-  );
+  const otherWith = (entry: object) =>
+    fs.writeFileSync(
+      other,
+      JSON.stringify({
+        compilerOptions: { target: 'ES2020', plugins: [{ transform: 'lockweave/transformer', ...entry }] },
+      }),
+    );
+  otherWith({});
   t.not(transformer.getCacheKey(source, file, { ...options, transformerConfig: { tsconfig: other } }), key);
+  // One whose entry says another prefix than the file's own project (which tspc builds it with) is refused.
+  otherWith({ prefix: 'SHOP_' });
+  t.throws(() => transformer.getCacheKey(source, file, { ...options, transformerConfig: { tsconfig: other } }), {
+    message: /whose lockweave plugin entry says \{"prefix":"SHOP_"\}, but the file's own project .* says \{\}/,
+  });
 });

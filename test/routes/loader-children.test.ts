@@ -29,5 +29,17 @@ for (const [nodeName, node] of Object.entries(NODE_LINES)) {
       });
       t.regex(result.stdout, new RegExp(`^RESULT ${kind} LOCKED$`, 'm'), result.output);
     });
+    for (const given of ['on the command line', 'in NODE_OPTIONS'])
+      test(`${nodeName}: a ${kind} started with no options, after the process took lockweave/register given ${given} out of its execArgv and NODE_OPTIONS, holds its key`, async (t) => {
+        const onCommandLine = given === 'on the command line';
+        const result = await run(node, onCommandLine ? ['--import', 'lockweave/register', 'main.ts'] : ['main.ts'], {
+          env: {
+            CHILD_KIND: kind,
+            CHILD_OPTIONS: 'none',
+            ...(onCommandLine ? {} : { NODE_OPTIONS: '--import lockweave/register' }),
+          },
+        });
+        t.regex(result.stdout, new RegExp(`^RESULT ${kind} LOCKED$`, 'm'), result.output);
+      });
   }
 }

@@ -399,20 +399,45 @@ test('the woven-file cache is used on a second start and follows a change to the
   for (const name of Object.keys(entries)) t.not(rewoven[name], entries[name], `${name} was woven again`);
 });
 
-test("tsx told to compile with another tsconfig (--tsconfig): lockweave/register reads that config's plugin entry, as tspc -p would", async (t) => {
+test("tsx told to compile with another tsconfig (--tsconfig): lockweave/register reads that config's plugin entry, and refuses one that differs from the file's own project's, as tspc -p does", async (t) => {
   const prod = path.join(APP_DIR, 'prod');
   fs.mkdirSync(prod, { recursive: true });
-  fs.writeFileSync(
-    path.join(prod, 'tsconfig.json'),
-    JSON.stringify({
-      extends: '../tsconfig.json',
-      compilerOptions: { plugins: [{ transform: 'lockweave/transformer', prefix: 'PROD_' }] },
-    }),
-  );
+  const withPrefix = (prefix: string) =>
+    fs.writeFileSync(
+      path.join(prod, 'tsconfig.json'),
+      JSON.stringify({
+        extends: '../tsconfig.json',
+        compilerOptions: { plugins: [{ transform: 'lockweave/transformer', prefix }] },
+      }),
+    );
+  // Another prefix than the file's own project (LOADER_, which tspc builds it with and refuses any
+  // other for): the two would lock one business under two keys. TSX_TSCONFIG_PATH, which tsx sets,
+  // is read so under plain node too, where a process started from a tsx script inherits it.
+  withPrefix('PROD_');
+  for (const args of [
+    [TSX_CLI, '--tsconfig', 'prod/tsconfig.json', 'app.ts'],
+    ['app.ts', { TSX_TSCONFIG_PATH: 'prod/tsconfig.json' }],
+  ] as const) {
+    const env = typeof args[1] === 'object' ? args[1] : {};
+    const argv = args.filter((arg): arg is string => typeof arg === 'string');
+    const refused = await node(NODES['Node 24'], argv, {
+      NODE_OPTIONS: '--import lockweave/register',
+      RUN_ID: `run${++runs}`,
+      EXPECT_PREFIX: 'PROD_',
+      ...env,
+    });
+    t.not(refused.status, 0, refused.output);
+    t.regex(
+      refused.output,
+      /prod[\\/]tsconfig\.json .* whose lockweave plugin entry says \{"prefix":"PROD_"\}, but the file's own project .* says \{"prefix":"LOADER_"\}/,
+    );
+  }
+  // The same entry: read, with the rest of that config.
+  withPrefix('LOADER_');
   const result = await node(NODES['Node 24'], [TSX_CLI, '--tsconfig', 'prod/tsconfig.json', 'app.ts'], {
     NODE_OPTIONS: '--import lockweave/register',
     RUN_ID: `run${++runs}`,
-    EXPECT_PREFIX: 'PROD_',
+    EXPECT_PREFIX: 'LOADER_',
   });
   t.is(result.status, 0, result.output);
   t.deepEqual(lastReport(result).most, ONE_EACH);

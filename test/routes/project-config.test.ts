@@ -94,7 +94,7 @@ test("tspc's check reads many files' projects as one batch: each folder's own pr
   t.deepEqual(prefixes(projectConfigsOf(ts)), ['src:', 'legacy:', 'src:'], 'a nearer tsconfig.json written since');
 });
 
-test("a route's tsconfig option naming a config without an entry, where the file's own project has one: an error naming both", (t) => {
+test("a route's tsconfig option naming a config without an entry, or with another, where the file's own project has one: an error naming both", (t) => {
   const dir = project('named-without-entry', {
     'tsconfig.json': entry({ prefix: 'shop:' }),
     'tsconfig.esbuild.json': { compilerOptions: { target: 'ES2022' } },
@@ -105,8 +105,16 @@ test("a route's tsconfig option naming a config without an entry, where the file
   const file = path.join(dir, 'src', 'pay.ts');
   const error = t.throws(() => projectConfigFor(file, path.join(dir, 'tsconfig.esbuild.json')));
   t.regex(String(error?.message), /tsconfig\.esbuild\.json.* has no lockweave plugin entry.*"prefix":"shop:"/);
-  // A config with an entry is the route's choice, as `tspc -p` it.
-  t.is(projectConfigFor(file, path.join(dir, 'build', 'app.json')).plugin.prefix, 'app:');
+  // A config with another entry (`tsx --tsconfig build/app.json`, or TSX_TSCONFIG_PATH left in the
+  // environment) would lock other keys than tspc, which builds the file with its own project's: refused too.
+  const other = t.throws(() => projectConfigFor(file, path.join(dir, 'build', 'app.json')));
+  t.regex(
+    String(other?.message),
+    /build[\\/]app\.json.* whose lockweave plugin entry says \{"prefix":"app:"\}, but the file's own project .* says \{"prefix":"shop:"\}/,
+  );
+  // With the same entry it is read, as tspc would build the file.
+  fs.writeFileSync(path.join(dir, 'build', 'app.json'), JSON.stringify(entry({ prefix: 'shop:' })));
+  t.is(projectConfigFor(file, path.join(dir, 'build', 'app.json')).plugin.prefix, 'shop:');
   // Without an entry anywhere, there is nothing to lock other keys than.
   const plain = project('named-none', {
     'tsconfig.json': { compilerOptions: { strict: true } },
@@ -194,6 +202,39 @@ test('a woven file cached under a base config of a package: a nearer install of 
     JSON.stringify(entry({ prefix: 'v2:' })),
   );
   t.regex(weave(), /prefix: "v2:"/);
+});
+
+test("a woven file cached under a config that `extends` another: a package's exports pointing elsewhere, or a file TypeScript probes first appearing, weaves it again", (t) => {
+  // The base a package specifier names is the one its package.json's `exports` says.
+  const root = project('extends-exports', {
+    'node_modules/@org/tsconfig/package.json': { name: '@org/tsconfig', exports: { '.': './a.json' } },
+    'node_modules/@org/tsconfig/a.json': entry({ prefix: 'a:' }),
+    'node_modules/@org/tsconfig/b.json': entry({ prefix: 'b:' }),
+    'app/tsconfig.json': { extends: '@org/tsconfig' },
+    'app/pay.ts': TAGGED,
+  });
+  const file = path.join(root, 'app', 'pay.ts');
+  const cache = path.join(root, 'cache');
+  t.regex(wovenByRoutes(file, cache), /prefix: "a:"/);
+  t.regex(wovenByRoutes(file, cache), /prefix: "a:"/, 'from the cache');
+  fs.writeFileSync(
+    path.join(root, 'node_modules', '@org', 'tsconfig', 'package.json'),
+    JSON.stringify({ name: '@org/tsconfig', exports: { '.': './b.json' } }),
+  );
+  t.regex(wovenByRoutes(file, cache), /prefix: "b:"/, 'an upgrade that moved the export');
+
+  // `"extends": "./base"` reads ./base where it exists, ./base.json otherwise.
+  const probed = project('extends-probed', {
+    'base.json': entry({ prefix: 'json:' }),
+    'tsconfig.json': { extends: './base' },
+    'pay.ts': TAGGED,
+  });
+  const payFile = path.join(probed, 'pay.ts');
+  const probedCache = path.join(probed, 'cache');
+  t.regex(wovenByRoutes(payFile, probedCache), /prefix: "json:"/);
+  t.regex(wovenByRoutes(payFile, probedCache), /prefix: "json:"/, 'from the cache');
+  fs.writeFileSync(path.join(probed, 'base'), JSON.stringify(entry({ prefix: 'bare:' })));
+  t.regex(wovenByRoutes(payFile, probedCache), /prefix: "bare:"/, 'the file TypeScript reads first now exists');
 });
 
 const TAGGED =

@@ -105,7 +105,7 @@ export function projectConfigFor(fileName: string, configFile?: string, tsApi?: 
     if (known && !holds({ files: known.configFiles, absent: known.shadowedBy, present: [], beside: '' }, undefined))
       forgetProjectConfigs();
     const named = readCached(path.resolve(configFile), tsApi);
-    return named.hasEntry ? named : withoutEntryOfItsOwn(fileName, named, tsApi);
+    return againstOwnProject(fileName, named, tsApi);
   }
   return underNearest(fileName, nearestTsconfigOf(fileName), tsApi, undefined);
 }
@@ -155,19 +155,26 @@ function underNearest(
 }
 
 /**
- * A route told to read a config without a lockweave entry (a bundler's own tsconfig.esbuild.json)
- * would weave with the defaults; when the file's own project has an entry, tspc builds it with that
- * one, and the two would lock other keys: an error, naming both. Else the named config, depending
- * on the files of the own project too (an entry written there later weaves again).
+ * A route told to read a config (a bundler's `tsconfig` option, `tsx --tsconfig`) weaves with its
+ * lockweave entry, or with the defaults where it has none; when the file's own project has an entry,
+ * tspc builds the file with that one (nearest-entry.ts refuses any other), and where the two differ
+ * they would lock other keys: an error, naming both. Else the named config, depending on the files
+ * of the own project too (an entry written there later weaves again).
  */
-function withoutEntryOfItsOwn(fileName: string, named: ProjectConfig, tsApi: typeof ts | undefined): ProjectConfig {
-  const unnamed = `lockweave: the route reads ${named.configFile} for ${fileName}, and it has no lockweave plugin entry, but the file's own project`;
-  const fix = `Add the entry tspc builds with to ${named.configFile} ({ "transform": "lockweave/transformer", … }), or name a config that has it.`;
+function againstOwnProject(fileName: string, named: ProjectConfig, tsApi: typeof ts | undefined): ProjectConfig {
+  const reads = `lockweave: the route reads ${named.configFile} for ${fileName}`;
+  const fix = named.hasEntry
+    ? `Give both the same lockweave entry, or name the config of the file's own project.`
+    : `Add the entry tspc builds with to ${named.configFile} ({ "transform": "lockweave/transformer", … }), or name a config that has it.`;
   let own: ProjectConfig;
   try {
     own = projectConfigFor(fileName, undefined, tsApi);
   } catch (error) {
-    throw new Error(`${unnamed} has entries (${(error as Error).message}) ${fix}`);
+    // Its configs disagree, and naming one with an entry is how the route is told which (the error says so).
+    if (named.hasEntry) return named;
+    throw new Error(
+      `${reads}, which has no lockweave plugin entry, and the file's own project has entries (${(error as Error).message}) ${fix}`,
+    );
   }
   if (!own.hasEntry || settingsText(own.plugin) === settingsText(named.plugin))
     return {
@@ -176,8 +183,11 @@ function withoutEntryOfItsOwn(fileName: string, named: ProjectConfig, tsApi: typ
       shadowedBy: [...new Set([...named.shadowedBy, ...own.shadowedBy])],
       present: own.present,
     };
+  const says = named.hasEntry
+    ? `whose lockweave plugin entry says ${settingsText(named.plugin)}`
+    : 'which has no lockweave plugin entry';
   throw new Error(
-    `${unnamed} (${own.configFile ?? 'its tsconfig files'}) has one, ${settingsText(own.plugin)}, which tspc builds it with: the route would lock other keys. ${fix}`,
+    `${reads}, ${says}, but the file's own project (${own.configFile ?? 'its tsconfig files'}) says ${settingsText(own.plugin)}, which tspc builds it with: the route would lock other keys. ${fix}`,
   );
 }
 
@@ -554,7 +564,23 @@ function assertAgreed(entries: readonly ProjectConfig[]): void {
 }
 
 function readProjectConfig(configFile: string, tsApi: typeof ts): ProjectConfig {
-  const readFile = noting(tsApi);
+  // Every file TypeScript reads for the chain of `extends` — the configs, and the package.json files
+  // whose `exports` say which config a package specifier names — and every path it asked about and
+  // found missing (`./base` before `./base.json`, a nearer node_modules): the settings depend on all
+  // of them, and an answer (a cached weave) holds only while each is as it was.
+  const read = new Set<string>();
+  const missing = new Set<string>();
+  const noted = noting(tsApi);
+  const readFile: ReadFile = (file) => {
+    const text = noted(file);
+    if (text !== undefined) read.add(path.resolve(file));
+    return text;
+  };
+  const fileExists = (file: string) => {
+    const exists = tsApi.sys.fileExists(file);
+    if (!exists) missing.add(path.resolve(file));
+    return exists;
+  };
   const json = tsApi.readJsonConfigFile(configFile, readFile);
   const syntax = (json as { parseDiagnostics?: ts.Diagnostic[] }).parseDiagnostics?.[0];
   if (syntax) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, syntax)}`);
@@ -563,7 +589,7 @@ function readProjectConfig(configFile: string, tsApi: typeof ts): ProjectConfig 
   const host: ts.ParseConfigHost = {
     useCaseSensitiveFileNames: tsApi.sys.useCaseSensitiveFileNames,
     readDirectory: () => [],
-    fileExists: tsApi.sys.fileExists,
+    fileExists,
     readFile,
   };
   const parsed = tsApi.parseJsonSourceFileConfigFileContent(
@@ -577,7 +603,7 @@ function readProjectConfig(configFile: string, tsApi: typeof ts): ProjectConfig 
   // base config does (its plugin entry would be lost).
   const broken = parsed.errors.find((error) => error.code === 5083 || error.code === 6053 || error.code === 1005);
   if (broken) throw new Error(`lockweave: cannot read ${configFile}: ${flatten(tsApi, broken)}`);
-  const configFiles = [configFile, ...(json.extendedSourceFiles ?? [])];
+  const configFiles = [...new Set([configFile, ...(json.extendedSourceFiles ?? []), ...read])];
   const entry = optionsEntry(parsed.options.plugins);
   return {
     configFile,
@@ -586,7 +612,7 @@ function readProjectConfig(configFile: string, tsApi: typeof ts): ProjectConfig 
       reference.endsWith('.json') ? reference : path.join(reference, 'tsconfig.json'),
     ),
     configFiles,
-    shadowedBy: shadowingPackages(tsApi, configFiles),
+    shadowedBy: [...new Set([...shadowingPackages(tsApi, configFiles), ...missing])],
     plugin: entry ? { prefix: entry.prefix, defaults: entry.defaults } : {},
     compilerOptions: parsed.options,
   };

@@ -37,10 +37,15 @@ export function weaveChildren(ownFile: string): void {
 
   const fork = childProcess.fork;
   childProcess.fork = function (this: unknown, modulePath: string | URL, ...rest: unknown[]) {
-    // fork(path, options) or fork(path, args, options); without options the child takes this
-    // process's execArgv and environment, lockweave/register with them.
-    const at = rest.findIndex((value) => value !== null && typeof value === 'object' && !Array.isArray(value));
-    if (at >= 0) rest[at] = withRegister(rest[at]);
+    // fork(path, options) or fork(path, args, options), as Node reads them. Without options the
+    // child takes this process's execArgv and environment as they are now — an app may have taken
+    // lockweave/register out of either since it started — so they are checked all the same.
+    const isOptions = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value);
+    const at = isOptions(rest[0]) ? 0 : 1;
+    if (rest[at] === undefined || rest[at] === null || isOptions(rest[at])) {
+      if (at === 1 && rest.length === 0) rest.push(undefined); // no args: Node reads undefined as []
+      rest[at] = withRegister(rest[at] ?? undefined);
+    }
     return (fork as (...args: unknown[]) => childProcess.ChildProcess).call(this, modulePath, ...rest);
   } as typeof childProcess.fork;
 
