@@ -169,3 +169,19 @@ export function splitCommands(script: string): string[] {
   commands.push(command);
   return commands.map((part) => part.trim()).filter(Boolean);
 }
+
+/**
+ * The commands a command hands on in quoted words, which a wrapper runs as commands of their own
+ * (`sh -c "tsc"`, `concurrently "tsc -w" "node dist/a.js"`, `nodemon --exec 'ts-node a.ts'`): each
+ * quoted word with a blank in it, read as a script, and the words of those in turn (`depth` levels).
+ * A quoted word that is no command (`--onSuccess "echo done"`) gives commands no rule matches.
+ */
+export function quotedCommands(command: string, depth = 3): string[] {
+  if (depth === 0) return [];
+  return shellTokens(command).flatMap((token) => {
+    if (token.kind !== 'word' || !/['"]/.test(token.text)) return [];
+    const said = unquote(token.text);
+    if (!/\s/.test(said.trim())) return [];
+    return splitCommands(said).flatMap((inner) => [inner, ...quotedCommands(inner, depth - 1)]);
+  });
+}

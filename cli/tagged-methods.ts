@@ -13,6 +13,8 @@ export interface TaggedMethod {
   readonly site: string;
   /** `src/order-service.ts:12:3`, relative to the working directory. */
   readonly where: string;
+  /** The source file, as the program names it. */
+  readonly file: string;
   /**
    * What the weave passes to defineLock() for it (transformer/weave/define-lock-call.ts): site,
    * businessFlag and each option the tag or the plugin's defaults set.
@@ -62,6 +64,7 @@ export function tagReport(
       methods.push({
         site: plan.target.site,
         where: `${path.relative(process.cwd(), file.fileName)}:${line + 1}:${character + 1}`,
+        file: file.fileName,
         spec,
       });
     }

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { ownTypeScript } from '../transformer/typescript';
 import { isLockweaveTransform, weavingEntry } from '../transformer/plugin-entry';
 import { projectTypeScript } from './project';
-import { splitCommands } from './shell-words';
+import { quotedCommands, splitCommands } from './shell-words';
 import { printableWithoutCredentials } from './without-credentials';
 import { TOOLCHAIN_RULES, type ProjectFacts, type ToolRule, type Use } from './toolchain-rules';
 
@@ -90,20 +90,35 @@ export function auditToolchain(configFile: string, typescriptOverride?: string):
     }
   }
 
+  // Each command of each script, and the commands a wrapper there runs from its quoted words.
   const commands = Object.entries(manifest.scripts ?? {}).flatMap(([name, script]) =>
-    splitCommands(String(script)).map((command) => ({ where: `package.json scripts.${name}`, command })),
+    splitCommands(String(script)).flatMap((command) => [
+      { where: `package.json scripts.${name}`, command, wrapper: undefined as string | undefined },
+      ...quotedCommands(command).map((inner) => ({
+        where: `package.json scripts.${name} (a command its wrapper runs from a quoted word)`,
+        command: inner,
+        wrapper: command,
+      })),
+    ]),
   );
   if (commands.length === 0 && seen === 0) {
     // Nothing says how the project is built: audit the route the contract documents for its
     // tsconfig (tspc; on TypeScript 7, whose tsc is what the tsconfig would be given to, tsc).
     const route = (facts.typescriptMajor ?? 0) >= 7 ? 'tsc' : 'tspc';
     const label = `${path.relative(process.cwd(), configFile)} (no script builds it: audited as \`${route} -p\`)`;
-    commands.push({ where: label, command: `${route} -p ${path.relative(packageDir, configFile)}` });
+    commands.push({
+      where: label,
+      command: `${route} -p ${path.relative(packageDir, configFile)}`,
+      wrapper: undefined,
+    });
   }
-  for (const { where, command } of commands) {
-    seen++;
+  for (const { where, command, wrapper } of commands) {
+    // A command in a quoted word counts only where a rule knows it (not `'--import x'`), and a rule
+    // the whole wrapping command met already (its text holds the quoted one's) is not met again.
+    const matches = (rule: ToolRule) => rule.command?.test(command) && !(wrapper && rule.command.test(wrapper));
+    if (wrapper === undefined || TOOLCHAIN_RULES.some(matches)) seen++;
     for (const rule of TOOLCHAIN_RULES) {
-      if (!rule.command?.test(command)) continue;
+      if (!matches(rule)) continue;
       const config = rule.configFiles ? (configOf(command, rule, dirs, read) ?? packageConfig(rule)) : undefined;
       // The config file's own holes name this use already, but for a part (a Nest project) the
       // command alone leaves unlocked (`nest build api -b swc`).

@@ -164,8 +164,20 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     fix: 'npm i -D ts-patch (3.x for TypeScript 5.x/6.x), or use `lockweave build`',
   },
   {
+    // tsc-watch runs the project's tsc (or the one --compiler names) on each change: what tsc does, it does.
+    tool: 'tsc-watch',
+    command: bin('tsc-watch'),
+    safe: (use) =>
+      (use.project.typescriptMajor ?? 0) < 7 &&
+      (use.project.typescriptPatched || /--compiler[\s=]\S*ts-patch/.test(use.text)) &&
+      use.project.hasPluginEntry(use.text),
+    runsUnlocked:
+      "tsc-watch compiles with the project's plain tsc, which runs no transformer plugin: every tagged method is emitted unlocked (and whatever --onSuccess starts runs them)",
+    fix: '`ts-patch install` (tsc then weaves with the plugin entry), or `tsc-watch --compiler ts-patch/compiler/tsc`, or `lockweave build` in a watcher',
+  },
+  {
     tool: 'tsx',
-    command: bin('tsx'),
+    command: bin('tsx', 'esno', 'esmo'),
     safe: (use) => use.text.includes(REGISTER),
     runsUnlocked:
       'tsx strips types with esbuild, which drops the @redisLock comments: every tagged method runs unlocked',
@@ -315,6 +327,40 @@ export const TOOLCHAIN_RULES: readonly ToolRule[] = [
     unlockedParts: nestHoles,
     runsUnlocked: NEST_UNLOCKED,
     fix: NEST_FIX,
+  },
+  {
+    tool: 'vite-node',
+    command: bin('vite-node'),
+    // It reads vite.config as vite does; the config file alone is vite's use, reported once, as vite's.
+    safe: (use) => use.project.readConfig(VITE).includes('lockweave/vite'),
+    runsUnlocked: 'vite-node transforms with vite: without the lockweave plugin every tagged method runs unlocked',
+    fix: "vite.config: import lockweave from 'lockweave/vite'; plugins: [lockweave()]",
+  },
+  {
+    tool: 'deno',
+    command: bin('deno'),
+    configFiles: ['deno.json', 'deno.jsonc'],
+    safe: () => false,
+    runsUnlocked:
+      'Deno compiles TypeScript itself and loads no Node loader or plugin of lockweave: every tagged method runs unlocked',
+    fix: 'no lockweave route for Deno: build with `lockweave build` or `tspc` and run the JavaScript it writes',
+  },
+  {
+    tool: 'farm',
+    command: bin('farm'),
+    configFiles: configFiles('farm.config'),
+    safe: () => false,
+    runsUnlocked:
+      'Farm compiles TypeScript with its own Rust compiler, and lockweave has no Farm plugin: every tagged method is bundled unlocked',
+    fix: 'bundle with vite, rollup, rolldown, esbuild, webpack or rspack and the lockweave plugin, or compile with `lockweave build`',
+  },
+  {
+    tool: 'TypeScript runners and compilers without a lockweave route',
+    command: bin('sucrase', 'sucrase-node', 'jiti', 'ncc', 'parcel', 'tsimp', 'ts-blank-space'),
+    safe: () => false,
+    runsUnlocked:
+      'it strips or compiles types without the weave (sucrase, jiti, ncc, parcel, tsimp, ts-blank-space): every tagged method runs unlocked',
+    fix: 'compile with `lockweave build` or `tspc`, run with node --import lockweave/register, or bundle through a lockweave plugin',
   },
   {
     tool: 'swc',

@@ -36,6 +36,8 @@ export const verify: Command = {
     'its tag implies (site "Class.method", businessFlag, and every option the tag or the plugin\'s defaults',
     'set: prefix, lockTime, retries, …), one call per tagged method; a spec with another businessFlag or',
     'option does not count, nor does text in comments and strings. .map, .d.ts and other files are ignored.',
+    'An output file laid out as the build of a tagged source (dist/cjs/orders.js for src/orders.ts) must lock',
+    'each tagged method of that source itself: a woven build beside an unwoven one fails at the unwoven file.',
     'Works on tsc/tspc output, bundles and minified bundles. A tsconfig that lists sources a bundle does',
     'not include reports them missing: point -p at a tsconfig for that bundle.',
     '',
@@ -65,12 +67,24 @@ function runVerify(args: ParsedArgs): number {
   // Found specs by their values, and by site for telling why a method's site did not match.
   const found = new Map<string, number>();
   const bySite = new Map<string, LockSpec[]>();
+  const inFile = new Map<string, Set<string>>();
   for (const file of outputs) {
+    const keys = new Set<string>();
     for (const spec of lockSpecsIn(tsApi, file, fs.readFileSync(file, 'utf8'))) {
-      if (spec.options) found.set(specKey(spec.options), (found.get(specKey(spec.options)) ?? 0) + 1);
+      if (spec.options) {
+        found.set(specKey(spec.options), (found.get(specKey(spec.options)) ?? 0) + 1);
+        keys.add(specKey(spec.options));
+      }
       bySite.set(spec.site, [...(bySite.get(spec.site) ?? []), spec]);
     }
+    inFile.set(file, keys);
   }
+  const unlockedOutputs = outputsMissingTheirSource(
+    outputs,
+    files.map((file) => file.fileName),
+    tags.methods,
+    inFile,
+  );
 
   // Two methods with one spec (one site, the same tag) need two calls.
   const missing: TaggedMethod[] = [];
@@ -98,11 +112,74 @@ function runVerify(args: ParsedArgs): number {
       'Build with a lockweave route (tspc with the plugin entry, lockweave build, a lockweave bundler plugin); `lockweave check` shows which part of the toolchain skips it.',
     );
   }
+  for (const { output, source, methods } of unlockedOutputs) {
+    console.error(
+      `lockweave verify: ${printArgument(path.relative(process.cwd(), output))}, laid out as the build of ${path.relative(process.cwd(), source)}, ` +
+        `does not lock ${plural(methods.length, 'tagged method')} of it — the build that wrote it (one of several into these folders, or an old one left there) runs them unlocked:`,
+    );
+    for (const method of methods) console.error(`  ${method.where} - ${method.site}`);
+  }
   const woven = tags.methods.length - missing.length;
   console.log(
     `lockweave verify: ${woven} of ${plural(tags.methods.length, 'tagged method')} woven, in ${plural(outputs.length, 'JavaScript file')}`,
   );
-  return missing.length > 0 || tags.errors.length > 0 ? 1 : 0;
+  return missing.length > 0 || unlockedOutputs.length > 0 || tags.errors.length > 0 ? 1 : 0;
+}
+
+/**
+ * Output files laid out as a compiler lays out a source — its path below the sources' common
+ * folder, as .js, .mjs or .cjs, anywhere under an operand — each lock every tagged method of that
+ * source: the count above is over all outputs, so one weaving build would otherwise stand in for
+ * another that did not weave (an ESM and a CommonJS build side by side, a build left from before).
+ * Each output is read as the build of the source whose path it ends with in the most folders
+ * (`orders/index.js` is `src/orders/index.ts`'s, not `src/index.ts`'s); one that ends with none
+ * (a bundle, `server.mjs`) is left to the count.
+ */
+function outputsMissingTheirSource(
+  outputs: readonly string[],
+  sources: readonly string[],
+  methods: readonly TaggedMethod[],
+  inFile: ReadonlyMap<string, ReadonlySet<string>>,
+): { output: string; source: string; methods: TaggedMethod[] }[] {
+  const root = commonFolder(sources);
+  const stems = sources.map((source) => ({
+    source,
+    segments: path
+      .relative(root, source)
+      .replace(/\.[cm]?tsx?$/, '')
+      .split(path.sep),
+  }));
+  const lacking: { output: string; source: string; methods: TaggedMethod[] }[] = [];
+  for (const output of outputs) {
+    const segments = path
+      .resolve(output)
+      .replace(/\.(?:[cm]?js|jsx)$/, '')
+      .split(path.sep);
+    const endsWith = (stem: readonly string[]) =>
+      stem.length <= segments.length &&
+      stem.every((segment, i) => segments[segments.length - stem.length + i] === segment);
+    let best: (typeof stems)[number] | undefined;
+    for (const stem of stems)
+      if (endsWith(stem.segments) && stem.segments.length > (best?.segments.length ?? 0)) best = stem;
+    if (!best) continue;
+    const keys = inFile.get(output) ?? new Set<string>();
+    const unlocked = methods.filter((method) => method.file === best.source && !keys.has(specKey(method.spec)));
+    if (unlocked.length) lacking.push({ output, source: best.source, methods: unlocked });
+  }
+  return lacking;
+}
+
+/** The deepest folder that holds every one of `files` (a compiler's default rootDir). */
+function commonFolder(files: readonly string[]): string {
+  if (files.length === 0) return process.cwd();
+  let common = path.dirname(path.resolve(files[0]!)).split(path.sep);
+  for (const file of files) {
+    const parts = path.dirname(path.resolve(file)).split(path.sep);
+    let i = 0;
+    while (i < common.length && i < parts.length && common[i] === parts[i]) i++;
+    common = common.slice(0, i);
+  }
+  return common.join(path.sep) || path.sep;
 }
 
 /** `businessFlag "acmePay" (the tag: "payOrder"), prefix unset (the tag: "CLI_")`. */

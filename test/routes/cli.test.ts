@@ -337,6 +337,42 @@ test("check passes Bun.build scripts that Bun runs with bunfig.toml's preload of
   t.regex(result.stdout, /; 0 errors; 0 toolchain holes/);
 });
 
+test('check reports the tools with no lockweave route, and the commands a wrapper runs from its quoted words', async (t) => {
+  const dir = path.join(TMP, 'check-no-route');
+  fs.cpSync(path.join(FIXTURE, 'clean'), dir, { recursive: true });
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const scripts: Record<string, [string, RegExp]> = {
+    'run:deno': ['deno run -A src/orders.ts', /Deno compiles TypeScript itself/],
+    'bundle:farm': ['farm build', /Farm compiles TypeScript with its own Rust compiler/],
+    'watch:tsc': ['tsc-watch --onSuccess "node dist/orders.js"', /tsc-watch compiles with the project's plain tsc/],
+    'run:sucrase': ['sucrase ./src -d ./dist --transforms typescript', /strips or compiles types without the weave/],
+    'run:esno': ['esno src/orders.ts', /tsx strips types/],
+    'dev:concurrently': ['concurrently "tsc -w" "node --watch dist/orders.js"', /plain tsc runs no transformer plugin/],
+    'dev:sh': ["sh -c 'tsx src/orders.ts'", /tsx strips types/],
+    'dev:nodemon': ['nodemon --exec "tsx src/orders.ts"', /tsx strips types/],
+  };
+  for (const [name, [command]] of Object.entries(scripts)) manifest.scripts[name] = command;
+  // Commands that weave are no hole: wrapped, or vite-node with vite.config's lockweave plugin.
+  manifest.scripts['dev:woven'] = 'concurrently "node --import lockweave/register src/orders.ts" "echo ready"';
+  manifest.scripts['run:vite-node'] = 'vite-node src/orders.ts';
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
+  const result = await lockweave(['check'], dir);
+  t.is(result.status, 1, result.output);
+  const blocks = result.stderr.split(/\n(?= {2}\S)/);
+  for (const [name, [, unlocked]] of Object.entries(scripts)) {
+    const block = blocks.find((b) => b.includes(`scripts.${name}`));
+    t.truthy(block, `no hole reported for scripts.${name}: ${result.stderr}`);
+    t.regex(block ?? '', unlocked, name);
+  }
+  t.false(
+    blocks.some((b) => b.includes('scripts.dev:woven') || b.includes('scripts.run:vite-node')),
+    result.stderr,
+  );
+  t.regex(result.stdout, new RegExp(`; ${Object.keys(scripts).length} toolchain holes`));
+});
+
 test('check passes a project whose every script and config weaves, and prints the tagged-method count', async (t) => {
   const result = await lockweave(['check', '-p', path.join(FIXTURE, 'clean', 'tsconfig.json')]);
   t.is(result.status, 0, result.output);
@@ -383,7 +419,7 @@ test("check on a TypeScript 7 project: tags checked with lockweave's TypeScript 
   t.is(fixed.status, 0, fixed.output);
 });
 
-test('verify: tspc output passes; plain tsc output and an esbuild bundle without the plugin fail, listing each missing method', async (t) => {
+test('verify: tspc output passes; plain tsc output, the two side by side, and an esbuild bundle without the plugin fail, listing each missing method', async (t) => {
   const dir = appCopy('verify');
   const tspc = await run(TSPC, ['-p', 'tsconfig.json', '--outDir', 'out-tspc'], dir);
   t.is(tspc.status, 0, tspc.output);
@@ -398,6 +434,21 @@ test('verify: tspc output passes; plain tsc output and an esbuild bundle without
   t.regex(plain.stderr, /2 tagged methods NOT woven into out-tsc/);
   t.regex(plain.stderr, /^ {2}src\/orders\.ts:9:3 - OrderService\.pay$/m);
   t.regex(plain.stderr, /^ {2}src\/orders\.ts:15:1 - ship$/m);
+
+  // Both builds under one folder (an ESM and a CommonJS build, or a build left from before): the
+  // woven one does not stand in for the other's file of the same source.
+  fs.cpSync(path.join(dir, 'out-tspc'), path.join(dir, 'dual', 'esm'), { recursive: true });
+  fs.cpSync(path.join(dir, 'out-tsc'), path.join(dir, 'dual', 'cjs'), { recursive: true });
+  const dual = await lockweave(['verify', 'dual'], dir);
+  t.is(dual.status, 1, dual.output);
+  t.regex(
+    dual.stderr,
+    /dual\/cjs\/orders\.js, laid out as the build of src\/orders\.ts, does not lock 2 tagged methods of it/,
+  );
+  t.notRegex(dual.stderr, /dual\/esm/);
+  t.is((await lockweave(['verify', 'out-tspc', 'out-tsc'], dir)).status, 1, 'two operands alike');
+  fs.rmSync(path.join(dir, 'dual', 'cjs'), { recursive: true });
+  t.is((await lockweave(['verify', 'dual'], dir)).status, 0, 'the woven build alone');
 
   // esbuild's API with no plugin: types and comments stripped, nothing woven; minified on top.
   const esbuild = require(path.join(ROOT, 'node_modules', 'esbuild')) as typeof import('esbuild');
