@@ -107,9 +107,13 @@ function sameSettings(a: ClusterSetup['redisOptions'], b: ClusterSetup['redisOpt
 
 function checkNodes(nodes: readonly unknown[], what: string): void {
   if (nodes.length === 0) throw new TypeError(`${WHERE}: ${what} is empty; name at least one node of the cluster`);
-  nodes.forEach((node, index) => {
+  // entries(), not forEach: a hole ([, url]) is a node too, and refused here, not read later as undefined.
+  for (const [index, node] of nodes.entries()) {
     const where = `${WHERE}: ${what}[${index}]`;
-    if (typeof node === 'string') return checkUrl(node, where);
+    if (typeof node === 'string') {
+      checkUrl(node, where);
+      continue;
+    }
     // Never printed: a node object may hold a password (`{ host, port, password }`), which ioredis would not read there anyway.
     const usage = `${where} must be a redis:// URL or { host, port }`;
     if (!isPlainObject(node)) throw new TypeError(`${usage}; got ${describeValue(node)}`);
@@ -125,7 +129,7 @@ function checkNodes(nodes: readonly unknown[], what: string): void {
       throw new TypeError(`${usage}; it lacks ${host === undefined ? 'host' : 'port'}`);
     checkHost(host, `${where}.host`);
     checkPort(port, `${where}.port`);
-  });
+  }
 }
 
 function checkUrl(text: string, where: string): void {

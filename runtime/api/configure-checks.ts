@@ -138,7 +138,8 @@ function assertRedlockOption(redlock: unknown): void {
     );
   }
   const seen = new Map<unknown, number>();
-  redlock.forEach((server: unknown, index) => {
+  // entries(), not forEach: a hole ([, a, b, c]) is a server too, and refused here, not later.
+  for (const [index, server] of (redlock as unknown[]).entries()) {
     const where = `lockweave: configure({ redlock }): server ${index}`;
     if (typeof server === 'string') {
       serverOptions(server, where);
@@ -164,5 +165,5 @@ function assertRedlockOption(redlock: unknown): void {
         );
       seen.set(id, index);
     }
-  });
+  }
 }

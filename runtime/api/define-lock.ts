@@ -19,6 +19,7 @@ import {
 import { mergeOptions, type LockOptions } from '../base/options';
 import { OPTION_NAMES } from '../base/option-table';
 import { checkKeys } from '../base/redis-options';
+import { holdProcess } from '../base/process-hold';
 import { noteDefiningModule } from '../base/weave-mark';
 import { acquireLease, type FailureClass } from '../lock/acquire';
 import { findHeld } from '../lock/held-locks';
@@ -190,10 +191,14 @@ export class MethodLock<Skipped extends undefined = undefined> {
     const settings = this.callSettings();
     const key = keyOf(settings.prefix, this.options.businessFlag);
     const use = settings.redlock ? useRedlockStore(key, this.options.site) : useCurrentStore();
+    // Its caller awaits the answer as a locked call awaits its key: the process stays up until it
+    // settles (base/process-hold.ts), within the store's bound on a command.
+    const letGo = holdProcess();
     try {
       if (!use.store.inspect) throw new TypeError(`lockweave: the configured store cannot inspect ${key}`);
       return { key, ...(await use.store.inspect(key)) };
     } finally {
+      letGo();
       use.end();
     }
   }
@@ -366,7 +371,11 @@ export async function runAcquired<T, L extends AnyLease | MultiLease>(
 function checkSignal(signal: unknown): void {
   if (signal === undefined) return;
   const candidate = signal as Partial<AbortSignal> | null;
-  if (typeof candidate?.aborted !== 'boolean' || typeof candidate.addEventListener !== 'function')
+  if (
+    typeof candidate?.aborted !== 'boolean' ||
+    typeof candidate.addEventListener !== 'function' ||
+    typeof candidate.removeEventListener !== 'function'
+  )
     throw new TypeError(
       `lockweave: signal must be an AbortSignal or undefined, got ${signal === null ? 'null' : typeof signal}`,
     );

@@ -123,6 +123,18 @@ export function assertRepliesReadable(client: unknown, where: string): void {
     );
 }
 
+/**
+ * A client passed in that its Sentinels point at a replica (ioredis's `role: 'slave'`) is refused:
+ * a lock is a write, and belongs on the primary — a writable replica would take it where no other
+ * process looks. (Options and URLs are checked as configure() reads them: redis-options.ts.)
+ */
+export function assertOnPrimary(client: unknown, where: string): void {
+  if ((client as { options?: { role?: unknown } }).options?.role === 'slave')
+    throw new TypeError(
+      `${where}: a client made with role: 'slave' connects to a replica, but locks are taken on the primary. Pass a client of the primary.`,
+    );
+}
+
 /** node-redis's RESP_TYPES.NUMBER, the type byte of an integer reply (`:`). */
 const RESP_NUMBER = 58;
 

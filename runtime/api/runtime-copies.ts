@@ -10,6 +10,14 @@
 //     server (the server and its database and key prefix, the prefix, the Redlock servers and the
 //     redlock default). A lock in a copy that disagrees with another is refused, naming both.
 // Copies none of which was ever configured agree by construction, and are left alone.
+//
+// Threads: a worker thread loads a copy of its own, in a realm of its own, which that registry
+// cannot see; configure() in the main thread does not reach it, and its locks would go to the
+// default Redis under the default prefix, beside the main thread's on the configured one. So
+// configure() hands what it configured to the threads started after it (worker_threads'
+// environment data), and a worker's copy locks only configured alike: never configured, it is
+// refused; configured, it must agree as a second copy must (a client or store passed in cannot
+// cross threads: there the server's text is compared only where it names one).
 
 /** What decides where a copy's locks go and under which keys, as configure() left it. */
 export interface Placement {
@@ -48,6 +56,80 @@ function others(): Copy[] {
 const FIX =
   'Install one copy (`npm ls lockweave`, then `npm dedupe` or align the versions), or configure each copy the same way';
 
+/** What a thread hands the threads it starts of its placement: plain data (worker_threads clones it). */
+interface ThreadPlacement {
+  readonly where: string;
+  readonly server: string;
+  /** Only the object itself tells its server (a client or store passed in), which another thread cannot have. */
+  readonly serverIsObject: boolean;
+  readonly prefix: string;
+  readonly redlockServers: string | undefined;
+  readonly redlock: boolean;
+}
+
+const THREAD_PLACEMENT = 'lockweave.placement';
+
+/** The placement of the thread that started this one, if it configured lockweave before (read once). */
+let startedBy: ThreadPlacement | undefined | null = null;
+
+function workerThreads(): typeof import('node:worker_threads') | undefined {
+  try {
+    return require('node:worker_threads') as typeof import('node:worker_threads');
+  } catch {
+    return undefined; // no threads where this runs
+  }
+}
+
+function placementOfStarter(): ThreadPlacement | undefined {
+  if (startedBy === null) {
+    const threads = workerThreads();
+    const given = threads && !threads.isMainThread ? threads.getEnvironmentData?.(THREAD_PLACEMENT) : undefined;
+    startedBy = given !== null && typeof given === 'object' ? (given as ThreadPlacement) : undefined;
+  }
+  return startedBy;
+}
+
+/** Refused unless this copy, in a worker thread, is configured as the thread that started it was. */
+function assertAgreesWithStarter(): void {
+  const starter = placementOfStarter();
+  if (!starter) return;
+  const thread = `this worker thread's lockweave (${self.where})`;
+  const fix = 'Call configure() in each worker thread with the settings the main thread gives it';
+  if (!self.configured)
+    throw new Error(
+      `lockweave: ${thread} was never configured, and would lock on the default Redis (REDIS_URL, else 127.0.0.1:6379) ` +
+        `under the default prefix, while the thread that started it configured lockweave (on ${starter.server}, prefix ${JSON.stringify(starter.prefix)}): ` +
+        `the same business would be locked under two keys or on two servers. ${fix}.`,
+    );
+  // A client or store passed in cannot cross threads: where only the object names the server, it is not compared.
+  const there: Placement = {
+    server: { text: starter.server, object: starter.serverIsObject ? starter : undefined },
+    prefix: starter.prefix,
+    redlockServers: starter.redlockServers,
+    redlock: starter.redlock,
+  };
+  const difference = placementDifference(self.placement!, there, { objectsCompared: false });
+  if (difference)
+    throw new Error(
+      `lockweave: ${thread} is configured otherwise than the thread that started it: ${difference}. ` +
+        `The same business would be locked under two keys or on two servers. ${fix}.`,
+    );
+}
+
+/** Hands `placement` to the threads this one starts from now on (see Threads above). */
+function shareWithThreads(placement: Placement): void {
+  placementOfStarter(); // read before this thread's own placement takes its place in what workers see
+  const shared: ThreadPlacement = {
+    where: self.where,
+    server: placement.server.text,
+    serverIsObject: placement.server.object !== undefined,
+    prefix: placement.prefix,
+    redlockServers: placement.redlockServers,
+    redlock: placement.redlock,
+  };
+  workerThreads()?.setEnvironmentData?.(THREAD_PLACEMENT, shared);
+}
+
 /** Called by every configure(), before it changes anything, with what the call leaves the settings at. */
 export function claimConfigured(placement: Placement): void {
   const onDefault = others().find((copy) => copy.onDefault && !copy.configured);
@@ -59,11 +141,13 @@ export function claimConfigured(placement: Placement): void {
   self.configured = true;
   self.onDefault = false;
   self.placement = placement;
+  shareWithThreads(placement);
 }
 
 /** Called when this copy is about to lock on the default Redis: refused if it was never configured and another was. */
 export function claimDefault(): void {
   if (self.configured) return; // compared by its placement instead (assertCopiesAgree)
+  assertAgreesWithStarter();
   const configured = others().find((copy) => copy.configured);
   if (configured)
     throw new Error(
@@ -80,6 +164,7 @@ export function claimDefault(): void {
  * comparison.
  */
 export function assertCopiesAgree(): void {
+  if (placementOfStarter()) assertAgreesWithStarter();
   if (!Array.isArray(copies) || copies.length < 2) return;
   if (!self.configured) return claimDefault();
   const mine = self.placement!;
@@ -105,14 +190,22 @@ export function assertCopiesAgree(): void {
   }
 }
 
-/** How two placements differ, said for a message (no credentials: the texts name none), or undefined. */
-function placementDifference(here: Placement, there: Placement): string | undefined {
+/**
+ * How two placements differ, said for a message (no credentials: the texts name none), or undefined.
+ * `objectsCompared: false` (another thread's placement): a server only an object names is not compared.
+ */
+function placementDifference(here: Placement, there: Placement, { objectsCompared = true } = {}): string | undefined {
   const differences: string[] = [];
-  const sameServer =
-    here.server.object || there.server.object
-      ? here.server.object === there.server.object
-      : here.server.text === there.server.text;
-  if (!sameServer) differences.push(`the server is ${here.server.text} here, ${there.server.text} there`);
+  const byObject = here.server.object !== undefined || there.server.object !== undefined;
+  const sameServer = byObject
+    ? !objectsCompared || here.server.object === there.server.object
+    : here.server.text === there.server.text;
+  if (!sameServer)
+    differences.push(
+      here.server.text === there.server.text
+        ? `the server is given as two different objects, ${here.server.text} here and there (only the same object tells the same keys: pass one to both)`
+        : `the server is ${here.server.text} here, ${there.server.text} there`,
+    );
   if (here.prefix !== there.prefix)
     differences.push(`the prefix is ${JSON.stringify(here.prefix)} here, ${JSON.stringify(there.prefix)} there`);
   if (here.redlockServers && there.redlockServers && here.redlockServers !== there.redlockServers)

@@ -17,7 +17,7 @@ import { RedisLockStore } from '../store/redis-store';
 import { RedlockStore } from '../store/redlock-store';
 import { claimDefault, type Placement } from './runtime-copies';
 import { clusterSetup, isClusterConfig } from './cluster-config';
-import { assertRepliesReadable, ownedClientOptions, ownedClusterOptions } from './owned-connection';
+import { assertOnPrimary, assertRepliesReadable, ownedClientOptions, ownedClusterOptions } from './owned-connection';
 import type { ConfigureOptions, RedlockServer } from './settings';
 
 /** The server of a process that names none (no configure({ redis }), no REDIS_URL); the command line's too. */
@@ -234,8 +234,10 @@ export function assertOwnedConnections({ redis, redlock }: ConfigureOptions): vo
   const check = (server: unknown, where: string) => {
     if (opened(server)) ownedConnection(server as string | object, where, () => false);
     // A client passed in is its owner's, but one whose replies the lock cannot read is refused now too.
-    else if (isIORedisClient(server) || isNodeRedisClient(server) || isNodeRedisCluster(server))
+    else if (isIORedisClient(server) || isNodeRedisClient(server) || isNodeRedisCluster(server)) {
       assertRepliesReadable(server, where);
+      assertOnPrimary(server, where);
+    }
   };
   check(redis, 'lockweave: configure({ redis })');
   redlock?.forEach((server, index) => check(server, `lockweave: configure({ redlock }): server ${index}`));
@@ -291,16 +293,29 @@ function serverPlace({ redis, store }: ConfigureOptions): Placement['server'] {
   }
   if (typeof redis === 'string' || isPlainObject(redis as unknown))
     return optionsPlace(serverOptions(redis, 'lockweave: configure({ redis })') as RedisOptions);
-  // The database the client selects again on each connection (a `select()` of the user's included).
-  if (isIORedisClient(redis) && !isCluster(redis)) return optionsPlace(redis.options, databaseOf(redis));
+  if (isIORedisClient(redis) && !isCluster(redis)) {
+    // Read each time copies are compared, not once: the user's select() moves the client at any
+    // time, and ioredis tells the database it selects (databaseOf).
+    const client = redis;
+    return {
+      get text() {
+        return optionsPlace(client.options, databaseOf(client)).text;
+      },
+      get object() {
+        return optionsPlace(client.options, databaseOf(client)).object;
+      },
+    };
+  }
   if (isNodeRedisClient(redis)) {
-    const { options } = redis as { options?: { url?: string; database?: number } };
+    // node-redis keeps the database a select() moved its client to to itself: only the client
+    // itself tells, so two copies agree only on the same client.
+    let text = 'a node-redis client passed in';
     try {
-      const db = options?.database ?? (options?.url ? parseRedisUrl(options.url, 'a client').db : 0);
-      return { text: `${serverAddress(redis as RedlockServer)}, database ${db}` };
+      text = `${serverAddress(redis as RedlockServer)} through a node-redis client`;
     } catch {
       // A URL node-redis took and lockweave's stricter reading does not: the client itself tells.
     }
+    return { text, object: redis as object };
   }
   return { text: `a ${(redis as object).constructor?.name || 'client'} passed in`, object: redis as object };
 }

@@ -121,10 +121,18 @@ export const CLUSTER_OPTION_TYPES: Readonly<Record<string, readonly OptionType[]
 /** Options whose values are a few words or numbers, and which of them (ioredis reads any other as its default, or fails). */
 const CHOICES: Readonly<Record<string, readonly (string | number)[]>> = {
   family: [0, 4, 6],
-  role: ['master', 'slave'],
+  // Not 'slave': a lock is a write, and belongs on the primary (see WHY).
+  role: ['master'],
   protocol: [2, 3],
   replyMapping: ['legacy', 'resp3'],
   scaleReads: ['master', 'slave', 'all'],
+};
+
+/** Why a choice ioredis has is not one here. */
+const WHY: Readonly<Record<string, string>> = {
+  role:
+    "locks are taken on the primary: role 'slave' connects to a replica, whose keys no other process locks on " +
+    '(a writable replica takes the lock where nobody looks; a read-only one refuses it)',
 };
 
 export const REDIS_OPTION_KEYS: readonly string[] = Object.keys(REDIS_OPTION_TYPES);
@@ -339,7 +347,8 @@ function checkValues(
     const choices = CHOICES[key];
     if (choices && typeof value !== 'function' && !choices.includes(value as string | number))
       throw new TypeError(
-        `${where}: ${key} must be one of ${choices.map((choice) => JSON.stringify(choice)).join(', ')}; got ${describeValue(value)}`,
+        `${where}: ${key} must be ${choices.length > 1 ? 'one of ' : ''}${choices.map((choice) => JSON.stringify(choice)).join(', ')}; got ${describeValue(value)}` +
+          (WHY[key] ? `: ${WHY[key]}` : ''),
       );
   }
 }
@@ -369,7 +378,8 @@ function checkSentinels(sentinels: unknown, name: unknown, where: string): void 
     throw new TypeError(
       `${where}: sentinels must be a non-empty list of { host, port }; got ${describeValue(sentinels)}`,
     );
-  sentinels.forEach((sentinel: unknown, index) => {
+  // entries(), not forEach: a hole ([, sentinel]) is an entry too, and refused here, not at the first lock.
+  for (const [index, sentinel] of (sentinels as unknown[]).entries()) {
     const at = `${where}: sentinels[${index}]`;
     if (!isPlainObject(sentinel)) throw new TypeError(`${at} must be { host, port }; got ${describeValue(sentinel)}`);
     checkKeys(sentinel, ['host', 'port', 'family'], at, 'a Sentinel address key');
@@ -378,7 +388,7 @@ function checkSentinels(sentinels: unknown, name: unknown, where: string): void 
     checkHost((sentinel as { host?: unknown }).host, `${at}.host`);
     const port = (sentinel as { port?: unknown }).port;
     if (port !== undefined) checkPort(port, `${at}.port`);
-  });
+  }
   if (typeof name !== 'string' || name === '')
     throw new TypeError(
       `${where}: sentinels need name, the primary's name the Sentinels know (e.g. 'mymaster'); got ${describeValue(name)}`,

@@ -151,14 +151,20 @@ async function abortable(
   try {
     return await Promise.race([acquiring, aborted]);
   } catch (error) {
-    if (signal.aborted)
-      acquiring.then(
-        (lease) => lease?.release(),
-        () => undefined, // gave up on the abort: its leave() is sent
-      );
+    // The caller is told no, whatever said it (the abort, or a signal-like object's own listener
+    // called early): a key the acquisition still takes is given back, never stranded for its lease.
+    acquiring.then(
+      (lease) => lease?.release(),
+      () => undefined, // gave up on the abort: its leave() is sent
+    );
     throw error;
   } finally {
-    signal.removeEventListener('abort', onAbort);
+    try {
+      signal.removeEventListener('abort', onAbort);
+    } catch {
+      // A signal-like object whose removal throws keeps a listener that settles nothing any more;
+      // its failure must not turn a lease the caller holds into a rejection that strands the key.
+    }
   }
 }
 

@@ -274,26 +274,23 @@ export class Lease implements HeldLock, AsyncDisposable {
 
   release(): Promise<void> {
     if (this.state === 'released') return Promise.resolve();
-    // The woven method's caller awaits this release: the process stays up until it is answered
-    // (bounded by the store's command bound; a retry after that runs in the background, unheld).
-    const letGo = holdProcess();
-    if (this.gate?.busy) return this.releaseWhenIdle(letGo);
+    if (this.gate?.busy) return this.releaseWhenIdle();
     // Nothing nested holds the key: released now, without an async frame of its own (a promise and
-    // a turn of the microtask queue on every section); releaseHeld ends the hold as it settles.
-    return this.releaseHeld(letGo);
+    // a turn of the microtask queue on every section). The woven method's caller awaits this
+    // release: the process stays up until it is answered (bounded by the store's command bound; a
+    // retry after that runs in the background, unheld); releaseHeld ends the hold as it settles.
+    return this.releaseHeld(holdProcess());
   }
 
-  private async releaseWhenIdle(letGo: () => void): Promise<void> {
-    try {
-      // Nested calls the body started and did not await, and nested leases not yet released, hold
-      // the key through this grant: it is kept (and renewed) until they end, or they would run
-      // beside its next holder. Again until idle at once: one may enter as the wait ends.
-      for (let gate = this.gate; gate?.busy; ) await gate.idle();
-      if (this.ended) return; // released meanwhile, by another call of release()
-      await this.releaseHeld();
-    } finally {
-      letGo();
-    }
+  private async releaseWhenIdle(): Promise<void> {
+    // Nested calls the body started and did not await, and nested leases not yet released, hold
+    // the key through this grant: it is kept (and renewed) until they end, or they would run
+    // beside its next holder. Again until idle at once: one may enter as the wait ends. That wait
+    // has no bound — a nested call may never end — so it does not hold the process: what the
+    // nested calls wait for does, as a body's own awaits do; the release after it does.
+    for (let gate = this.gate; gate?.busy; ) await gate.idle();
+    if (this.ended) return; // released meanwhile, by another call of release()
+    await this.releaseHeld(holdProcess());
   }
 
   /** Releases the key now; `letGo`, if given, ends the caller's hold on the process as it settles. */
@@ -457,12 +454,16 @@ export class Lease implements HeldLock, AsyncDisposable {
     this.leaseMs = ms;
     const sentAt = Date.now();
     let stillOurs: boolean;
+    // Its caller awaits the answer: the process stays up until it settles, as for a release.
+    const letGo = holdProcess();
     try {
       stillOurs = await this.sendRenewal(ms);
     } catch (error) {
       this.renewFailed(error);
       this.resumeWatchdog(this.retryDelay());
       throw error;
+    } finally {
+      letGo();
     }
     if (!stillOurs) {
       if (this.state === 'held') this.reportLost('extend() found the key no longer ours');

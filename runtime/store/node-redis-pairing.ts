@@ -27,6 +27,8 @@ export interface PairedClient {
 // gave up: a late attempt, whose key (its caller's token) the give-up's leave takes back
 // (lock/clean-up.ts), as on ioredis (command-batch.ts).
 const OFFLINE = { timeout: COMMAND_TIMEOUT_MS };
+/** PINGs unanswered, one each bound, before an open connection is taken as stuck and ended (ReplyPairing.stuck). */
+const STUCK_AFTER_PINGS = 3;
 const READY = { timeout: 0 };
 
 /** A tick's commands on the connection: their PING, and their one bound. */
@@ -210,7 +212,8 @@ export class ReplyPairing {
     this.ping(this.connection);
   }
 
-  private ping(connection: number): void {
+  /** `unanswered`: the PINGs sent before this one since the reply was overdue, none of them answered. */
+  private ping(connection: number, unanswered = 0): void {
     const nonce = pairingNonce();
     this.client.sendCommand(['PING', nonce]).then(
       (reply) => {
@@ -221,10 +224,28 @@ export class ReplyPairing {
       () => undefined, // the connection was lost: 'ready' starts the next one even
     );
     const again = setTimer(() => {
-      if (connection === this.connection && this.overdue && !this.unpaired && this.client.isReady)
-        this.ping(connection);
+      if (connection !== this.connection || !this.overdue || this.unpaired || !this.client.isReady) return;
+      if (unanswered + 1 < STUCK_AFTER_PINGS) this.ping(connection, unanswered + 1);
+      else this.stuck(connection);
     }, COMMAND_TIMEOUT_MS);
     again.unref();
+  }
+
+  /**
+   * No reply at all for STUCK_AFTER_PINGS bounds on an open connection: one node-redis cannot finish
+   * reading (a reply whose length a middlebox garbled, read for ever), or a link that carries nothing
+   * back. Waiting longer would keep every lock command refused for good: the connection is ended
+   * as an unpaired one is, and node-redis makes it again. (A server paused that long is cut too,
+   * and answers on the new connection once it runs.)
+   */
+  private stuck(connection: number): void {
+    this.unpaired = new RedisConnectionError(
+      `Redis at ${this.address} is unreachable: no reply came for ${(STUCK_AFTER_PINGS * COMMAND_TIMEOUT_MS) / 1000} s on the node-redis ` +
+        "client's open connection; lockweave ended that connection (QUIT) and sends no lock command until node-redis has made it again",
+      this.address,
+      false,
+    );
+    this.quit(connection);
   }
 
   /** Replies on `connection` answer other commands: refused from now, and ended (see above). */

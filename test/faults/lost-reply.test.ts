@@ -8,14 +8,10 @@
 // client by ioredis (command-batch.ts), a user's GLIDE and node-redis clients after the store's QUIT
 // (glide-pipeline.ts, node-redis-client.ts). In each case the held key is never entered, and free
 // keys lock again within a bound.
-import { GlideClient } from '@valkey/valkey-glide';
 import test from 'ava';
 import { Redis } from 'ioredis';
-import { close, configure, withLock } from 'lockweave';
-import { createClient } from 'redis';
-import { createClient as createClient5 } from 'redis5';
-import { COMMAND_TIMEOUT_MS } from '../../runtime/store/command-batch';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import { close, withLock } from 'lockweave';
+import { lockingThroughProxy, proxiedClients } from '../helpers/proxied-clients';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { eventually, sleep } from '../helpers/time';
 
@@ -36,78 +32,7 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-interface Client {
-  /** What configure() is given: the proxy's URL, or a client connected through the proxy. */
-  redis: unknown;
-  /** The user's own command on the client (none: the runtime's own connection): its reply must be its own again. */
-  echo?: (text: string) => Promise<unknown>;
-  /**
-   * node-redis only: the next command's process stalls (a busy event loop) for longer than the
-   * bound, between node-redis queueing the command and writing it (setImmediate): the caller's
-   * bound and node-redis's own timeout pass during the stall.
-   */
-  stallNextSend?: () => void;
-  end(): Promise<void>;
-}
-
-/** Blocks this process's event loop for `ms`: what a loaded machine does to a process now and then. */
-function stallEventLoop(ms: number): void {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    // A busy loop, on purpose: no timer, socket or immediate runs meanwhile.
-  }
-}
-
-const clients: Record<string, (proxy: FaultProxy) => Promise<Client>> = {
-  "the runtime's own ioredis": async (proxy) => ({ redis: proxy.url, end: async () => undefined }),
-  "a user's ioredis": async (proxy) => {
-    const client = new Redis(proxy.url, { autoResendUnfulfilledCommands: false });
-    return { redis: client, echo: (text) => client.echo(text), end: async () => client.disconnect() };
-  },
-  "a user's ioredis that re-sends unanswered commands": async (proxy) => {
-    const client = new Redis(proxy.url);
-    return { redis: client, echo: (text) => client.echo(text), end: async () => client.disconnect() };
-  },
-  // GLIDE times out the lost reply's request at its requestTimeout (250 ms) and reads a later one's reply in its place.
-  "a user's GLIDE client": async (proxy) => {
-    const client = await GlideClient.createClient({ addresses: [{ host: server.host, port: proxy.port }] });
-    return { redis: client, echo: (text) => client.customCommand(['ECHO', text]), end: async () => client.close() };
-  },
-  ...Object.fromEntries(
-    (
-      [
-        ['redis', createClient],
-        ['redis5', createClient5],
-      ] as const
-    ).map(([name, create]) => [
-      `a user's node-redis (${name})`,
-      async (proxy: FaultProxy): Promise<Client> => {
-        // Typed as v6's: v5's takes the same options.
-        const client = (create as typeof createClient)({ url: proxy.url });
-        client.on('error', () => undefined);
-        await client.connect();
-        let stall = false;
-        const send = client.sendCommand.bind(client);
-        client.sendCommand = ((...args: Parameters<typeof send>) => {
-          const sent = send(...args);
-          if (stall) {
-            stall = false;
-            stallEventLoop(COMMAND_TIMEOUT_MS + 500);
-          }
-          return sent;
-        }) as typeof send;
-        return {
-          redis: client,
-          stallNextSend: () => {
-            stall = true;
-          },
-          echo: (text) => client.sendCommand(['ECHO', text]),
-          end: async () => void (client.isOpen ? client.destroy() : undefined),
-        };
-      },
-    ]),
-  ),
-};
+const clients = proxiedClients(() => server.host);
 
 // How a lost reply is met: `stalled`, the command whose reply is lost is queued by a process that
 // then stalls past the bound (a held key was entered so, once, in a loaded CI run, when the store's
@@ -133,14 +58,7 @@ const cases = Object.entries(clients).flatMap(([label, open]) => [
 
 for (const { title: label, open, stalled, racing } of cases) {
   test.serial(`${label}: after a lost reply a held key is never entered, and free keys lock again`, async (t) => {
-    const proxy = await startFaultProxy({ host: server.host, port: server.port });
-    const client = await open(proxy);
-    t.teardown(async () => {
-      await close();
-      await client.end();
-      await proxy.close();
-    });
-    configure({ redis: client.redis as string });
+    const { proxy, client } = await lockingThroughProxy(t, server, open);
     const tag = `${label.replace(/\W+/g, '-')}-${process.pid}`;
     const businessFlag = 'lost-reply';
     const request = (key: string) => ({ businessFlag, key: `${key}-${tag}`, lockTime: 10_000, retries: 0 });

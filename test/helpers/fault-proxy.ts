@@ -22,6 +22,11 @@ export interface ProxiedConnection {
   /** Drops the next chunk Redis sends to this client (the reply, or replies, it carries). */
   dropNextReply(): void;
   /**
+   * Puts `bytes` in front of the next chunk Redis sends to this client: a middlebox that garbles a
+   * reply (`$999999999\r\n`: a bulk reply whose end never comes, read for ever by the client).
+   */
+  garbleNextReply(bytes: string): void;
+  /**
    * Lets Redis's next reply line matching `pattern` through, then stalls the connection for `ms`:
    * the replies after it in the same chunk, and everything after, come that much later (a segment
    * retransmitted, say). One line of RESP: an error or status reply.
@@ -99,6 +104,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     private stalledUntil = 0;
     private readonly held: Array<{ to: Socket; chunk: Buffer }> = [];
     private dropReply = false;
+    private garble: string | undefined;
     private holdAfter: { pattern: RegExp; ms: number } | undefined;
     private closed = false;
 
@@ -130,6 +136,10 @@ export async function startFaultProxy(target: { host: string; port: number }): P
       this.dropReply = true;
     }
 
+    garbleNextReply(bytes: string): void {
+      this.garble = bytes;
+    }
+
     holdAfterReply(pattern: RegExp, ms: number): void {
       this.holdAfter = { pattern, ms };
     }
@@ -155,6 +165,12 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     private fromServer(chunk: Buffer): void {
       if (this.dropReply) {
         this.dropReply = false;
+        return;
+      }
+      if (this.garble !== undefined) {
+        const bytes = this.garble;
+        this.garble = undefined;
+        this.forward(this.client, Buffer.concat([Buffer.from(bytes, 'latin1'), chunk]));
         return;
       }
       const hold = this.holdAfter;

@@ -129,6 +129,22 @@ test.serial(
   },
 );
 
+test.serial("a client its Sentinels point at a replica (role: 'slave') is refused at configure()", (t) => {
+  // A lock is a write: on a writable replica it would be taken where no other process looks.
+  const replica = new Redis({
+    sentinels: [{ host: '127.0.0.1', port: server.port }],
+    name: 'mymaster',
+    role: 'slave',
+    lazyConnect: true,
+  });
+  t.teardown(() => replica.disconnect());
+  t.throws(() => configure({ redis: replica }), {
+    instanceOf: TypeError,
+    message:
+      /configure\(\{ redis \}\): a client made with role: 'slave' connects to a replica, but locks are taken on the primary/,
+  });
+});
+
 test.serial(
   'stringNumbers as ioredis reads it (any truthy value), and a node-redis type mapping of integers, are refused alike',
   async (t) => {

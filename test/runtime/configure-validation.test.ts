@@ -341,6 +341,31 @@ const refusals: Array<[string, ConfigureOptions, RegExp]> = [
     { redis: { cluster: ['redis://127.0.0.1:7000'], clusterOptions: { redisOptions: { host: '10.0.0.1' } } } as never },
     /host is not read for a Cluster's nodes/,
   ],
+  // A hole in a list is an entry too: refused here, not found out as a TypeError of ioredis's at the first lock.
+  [
+    'a hole among the Sentinels',
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the case
+    { redis: { sentinels: [, { host: '127.0.0.1', port: 26379 }] as never, name: 'mymaster' } },
+    /sentinels\[0\] must be \{ host, port \}; got undefined/,
+  ],
+  [
+    'a hole among the Redlock servers',
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the case
+    { redlock: [, 'redis://127.0.0.1:7001', 'redis://127.0.0.1:7002', 'redis://127.0.0.1:7003'] as never },
+    /server 0 is not a redis:\/\/ URL.*got undefined/,
+  ],
+  [
+    'a hole among the Cluster nodes',
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the case
+    { redis: { cluster: ['redis://127.0.0.1:7000', , 'redis://127.0.0.1:7002'] as never } },
+    /`cluster`\[1\] must be a redis:\/\/ URL or \{ host, port \}; got undefined/,
+  ],
+  [
+    'a Sentinel role that locks on a replica',
+    { redis: { sentinels: [{ host: '127.0.0.1', port: 26379 }], name: 'mymaster', role: 'slave' } },
+    /role must be "master"; got a string of 5 character\(s\): locks are taken on the primary/,
+  ],
+  ['the same in a URL', { redis: 'redis://127.0.0.1:6379?role=slave' }, /role must be "master"/],
 ];
 
 for (const [what, options, message] of refusals) {

@@ -253,4 +253,44 @@ export function leaseControl(test: TestFn, probe: () => StoreProbe, offers: Stor
       },
     );
   });
+
+  test('signal: a signal-like object that cannot take its listener off, or calls it early, strands no key', async (t) => {
+    const businessFlag = uniqueId('odd-signal');
+    const noRemove = { aborted: false, addEventListener() {} } as unknown as AbortSignal;
+    await t.throwsAsync(
+      withLock({ businessFlag, key: 'A', signal: noRemove }, () => 1),
+      {
+        instanceOf: TypeError,
+        message: /signal must be an AbortSignal/,
+      },
+    );
+    // Its removal throws: the lease the caller got is kept, the body runs, the key is released.
+    const throwsOnRemove = {
+      aborted: false,
+      addEventListener() {},
+      removeEventListener() {
+        throw new Error('cannot');
+      },
+    } as unknown as AbortSignal;
+    t.is(await withLock({ businessFlag, key: 'B', signal: throwsOnRemove }, () => 'ran'), 'ran');
+    t.false((await inspect({ businessFlag, key: 'B' })).held, 'released');
+    // It calls the listener at once, aborted or not: the caller is told no, and the key is given back.
+    const callsAtOnce = {
+      aborted: false,
+      reason: new Error('early'),
+      addEventListener(_type: string, listener: () => void) {
+        listener();
+      },
+      removeEventListener() {},
+    } as unknown as AbortSignal;
+    let ran = false;
+    const early = await t.throwsAsync(
+      withLock({ businessFlag, key: 'C', signal: callsAtOnce }, () => {
+        ran = true;
+      }),
+    );
+    t.is(early?.message, 'early');
+    t.false(ran);
+    await until(async () => !(await inspect({ businessFlag, key: 'C' })).held, { what: 'the key given back' });
+  });
 }
