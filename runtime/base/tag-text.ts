@@ -16,7 +16,8 @@
 // (`@redisLok`, `@redis Lock`, `＠redisLock`) is a tag the user meant, and an error where the
 // transformer finds it in a comment (find-tags.ts, attributeMentions).
 //
-// MAY_HOLD_TAG is one regular expression, for those who need one (a bundler runs it as a filter
+// The runtime asks MAY_NAME_TAG, the names alone (see there why). MAY_HOLD_TAG is one regular
+// expression, for those who need one (a bundler runs it as a filter
 // without calling JavaScript). On a file without a tag it is slower than the plain spelling alone,
 // which the engine finds by its literal start, skipping through the text; mayHoldTagText, on the hot
 // path of every route, asks the same question as the plain spelling plus a walk from each @.
@@ -35,12 +36,22 @@ const TAG_NAME_TEXT = `@(?:${PLAIN_SPELLING}|${DISGUISED_NAME_TEXT})`;
 
 /**
  * A lock tag's attribute as a tag writes it: `businessFlag=` or `keyName=` and the start of a value,
- * not a property set in code (`order.keyName=x`).
+ * not a property set in code (after a dot).
  */
 const LOCK_ATTRIBUTE_TEXT = `(?<![\\w$.])(?:${'business'}Flag|${'key'}Name)=["\\w]`;
 
-/** False means no tag in any spelling: nothing there to lock. One group: others embed its source. */
+/**
+ * False means no tag in any spelling and no tag's attributes: nothing there for a route to hand the
+ * weaver, which tells comments from strings and code. One group: others embed its source.
+ */
 export const MAY_HOLD_TAG = new RegExp(`(?:${TAG_NAME_TEXT}|${LOCK_ATTRIBUTE_TEXT})`, 'i');
+
+/**
+ * A tag's name in any spelling: what the runtime, which has no parser, takes for a tag in TypeScript
+ * that ran unwoven (weave-mark.ts, tagged-sites.ts). Attributes alone are not: in a string or in code
+ * (a message naming the attribute and a value) they would refuse a program that holds no tag; a route's weave finds them in comments.
+ */
+export const MAY_NAME_TAG = new RegExp(TAG_NAME_TEXT, 'i');
 
 /** Every tag name in any spelling, without the attributes (counting a block's tags: tagged-sites.ts). */
 export const TAG_NAMES = new RegExp(TAG_NAME_TEXT, 'gi');

@@ -12,7 +12,7 @@
 // that exactly (an odd form, text that does not tokenize, JSX), the site is undefined: the module is
 // not shown woven. A site read here must equal the transformer's; that is tested on every fixture
 // and on generated files (test/runtime/tagged-sites.test.ts).
-import { MAY_HOLD_TAG, TAG_NAMES } from './tag-text';
+import { MAY_NAME_TAG, TAG_NAMES } from './tag-text';
 
 /** A tagged `/**` block's declaration: where it starts (after the block) and its site, undefined where it cannot be read exactly. */
 export interface TaggedSite {
@@ -37,7 +37,7 @@ function unreadable(text: string): TaggedSite[] {
   const found: TaggedSite[] = [];
   for (let open = text.indexOf('/**'); open >= 0; open = text.indexOf('/**', open + 3)) {
     const close = text.indexOf('*/', open + 3);
-    if (MAY_HOLD_TAG.test(text.slice(open, close < 0 ? text.length : close)))
+    if (MAY_NAME_TAG.test(text.slice(open, close < 0 ? text.length : close)))
       found.push({ at: open, site: undefined, businessFlags: undefined });
   }
   return found.length > 0 ? found : [{ at: 0, site: undefined, businessFlags: undefined }];
@@ -128,7 +128,7 @@ function tokenize(text: string): { tokens: Token[]; tagged: TaggedBlock[] } | un
       const end = text.indexOf('*/', at + 2);
       if (end < 0) return undefined;
       const body = text.slice(at, end + 2);
-      if (body.startsWith('/**') && body !== '/**/' && MAY_HOLD_TAG.test(body))
+      if (body.startsWith('/**') && body !== '/**/' && MAY_NAME_TAG.test(body))
         tagged.push({ at, token: tokens.length, body });
       if (LINE_BREAK.test(body)) newline = true;
       at = end + 2;

@@ -29,7 +29,7 @@ import {
   requiredTypeScript,
 } from './loaded-typescript';
 import { taggedSites } from './tagged-sites';
-import { MAY_HOLD_TAG } from './tag-text';
+import { MAY_NAME_TAG } from './tag-text';
 
 /**
  * Set on globalThis by each route that weaves the TypeScript this process loads: the files it wove.
@@ -348,7 +348,7 @@ function unwovenMainCode(): string | undefined {
   if (typeof code === 'string') {
     if (byTsx && evalFlag)
       return 'tsx compiled the code given with -e or -p and dropped its comments, with any tag in them';
-    if (MAY_HOLD_TAG.test(code))
+    if (MAY_NAME_TAG.test(code))
       return `the code given with -e, -p or on stdin holds @${'redisLock'} tags, and no route weaves it`;
     return undefined;
   }
@@ -426,7 +426,7 @@ function checkTsNodeCompiles(registered: unknown): void {
     if (
       typeof fileName === 'string' &&
       TS_NODE_CODE_IN_MEMORY.test(fileName) &&
-      (typeof code !== 'string' || MAY_HOLD_TAG.test(code)) &&
+      (typeof code !== 'string' || MAY_NAME_TAG.test(code)) &&
       !woveInMemory(fileName)
     )
       refuseMainCode(TS_NODE_UNWOVEN);
@@ -525,7 +525,7 @@ function wove(file: string): boolean {
 }
 
 /** A tag's text inside a `/**` block: what a woven file's module defines a lock for (text in a string is not). */
-const TAG_IN_JSDOC = new RegExp(`/\\*\\*(?:(?!\\*/)[\\s\\S])*?${MAY_HOLD_TAG.source}`, 'i');
+const TAG_IN_JSDOC = new RegExp(`/\\*\\*(?:(?!\\*/)[\\s\\S])*?${MAY_NAME_TAG.source}`, 'i');
 
 function readText(file: string): string | undefined {
   try {
@@ -537,7 +537,7 @@ function readText(file: string): string | undefined {
 
 function holdsTag(file: string): boolean {
   try {
-    return MAY_HOLD_TAG.test(readFileSync(file, 'utf8'));
+    return MAY_NAME_TAG.test(readFileSync(file, 'utf8'));
   } catch {
     return true; // gone or unreadable since it ran: what it held cannot be shown harmless
   }

@@ -19,7 +19,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isOtherCompiledName, TYPESCRIPT_FILE } from '../../runtime/base/loaded-typescript';
-import { MAY_HOLD_TAG } from '../../runtime/base/tag-text';
+import { MAY_NAME_TAG } from '../../runtime/base/tag-text';
 import { locksAsCode } from './tags-on-disk';
 
 /** The part of jest's ProjectConfig read here (as jest hands it to a transformer, normalized). */
@@ -127,9 +127,10 @@ function transformerName(file: string): string {
   return inModules ? inModules[1] : path.basename(file);
 }
 
+/** By a tag's name (MAY_NAME_TAG): the other transformer tells no comment from code, and a tag's attributes in a string are no tag. */
 function holdsTag(file: string): boolean {
   try {
-    return MAY_HOLD_TAG.test(fs.readFileSync(file, 'utf8'));
+    return MAY_NAME_TAG.test(fs.readFileSync(file, 'utf8'));
   } catch {
     return false; // gone since the walk: jest cannot load it either
   }
