@@ -17,7 +17,7 @@ import { ownTypeScript } from '../typescript';
 import { misroutedTags, type JestRoutingConfig } from './jest-routing';
 import { projectConfigFor, undecidedError } from './project-config';
 import { markJestWeaving } from '../../runtime/base/weave-mark';
-import { LOCKWEAVE_VERSION } from '../version';
+import { lockweaveStamp } from './woven-cache';
 
 /** What jest passes (the part of @jest/transform's TransformOptions we read). */
 interface JestTransformOptions {
@@ -117,7 +117,8 @@ function getCacheKey(sourceText: string, sourcePath: string, options: JestTransf
     .createHash('sha256')
     .update(
       JSON.stringify([
-        LOCKWEAVE_VERSION,
+        // The weaver's build, not only its version: a patched or rebuilt lockweave of one version weaves anew.
+        lockweaveStamp(),
         ownTypeScript().version,
         sourcePath,
         options.configString,

@@ -188,7 +188,15 @@ function projectCacheDir(): string | undefined {
  * from the one the build hashed. Reading every file's text instead would cost each start that opens
  * the cache a few milliseconds; this costs one small read and a stat of each file.
  */
-function lockweaveStamp(): string {
+export function lockweaveStamp(): string {
+  stamp ??= stampNow();
+  return stamp;
+}
+
+/** Taken once a process: the package does not change under a running build or test run. */
+let stamp: string | undefined;
+
+function stampNow(): string {
   const stamps = weaverFiles().map((name) => {
     const stat = fs.statSync(`${PACKAGE_DIR}/${name}`);
     return `${name}:${stat.size}:${stat.mtimeMs}`;
