@@ -62,7 +62,9 @@ export interface TakeOverParts extends Omit<LeaseParts, 'token' | 'acquiredAt' |
 }
 
 /** Why a lease the watchdog could not renew is lost. */
-const LAPSED = 'the lease ended while Redis could not be reached';
+// No renewal was confirmed before the lease's end: Redis did not answer, or its connection was closed
+// (close() while a body still held the key) — the lease cannot tell which.
+const LAPSED = 'the lease ended while Redis could not be reached, or its connection was closed (close())';
 
 /** The least wait before the watchdog renews again after a failed renewal (see retryDelay). */
 const RETRY_MS = 250;
