@@ -10,7 +10,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { MemoryLockStore } from '../../runtime/store/memory-store';
-import { modelRuns } from './commands';
+import { modelRuns, replay } from './commands';
 import { callerArb, delay, KEYS, newStats, Run } from './callers';
 import { giveBack, takeLease } from './lock-driver';
 import { leftBehind, NoticeHub, ProcessStore, type CommandGate } from './store-driver';
@@ -48,6 +48,15 @@ const faultsArb = fc.array(
  * held for a lease the process cannot end — left behind by a live process.
  */
 const FAULT_WINDOW = 60;
+/**
+ * And within this long of a run's start. Sixty commands need not come quickly: a clean-up sent
+ * again backs off to once a second, and a run with few callers left may take its 60 at that pace.
+ * A fault list whose cuts fell on every one of a live process's leaves then cut them past the
+ * run's 10 s wait (a CI run: 15 leaves, all cut; { seed: 1884587065, path: "7" }, replayed with
+ * LOCKWEAVE_MODEL_SEED and LOCKWEAVE_MODEL_PATH), and the check called the key it could not clean
+ * up left behind. After FAULT_WINDOW_MS the network heals, however few commands have come.
+ */
+const FAULT_WINDOW_MS = 3_000;
 
 test('callers in several processes never hold a key together, keep their wait bounds, and leave no key behind (scheduled)', async (t) => {
   const stats = newStats();
@@ -67,6 +76,7 @@ test('callers in several processes never hold a key together, keep their wait bo
         const history: string[] = [];
         const hub = new NoticeHub(shared);
         let next = 0;
+        const faultsEndAt = Date.now() + FAULT_WINDOW_MS;
         const dead = new Set<number>();
         const gateOf =
           (process: number): CommandGate =>
@@ -74,7 +84,7 @@ test('callers in several processes never hold a key together, keep their wait bo
             await s.schedule(Promise.resolve(label));
             stats.commands++;
             owner.set(label.split(' ')[2]!, process);
-            const fault = next < FAULT_WINDOW ? faults[next % faults.length]! : 'none';
+            const fault = next < FAULT_WINDOW && Date.now() < faultsEndAt ? faults[next % faults.length]! : 'none';
             next++;
             history.push(`${label} (process ${process}): ${fault}`);
             if (fault === 'dies') dead.add(process);
@@ -134,7 +144,7 @@ test('callers in several processes never hold a key together, keep their wait bo
           );
       },
     ),
-    { numRuns: RUNS, endOnFailure: true },
+    { numRuns: RUNS, endOnFailure: true, ...replay() },
   );
   t.log(
     `${stats.runs} schedules: ${stats.commands} commands (${stats.faults} faults), ${stats.acquired} leases, ${stats.gaveUp} give-ups`,
