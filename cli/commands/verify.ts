@@ -72,8 +72,9 @@ function runVerify(args: ParsedArgs): number {
     const keys = new Set<string>();
     for (const spec of lockSpecsIn(tsApi, file, fs.readFileSync(file, 'utf8'))) {
       if (spec.options) {
-        found.set(specKey(spec.options), (found.get(specKey(spec.options)) ?? 0) + 1);
-        keys.add(specKey(spec.options));
+        const key = specKey(spec.options);
+        found.set(key, (found.get(key) ?? 0) + 1);
+        keys.add(key);
       }
       bySite.set(spec.site, [...(bySite.get(spec.site) ?? []), spec]);
     }

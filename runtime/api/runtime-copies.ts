@@ -58,7 +58,6 @@ const FIX =
 
 /** What a thread hands the threads it starts of its placement: plain data (worker_threads clones it). */
 interface ThreadPlacement {
-  readonly where: string;
   readonly server: string;
   /** Only the object itself tells its server (a client or store passed in), which another thread cannot have. */
   readonly serverIsObject: boolean;
@@ -69,8 +68,11 @@ interface ThreadPlacement {
 
 const THREAD_PLACEMENT = 'lockweave.placement';
 
-/** The placement of the thread that started this one, if it configured lockweave before (read once). */
-let startedBy: ThreadPlacement | undefined | null = null;
+/**
+ * The placement of the thread that started this one, if it configured lockweave before: read once,
+ * as a Placement whose server, where only an object named it there, is an object here too (not compared).
+ */
+let startedBy: Placement | undefined | null = null;
 
 function workerThreads(): typeof import('node:worker_threads') | undefined {
   try {
@@ -80,47 +82,45 @@ function workerThreads(): typeof import('node:worker_threads') | undefined {
   }
 }
 
-function placementOfStarter(): ThreadPlacement | undefined {
-  if (startedBy === null) {
-    const threads = workerThreads();
-    const given = threads && !threads.isMainThread ? threads.getEnvironmentData?.(THREAD_PLACEMENT) : undefined;
-    startedBy = given !== null && typeof given === 'object' ? (given as ThreadPlacement) : undefined;
-  }
-  return startedBy;
+function placementOfStarter(): Placement | undefined {
+  if (startedBy !== null) return startedBy;
+  const threads = workerThreads();
+  const given = threads && !threads.isMainThread ? threads.getEnvironmentData?.(THREAD_PLACEMENT) : undefined;
+  if (given === null || typeof given !== 'object') return (startedBy = undefined);
+  const shared = given as ThreadPlacement;
+  return (startedBy = {
+    server: { text: shared.server, object: shared.serverIsObject ? shared : undefined },
+    prefix: shared.prefix,
+    redlockServers: shared.redlockServers,
+    redlock: shared.redlock,
+  });
 }
 
 /** Refused unless this copy, in a worker thread, is configured as the thread that started it was. */
 function assertAgreesWithStarter(): void {
   const starter = placementOfStarter();
   if (!starter) return;
-  const thread = `this worker thread's lockweave (${self.where})`;
-  const fix = 'Call configure() in each worker thread with the settings the main thread gives it';
   if (!self.configured)
     throw new Error(
-      `lockweave: ${thread} was never configured, and would lock on the default Redis (REDIS_URL, else 127.0.0.1:6379) ` +
-        `under the default prefix, while the thread that started it configured lockweave (on ${starter.server}, prefix ${JSON.stringify(starter.prefix)}): ` +
-        `the same business would be locked under two keys or on two servers. ${fix}.`,
+      `lockweave: this worker thread's lockweave (${self.where}) was never configured, and would lock on the default ` +
+        `Redis (REDIS_URL, else 127.0.0.1:6379) under the default prefix, while the thread that started it configured ` +
+        `lockweave (${describePlacement(starter)}): the same business would be locked under two keys or on two servers. ${THREAD_FIX}.`,
     );
   // A client or store passed in cannot cross threads: where only the object names the server, it is not compared.
-  const there: Placement = {
-    server: { text: starter.server, object: starter.serverIsObject ? starter : undefined },
-    prefix: starter.prefix,
-    redlockServers: starter.redlockServers,
-    redlock: starter.redlock,
-  };
-  const difference = placementDifference(self.placement!, there, { objectsCompared: false });
+  const difference = placementDifference(self.placement!, starter, { objectsCompared: false });
   if (difference)
     throw new Error(
-      `lockweave: ${thread} is configured otherwise than the thread that started it: ${difference}. ` +
-        `The same business would be locked under two keys or on two servers. ${fix}.`,
+      `lockweave: this worker thread's lockweave (${self.where}) is configured otherwise than the thread that started it: ` +
+        `${difference}. The same business would be locked under two keys or on two servers. ${THREAD_FIX}.`,
     );
 }
+
+const THREAD_FIX = 'Call configure() in each worker thread with the settings the main thread gives it';
 
 /** Hands `placement` to the threads this one starts from now on (see Threads above). */
 function shareWithThreads(placement: Placement): void {
   placementOfStarter(); // read before this thread's own placement takes its place in what workers see
   const shared: ThreadPlacement = {
-    where: self.where,
     server: placement.server.text,
     serverIsObject: placement.server.object !== undefined,
     prefix: placement.prefix,
@@ -164,7 +164,7 @@ export function claimDefault(): void {
  * comparison.
  */
 export function assertCopiesAgree(): void {
-  if (placementOfStarter()) assertAgreesWithStarter();
+  assertAgreesWithStarter();
   if (!Array.isArray(copies) || copies.length < 2) return;
   if (!self.configured) return claimDefault();
   const mine = self.placement!;

@@ -296,13 +296,13 @@ function serverPlace({ redis, store }: ConfigureOptions): Placement['server'] {
   if (isIORedisClient(redis) && !isCluster(redis)) {
     // Read each time copies are compared, not once: the user's select() moves the client at any
     // time, and ioredis tells the database it selects (databaseOf).
-    const client = redis;
+    const now = (client: Redis) => optionsPlace(client.options, databaseOf(client));
     return {
       get text() {
-        return optionsPlace(client.options, databaseOf(client)).text;
+        return now(redis).text;
       },
       get object() {
-        return optionsPlace(client.options, databaseOf(client)).object;
+        return now(redis).object;
       },
     };
   }

@@ -239,23 +239,27 @@ export class ReplyPairing {
    * and answers on the new connection once it runs.)
    */
   private stuck(connection: number): void {
-    this.unpaired = new RedisConnectionError(
-      `Redis at ${this.address} is unreachable: no reply came for ${(STUCK_AFTER_PINGS * COMMAND_TIMEOUT_MS) / 1000} s on the node-redis ` +
-        "client's open connection; lockweave ended that connection (QUIT) and sends no lock command until node-redis has made it again",
-      this.address,
-      false,
+    this.end(
+      connection,
+      `no reply came for ${(STUCK_AFTER_PINGS * COMMAND_TIMEOUT_MS) / 1000} s on the node-redis client's open connection`,
     );
-    this.quit(connection);
   }
 
   /** Replies on `connection` answer other commands: refused from now, and ended (see above). */
   private misrouted(connection: number): void {
+    this.end(
+      connection,
+      "a reply was lost on the node-redis client's connection, which stayed open (a proxy or middlebox in front " +
+        "of Redis dropped it), and node-redis answered later commands with other commands' replies",
+    );
+  }
+
+  /** Lock commands on `connection` are refused from now, saying `why`, and it is ended (QUIT) for node-redis to make again. */
+  private end(connection: number, why: string): void {
     if (this.unpaired) return;
     this.unpaired = new RedisConnectionError(
-      `Redis at ${this.address} is unreachable: a reply was lost on the node-redis client's connection, which stayed ` +
-        'open (a proxy or middlebox in front of Redis dropped it), and node-redis answered later commands with ' +
-        "other commands' replies: lockweave ended that connection (QUIT) and sends no lock command until " +
-        'node-redis has made it again',
+      `Redis at ${this.address} is unreachable: ${why}: lockweave ended that connection (QUIT) and sends no lock ` +
+        'command until node-redis has made it again',
       this.address,
       false,
     );
